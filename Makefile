@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# slurm-treematch top-level build.
+#
+# Every module contributes through its own fragment, <module>/module.mk, which
+# appends to the variables below; this file only holds the common rules.
+# Builds are out of tree: BUILDDIR (default build/) holds every object and
+# binary, so several builds (plain, SANITIZE=1, a developer's scratch) can live
+# side by side.
+#
+#   make                     library, CLI, plugin, profiler
+#   make check               unit tests, fixture replays, end-to-end tests
+#   make check SANITIZE=1    the same under AddressSanitizer + UBSan
+#   make WERROR=1            warnings are errors (CI)
+#   make install DESTDIR=... PREFIX=... LIBDIR=... SLURM_PLUGINDIR=...
+
+VERSION      := 0.1.0
+SOVERSION    := 0
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+DATADIR      ?= $(PREFIX)/share
+SYSCONFDIR   ?= /etc
+SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
+DESTDIR      ?=
+
+BUILDDIR     ?= build
+B            := $(BUILDDIR)
+
+CC           ?= cc
+PKG_CONFIG   ?= pkg-config
+CFLAGS       ?= -O2 -g
+WARN         := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
+                -Wmissing-prototypes -Wformat=2
+ifeq ($(WERROR),1)
+WARN         += -Werror
+endif
+ifeq ($(SANITIZE),1)
+SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=undefined
+endif
+
+HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
+HWLOC_LIBS   := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
+YAML_CFLAGS  := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS    := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+CRIT_CFLAGS  := $(shell $(PKG_CONFIG) --cflags criterion 2>/dev/null)
+CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
+
+# Flags every object gets. Library objects are position independent so the
+# same archive serves the shared library, the plugin and the CLI.
+ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
+ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
+LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) -lm
+
+# Filled in by the module fragments.
+LIB_SRCS     :=    # sources of libtreematch (treematch/, conf/, affinity/)
+LIB_HEADERS  :=    # public headers installed for the -dev package
+CLI_SRCS     :=    # sources of the treematch executable
+BIN_TARGETS  :=    # further executables to build with `all`
+TEST_SRCS    :=    # Criterion unit tests: one binary per file
+CHECK_TARGETS :=   # extra check steps (fixture replays, e2e), run in order
+INSTALL_TARGETS :=
+UNINSTALL_TARGETS :=
+MAN_PAGES    :=
+BENCH_TARGETS :=
+CLEAN_FILES  :=
+
+.PHONY: all check check-unit install uninstall clean format format-check lint \
+        bench fuzz demo deps
+all:
+
+include treematch/module.mk
+include conf/module.mk
+include affinity/module.mk
+include cli/module.mk
+-include spank/module.mk
+-include profiler/module.mk
+-include bench/module.mk
+-include tests/module.mk
+-include packaging/module.mk
+
+# ---------------------------------------------------------------------------
+# The library: a static PIC archive (linked into the plugin, the CLI and the
+# tests) and a versioned shared library exporting only TMATCH_API symbols.
+
+LIB_OBJS     := $(LIB_SRCS:%.c=$(B)/%.o)
+LIB_A        := $(B)/libtreematch.a
+LIB_SO       := $(B)/libtreematch.so.$(VERSION)
+LIB_SONAME   := libtreematch.so.$(SOVERSION)
+CLI_OBJS     := $(CLI_SRCS:%.c=$(B)/%.o)
+CLI_BIN      := $(B)/treematch
+TEST_BINS    := $(TEST_SRCS:%.c=$(B)/%)
+
+all: $(LIB_A) $(LIB_SO) $(CLI_BIN) $(BIN_TARGETS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined $(ALL_LDFLAGS) \
+	    -o $@ $^ $(LIB_DEPLIBS)
+	ln -sf $(notdir $@) $(B)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(B)/libtreematch.so
+
+$(CLI_BIN): $(CLI_OBJS) $(LIB_A)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LIB_DEPLIBS)
+
+# Unit tests see the private headers and link the static archive.
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
+	    -DTMATCH_SRCDIR=\"$(CURDIR)\" -DTMATCH_BUILDDIR=\"$(abspath $(B))\" \
+	    -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) $(LIB_DEPLIBS)
+
+# Every test step prints its own result; tests/summary.sh adds them up and
+# prints the closing "N passed, N failed" line.
+check: all $(TEST_BINS)
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
+	@for t in $(TEST_BINS); do \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
+	done
+	@for s in $(CHECK_TARGETS); do \
+	    $(MAKE) --no-print-directory $$s || BUILDDIR=$(abspath $(B)) sh tests/summary.sh fail-step $$s; \
+	done
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh end
+
+check-unit: all $(TEST_BINS)
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
+	@for t in $(TEST_BINS); do \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
+	done
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh end
+
+install: all $(INSTALL_TARGETS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/treematch
+	install -m 0755 $(CLI_BIN) $(DESTDIR)$(BINDIR)/treematch
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtreematch.so
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(LIB_HEADERS) $(DESTDIR)$(INCLUDEDIR)/treematch/
+
+uninstall: $(UNINSTALL_TARGETS)
+	rm -f $(DESTDIR)$(BINDIR)/treematch
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	rm -f $(DESTDIR)$(LIBDIR)/libtreematch.so $(DESTDIR)$(LIBDIR)/libtreematch.a
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/treematch
+
+# ---------------------------------------------------------------------------
+# Housekeeping.
+
+C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+format:
+	clang-format -i $(C_FILES)
+
+format-check:
+	clang-format --dry-run --Werror $(C_FILES)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	    --std=c11 --inline-suppr -D__GNUC__ -I. \
+	    --suppress=missingIncludeSystem $(LIB_SRCS) $(CLI_SRCS)
+	clang-tidy --quiet $(LIB_SRCS) $(CLI_SRCS) -- $(ALL_CPPFLAGS) -std=c11
+
+bench: all $(BENCH_TARGETS)
+
+deps:
+	sh tests/install-deps.sh
+
+clean:
+	rm -rf $(B) $(CLEAN_FILES)
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

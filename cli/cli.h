@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cli.h - the subcommands of the `treematch` tool. Each group lives in its
+ * own file (cli/cmd_<group>.c) and is entered with argv[0] = the subcommand
+ * name. Exit codes: 0 success, 1 bad input or failure, 2 usage error.
+ */
+#ifndef TMATCH_CLI_H
+#define TMATCH_CLI_H
+
+#include <stdio.h>
+
+int tmatch_cli_map(int argc, char **argv);      /* cmd_map.c: map */
+int tmatch_cli_eval(int argc, char **argv);     /* cmd_map.c: eval */
+int tmatch_cli_profile(int argc, char **argv);  /* cmd_profile.c: profile convert|check|stats */
+int tmatch_cli_topology(int argc, char **argv); /* cmd_topology.c: topology show */
+int tmatch_cli_layout(int argc, char **argv);   /* cmd_layout.c: layout */
+int tmatch_cli_draw(int argc, char **argv);     /* cmd_draw.c: draw */
+int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
+
+/* Print "treematch: <msg>" to stderr. */
+void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* TMATCH_CLI_H */

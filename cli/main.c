@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c - `treematch` command-line tool: dispatch to the subcommands.
+ */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    {"map", tmatch_cli_map, "compute a placement of ranks onto a machine tree"},
+    {"eval", tmatch_cli_eval, "metrics of a placement, next to packed and round-robin"},
+    {"profile", tmatch_cli_profile, "convert, check and summarise communication profiles"},
+    {"topology", tmatch_cli_topology, "show machine and cluster trees"},
+    {"layout", tmatch_cli_layout, "rank-to-node layout (hostfile) for an allocation"},
+    {"draw", tmatch_cli_draw, "draw a profile and a placement as SVG"},
+    {"record", tmatch_cli_record, "record a profile from an unmodified MPI run"},
+    {NULL, NULL, NULL},
+};
+
+void tmatch_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("treematch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: treematch <command> [options]\n\ncommands:\n");
+	for (const struct subcommand *s = subcommands; s->name; s++)
+		fprintf(out, "  %-10s %s\n", s->name, s->summary);
+	fprintf(out, "\nRun 'treematch <command> --help' for the options of a command.\n"
+	             "See treematch(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("treematch %s\n", TMATCH_VERSION);
+		return 0;
+	}
+	for (const struct subcommand *s = subcommands; s->name; s++)
+		if (!strcmp(argv[1], s->name))
+			return s->fn(argc - 1, argv + 1);
+	tmatch_cli_error("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# cli/: the `treematch` command-line tool.
+CLI_SRCS += $(wildcard cli/*.c)

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Installs, from Debian 12's archive, everything slurm-treematch needs to
+# build, test, benchmark and package. Does nothing for packages already
+# present; needs root (or sudo) only when something is missing.
+set -eu
+
+PKGS="build-essential pkg-config git
+libhwloc-dev hwloc libyaml-dev libcriterion-dev
+slurmd slurmctld slurm-client libslurm-dev munge
+iproute2 util-linux procps psmisc
+openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
+libscotch-dev libmetis-dev
+clang clang-format clang-tidy cppcheck libclang-rt-14-dev
+time"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+echo "install-deps: installing$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update
+# shellcheck disable=SC2086
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends $missing

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * treematch.h - the mapping core: machine trees, communication matrices,
+ * mappers and the metrics of a mapping.
+ *
+ * No Slurm, no hwloc, no printing. Every function that can fail returns -1
+ * (or NULL), sets errno and, when `err` is not NULL, fills it with a message
+ * (and, for files, the file, line and column). A failing call leaves its
+ * outputs untouched. Nothing here keeps process-global state: all functions
+ * are reentrant, and any randomness comes from an explicit seed.
+ *
+ * Index spaces: a `rank` is a row of the communication matrix (0..n-1); a
+ * `leaf` is a leaf of the machine tree, numbered depth first (0..leaves-1).
+ */
+#ifndef TMATCH_TREEMATCH_H
+#define TMATCH_TREEMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TMATCH_API __attribute__((visibility("default")))
+
+/* Deepest tree we accept (levels below the root). */
+#define TMATCH_MAX_DEPTH 16
+
+/* ------------------------------------------------------------------------ */
+/* Errors and logging                                                        */
+
+typedef struct tmatch_error {
+	char file[256]; /* file the problem is in, "" if none */
+	int line;       /* 1-based; 0 when it does not apply */
+	int column;     /* 1-based; 0 when it does not apply */
+	char msg[512];  /* what is wrong and how to fix it; never file contents */
+} tmatch_error_t;
+
+/* Reset to "no error". Accepts NULL. */
+TMATCH_API void tmatch_error_clear(tmatch_error_t *err);
+
+/*
+ * Format an error as "file:line:column: msg" (parts that do not apply are
+ * left out) into buf. Returns buf.
+ */
+TMATCH_API const char *tmatch_error_format(const tmatch_error_t *err, char *buf, size_t len);
+
+enum tmatch_log_level {
+	TMATCH_LOG_ERROR = 0,
+	TMATCH_LOG_WARNING = 1,
+	TMATCH_LOG_INFO = 2,
+	TMATCH_LOG_DEBUG = 3,
+};
+
+/* Logging goes through a callback owned by the caller; NULL means silence. */
+typedef void (*tmatch_log_fn)(void *arg, int level, const char *msg);
+
+/* ------------------------------------------------------------------------ */
+/* Machine tree                                                              */
+
+/*
+ * A balanced tree: `depth` levels below the root, every node at depth l has
+ * arity[l] children (l = 0 is the root), leaves numbered depth first. cost[l]
+ * is the cost of one unit of traffic between two leaves whose lowest common
+ * ancestor is at depth l. An optional allowed-leaf set restricts where ranks
+ * may go (partial allocations, padded unbalanced trees).
+ */
+typedef struct tmatch_topo tmatch_topo_t;
+
+/*
+ * Build a tree. arity has `depth` entries >= 1; cost may be NULL (then
+ * cost[l] = depth - l, i.e. one per level climbed). The number of leaves
+ * must fit in an int. Fails with EINVAL.
+ */
+TMATCH_API tmatch_topo_t *tmatch_topo_create(int depth, const int *arity, const double *cost,
+                                             tmatch_error_t *err);
+
+/*
+ * Parse "tleaf h a0 c0 a1 c1 ... a(h-1) c(h-1)" (the format TreeMatch and
+ * Scotch share; the leading word "tleaf" is optional). Errors give the
+ * column of the offending token.
+ */
+TMATCH_API tmatch_topo_t *tmatch_topo_from_tleaf(const char *spec, tmatch_error_t *err);
+
+/* Deep copy. */
+TMATCH_API tmatch_topo_t *tmatch_topo_dup(const tmatch_topo_t *topo, tmatch_error_t *err);
+
+/* destroy(NULL) is a no-op. */
+TMATCH_API void tmatch_topo_destroy(tmatch_topo_t *topo);
+
+TMATCH_API int tmatch_topo_depth(const tmatch_topo_t *topo);
+TMATCH_API int tmatch_topo_arity(const tmatch_topo_t *topo, int level);
+TMATCH_API double tmatch_topo_cost(const tmatch_topo_t *topo, int level);
+TMATCH_API int tmatch_topo_nb_leaves(const tmatch_topo_t *topo);
+
+/*
+ * Restrict the usable leaves to `leaves[0..count-1]` (distinct, in range);
+ * leaves == NULL restores all. Fails with EINVAL, leaving the set unchanged.
+ */
+TMATCH_API int tmatch_topo_set_allowed(tmatch_topo_t *topo, const int *leaves, int count,
+                                       tmatch_error_t *err);
+TMATCH_API int tmatch_topo_is_allowed(const tmatch_topo_t *topo, int leaf);
+TMATCH_API int tmatch_topo_nb_allowed(const tmatch_topo_t *topo);
+
+/* Optional level names for display ("switch", "node", "package", "core"). */
+TMATCH_API int tmatch_topo_set_level_name(tmatch_topo_t *topo, int level, const char *name);
+TMATCH_API const char *tmatch_topo_level_name(const tmatch_topo_t *topo, int level);
+
+/* Depth of the lowest common ancestor of two leaves (depth when a == b). */
+TMATCH_API int tmatch_topo_lca_depth(const tmatch_topo_t *topo, int leaf_a, int leaf_b);
+
+/* Write the tree as a tleaf string. Returns the length (snprintf-style). */
+TMATCH_API int tmatch_topo_format(const tmatch_topo_t *topo, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Communication matrix                                                      */
+
+/*
+ * Symmetric sparse matrix (CSR, both triangles stored, no diagonal). The
+ * weight of (i, j) is the total traffic between the two ranks, i.e. the sum
+ * of what was given for (i, j) and for (j, i). Memory is O(n + nnz).
+ */
+typedef struct tmatch_comm tmatch_comm_t;
+
+/*
+ * Build from an edge list. Duplicates are summed, (i, j) and (j, i) are
+ * summed, self edges are dropped, zero weights are dropped. Weights must be
+ * finite and >= 0; indices in [0, n). weight == NULL means 1 per edge.
+ * Fails with EINVAL (bad input) or ENOMEM.
+ */
+TMATCH_API tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src,
+                                                 const int *dst, const double *weight,
+                                                 tmatch_error_t *err);
+
+/* Matrix Market coordinate file (real, integer or pattern; general or symmetric). */
+TMATCH_API tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err);
+
+/* TreeMatch dense text matrix: N lines of N non-negative numbers. */
+TMATCH_API tmatch_comm_t *tmatch_comm_load_mat(const char *path, tmatch_error_t *err);
+
+/* Either of the above, chosen by the file's extension (.mtx, .mat). */
+TMATCH_API tmatch_comm_t *tmatch_comm_load(const char *path, tmatch_error_t *err);
+
+TMATCH_API void tmatch_comm_destroy(tmatch_comm_t *comm);
+
+TMATCH_API int tmatch_comm_order(const tmatch_comm_t *comm);
+/* Stored entries (each unordered pair counts twice). */
+TMATCH_API size_t tmatch_comm_nnz(const tmatch_comm_t *comm);
+/* Sum over unordered pairs of their weight. */
+TMATCH_API double tmatch_comm_total(const tmatch_comm_t *comm);
+/*
+ * Row i: sets *cols and *weights (may be NULL) to arrays of the returned
+ * length, columns in increasing order. Returns -1 (EINVAL) if i is out of range.
+ */
+TMATCH_API int tmatch_comm_row(const tmatch_comm_t *comm, int i, const int **cols,
+                               const double **weights);
+/* Weight of (i, j), 0 when absent (binary search in row i). */
+TMATCH_API double tmatch_comm_get(const tmatch_comm_t *comm, int i, int j);
+
+/* ------------------------------------------------------------------------ */
+/* Mapping                                                                   */
+
+/* The mapper used when none is named. */
+#define TMATCH_DEFAULT_MAPPER "auto"
+
+typedef struct tmatch_map_opts {
+	const char *mapper;   /* NULL or "" = TMATCH_DEFAULT_MAPPER; see tmatch_map_mappers() */
+	uint64_t seed;        /* seeds every random choice */
+	int exact_max_groups; /* exact grouping when the candidate groups are at most this many,
+	                         bucket grouping above (0 = library default) */
+	long iter_budget;     /* refinement/search steps (0 = library default); deterministic */
+	double time_budget;   /* seconds; a safety cap only (0 = none). Results may differ if it
+	                         is hit: that is reported through the log callback */
+	size_t mem_budget;    /* bytes of working memory (0 = library default) */
+	tmatch_log_fn log;
+	void *log_arg;
+} tmatch_map_opts_t;
+
+/* Fill with defaults. */
+TMATCH_API void tmatch_map_opts_init(tmatch_map_opts_t *opts);
+
+/* NULL-terminated list of mapper names (without "+refine" variants). */
+TMATCH_API const char *const *tmatch_map_mappers(void);
+
+/* 0 if `name` (optionally with "+refine") is a known mapper, else -1/EINVAL with the list. */
+TMATCH_API int tmatch_map_check_name(const char *name, tmatch_error_t *err);
+
+/*
+ * Place every rank of `comm` on a distinct allowed leaf of `topo`:
+ * leaf_of_rank[r] for r in [0, n). Needs n <= allowed leaves (EINVAL
+ * otherwise). Deterministic for given inputs and options.
+ */
+TMATCH_API int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                                  const tmatch_map_opts_t *opts, int *leaf_of_rank,
+                                  tmatch_error_t *err);
+
+/* 0 if the mapping is injective onto allowed leaves, else -1/EINVAL saying which rank. */
+TMATCH_API int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
+                                   tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Metrics                                                                   */
+
+typedef struct tmatch_metrics {
+	/* sum over pairs of weight x 2 x (levels climbed to the common ancestor) */
+	double hop_bytes;
+	/* sum over pairs of weight x cost[depth of the common ancestor] */
+	double cost;
+	/* traffic whose common ancestor is at depth l; [depth] is unused (no
+	   two ranks share a leaf) */
+	double level_traffic[TMATCH_MAX_DEPTH + 1];
+	/* heaviest traffic crossing the uplink of any tree node (a node at
+	   depth >= 1): its value, depth and index within its level */
+	double max_node_traffic;
+	int max_node_depth;
+	int max_node_index;
+	/* Hoefler-Snir: per-link load on the tree's links (uplink of each node,
+	   divided by the level's link capacity = 1); max congestion and the
+	   average/maximum dilation in hops of the traffic-weighted pairs */
+	double congestion;
+	double dilation_avg;
+	int dilation_max;
+} tmatch_metrics_t;
+
+TMATCH_API int tmatch_eval(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                           const int *leaf_of_rank, tmatch_metrics_t *out, tmatch_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TMATCH_TREEMATCH_H */

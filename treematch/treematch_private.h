@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * treematch_private.h - internals shared by the files of treematch/.
+ * Tests may include it; nothing outside treematch/ and tests/ does.
+ */
+#ifndef TMATCH_TREEMATCH_PRIVATE_H
+#define TMATCH_TREEMATCH_PRIVATE_H
+
+#include "treematch/treematch.h"
+
+#include <stdarg.h>
+
+struct tmatch_topo {
+	int depth;                      /* levels below the root */
+	int arity[TMATCH_MAX_DEPTH];    /* arity[l]: children of a node at depth l */
+	double cost[TMATCH_MAX_DEPTH];  /* cost[l]: unit cost, common ancestor at depth l */
+	int span[TMATCH_MAX_DEPTH + 1]; /* leaves under one node at depth l; span[depth] = 1 */
+	int nb_leaves;                  /* span[0] */
+	unsigned char *allowed;         /* NULL = all leaves allowed, else nb_leaves flags */
+	int nb_allowed;
+	char level_name[TMATCH_MAX_DEPTH][24];
+};
+
+struct tmatch_comm {
+	int n;
+	size_t nnz;      /* stored entries, both triangles */
+	size_t *row_ptr; /* n + 1 */
+	int *col;        /* nnz, increasing within a row */
+	double *w;       /* nnz */
+	double total;    /* sum over unordered pairs */
+};
+
+/* Set errno-independent error text (printf-style). err may be NULL. */
+void tmatch__error_set(tmatch_error_t *err, const char *file, int line, int column, const char *fmt,
+                       ...) __attribute__((format(printf, 5, 6)));
+void tmatch__error_vset(tmatch_error_t *err, const char *file, int line, int column,
+                        const char *fmt, va_list ap);
+
+/* Log through the options' callback (no-op when NULL). */
+void tmatch__log(const tmatch_map_opts_t *opts, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Deterministic PRNG (splitmix64 seeded xoshiro256**); no globals. */
+typedef struct tmatch__rng {
+	uint64_t s[4];
+} tmatch__rng_t;
+void tmatch__rng_seed(tmatch__rng_t *rng, uint64_t seed);
+uint64_t tmatch__rng_next(tmatch__rng_t *rng);
+/* Uniform in [0, bound), bound > 0, without modulo bias. */
+uint64_t tmatch__rng_below(tmatch__rng_t *rng, uint64_t bound);
+
+/* Levels climbed from the leaves to the common ancestor of two leaves. */
+static inline int tmatch__distance(const struct tmatch_topo *t, int a, int b)
+{
+	int l = t->depth; /* a and b share their node at depth l iff a/span[l] == b/span[l] */
+	while (a / t->span[l] != b / t->span[l])
+		l--;
+	return t->depth - l;
+}
+
+/*
+ * A mapper fills leaf_of_rank[0..n-1] with distinct allowed leaves.
+ * It may assume: comm and topo valid, n <= nb_allowed, opts non-NULL.
+ * Returns 0, or -1 with errno and err set (ENOMEM, ETIME for budget...).
+ */
+typedef int (*tmatch__mapper_fn)(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                                 const tmatch_map_opts_t *opts, int *leaf_of_rank,
+                                 tmatch_error_t *err);
+
+struct tmatch__mapper {
+	const char *name;
+	tmatch__mapper_fn fn;
+	const char *summary; /* one line, for --help and error messages */
+};
+
+/* The registry, NULL-name terminated (treematch/mappers.c). */
+extern const struct tmatch__mapper tmatch__mappers[];
+const struct tmatch__mapper *tmatch__mapper_find(const char *name);
+
+/* Mappers (one file each). */
+int tmatch__map_treematch(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
+                          int *, tmatch_error_t *);
+int tmatch__map_packed(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
+                       int *, tmatch_error_t *);
+int tmatch__map_rr(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *, int *,
+                   tmatch_error_t *);
+int tmatch__map_random(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
+                       int *, tmatch_error_t *);
+int tmatch__map_greedy(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
+                       int *, tmatch_error_t *);
+int tmatch__map_rcm(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *, int *,
+                    tmatch_error_t *);
+int tmatch__map_bisect(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
+                       int *, tmatch_error_t *);
+int tmatch__map_auto(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *, int *,
+                     tmatch_error_t *);
+
+/*
+ * Improve a complete mapping in place (swaps and moves on the tree cost,
+ * then threshold accepting). Never makes it worse. Deterministic for a seed;
+ * bounded by opts->iter_budget and opts->time_budget.
+ */
+int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                   const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err);
+
+/* Hop-bytes of a mapping (cheap, used by mappers to compare candidates). */
+double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                         const int *leaf_of_rank);
+
+#endif /* TMATCH_TREEMATCH_PRIVATE_H */
