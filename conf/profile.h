@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * profile.h - communication profiles: the versioned YAML format
+ * "comm-profile" (see treematch-profile(5)), its loader, its writer and the
+ * bridge to the mapping core's tmatch_comm_t.
+ *
+ * A profile is hostile input: slurmstepd reads it as root. The loader streams
+ * libyaml events (no document tree), refuses anchors and aliases, checks the
+ * file size before parsing, caps nesting depth, scalar length, rank and edge
+ * counts, and validates every number. Every error names the file, the line
+ * and the column and says what to fix; it never quotes the file's contents.
+ *
+ * Conventions as in treematch/treematch.h: functions return 0/-1 (or
+ * pointer/NULL) and set errno (EINVAL bad input, EFBIG too large, ENOMEM,
+ * or the errno of a failed read); `err` may be NULL; a failing call leaves
+ * its outputs untouched; destroy(NULL) is a no-op; no global state.
+ *
+ * Index spaces: `rank` = MPI_COMM_WORLD rank, 0..ranks-1.
+ */
+#ifndef TMATCH_CONF_PROFILE_H
+#define TMATCH_CONF_PROFILE_H
+
+#include "treematch/treematch.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this library reads and writes. */
+#define TMATCH_PROFILE_VERSION 1
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                    */
+
+typedef struct tmatch_profile_limits {
+	size_t max_file_size;  /* bytes; checked with fstat before parsing (default 256 MiB) */
+	int max_ranks;         /* largest accepted `ranks` (default 1048576) */
+	size_t max_edges;      /* rows in edges + coll_edges together (default 64 Mi) */
+	int max_depth;         /* YAML nesting depth (default 16) */
+	size_t max_scalar_len; /* longest scalar in bytes (default 4096) */
+	int max_matrix_ranks;  /* largest `ranks` for the dense `matrix` form (default 1024) */
+} tmatch_profile_limits_t;
+
+#define TMATCH_PROFILE_DEFAULT_MAX_RANKS     1048576
+#define TMATCH_PROFILE_DEFAULT_MAX_FILE_SIZE ((size_t)256 << 20)
+
+/* Fill with the defaults above. */
+TMATCH_API void tmatch_profile_limits_init(tmatch_profile_limits_t *lim);
+
+/* ------------------------------------------------------------------------ */
+/* Metrics and edge sets                                                     */
+
+typedef enum tmatch_profile_metric {
+	TMATCH_METRIC_BYTES = 0, /* bytes sent */
+	TMATCH_METRIC_MSGS = 1,  /* messages sent */
+	TMATCH_METRIC_AVG = 2,   /* bytes / msgs per pair (average message size, TreeMatch paper) */
+} tmatch_profile_metric_t;
+
+/* "bytes", "msgs", "avg" <-> enum. parse: -1/EINVAL listing the valid names. */
+TMATCH_API int tmatch_profile_metric_parse(const char *name, tmatch_profile_metric_t *out,
+                                           tmatch_error_t *err);
+TMATCH_API const char *tmatch_profile_metric_name(tmatch_profile_metric_t m);
+
+/* Bits for `metrics` (what a profile records). */
+#define TMATCH_PROFILE_HAS_BYTES 0x1u
+#define TMATCH_PROFILE_HAS_MSGS  0x2u
+
+/* Edge sets (bit flags where a set of sets is asked for). */
+#define TMATCH_PROFILE_P2P  0x1u /* `edges`: point-to-point traffic */
+#define TMATCH_PROFILE_COLL 0x2u /* `coll_edges`: collective traffic */
+
+/* ------------------------------------------------------------------------ */
+/* The profile object                                                        */
+
+typedef struct tmatch_profile tmatch_profile_t;
+
+/*
+ * Load a profile. `lim` NULL = defaults; `log` (may be NULL) receives the
+ * warnings (self edges ignored, duplicate directed edges summed, all-zero
+ * profile...), each starting with the display name and line.
+ *
+ * load:        opens `path` itself (O_RDONLY|O_NOFOLLOW is NOT used: the caller
+ *              decides who opens; a privileged caller must use load_fd).
+ * load_fd:     reads an already-open fd from its current position to EOF
+ *              (regular file: size checked with fstat first; pipes: the size
+ *              limit is enforced while reading). `name` is only used in
+ *              messages (NULL = "<fd>"). The fd is NOT closed.
+ * load_buffer: parses `len` bytes from memory (fuzzing, tests).
+ */
+TMATCH_API tmatch_profile_t *tmatch_profile_load(const char *path,
+                                                 const tmatch_profile_limits_t *lim,
+                                                 tmatch_log_fn log, void *log_arg,
+                                                 tmatch_error_t *err);
+TMATCH_API tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
+                                                    const tmatch_profile_limits_t *lim,
+                                                    tmatch_log_fn log, void *log_arg,
+                                                    tmatch_error_t *err);
+TMATCH_API tmatch_profile_t *tmatch_profile_load_buffer(const void *buf, size_t len,
+                                                        const char *name,
+                                                        const tmatch_profile_limits_t *lim,
+                                                        tmatch_log_fn log, void *log_arg,
+                                                        tmatch_error_t *err);
+
+/* destroy(NULL) is a no-op. */
+TMATCH_API void tmatch_profile_destroy(tmatch_profile_t *p);
+
+/* Number of ranks (the `ranks` key). */
+TMATCH_API int tmatch_profile_ranks(const tmatch_profile_t *p);
+
+/* TMATCH_PROFILE_HAS_* bits of the recorded metrics. */
+TMATCH_API unsigned tmatch_profile_metrics(const tmatch_profile_t *p);
+
+/* 1 if rows are sender->receiver, 0 if each unordered pair appears once. */
+TMATCH_API int tmatch_profile_directed(const tmatch_profile_t *p);
+
+/* The file's `placement_metric` (bytes when absent). */
+TMATCH_API tmatch_profile_metric_t tmatch_profile_placement_metric(const tmatch_profile_t *p);
+
+/*
+ * 0 if the profile has exactly `expected` ranks; else -1/EINVAL with a
+ * message giving both numbers ("profile has 64 ranks but the job step has
+ * 128 tasks: record a profile with 128 ranks").
+ */
+TMATCH_API int tmatch_profile_check_ranks(const tmatch_profile_t *p, int expected,
+                                          tmatch_error_t *err);
+
+/*
+ * Edges of one set (TMATCH_PROFILE_P2P or TMATCH_PROFILE_COLL), sorted by
+ * (src, dst), duplicates merged; for an undirected profile src < dst.
+ * edge(): idx in [0, nedges); any output pointer may be NULL; a metric the
+ * profile does not record reads as 0. Returns -1/EINVAL out of range.
+ */
+TMATCH_API size_t tmatch_profile_nedges(const tmatch_profile_t *p, unsigned set);
+TMATCH_API int tmatch_profile_edge(const tmatch_profile_t *p, unsigned set, size_t idx, int *src,
+                                   int *dst, uint64_t *bytes, uint64_t *msgs);
+
+/*
+ * Provenance (informative only, never used for decisions). Keys:
+ * "application", "tool", "tool_version", "mpi_library", "created" (RFC 3339),
+ * "source" (free text: what a converter read). get: NULL when absent or an
+ * unknown key. set: value NULL removes; -1/EINVAL on unknown key or a value
+ * longer than 1024 bytes or holding control characters.
+ */
+TMATCH_API const char *tmatch_profile_info(const tmatch_profile_t *p, const char *key);
+TMATCH_API int tmatch_profile_set_info(tmatch_profile_t *p, const char *key, const char *value,
+                                       tmatch_error_t *err);
+/* Layout when recorded: number of nodes and ranks per node (0 = unknown). */
+TMATCH_API void tmatch_profile_layout(const tmatch_profile_t *p, int *nodes, int *ranks_per_node);
+TMATCH_API int tmatch_profile_set_layout(tmatch_profile_t *p, int nodes, int ranks_per_node,
+                                         tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Building (converters)                                                     */
+
+/*
+ * An empty profile: `ranks` in [1, TMATCH_PROFILE_DEFAULT_MAX_RANKS], metrics
+ * a non-zero mix of TMATCH_PROFILE_HAS_*, directed 0/1.
+ */
+TMATCH_API tmatch_profile_t *tmatch_profile_create(int ranks, unsigned metrics, int directed,
+                                                   tmatch_error_t *err);
+TMATCH_API int tmatch_profile_set_placement_metric(tmatch_profile_t *p, tmatch_profile_metric_t m,
+                                                   tmatch_error_t *err);
+
+/*
+ * Append one edge to `set`. Same rules as the loader: src/dst in range,
+ * weights < 2^63; a self edge is ignored with a warning through `log` (returns
+ * 0). Duplicates are merged by tmatch_profile_finish(): summed when directed,
+ * refused (EINVAL) when undirected; (j, i) counts as a duplicate of (i, j).
+ * For undirected profiles, (i, j) is stored as (min, max).
+ */
+TMATCH_API int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
+                                       uint64_t bytes, uint64_t msgs, tmatch_log_fn log,
+                                       void *log_arg, tmatch_error_t *err);
+
+/* Sort and merge after add_edge calls. Needed before write/to_comm/edge(). */
+TMATCH_API int tmatch_profile_finish(tmatch_profile_t *p, tmatch_log_fn log, void *log_arg,
+                                     tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                    */
+
+/* Writer flags. */
+#define TMATCH_PROFILE_WRITE_MATRIX 0x1u /* add a dense `matrix` (ranks <= 1024, one metric) */
+
+/*
+ * Write the profile in the canonical v1 form (header, provenance, edges,
+ * coll_edges). Deterministic: the same profile gives the same bytes, and
+ * load(write(p)) gives back p exactly. Fails with EINVAL (unfinished
+ * profile, bad flags) or the errno of the failed write.
+ */
+TMATCH_API int tmatch_profile_write(const tmatch_profile_t *p, FILE *out, unsigned flags,
+                                    tmatch_error_t *err);
+/* Same, to a file created (or truncated) at `path`. */
+TMATCH_API int tmatch_profile_save(const tmatch_profile_t *p, const char *path, unsigned flags,
+                                   tmatch_error_t *err);
+
+/*
+ * The symmetric matrix the mappers consume: weight(i, j) = metric of (i, j)
+ * plus metric of (j, i), over the edge sets in `sets` (TMATCH_PROFILE_P2P,
+ * optionally | TMATCH_PROFILE_COLL). For TMATCH_METRIC_AVG the weight is
+ * (total bytes) / (total msgs) of the pair (0 when no message). Asking for a
+ * metric the profile does not record fails with EINVAL, saying which ones it
+ * has. Sums are done in 64-bit integers, converted to double at the end.
+ */
+TMATCH_API tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p,
+                                                 tmatch_profile_metric_t metric, unsigned sets,
+                                                 tmatch_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TMATCH_CONF_PROFILE_H */
