@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * affinity.h - the machine tree of exactly the resources a job step received,
+ * and binding tasks inside it.
+ *
+ * Three pieces:
+ *   - the node tree: hwloc's view of one node (live, XML file or synthetic
+ *     string), restricted to the CPUs the step may use, with the levels that
+ *     add no branching merged away and one leaf per task slot (a core, a PU,
+ *     or a group of cores for --cpus-per-task);
+ *   - topology.conf (Slurm's tree plugin syntax) and the cluster tree of a
+ *     node list: switches over nodes over node trees;
+ *   - binding: apply a leaf's CPU set to a process, read the effective
+ *     binding back, print CPU sets the way Slurm does ("0-1,4", "0x13").
+ *
+ * A tree (tmatch_affinity_tree_t) owns a balanced tmatch_topo_t for the
+ * mapping core and, beside it, a leaf table: for every leaf of that topo,
+ * whether it is real or padding, its node name, its CPU set, and its position
+ * in the hierarchy. Unbalanced machines (partial nodes, odd core counts,
+ * switches with different numbers of nodes) are padded to the maximum arity
+ * of each level, and the padding leaves are disallowed in the topo (the
+ * "virtual resources" of the TreeMatch paper). No core the step may use is
+ * lost, except cores left over when cpus_per_task does not divide them.
+ *
+ * hwloc stays inside affinity/: this header exposes only opaque types,
+ * OS CPU lists as strings, and the mapping core's types.
+ *
+ * Index spaces: `leaf` is a leaf of the tree's topo (0..tmatch_topo_nb_leaves-1,
+ * depth first, padding included); `pu_os` an OS CPU number (what
+ * sched_setaffinity and /proc show); `core_abstract` Slurm's abstract core
+ * index (S_STEP_ALLOC_CORES: cores numbered socket by socket, which is hwloc's
+ * core logical order). The only conversion from core_abstract to pu_os is
+ * tmatch_affinity_cores_to_cpus() (and the alloc_cores option, which uses it).
+ *
+ * Errors: 0/-1 (or pointer/NULL) with errno set, and the optional
+ * tmatch_error_t filled (file, line and column for topology.conf). Nothing
+ * here prints, exits or keeps global state.
+ */
+#ifndef TMATCH_AFFINITY_H
+#define TMATCH_AFFINITY_H
+
+#include "treematch/treematch.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most levels a position can have (switch levels + node + node levels). */
+#define TMATCH_AFFINITY_MAX_LEVELS 16
+
+/* ------------------------------------------------------------------------ */
+/* Options of a node tree                                                    */
+
+enum tmatch_affinity_source {
+	TMATCH_AFFINITY_SRC_LIVE = 0,      /* this machine, through hwloc */
+	TMATCH_AFFINITY_SRC_XML = 1,       /* opts.input = path of an hwloc XML file */
+	TMATCH_AFFINITY_SRC_SYNTHETIC = 2, /* opts.input = hwloc synthetic string,
+	                                      e.g. "pack:2 l3:1 l2:14 l1:1 core:1 pu:2" */
+};
+
+enum tmatch_affinity_smt {
+	/* One leaf per core, bound to the core's first allowed PU (default). */
+	TMATCH_AFFINITY_SMT_ONE = 0,
+	/* One leaf per core, bound to all the core's allowed PUs (Slurm's default
+	   task binding to a core). */
+	TMATCH_AFFINITY_SMT_CORE = 1,
+	/* One leaf per allowed PU: hardware threads are separate slots. */
+	TMATCH_AFFINITY_SMT_ALL = 2,
+};
+
+typedef struct tmatch_affinity_opts {
+	int source;        /* enum tmatch_affinity_source */
+	const char *input; /* XML path or synthetic string; unused for LIVE */
+	/* Marks an XML topology as describing this machine, so binding through
+	   it is allowed (hwloc's IS_THISSYSTEM). Ignored for LIVE (always true). */
+	int this_system;
+	/* Restrictions, intersected (each NULL / 0 = no restriction): */
+	const char *restrict_cpus; /* OS CPU list, "0-3,8" (pu_os) */
+	const char *alloc_cores;   /* Slurm abstract core list, "0-3" (S_STEP_ALLOC_CORES) */
+	int use_current_binding;   /* LIVE only: the CPU binding of process `pid` */
+	pid_t pid;                 /* 0 = the calling process */
+	int cpus_per_task;         /* cores (or PUs with SMT_ALL) per leaf; 0/1 = one */
+	int smt;                   /* enum tmatch_affinity_smt */
+	const char *node_name;     /* name recorded in the leaves; NULL = "localhost" */
+	tmatch_log_fn log;         /* warnings (e.g. cores left over); NULL = silence */
+	void *log_arg;
+} tmatch_affinity_opts_t;
+
+/* Defaults: LIVE, no restriction, cpus_per_task 1, SMT_ONE. */
+TMATCH_API void tmatch_affinity_opts_init(tmatch_affinity_opts_t *opts);
+
+/*
+ * Parse a --smt style name: "one", "core", "all". -1/EINVAL with the list of
+ * valid names otherwise.
+ */
+TMATCH_API int tmatch_affinity_smt_parse(const char *name, int *smt, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Trees                                                                     */
+
+/* A node tree or a cluster tree: balanced topo + leaf table. Opaque. */
+typedef struct tmatch_affinity_tree tmatch_affinity_tree_t;
+
+/*
+ * Build the tree of one node. Fails with EINVAL (bad options, unreadable
+ * XML or synthetic string, a restriction that leaves no usable CPU, fewer
+ * allowed cores than cpus_per_task), ENOENT (XML file missing) or ENOMEM.
+ */
+TMATCH_API tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *opts,
+                                                             tmatch_error_t *err);
+
+/* destroy(NULL) is a no-op. */
+TMATCH_API void tmatch_affinity_tree_destroy(tmatch_affinity_tree_t *tree);
+
+/* The balanced tree for the mapper; owned by `tree`, valid until it is destroyed.
+   Levels are named ("switch", "node", "package", "numa", "l3", "l2", "core",
+   "pu", "group"); padding leaves are not allowed. */
+TMATCH_API const tmatch_topo_t *tmatch_affinity_tree_topo(const tmatch_affinity_tree_t *tree);
+
+/* A copy of the topo the caller owns (e.g. to hand to code that destroys it). */
+TMATCH_API tmatch_topo_t *tmatch_affinity_tree_topo_dup(const tmatch_affinity_tree_t *tree,
+                                                        tmatch_error_t *err);
+
+/* Number of real (allowed) leaves = task slots. */
+TMATCH_API int tmatch_affinity_tree_nb_slots(const tmatch_affinity_tree_t *tree);
+
+/* Number of nodes (1 for a node tree) and the name of node i. */
+TMATCH_API int tmatch_affinity_tree_nb_nodes(const tmatch_affinity_tree_t *tree);
+TMATCH_API const char *tmatch_affinity_tree_node_name(const tmatch_affinity_tree_t *tree, int node);
+
+/* The union of the allowed CPUs of node `node` as an OS CPU list. */
+TMATCH_API int tmatch_affinity_tree_allowed_cpus(const tmatch_affinity_tree_t *tree, int node,
+                                                 char *buf, size_t len, tmatch_error_t *err);
+
+/* 1 if the leaf is a real slot, 0 if padding or out of range. */
+TMATCH_API int tmatch_affinity_leaf_is_real(const tmatch_affinity_tree_t *tree, int leaf);
+
+/* Node index (0..nb_nodes-1) of a real leaf; -1/EINVAL for padding. */
+TMATCH_API int tmatch_affinity_leaf_node(const tmatch_affinity_tree_t *tree, int leaf);
+
+/*
+ * The leaf's CPU set as Slurm prints it: list "0-1,4" (pu_os ranges) and
+ * mask "0x13" (hex, lowest CPU = lowest bit, no leading zeros). Return the
+ * length needed (snprintf-style; a short buffer is truncated and
+ * NUL-terminated), -1/EINVAL for padding or out-of-range leaves.
+ */
+TMATCH_API int tmatch_affinity_leaf_cpulist(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
+                                            size_t len);
+TMATCH_API int tmatch_affinity_leaf_cpumask(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
+                                            size_t len);
+
+/* Convert an OS CPU list to Slurm's mask form ("0-1,4" -> "0x13"); -1/EINVAL if malformed. */
+TMATCH_API int tmatch_affinity_cpulist_to_mask(const char *cpulist, char *buf, size_t len,
+                                               tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Hierarchy position of a leaf                                              */
+
+typedef struct tmatch_affinity_pos {
+	int nlevels; /* outermost first: switch levels, node, package, numa, l3, l2, core */
+	struct {
+		char name[16]; /* "switch", "switch1", "node", "package", "numa", "l3", ... */
+		int index;     /* index among its real siblings (0-based) */
+		int count;     /* real siblings including itself */
+		int global;    /* index among all real objects of this level in the tree */
+	} level[TMATCH_AFFINITY_MAX_LEVELS];
+} tmatch_affinity_pos_t;
+
+/*
+ * Position of a real leaf at every level the hardware has (also those merged
+ * away from the topo because they do not branch). For a group of cores
+ * (cpus_per_task > 1) the levels below the group describe its first core.
+ */
+TMATCH_API int tmatch_affinity_leaf_position(const tmatch_affinity_tree_t *tree, int leaf,
+                                             tmatch_affinity_pos_t *pos, tmatch_error_t *err);
+
+/*
+ * Environment-ready strings of a position:
+ *   what = TMATCH_AFFINITY_POS_LEVELS  "switch,node,package,core"
+ *          TMATCH_AFFINITY_POS_INDEX   "0,1,0,5"
+ *          TMATCH_AFFINITY_POS_COUNT   "2,2,2,14"
+ *          TMATCH_AFFINITY_POS_FULL    "switch=0/2,node=1/2,package=0/2,core=5/14"
+ * snprintf-style return; -1/EINVAL for a bad `what`.
+ */
+enum {
+	TMATCH_AFFINITY_POS_LEVELS = 0,
+	TMATCH_AFFINITY_POS_INDEX = 1,
+	TMATCH_AFFINITY_POS_COUNT = 2,
+	TMATCH_AFFINITY_POS_FULL = 3,
+};
+TMATCH_API int tmatch_affinity_pos_format(const tmatch_affinity_pos_t *pos, int what, char *buf,
+                                          size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Slurm core numbers, clamping                                              */
+
+/*
+ * Slurm abstract core list ("0-3") -> OS CPU list of those cores' PUs in
+ * node `node` of the tree (all PUs of each core, before any restriction).
+ * The one place core_abstract becomes pu_os. EINVAL for a core index the
+ * node does not have.
+ */
+TMATCH_API int tmatch_affinity_cores_to_cpus(const tmatch_affinity_tree_t *tree, int node,
+                                             const char *cores, char *buf, size_t len,
+                                             tmatch_error_t *err);
+
+/*
+ * 1 if every CPU of `cpulist` is in the allowed set of node `node`, 0 if
+ * not (err says which CPUs are outside), -1/EINVAL for a malformed list.
+ */
+TMATCH_API int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node,
+                                            const char *cpulist, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Binding                                                                   */
+
+/*
+ * Bind process `pid` (0 = the calling process; its threads created later
+ * inherit it) to the CPU set of real leaf `leaf`, through hwloc. The tree
+ * must describe this machine: a node tree built LIVE or from XML with
+ * this_system (ENOSYS otherwise). In a cluster tree the leaf's node tree
+ * is used, which is only right on that node: the caller checks the node
+ * name. The set is first checked to be inside the node's allowed set
+ * (-1/EINVAL if not, nothing bound). Other failures carry the errno of the
+ * system call (ESRCH, EPERM).
+ */
+TMATCH_API int tmatch_affinity_bind_leaf(const tmatch_affinity_tree_t *tree, int leaf, pid_t pid,
+                                         tmatch_error_t *err);
+
+/* Same with an explicit OS CPU list, checked against node `node`'s allowed set. */
+TMATCH_API int tmatch_affinity_bind_cpulist(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
+                                            const char *cpulist, tmatch_error_t *err);
+
+/*
+ * Read back the effective binding of `pid` (0 = calling process) as a CPU
+ * list and a mask (either buffer may be NULL). Needs no tree.
+ */
+TMATCH_API int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *mask,
+                                           size_t mask_len, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* topology.conf and the cluster tree                                        */
+
+/* Parsed topology.conf (SwitchName=, Switches=, Nodes=, LinkSpeed=). Opaque. */
+typedef struct tmatch_affinity_conf tmatch_affinity_conf_t;
+
+/*
+ * Parse topology.conf. Comments (#), blank lines, "\" line continuations,
+ * case-insensitive keys, hostlists "n[1-4,7]" are handled. Errors name the
+ * file, line and column: unknown key, missing SwitchName, duplicate switch,
+ * unknown child switch, a switch with two parents, a cycle, a node under two
+ * switches, malformed hostlist. `name` labels the errors (NULL = path or
+ * "<string>").
+ */
+TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err);
+TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
+                                                              tmatch_error_t *err);
+
+/*
+ * Build a conf from SLURM_TOPOLOGY_ADDR values ("top.s0.n1", one per node,
+ * all with the same number of components; the last one is the node). Used
+ * when there is no topology.conf. EINVAL for inconsistent addresses.
+ */
+TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs, int n,
+                                                                   tmatch_error_t *err);
+
+TMATCH_API void tmatch_affinity_conf_destroy(tmatch_affinity_conf_t *conf);
+
+/* Number of switches, and switch i's name, level (0 = above nodes), link speed. */
+TMATCH_API int tmatch_affinity_conf_nb_switches(const tmatch_affinity_conf_t *conf);
+TMATCH_API const char *tmatch_affinity_conf_switch_name(const tmatch_affinity_conf_t *conf, int i);
+TMATCH_API int tmatch_affinity_conf_switch_level(const tmatch_affinity_conf_t *conf, int i);
+TMATCH_API long tmatch_affinity_conf_switch_speed(const tmatch_affinity_conf_t *conf, int i);
+
+/*
+ * Expand a Slurm hostlist ("n[1-4,7],login[01-02]") into a NULL-terminated
+ * array of names (free with tmatch_affinity_hostlist_free). Zero padding is
+ * kept ("[01-02]" gives 01, 02). EINVAL with the column of the problem.
+ */
+TMATCH_API char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count,
+                                                  tmatch_error_t *err);
+TMATCH_API void tmatch_affinity_hostlist_free(char **names);
+
+/*
+ * The cluster tree of a step: switches of `conf` (NULL = one flat switch)
+ * over the nodes of `nodelist` (hostlist; the step's nodes only; switches
+ * without step nodes are pruned; switch levels that do not branch merged),
+ * each node over a copy of `node_tree` (a node tree; every node is assumed
+ * to have its shape and allowed CPUs, as Slurm allocates homogeneously).
+ * `capacity` (NULL, or one entry per node in nodelist order) limits node i
+ * to its first capacity[i] slots in leaf order (tasks per node, e.g.
+ * SLURM_STEP_TASKS_PER_NODE); 0 = all slots. Nodes at different depths
+ * under the switches get virtual single-child switches so the tree is
+ * balanced, then every level is padded to its maximum arity. Fails with
+ * EINVAL for a node absent from a non-NULL conf, a capacity larger than the
+ * node's slots, or a nodelist error.
+ */
+TMATCH_API tmatch_affinity_tree_t *
+tmatch_affinity_cluster_build(const tmatch_affinity_conf_t *conf, const char *nodelist,
+                              const tmatch_affinity_tree_t *node_tree, const int *capacity,
+                              tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Display                                                                   */
+
+/*
+ * Human-readable description: one line per level (name, arity, padding) and
+ * one per real leaf (leaf index, node, CPU list, mask, position). Returns
+ * the full length (snprintf-style); a short buffer is truncated.
+ */
+TMATCH_API int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf,
+                                             size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TMATCH_AFFINITY_H */
