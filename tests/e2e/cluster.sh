@@ -1,0 +1,356 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# cluster.sh - a real, throwaway Slurm (munge + slurmctld + slurmd) for the
+# end-to-end tests and `make demo`. Needs root. Writes nothing under /etc:
+# every file lives in the cluster directory (and the munge socket in a
+# world-traversable directory under /tmp, which munged insists on).
+#
+#   cluster.sh start [options]   (re)start a cluster; prints the SLURM_CONF line
+#   cluster.sh stop              stop everything it started, by PID
+#   cluster.sh status            exit 0 when the cluster answers
+#
+# Options (also read from the environment named in brackets):
+#   --dir DIR          cluster directory [TMATCH_CLUSTER_DIR; default
+#                      $BUILDDIR/e2e/cluster, or /tmp/tmatch-cluster]
+#   --nodes 1|4|4lo    one node on loopback; four nodes in network namespaces
+#                      on a private bridge under two switches; four slurmd on
+#                      loopback (fallback when namespaces are unavailable)
+#   --task-plugin P    task/affinity (default) or task/none
+#   --plugstack FILE   copy FILE to the cluster's plugstack.conf (tests may
+#                      also rewrite DIR/etc/plugstack.conf between steps:
+#                      Slurm reads it again for every srun and every step)
+#
+# Start is idempotent: a cluster already running in DIR is stopped first.
+# Stop is safe to call at any time, any number of times, and never kills a
+# process it cannot prove belongs to this cluster.
+set -eu
+
+usage() {
+	echo "usage: cluster.sh start [--dir D] [--nodes 1|4|4lo] [--task-plugin P] [--plugstack F]" >&2
+	echo "       cluster.sh stop|status [--dir D]" >&2
+	exit 2
+}
+
+cmd=${1:-}
+[ -n "$cmd" ] || usage
+shift
+if [ -n "${TMATCH_CLUSTER_DIR:-}" ]; then
+	DIR=$TMATCH_CLUSTER_DIR
+elif [ -n "${BUILDDIR:-}" ]; then
+	DIR=$BUILDDIR/e2e/cluster
+else
+	DIR=/tmp/tmatch-cluster
+fi
+NODES=1
+TASK_PLUGIN=task/affinity
+PLUGSTACK=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--dir) DIR=$2; shift 2 ;;
+	--nodes) NODES=$2; shift 2 ;;
+	--task-plugin) TASK_PLUGIN=$2; shift 2 ;;
+	--plugstack) PLUGSTACK=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+case $NODES in 1 | 4 | 4lo) ;; *) usage ;; esac
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd -P)
+CONF=$DIR/etc/slurm.conf
+PIDS=$DIR/pids
+
+# Names derived from the directory, so two clusters (the CI's, a developer's
+# demo) never share ports, namespaces, bridge or subnet.
+HASH=$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
+TAG=$(printf '%05d' $((HASH % 100000)))
+PORT_BASE=$((20000 + (HASH % 2000) * 10))
+NET=10.$((100 + HASH % 100)).$((HASH / 100 % 250 + 1))
+BRIDGE=tmbr$TAG
+NS_PREFIX=tmatch-$TAG-n
+MUNGE_DIR=/tmp/tmatch-munge-$TAG
+
+log() { echo "cluster: $*" >&2; }
+
+alive() { # pid: 0 when the process exists and is not a zombie
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] &&
+		[ "$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# Stop one process by PID: TERM, wait up to $2 seconds, then KILL.
+stop_pid() {
+	pid=$1
+	alive "$pid" || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	n=0
+	while alive "$pid" && [ $n -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if alive "$pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		n=0
+		while alive "$pid" && [ $n -lt 50 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+	fi
+}
+
+stop_pidfile() { # file seconds
+	[ -f "$1" ] || return 0
+	stop_pid "$(cat "$1")" "$2"
+	rm -f "$1"
+}
+
+# PIDs of this shell and its ancestors: never touched by the sweep.
+ancestors() {
+	p=$$
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		echo "$p"
+		p=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null || true)
+	done
+}
+
+# Processes whose environment names this cluster's slurm.conf: srun, sbatch,
+# slurmstepd and job tasks left behind. Killed by PID.
+sweep() {
+	keep=$(ancestors)
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		case " $(echo $keep) " in *" $pid "*) continue ;; esac
+		if { tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$CONF"; then
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+}
+
+do_stop() {
+	[ -d "$PIDS" ] || return 0
+	if [ -f "$CONF" ] && [ -f "$PIDS/slurmctld.pid" ] && alive "$(cat "$PIDS/slurmctld.pid")"; then
+		jobs=$(SLURM_CONF=$CONF timeout 10 squeue -h -o %i 2>/dev/null || true)
+		if [ -n "$jobs" ]; then
+			# shellcheck disable=SC2086
+			SLURM_CONF=$CONF timeout 10 scancel $jobs 2>/dev/null || true
+		fi
+	fi
+	for f in "$PIDS"/slurmd-*.pid; do
+		[ -e "$f" ] || continue
+		stop_pid "$(cat "$f")" 10 &
+	done
+	wait
+	rm -f "$PIDS"/slurmd-*.pid
+	for i in 1 2 3 4; do
+		ns=$NS_PREFIX$i
+		if [ -e "/run/netns/$ns" ]; then
+			for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+			ip netns del "$ns" 2>/dev/null || true
+		fi
+	done
+	if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || true; fi
+	sweep
+	stop_pidfile "$PIDS/slurmctld.pid" 10
+	stop_pidfile "$PIDS/munged.pid" 5
+	rm -rf "$MUNGE_DIR"
+}
+
+write_conf() {
+	shape=$(slurmd -C | head -n 1)
+	field() { printf '%s\n' "$shape" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+	cpus=$(field CPUs)
+	sockets=$(field SocketsPerBoard)
+	cores=$(field CoresPerSocket)
+	threads=$(field ThreadsPerCore)
+	shape="CPUs=$cpus Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=$threads RealMemory=1000"
+	case $NODES in
+	4) ctl_addr=$NET.1 ;;
+	*) ctl_addr=127.0.0.1 ;;
+	esac
+	cat >"$CONF" <<EOF
+# Generated by tests/e2e/cluster.sh for a throwaway test cluster.
+ClusterName=tmatch$TAG
+SlurmctldHost=localhost($ctl_addr)
+SlurmctldPort=$PORT_BASE
+SlurmdPort=$((PORT_BASE + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$MUNGE_DIR/munge.sock
+StateSaveLocation=$DIR/state
+SlurmdSpoolDir=$DIR/spool/%n
+TmpFS=$DIR/tmpfs/%n
+SlurmctldPidFile=$DIR/run/slurmctld.pid
+SlurmdPidFile=$DIR/run/slurmd-%n.pid
+SlurmctldLogFile=$DIR/log/slurmctld.log
+SlurmdLogFile=$DIR/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=$TASK_PLUGIN
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/builtin
+MpiDefault=none
+PlugStackConfig=$DIR/etc/plugstack.conf
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+ReturnToService=2
+KillWait=3
+InactiveLimit=0
+MinJobAge=5
+SlurmdTimeout=30
+SlurmctldTimeout=30
+EOF
+	case $NODES in
+	1)
+		echo "NodeName=n0 NodeHostname=$(hostname) NodeAddr=127.0.0.1 $shape State=UNKNOWN" >>"$CONF"
+		;;
+	4)
+		echo "TopologyPlugin=topology/tree" >>"$CONF"
+		for i in 1 2 3 4; do
+			echo "NodeName=n$i NodeAddr=$NET.$((10 + i)) $shape State=UNKNOWN" >>"$CONF"
+		done
+		;;
+	4lo)
+		echo "TopologyPlugin=topology/tree" >>"$CONF"
+		for i in 1 2 3 4; do
+			echo "NodeName=n$i NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=$((PORT_BASE + 1 + i)) $shape State=UNKNOWN" >>"$CONF"
+		done
+		;;
+	esac
+	echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$CONF"
+	if [ "$NODES" != 1 ]; then
+		cat >"$DIR/etc/topology.conf" <<EOF
+SwitchName=s0 Nodes=n[1-2]
+SwitchName=s1 Nodes=n[3-4]
+SwitchName=top Switches=s[0-1]
+EOF
+	fi
+	# An empty cgroup.conf keeps slurmd away from /etc/slurm/cgroup.conf.
+	: >"$DIR/etc/cgroup.conf"
+	if [ -n "$PLUGSTACK" ]; then
+		cp "$PLUGSTACK" "$DIR/etc/plugstack.conf"
+	elif [ ! -f "$DIR/etc/plugstack.conf" ]; then
+		: >"$DIR/etc/plugstack.conf"
+	fi
+}
+
+start_munge() {
+	mkdir -p "$DIR/munge"
+	chmod 0700 "$DIR/munge"
+	mkdir -p "$MUNGE_DIR"
+	chmod 0755 "$MUNGE_DIR"
+	mungekey --create --keyfile="$DIR/munge/munge.key" --force >/dev/null 2>&1 ||
+		{ dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 2>/dev/null; }
+	chmod 0600 "$DIR/munge/munge.key"
+	setsid munged -F --force --socket="$MUNGE_DIR/munge.sock" --key-file="$DIR/munge/munge.key" \
+		--pid-file="$DIR/run/munged.pid" --log-file="$DIR/log/munged.log" \
+		--seed-file="$DIR/munge/munged.seed" </dev/null >>"$DIR/log/munged.out" 2>&1 &
+	echo $! >"$PIDS/munged.pid"
+	wait_for "munged socket" 20 test -S "$MUNGE_DIR/munge.sock"
+}
+
+# wait_for WHAT SECONDS COMMAND...: poll every 0.2 s.
+wait_for() {
+	what=$1 secs=$2
+	shift 2
+	n=0
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n + 1))
+		if [ $n -gt $((secs * 5)) ]; then
+			log "timed out after ${secs}s waiting for $what"
+			for f in "$DIR"/log/*; do
+				[ -f "$f" ] || continue
+				echo "---- $f (last 15 lines)" >&2
+				tail -n 15 "$f" >&2
+			done
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+setup_netns() {
+	ip link add "$BRIDGE" type bridge
+	ip addr add "$NET.1/24" dev "$BRIDGE"
+	ip link set "$BRIDGE" up
+	{
+		echo "127.0.0.1 localhost"
+		for i in 1 2 3 4; do echo "$NET.$((10 + i)) n$i"; done
+	} >"$DIR/etc/hosts"
+	for i in 1 2 3 4; do
+		ns=$NS_PREFIX$i
+		ip netns add "$ns"
+		ip link add "tmv$TAG$i" type veth peer name eth0 netns "$ns"
+		ip link set "tmv$TAG$i" master "$BRIDGE" up
+		ip -n "$ns" addr add "$NET.$((10 + i))/24" dev eth0
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set eth0 up
+	done
+}
+
+idle_count() {
+	SLURM_CONF=$CONF timeout 10 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l
+}
+
+nodes_idle() { [ "$(idle_count)" -ge "$1" ]; }
+
+do_start() {
+	[ "$(id -u)" -eq 0 ] || { log "needs root"; exit 1; }
+	for p in munged mungekey slurmctld slurmd sinfo srun; do
+		command -v "$p" >/dev/null 2>&1 || { log "missing $p: run sh tests/install-deps.sh"; exit 1; }
+	done
+	do_stop
+	rm -rf "$DIR/state" "$DIR/spool" "$DIR/tmpfs" "$DIR/log" "$DIR/run" "$PIDS"
+	mkdir -p "$DIR/etc" "$DIR/state" "$DIR/log" "$DIR/run" "$PIDS"
+	for n in n0 n1 n2 n3 n4; do mkdir -p "$DIR/spool/$n" "$DIR/tmpfs/$n"; done
+	write_conf
+	start_munge
+	export SLURM_CONF="$CONF"
+	setsid slurmctld -D -c -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 &
+	echo $! >"$PIDS/slurmctld.pid"
+	case $NODES in
+	1)
+		setsid slurmd -D -N n0 -f "$CONF" </dev/null >>"$DIR/log/slurmd-n0.out" 2>&1 &
+		echo $! >"$PIDS/slurmd-n0.pid"
+		want=1
+		;;
+	4lo)
+		for i in 1 2 3 4; do
+			setsid slurmd -D -N "n$i" -f "$CONF" </dev/null >>"$DIR/log/slurmd-n$i.out" 2>&1 &
+			echo $! >"$PIDS/slurmd-n$i.pid"
+		done
+		want=4
+		;;
+	4)
+		setup_netns
+		for i in 1 2 3 4; do
+			# nsenter --net only: `ip netns exec` would remount /sys and hide
+			# the cgroup mounts slurmd 22.05 insists on.
+			setsid nsenter --net="/run/netns/$NS_PREFIX$i" unshare --uts --mount --propagation private \
+				sh -c "mount --bind '$DIR/etc/hosts' /etc/hosts && hostname n$i && exec slurmd -D -N n$i -f '$CONF'" \
+				</dev/null >>"$DIR/log/slurmd-n$i.out" 2>&1 &
+			echo $! >"$PIDS/slurmd-n$i.pid"
+		done
+		want=4
+		;;
+	esac
+	if ! wait_for "$want idle node(s)" 60 nodes_idle "$want"; then
+		do_stop
+		exit 1
+	fi
+	printf 'export SLURM_CONF=%s\n' "$CONF" >"$DIR/env"
+	echo "$NODES" >"$DIR/mode"
+	echo "export SLURM_CONF=$CONF"
+}
+
+case $cmd in
+start) do_start ;;
+stop) do_stop ;;
+status)
+	[ -f "$CONF" ] && SLURM_CONF=$CONF timeout 10 sinfo -h >/dev/null 2>&1
+	;;
+*) usage ;;
+esac
