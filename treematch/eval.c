@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eval.c - the metrics of a mapping on a tree: hop-bytes, tree cost,
+ * traffic per level of common ancestor, the heaviest node uplink and the
+ * Hoefler-Snir congestion and dilation.
+ *
+ * Every tree node at depth >= 1 has one uplink (to its parent); a pair of
+ * ranks whose common ancestor is at depth c uses the uplinks of both
+ * leaves' ancestors at depths c+1..depth, i.e. 2 x (depth - c) hops.
+ */
+#include "treematch/treematch_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                         const int *leaf_of_rank)
+{
+	double hb = 0;
+
+	for (int i = 0; i < comm->n; i++) {
+		int li = leaf_of_rank[i];
+		for (size_t e = comm->row_ptr[i]; e < comm->row_ptr[i + 1]; e++) {
+			int j = comm->col[e];
+			if (j <= i)
+				continue;
+			hb += comm->w[e] * 2.0 * tmatch__distance(topo, li, leaf_of_rank[j]);
+		}
+	}
+	return hb;
+}
+
+static int cmp_by_leaf(const void *a, const void *b, void *arg)
+{
+	const int *leaf = arg;
+	int la = leaf[*(const int *)a], lb = leaf[*(const int *)b];
+	return (la > lb) - (la < lb);
+}
+
+int tmatch_eval(const tmatch_comm_t *comm, const tmatch_topo_t *topo, const int *leaf_of_rank,
+                tmatch_metrics_t *out, tmatch_error_t *err)
+{
+	tmatch_metrics_t m;
+	int n, D, *order = NULL, rc = -1;
+	double *ext = NULL, traffic = 0;
+
+	if (!comm || !topo || !leaf_of_rank || !out) {
+		tmatch__error_set(err, NULL, 0, 0, "tmatch_eval: NULL argument");
+		errno = EINVAL;
+		return -1;
+	}
+	n = comm->n;
+	if (n > topo->nb_leaves) {
+		tmatch__error_set(err, NULL, 0, 0, "%d ranks cannot be mapped on %d leaves", n,
+		                  topo->nb_leaves);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Metrics of a mapping that is not one leaf per rank would be meaningless. */
+	if (tmatch_map_validate(topo, leaf_of_rank, n, err))
+		return -1;
+	D = topo->depth;
+	memset(&m, 0, sizeof(m));
+	order = malloc(sizeof(*order) * (size_t)(n ? n : 1));
+	ext = malloc(sizeof(*ext) * (size_t)(n ? n : 1));
+	if (!order || !ext) {
+		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		errno = ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		int li = leaf_of_rank[i];
+		for (size_t e = comm->row_ptr[i]; e < comm->row_ptr[i + 1]; e++) {
+			int j = comm->col[e], d;
+			double w = comm->w[e];
+			if (j <= i)
+				continue;
+			d = tmatch__distance(topo, li, leaf_of_rank[j]);
+			m.hop_bytes += w * 2.0 * d;
+			m.cost += w * (d ? topo->cost[D - d] : 0);
+			m.level_traffic[D - d] += w;
+			traffic += w;
+			if (w > 0 && 2 * d > m.dilation_max)
+				m.dilation_max = 2 * d;
+		}
+	}
+	m.dilation_avg = traffic > 0 ? m.hop_bytes / traffic : 0;
+
+	/* Uplink traffic of each node holding ranks: ranks in leaf order make
+	   every node a contiguous run; sum what each rank sends outside it. */
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)n, sizeof(*order), cmp_by_leaf, (void *)leaf_of_rank);
+	m.max_node_traffic = -1;
+	for (int l = 1; l <= D; l++) {
+		int span = topo->span[l];
+		for (int i = 0; i < n; i++) {
+			int li = leaf_of_rank[i];
+			ext[i] = 0;
+			for (size_t e = comm->row_ptr[i]; e < comm->row_ptr[i + 1]; e++)
+				if (li / span != leaf_of_rank[comm->col[e]] / span)
+					ext[i] += comm->w[e];
+		}
+		for (int a = 0; a < n;) {
+			int node = leaf_of_rank[order[a]] / span, b = a;
+			double sum = 0;
+			while (b < n && leaf_of_rank[order[b]] / span == node)
+				sum += ext[order[b++]];
+			if (sum > m.max_node_traffic) {
+				m.max_node_traffic = sum;
+				m.max_node_depth = l;
+				m.max_node_index = node;
+			}
+			a = b;
+		}
+	}
+	if (m.max_node_traffic < 0) {
+		m.max_node_traffic = 0;
+		m.max_node_depth = 0;
+		m.max_node_index = 0;
+	}
+	m.congestion = m.max_node_traffic; /* every link has capacity 1 */
+	*out = m;
+	rc = 0;
+out:
+	free(order);
+	free(ext);
+	return rc;
+}
