@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record_fortran.c - the gfortran bindings (`use mpi` and mpif.h: the
+ * lower-case symbols with one trailing underscore) of the calls record_wrap.c
+ * counts.
+ *
+ * Why they are needed: Open MPI's Fortran layer calls PMPI_X directly, so a
+ * C-only PMPI tool sees nothing of a Fortran program. MPICH's Fortran layer
+ * calls MPI_X, which would reach our C wrappers a second time: while a
+ * Fortran wrapper forwards, tmatch__in_fortran is raised and the C wrappers
+ * do not count. The real Fortran entry point is found with
+ * dlsym(RTLD_NEXT, name), once per symbol.
+ *
+ * Not covered: the mpi_f08 bindings, and MPI_IN_PLACE in Fortran
+ * MPI_ALLTOALLV (the send counts are used).
+ */
+#include "profiler/record_private.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+#define API TMATCH_RECORD_VISIBLE
+typedef MPI_Fint F;
+
+static void *next_fn(const char *name, void **slot)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		if (!fn) {
+			fprintf(stderr,
+			        "treematch-record: %s is not in the MPI library this program uses; "
+			        "was it started with the recorder of another MPI?\n",
+			        name);
+			PMPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+/* Declare the pointer type T, forward to the real NAME with ARGS. */
+#define FORWARD(NAME, T, ARGS)                                                                    \
+	do {                                                                                       \
+		static void *slot;                                                                 \
+		T real = (T)next_fn(#NAME, &slot);                                                 \
+		tmatch__in_fortran++;                                                              \
+		real ARGS;                                                                         \
+		tmatch__in_fortran--;                                                              \
+	} while (0)
+
+static int fon(void)
+{
+	return tmatch__st.ready && !tmatch__in_fortran;
+}
+
+static uint64_t fbytes(const F *count, const F *type)
+{
+	return tmatch__bytes(*count, MPI_Type_f2c(*type));
+}
+
+static void fcount_send(const F *comm, const F *dest, const F *count, const F *type)
+{
+	tmatch__count_send(MPI_Comm_f2c(*comm), *dest, *count, MPI_Type_f2c(*type));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Init                                                                      */
+
+typedef void (*init_t)(F *);
+typedef void (*init_thread_t)(F *, F *, F *);
+
+API void mpi_init_(F *ierr);
+API void mpi_init_(F *ierr)
+{
+	int provided = MPI_THREAD_SINGLE;
+
+	FORWARD(mpi_init_, init_t, (ierr));
+	if (*ierr == MPI_SUCCESS) {
+		PMPI_Query_thread(&provided);
+		tmatch__record_setup(provided);
+	}
+}
+
+API void mpi_init_thread_(F *required, F *provided, F *ierr);
+API void mpi_init_thread_(F *required, F *provided, F *ierr)
+{
+	FORWARD(mpi_init_thread_, init_thread_t, (required, provided, ierr));
+	if (*ierr == MPI_SUCCESS)
+		tmatch__record_setup(*provided);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point                                                            */
+
+typedef void (*send_t)(void *, F *, F *, F *, F *, F *, F *);
+typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
+
+#define F_BLOCKING(NAME)                                                                          \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);            \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr)             \
+	{                                                                                          \
+		if (fon())                                                                         \
+			fcount_send(comm, dest, count, type);                                      \
+		FORWARD(NAME, send_t, (buf, count, type, dest, tag, comm, ierr));                  \
+	}
+
+#define F_NONBLOCKING(NAME)                                                                       \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
+	{                                                                                          \
+		if (fon())                                                                         \
+			fcount_send(comm, dest, count, type);                                      \
+		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
+	}
+
+#define F_PERSISTENT(NAME)                                                                        \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
+	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
+	{                                                                                          \
+		int on = fon();                                                                    \
+		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
+		if (on && *ierr == MPI_SUCCESS && *dest >= 0)                                      \
+			tmatch__persist_add(                                                       \
+			    MPI_Request_f2c(*req),                                                 \
+			    tmatch__comm_to_world(MPI_Comm_f2c(*comm), *dest), fbytes(count, type)); \
+	}
+
+F_BLOCKING(mpi_send_)
+F_BLOCKING(mpi_bsend_)
+F_BLOCKING(mpi_ssend_)
+F_BLOCKING(mpi_rsend_)
+F_NONBLOCKING(mpi_isend_)
+F_NONBLOCKING(mpi_ibsend_)
+F_NONBLOCKING(mpi_issend_)
+F_NONBLOCKING(mpi_irsend_)
+F_PERSISTENT(mpi_send_init_)
+F_PERSISTENT(mpi_bsend_init_)
+F_PERSISTENT(mpi_ssend_init_)
+F_PERSISTENT(mpi_rsend_init_)
+
+API void mpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr);
+API void mpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr)
+{
+	FORWARD(mpi_recv_init_, isend_t, (buf, count, type, src, tag, comm, req, ierr));
+	if (tmatch__st.ready && *ierr == MPI_SUCCESS)
+		tmatch__persist_forget(MPI_Request_f2c(*req));
+}
+
+typedef void (*start_t)(F *, F *);
+typedef void (*startall_t)(F *, F *, F *);
+
+API void mpi_start_(F *req, F *ierr);
+API void mpi_start_(F *req, F *ierr)
+{
+	if (fon())
+		tmatch__persist_start(MPI_Request_f2c(*req));
+	FORWARD(mpi_start_, start_t, (req, ierr));
+}
+
+API void mpi_startall_(F *n, F *reqs, F *ierr);
+API void mpi_startall_(F *n, F *reqs, F *ierr)
+{
+	if (fon())
+		for (F i = 0; i < *n; i++)
+			tmatch__persist_start(MPI_Request_f2c(reqs[i]));
+	FORWARD(mpi_startall_, startall_t, (n, reqs, ierr));
+}
+
+API void mpi_request_free_(F *req, F *ierr);
+API void mpi_request_free_(F *req, F *ierr)
+{
+	if (tmatch__st.ready)
+		tmatch__persist_forget(MPI_Request_f2c(*req));
+	FORWARD(mpi_request_free_, start_t, (req, ierr));
+}
+
+typedef void (*sendrecv_t)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *);
+typedef void (*sendrecv_replace_t)(void *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
+
+API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
+                       F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr);
+API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
+                       F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr)
+{
+	if (fon())
+		fcount_send(comm, dest, scount, stype);
+	FORWARD(mpi_sendrecv_, sendrecv_t,
+	        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, ierr));
+}
+
+API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag,
+                               F *comm, F *status, F *ierr);
+API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag,
+                               F *comm, F *status, F *ierr)
+{
+	if (fon())
+		fcount_send(comm, dest, count, type);
+	FORWARD(mpi_sendrecv_replace_, sendrecv_replace_t,
+	        (buf, count, type, dest, stag, src, rtag, comm, status, ierr));
+}
+
+/* ------------------------------------------------------------------------ */
+/* One-sided                                                                 */
+
+typedef void (*put_t)(void *, F *, F *, F *, MPI_Aint *, F *, F *, F *, F *);
+typedef void (*acc_t)(void *, F *, F *, F *, MPI_Aint *, F *, F *, F *, F *, F *);
+
+static void fcount_rma(const F *win, const F *target, const F *count, const F *type, int get)
+{
+	if (*target < 0)
+		return;
+	tmatch__st.used_rma = 1;
+	tmatch__add(get ? TMATCH__GET : TMATCH__P2P,
+	            tmatch__win_to_world(MPI_Win_f2c(*win), *target), 1, fbytes(count, type));
+}
+
+API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                  F *ttype, F *win, F *ierr);
+API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                  F *ttype, F *win, F *ierr)
+{
+	if (fon())
+		fcount_rma(win, target, ocount, otype, 0);
+	FORWARD(mpi_put_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
+}
+
+API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                  F *ttype, F *win, F *ierr);
+API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                  F *ttype, F *win, F *ierr)
+{
+	if (fon())
+		fcount_rma(win, target, ocount, otype, 1);
+	FORWARD(mpi_get_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
+}
+
+API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                         F *ttype, F *op, F *win, F *ierr);
+API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                         F *ttype, F *op, F *win, F *ierr)
+{
+	if (fon())
+		fcount_rma(win, target, ocount, otype, 0);
+	FORWARD(mpi_accumulate_, acc_t,
+	        (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, ierr));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Collectives (the model of record_wrap.c)                                  */
+
+static int fcoll(void)
+{
+	return fon() && tmatch__st.collectives;
+}
+
+typedef void (*barrier_t)(F *, F *);
+typedef void (*bcast_t)(void *, F *, F *, F *, F *, F *);
+typedef void (*reduce_t)(void *, void *, F *, F *, F *, F *, F *, F *);
+typedef void (*allreduce_t)(void *, void *, F *, F *, F *, F *, F *);
+typedef void (*gather_t)(void *, F *, F *, void *, F *, F *, F *, F *, F *);
+typedef void (*allgather_t)(void *, F *, F *, void *, F *, F *, F *, F *);
+typedef void (*alltoallv_t)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *);
+
+API void mpi_barrier_(F *comm, F *ierr);
+API void mpi_barrier_(F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_barrier(MPI_Comm_f2c(*comm));
+	FORWARD(mpi_barrier_, barrier_t, (comm, ierr));
+}
+
+API void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr);
+API void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(count, type));
+	FORWARD(mpi_bcast_, bcast_t, (buf, count, type, root, comm, ierr));
+}
+
+API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
+                     F *ierr);
+API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
+                     F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(count, type));
+	FORWARD(mpi_reduce_, reduce_t, (sbuf, rbuf, count, type, op, root, comm, ierr));
+}
+
+API void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
+API void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(count, type));
+	FORWARD(mpi_allreduce_, allreduce_t, (sbuf, rbuf, count, type, op, comm, ierr));
+}
+
+API void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                     F *comm, F *ierr);
+API void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                     F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype));
+	FORWARD(mpi_gather_, gather_t, (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
+}
+
+API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                      F *comm, F *ierr);
+API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                      F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype));
+	FORWARD(mpi_scatter_, gather_t,
+	        (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
+}
+
+/* the receive signature, valid with and without MPI_IN_PLACE */
+API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                        F *comm, F *ierr);
+API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                        F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));
+	FORWARD(mpi_allgather_, allgather_t, (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
+}
+
+API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                       F *comm, F *ierr);
+API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                       F *comm, F *ierr)
+{
+	if (fcoll())
+		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));
+	FORWARD(mpi_alltoall_, allgather_t, (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
+}
+
+API void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+                        F *rdispls, F *rtype, F *comm, F *ierr);
+API void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+                        F *rdispls, F *rtype, F *comm, F *ierr)
+{
+	if (fcoll()) {
+		MPI_Comm c = MPI_Comm_f2c(*comm);
+		int size = 0, me = 0, inter = 1;
+		if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && !inter) {
+			PMPI_Comm_size(c, &size);
+			PMPI_Comm_rank(c, &me);
+			for (int i = 0; i < size; i++)
+				if (i != me && scounts[i] > 0)
+					tmatch__add(TMATCH__COLL, tmatch__comm_to_world(c, i), 1,
+					            fbytes(&scounts[i], stype));
+		}
+	}
+	FORWARD(mpi_alltoallv_, alltoallv_t,
+	        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr));
+}

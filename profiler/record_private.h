@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record_private.h - internals shared by the files of the preloadable
+ * recorder (libtreematch-record-<abi>.so): record_core.c (counters, rank
+ * translation, finalize and the YAML writer), record_wrap.c (the C MPI
+ * bindings) and record_fortran.c (the gfortran bindings).
+ *
+ * Why there is process-global state here, against STYLE.md: an LD_PRELOAD
+ * interposer has no caller that could own a context; MPI itself is the
+ * process-global object it observes. The state is one struct, set up once
+ * in MPI_Init* and torn down once at MPI_Finalize.
+ *
+ * Index spaces: `world` = MPI_COMM_WORLD rank; `rank` = rank in the
+ * communicator (or window) of the call.
+ */
+#ifndef TMATCH_PROFILER_RECORD_PRIVATE_H
+#define TMATCH_PROFILER_RECORD_PRIVATE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define TMATCH_RECORD_VISIBLE __attribute__((visibility("default")))
+
+/* Counters for one kind of traffic: dense up to this many ranks, hashed beyond. */
+#define TMATCH__RECORD_DENSE_MAX 65536
+/* Distinct peers per rank and kind kept when hashed (more go to `lost`). */
+#define TMATCH__RECORD_HASH_CAP (1u << 17)
+
+struct tmatch__cell {
+	uint64_t msgs;
+	uint64_t bytes;
+};
+
+struct tmatch__counters {
+	int dense;                 /* 1: cells[world]; 0: open addressing on keys[] */
+	uint32_t cap;              /* number of cells */
+	int32_t *keys;             /* hashed only: world rank or -1 */
+	struct tmatch__cell *cells;
+};
+
+/* Kinds of traffic, each with its own counters. */
+enum tmatch__kind {
+	TMATCH__P2P = 0,  /* user point-to-point and one-sided puts: this rank -> peer */
+	TMATCH__GET = 1,  /* one-sided gets: peer -> this rank */
+	TMATCH__COLL = 2, /* logical model of collectives: this rank -> peer */
+	TMATCH__NKINDS = 3,
+};
+
+struct tmatch__state {
+	int ready;        /* set up (counting active) */
+	int finalized;    /* written or given up */
+	int atomic;       /* MPI_THREAD_MULTIPLE: counters need atomic adds */
+	int collectives;  /* model collectives (TREEMATCH_RECORD_COLLECTIVES) */
+	int world_size;
+	int world_rank;
+	int comm_keyval;  /* translation tables cached on communicators */
+	int win_keyval;   /* ... and on windows */
+	int self_keyval;  /* MPI_COMM_SELF attribute: its deletion is our finalize */
+	MPI_Group world_group;
+	double t_init;
+	uint64_t lost;    /* peers not in MPI_COMM_WORLD, or hash overflow */
+	int used_rma;     /* a one-sided call was counted */
+	struct tmatch__counters kind[TMATCH__NKINDS];
+};
+
+extern struct tmatch__state tmatch__st;
+
+/* Thread-local: > 0 while a Fortran wrapper forwards to the MPI library, so
+ * that C wrappers reached from it (MPICH) do not count a second time. */
+extern __thread int tmatch__in_fortran __attribute__((tls_model("initial-exec")));
+
+/* Called after a successful MPI_Init / MPI_Init_thread (C or Fortran). */
+void tmatch__record_setup(int provided);
+/* Counting is on (set up, not finalized, not inside a Fortran forward). */
+static inline int tmatch__on(void)
+{
+	return tmatch__st.ready && !tmatch__in_fortran;
+}
+
+/*
+ * `rank` of `comm` (remote group for an intercommunicator) -> world rank;
+ * -1 when not in MPI_COMM_WORLD (a spawned peer) or not translatable.
+ */
+int tmatch__comm_to_world(MPI_Comm comm, int rank);
+int tmatch__win_to_world(MPI_Win win, int rank);
+
+/* Add msgs/bytes towards (or, for TMATCH__GET, from) world rank `world`. */
+void tmatch__add(enum tmatch__kind kind, int world, uint64_t msgs, uint64_t bytes);
+
+/* Size in bytes of count elements of type (0 when unknown). */
+static inline uint64_t tmatch__bytes(int count, MPI_Datatype type)
+{
+	int sz = 0;
+	if (count <= 0 || PMPI_Type_size(type, &sz) != MPI_SUCCESS || sz < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+/* One point-to-point message of count x type to `rank` of `comm`. */
+static inline void tmatch__count_send(MPI_Comm comm, int rank, int count, MPI_Datatype type)
+{
+	if (rank < 0) /* MPI_PROC_NULL */
+		return;
+	tmatch__add(TMATCH__P2P, tmatch__comm_to_world(comm, rank), 1, tmatch__bytes(count, type));
+}
+
+/* Persistent send requests: request -> (world peer, bytes). */
+void tmatch__persist_add(MPI_Request req, int world, uint64_t bytes);
+void tmatch__persist_start(MPI_Request req);
+void tmatch__persist_forget(MPI_Request req);
+
+/* The collective model (record_wrap.c), also used by the Fortran wrappers. */
+void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes);     /* root -> all */
+void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes);   /* all -> root */
+void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);            /* all -> all */
+void tmatch__coll_barrier(MPI_Comm comm);
+void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes);                /* i -> i+1 */
+
+#endif /* TMATCH_PROFILER_RECORD_PRIVATE_H */

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record_wrap.c - the C bindings the recorder interposes (MPI_X calls
+ * PMPI_X after counting). What is counted, and the collective model, are
+ * documented in profiler/README.md; keep the two in step.
+ *
+ * Every wrapper counts only when tmatch__on(): set up, not finalized, and not
+ * reached from one of our Fortran wrappers (which have counted already).
+ */
+#include "profiler/record_private.h"
+
+#define API TMATCH_RECORD_VISIBLE
+
+/* ------------------------------------------------------------------------ */
+/* Init                                                                      */
+
+API int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
+
+	if (rc == MPI_SUCCESS) {
+		PMPI_Query_thread(&provided);
+		tmatch__record_setup(provided);
+	}
+	return rc;
+}
+
+API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		tmatch__record_setup(*provided);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point                                                            */
+
+#define BLOCKING_SEND(NAME)                                                                       \
+	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
+	                   MPI_Comm comm)                                                          \
+	{                                                                                          \
+		if (tmatch__on())                                                                  \
+			tmatch__count_send(comm, dest, count, type);                               \
+		return PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
+	}
+
+#define NONBLOCKING_SEND(NAME)                                                                    \
+	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
+	                   MPI_Comm comm, MPI_Request *req)                                        \
+	{                                                                                          \
+		if (tmatch__on())                                                                  \
+			tmatch__count_send(comm, dest, count, type);                               \
+		return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
+	}
+
+#define PERSISTENT_SEND(NAME)                                                                     \
+	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
+	                   MPI_Comm comm, MPI_Request *req)                                        \
+	{                                                                                          \
+		int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
+		if (rc == MPI_SUCCESS && tmatch__on() && dest >= 0)                                \
+			tmatch__persist_add(*req, tmatch__comm_to_world(comm, dest),               \
+			                    tmatch__bytes(count, type));                           \
+		return rc;                                                                         \
+	}
+
+BLOCKING_SEND(Send)
+BLOCKING_SEND(Bsend)
+BLOCKING_SEND(Ssend)
+BLOCKING_SEND(Rsend)
+NONBLOCKING_SEND(Isend)
+NONBLOCKING_SEND(Ibsend)
+NONBLOCKING_SEND(Issend)
+NONBLOCKING_SEND(Irsend)
+PERSISTENT_SEND(Send_init)
+PERSISTENT_SEND(Bsend_init)
+PERSISTENT_SEND(Ssend_init)
+PERSISTENT_SEND(Rsend_init)
+
+API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                      MPI_Request *req)
+{
+	int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+
+	/* a handle reused after a free we did not see must not count as a send */
+	if (rc == MPI_SUCCESS && tmatch__st.ready)
+		tmatch__persist_forget(*req);
+	return rc;
+}
+
+API int MPI_Start(MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__persist_start(*req);
+	return PMPI_Start(req);
+}
+
+API int MPI_Startall(int n, MPI_Request reqs[])
+{
+	if (tmatch__on())
+		for (int i = 0; i < n; i++)
+			tmatch__persist_start(reqs[i]);
+	return PMPI_Startall(n, reqs);
+}
+
+API int MPI_Request_free(MPI_Request *req)
+{
+	if (tmatch__st.ready)
+		tmatch__persist_forget(*req);
+	return PMPI_Request_free(req);
+}
+
+API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                     void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                     MPI_Comm comm, MPI_Status *status)
+{
+	if (tmatch__on())
+		tmatch__count_send(comm, dest, scount, stype);
+	return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+	                     comm, status);
+}
+
+API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
+                             int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (tmatch__on())
+		tmatch__count_send(comm, dest, count, type);
+	return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+}
+
+#if MPI_VERSION >= 4
+API int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                      void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                      MPI_Comm comm, MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__count_send(comm, dest, scount, stype);
+	return PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+	                      comm, req);
+}
+
+API int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
+                              int source, int rtag, MPI_Comm comm, MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__count_send(comm, dest, count, type);
+	return PMPI_Isendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, req);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* One-sided: puts and accumulates flow origin -> target, gets target -> origin */
+
+static void count_rma(MPI_Win win, int target, int count, MPI_Datatype type, int get)
+{
+	if (target < 0) /* MPI_PROC_NULL */
+		return;
+	tmatch__st.used_rma = 1;
+	tmatch__add(get ? TMATCH__GET : TMATCH__P2P, tmatch__win_to_world(win, target), 1,
+	            tmatch__bytes(count, type));
+}
+
+API int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+                int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 0);
+	return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+API int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+                 int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 0);
+	return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+API int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+                int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 1);
+	return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+API int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+                 int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 1);
+	return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+API int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
+                       MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 0);
+	return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
+}
+
+API int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
+                           int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+	if (tmatch__on()) {
+		count_rma(win, target, ocount, otype, 0);
+		count_rma(win, target, rcount, rtype, 1);
+	}
+	return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount,
+	                           ttype, op, win);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The logical collective model (see README.md): who sends what to whom if   */
+/* the collective were done with direct messages. Intercommunicators: none.  */
+
+static int intra(MPI_Comm comm, int *size, int *rank)
+{
+	int inter = 1;
+
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return 0;
+	PMPI_Comm_size(comm, size);
+	PMPI_Comm_rank(comm, rank);
+	return 1;
+}
+
+static void coll_add(MPI_Comm comm, int rank, uint64_t msgs, uint64_t bytes)
+{
+	tmatch__add(TMATCH__COLL, tmatch__comm_to_world(comm, rank), msgs, bytes);
+}
+
+void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes)
+{
+	int size, me;
+
+	if (!intra(comm, &size, &me) || me != root)
+		return;
+	for (int i = 0; i < size; i++)
+		if (i != me)
+			coll_add(comm, i, 1, bytes);
+}
+
+void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes)
+{
+	int size, me;
+
+	if (intra(comm, &size, &me) && me != root && root >= 0 && root < size)
+		coll_add(comm, root, 1, bytes);
+}
+
+void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each)
+{
+	int size, me;
+
+	if (!intra(comm, &size, &me))
+		return;
+	for (int i = 0; i < size; i++)
+		if (i != me)
+			coll_add(comm, i, 1, bytes_each);
+}
+
+void tmatch__coll_barrier(MPI_Comm comm)
+{
+	int size, me;
+
+	if (!intra(comm, &size, &me))
+		return;
+	if (me != 0)
+		coll_add(comm, 0, 1, 0);
+	else
+		for (int i = 1; i < size; i++)
+			coll_add(comm, i, 1, 0);
+}
+
+void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes)
+{
+	int size, me;
+
+	if (intra(comm, &size, &me) && me + 1 < size)
+		coll_add(comm, me + 1, 1, bytes);
+}
+
+/* per-peer counts (v variants): peer i gets counts[i] x type */
+static void coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type)
+{
+	int size, me, tsz = 0;
+
+	if (!intra(comm, &size, &me) || PMPI_Type_size(type, &tsz) != MPI_SUCCESS || tsz < 0)
+		return;
+	for (int i = 0; i < size; i++)
+		if (i != me && counts[i] > 0)
+			coll_add(comm, i, 1, (uint64_t)counts[i] * (uint64_t)tsz);
+}
+
+#define COLL (tmatch__on() && tmatch__st.collectives)
+
+API int MPI_Barrier(MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_barrier(comm);
+	return PMPI_Barrier(comm);
+}
+
+API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_barrier(comm);
+	return PMPI_Ibarrier(comm, req);
+}
+
+API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
+	return PMPI_Bcast(buf, count, type, root, comm);
+}
+
+API int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                   MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
+	return PMPI_Ibcast(buf, count, type, root, comm, req);
+}
+
+API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
+	return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+}
+
+API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
+	return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
+}
+
+API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_all(comm, tmatch__bytes(count, type));
+	return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+}
+
+API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_all(comm, tmatch__bytes(count, type));
+	return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
+}
+
+API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
+                                 MPI_Op op, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
+	return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
+}
+
+API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
+                           MPI_Op op, MPI_Comm comm)
+{
+	if (COLL)
+		coll_v(comm, rcounts, type);
+	return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+}
+
+API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                 MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+	return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+}
+
+API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+	return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+}
+
+API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                   MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+}
+
+API int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+}
+
+API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                    MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+}
+
+API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+}
+
+API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                     MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+}
+
+API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                     MPI_Comm comm)
+{
+	int size, me;
+
+	if (COLL && intra(comm, &size, &me) && me == root)
+		coll_v(comm, scounts, stype);
+	return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+}
+
+/* Allgather and Alltoall: with MPI_IN_PLACE the receive signature gives the size. */
+API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
+		                                            : tmatch__bytes(scount, stype));
+	return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
+		                                            : tmatch__bytes(scount, stype));
+	return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       const int rcounts[], const int displs[], MPI_Datatype rtype,
+                       MPI_Comm comm)
+{
+	int size, me;
+
+	if (COLL && intra(comm, &size, &me))
+		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcounts[me], rtype)
+		                                            : tmatch__bytes(scount, stype));
+	return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+}
+
+API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                     MPI_Datatype rtype, MPI_Comm comm)
+{
+	if (COLL)
+		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
+		                                            : tmatch__bytes(scount, stype));
+	return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+API int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
+		                                            : tmatch__bytes(scount, stype));
+	return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                      MPI_Datatype rtype, MPI_Comm comm)
+{
+	if (COLL) {
+		if (sbuf == MPI_IN_PLACE)
+			coll_v(comm, rcounts, rtype);
+		else
+			coll_v(comm, scounts, stype);
+	}
+	return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+}
+
+API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+	int size, me;
+
+	if (COLL && intra(comm, &size, &me)) {
+		int inplace = sbuf == MPI_IN_PLACE;
+		for (int i = 0; i < size; i++)
+			if (i != me)
+				coll_add(comm, i, 1,
+				         inplace ? tmatch__bytes(rcounts[i], rtypes[i])
+				                 : tmatch__bytes(scounts[i], stypes[i]));
+	}
+	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+	                      comm);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pattern.c - an MPI program with an exactly known communication pattern,
+ * for the recorder's end-to-end tests. Needs exactly 4 ranks. The expected
+ * profile is written by hand in tests/mpi/pattern*.expected; keep them in
+ * step with this file (and with pattern_f.f90, which does the same).
+ *
+ *   pattern        point-to-point and collectives
+ *   pattern rma    the same plus one MPI_Put and one MPI_Get
+ *
+ * Point-to-point, W = MPI_COMM_WORLD:
+ *   1. MPI_Send      r -> r+1: 3 x 100 int          (3 msgs, 1200 B)
+ *   2. MPI_Isend     r -> r+2: 2 x 50 double        (2 msgs,  800 B)
+ *   3. MPI_Ssend     0 -> 3:   7 char               (1 msg,     7 B)
+ *   4. persistent    1 -> 2:   Send_init 16 int, started 5 times (5 msgs, 320 B)
+ *   5. MPI_Sendrecv  r -> r-1: 10 int, then Sendrecv_replace 3 double (2 msgs, 64 B)
+ *   6. split by r%2, key -r: sub-rank 0 -> 1 (world 2 -> 0, 3 -> 1): 4 x 8 byte
+ *      dup of W: 3 -> 0: 1000 byte
+ *   7. MPI_Send to MPI_PROC_NULL from 0: not counted
+ *   8. derived type contiguous(3, int): 2 -> 1: 2 of them (1 msg, 24 B)
+ *   9. MPI_Bsend     3 -> 2: 5 int                  (1 msg, 20 B)
+ * Collectives: Bcast 10 int from 0, Allreduce 2 double, Gather 1 int to 3,
+ * Barrier.
+ * RMA (argument "rma"): 0 puts 6 int into 1; 2 gets 2 double from 3.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "pattern: %s failed\n", what);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size, rma = argc > 1 && !strcmp(argv[1], "rma");
+	int ibuf[100] = {0}, ibuf2[100];
+	double dbuf[2][50] = {{0}}, drecv[2][50];
+	MPI_Request reqs[4];
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	check(size == 4, "4 ranks");
+	int next = (rank + 1) % 4, prev = (rank + 3) % 4, opp = (rank + 2) % 4;
+
+	/* 1 */
+	for (int i = 0; i < 3; i++) {
+		if (rank % 2 == 0) {
+			MPI_Send(ibuf, 100, MPI_INT, next, 1, MPI_COMM_WORLD);
+			MPI_Recv(ibuf2, 100, MPI_INT, prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(ibuf2, 100, MPI_INT, prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(ibuf, 100, MPI_INT, next, 1, MPI_COMM_WORLD);
+		}
+	}
+	/* 2 */
+	for (int i = 0; i < 2; i++) {
+		MPI_Irecv(drecv[i], 50, MPI_DOUBLE, opp, 2, MPI_COMM_WORLD, &reqs[2 * i]);
+		MPI_Isend(dbuf[i], 50, MPI_DOUBLE, opp, 2, MPI_COMM_WORLD, &reqs[2 * i + 1]);
+	}
+	MPI_Status sts[4];
+	MPI_Waitall(4, reqs, sts);
+	/* 3 */
+	char text[7] = "abcdef";
+	if (rank == 0)
+		MPI_Ssend(text, 7, MPI_CHAR, 3, 3, MPI_COMM_WORLD);
+	if (rank == 3)
+		MPI_Recv(text, 7, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	/* 4 */
+	if (rank == 1 || rank == 2) {
+		MPI_Request p;
+		if (rank == 1)
+			MPI_Send_init(ibuf, 16, MPI_INT, 2, 4, MPI_COMM_WORLD, &p);
+		else
+			MPI_Recv_init(ibuf2, 16, MPI_INT, 1, 4, MPI_COMM_WORLD, &p);
+		for (int i = 0; i < 5; i++) {
+			if (i % 2)
+				MPI_Start(&p);
+			else
+				MPI_Startall(1, &p);
+			MPI_Wait(&p, MPI_STATUS_IGNORE);
+		}
+		MPI_Request_free(&p);
+	}
+	/* 5 */
+	MPI_Sendrecv(ibuf, 10, MPI_INT, prev, 5, ibuf2, 10, MPI_INT, next, 5, MPI_COMM_WORLD,
+	             MPI_STATUS_IGNORE);
+	MPI_Sendrecv_replace(dbuf[0], 3, MPI_DOUBLE, prev, 6, next, 6, MPI_COMM_WORLD,
+	                     MPI_STATUS_IGNORE);
+	/* 6 */
+	MPI_Comm half, dup;
+	int hrank;
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+	MPI_Comm_rank(half, &hrank);
+	check(hrank == (rank < 2 ? 1 : 0), "split order");
+	for (int i = 0; i < 4; i++) {
+		if (hrank == 0)
+			MPI_Send(text, 8, MPI_BYTE, 1, 7, half);
+		else
+			MPI_Recv(text, 8, MPI_BYTE, 0, 7, half, MPI_STATUS_IGNORE);
+	}
+	MPI_Comm_free(&half);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	char kb[1000] = {0};
+	if (rank == 3)
+		MPI_Send(kb, 1000, MPI_BYTE, 0, 8, dup);
+	if (rank == 0)
+		MPI_Recv(kb, 1000, MPI_BYTE, 3, 8, dup, MPI_STATUS_IGNORE);
+	MPI_Comm_free(&dup);
+	/* 7 */
+	if (rank == 0)
+		MPI_Send(ibuf, 100, MPI_INT, MPI_PROC_NULL, 9, MPI_COMM_WORLD);
+	/* 8 */
+	MPI_Datatype tri;
+	MPI_Type_contiguous(3, MPI_INT, &tri);
+	MPI_Type_commit(&tri);
+	if (rank == 2)
+		MPI_Send(ibuf, 2, tri, 1, 10, MPI_COMM_WORLD);
+	if (rank == 1)
+		MPI_Recv(ibuf2, 2, tri, 2, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Type_free(&tri);
+	/* 9 */
+	if (rank == 3) {
+		int bsize = 5 * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+		void *b = malloc((size_t)bsize);
+		MPI_Buffer_attach(b, bsize);
+		MPI_Bsend(ibuf, 5, MPI_INT, 2, 11, MPI_COMM_WORLD);
+		MPI_Buffer_detach(&b, &bsize);
+		free(b);
+	}
+	if (rank == 2)
+		MPI_Recv(ibuf2, 5, MPI_INT, 3, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	/* collectives */
+	MPI_Bcast(ibuf, 10, MPI_INT, 0, MPI_COMM_WORLD);
+	double two[2] = {1, 2}, sum[2];
+	MPI_Allreduce(two, sum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	check(sum[1] == 8, "allreduce");
+	int one = rank, all[4];
+	MPI_Gather(&one, 1, MPI_INT, all, 1, MPI_INT, 3, MPI_COMM_WORLD);
+	MPI_Barrier(MPI_COMM_WORLD);
+	/* RMA */
+	if (rma) {
+		MPI_Win win;
+		double wbuf[8] = {0};
+		MPI_Win_create(wbuf, sizeof wbuf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+		MPI_Win_fence(0, win);
+		if (rank == 0)
+			MPI_Put(ibuf, 6, MPI_INT, 1, 0, 6, MPI_INT, win);
+		if (rank == 2)
+			MPI_Get(drecv[0], 2, MPI_DOUBLE, 3, 0, 2, MPI_DOUBLE, win);
+		MPI_Win_fence(0, win);
+		MPI_Win_free(&win);
+	}
+	MPI_Finalize();
+	return 0;
+}

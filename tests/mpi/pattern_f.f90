@@ -1,0 +1,110 @@
+! SPDX-License-Identifier: BSD-3-Clause
+!
+! pattern_f.f90 - the pattern of pattern.c (without RMA) through the Fortran
+! bindings (`use mpi`), so that the same tests/mpi/pattern*.expected apply.
+! Needs exactly 4 ranks.
+program pattern_f
+  use mpi
+  implicit none
+  integer :: rank, size, ierr, i, nxt, prv, opp, hrank, half, dup, tri, p, bsize
+  integer :: ibuf(100), ibuf2(100), reqs(4), one, all(4), pa(1)
+  integer :: sts(MPI_STATUS_SIZE, 4), st(MPI_STATUS_SIZE)
+  double precision :: dbuf(50, 2), drecv(50, 2), two(2), tot(2)
+  character(len=8) :: text
+  character(len=1000) :: kb
+  character, allocatable :: bbuf(:)
+
+  ibuf = 0
+  dbuf = 0
+  text = 'abcdefg'
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+  if (size /= 4) call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  nxt = mod(rank + 1, 4)
+  prv = mod(rank + 3, 4)
+  opp = mod(rank + 2, 4)
+  ! 1
+  do i = 1, 3
+    if (mod(rank, 2) == 0) then
+      call MPI_Send(ibuf, 100, MPI_INTEGER, nxt, 1, MPI_COMM_WORLD, ierr)
+      call MPI_Recv(ibuf2, 100, MPI_INTEGER, prv, 1, MPI_COMM_WORLD, st, ierr)
+    else
+      call MPI_Recv(ibuf2, 100, MPI_INTEGER, prv, 1, MPI_COMM_WORLD, st, ierr)
+      call MPI_Send(ibuf, 100, MPI_INTEGER, nxt, 1, MPI_COMM_WORLD, ierr)
+    end if
+  end do
+  ! 2
+  do i = 1, 2
+    call MPI_Irecv(drecv(1, i), 50, MPI_DOUBLE_PRECISION, opp, 2, MPI_COMM_WORLD, reqs(2*i-1), ierr)
+    call MPI_Isend(dbuf(1, i), 50, MPI_DOUBLE_PRECISION, opp, 2, MPI_COMM_WORLD, reqs(2*i), ierr)
+  end do
+  call MPI_Waitall(4, reqs, sts, ierr)
+  ! 3
+  if (rank == 0) call MPI_Ssend(text, 7, MPI_CHARACTER, 3, 3, MPI_COMM_WORLD, ierr)
+  if (rank == 3) call MPI_Recv(text, 7, MPI_CHARACTER, 0, 3, MPI_COMM_WORLD, st, ierr)
+  ! 4
+  if (rank == 1 .or. rank == 2) then
+    if (rank == 1) then
+      call MPI_Send_init(ibuf, 16, MPI_INTEGER, 2, 4, MPI_COMM_WORLD, p, ierr)
+    else
+      call MPI_Recv_init(ibuf2, 16, MPI_INTEGER, 1, 4, MPI_COMM_WORLD, p, ierr)
+    end if
+    do i = 1, 5
+      if (mod(i, 2) == 0) then
+        call MPI_Start(p, ierr)
+      else
+        pa(1) = p
+        call MPI_Startall(1, pa, ierr)
+      end if
+      call MPI_Wait(p, st, ierr)
+    end do
+    call MPI_Request_free(p, ierr)
+  end if
+  ! 5
+  call MPI_Sendrecv(ibuf, 10, MPI_INTEGER, prv, 5, ibuf2, 10, MPI_INTEGER, nxt, 5, &
+                    MPI_COMM_WORLD, st, ierr)
+  call MPI_Sendrecv_replace(dbuf, 3, MPI_DOUBLE_PRECISION, prv, 6, nxt, 6, MPI_COMM_WORLD, st, ierr)
+  ! 6
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), -rank, half, ierr)
+  call MPI_Comm_rank(half, hrank, ierr)
+  do i = 1, 4
+    if (hrank == 0) then
+      call MPI_Send(text, 8, MPI_BYTE, 1, 7, half, ierr)
+    else
+      call MPI_Recv(text, 8, MPI_BYTE, 0, 7, half, st, ierr)
+    end if
+  end do
+  call MPI_Comm_free(half, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  if (rank == 3) call MPI_Send(kb, 1000, MPI_BYTE, 0, 8, dup, ierr)
+  if (rank == 0) call MPI_Recv(kb, 1000, MPI_BYTE, 3, 8, dup, st, ierr)
+  call MPI_Comm_free(dup, ierr)
+  ! 7
+  if (rank == 0) call MPI_Send(ibuf, 100, MPI_INTEGER, MPI_PROC_NULL, 9, MPI_COMM_WORLD, ierr)
+  ! 8
+  call MPI_Type_contiguous(3, MPI_INTEGER, tri, ierr)
+  call MPI_Type_commit(tri, ierr)
+  if (rank == 2) call MPI_Send(ibuf, 2, tri, 1, 10, MPI_COMM_WORLD, ierr)
+  if (rank == 1) call MPI_Recv(ibuf2, 2, tri, 2, 10, MPI_COMM_WORLD, st, ierr)
+  call MPI_Type_free(tri, ierr)
+  ! 9
+  if (rank == 3) then
+    bsize = 20 + MPI_BSEND_OVERHEAD
+    allocate(bbuf(bsize))
+    call MPI_Buffer_attach(bbuf, bsize, ierr)
+    call MPI_Bsend(ibuf, 5, MPI_INTEGER, 2, 11, MPI_COMM_WORLD, ierr)
+    call MPI_Buffer_detach(bbuf, bsize, ierr)
+    deallocate(bbuf)
+  end if
+  if (rank == 2) call MPI_Recv(ibuf2, 5, MPI_INTEGER, 3, 11, MPI_COMM_WORLD, st, ierr)
+  ! collectives
+  call MPI_Bcast(ibuf, 10, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  two = (/ 1d0, 2d0 /)
+  call MPI_Allreduce(two, tot, 2, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (tot(2) /= 8d0) call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  one = rank
+  call MPI_Gather(one, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 3, MPI_COMM_WORLD, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program pattern_f
