@@ -609,13 +609,19 @@ static int write_svg(FILE *f, const struct picture *pic)
 		tmatch_cli_svg_text(f, MARGIN, 72, 10, "start", buf);
 	}
 
+	/* Groups with fixed ids, so tests and scripts can find each part. */
+	fputs("<g id=\"rank-order\">\n", f);
 	draw_map(f, pic, pic->by_rank, MAP_LEFT, MAP_TOP, 0, "Communication matrix, rank order");
+	fputs("</g>\n<g id=\"placement-order\">\n", f);
 	draw_map(f, pic, pic->by_leaf, MAP_LEFT + MAP_SIZE + MAP_GAP, MAP_TOP, 1,
 	         "Same matrix, placement order");
+	fputs("</g>\n<g id=\"matrix-legend\">\n", f);
 	draw_legend(f, &pic->cell_scale, MAP_LEFT + 2 * MAP_SIZE + MAP_GAP + 40, MAP_TOP + 30,
 	            LEGEND_W, MAP_SIZE - 30, 1, "ramp-v", "traffic (log)");
+	fputs("</g>\n<g id=\"tree\">\n", f);
 	if (draw_tree(f, pic, tree_y, cut) < 0)
 		return -1;
+	fputs("</g>\n", f);
 	tmatch_cli_svg_end(f);
 	return 0;
 }

@@ -13,7 +13,8 @@ iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
 libscotch-dev libmetis-dev
 clang clang-format clang-tidy cppcheck libclang-rt-14-dev
-time"
+time
+libxml2-utils librsvg2-bin debhelper rpm"
 
 missing=""
 for p in $PKGS; do

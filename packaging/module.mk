@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# packaging/: pkg-config file, man pages, the plugstack.conf example, Debian
+# and RPM packages.
+#
+#   make deb [DEB_OUT=dir]     .deb files (packaging/build-deb.sh)
+#   make rpm [RPM_OUT=dir]     .rpm files (packaging/build-rpm.sh)
+
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+EXAMPLESDIR  ?= $(DATADIR)/doc/slurm-treematch/examples
+DEB_OUT      ?= $(B)/deb
+RPM_OUT      ?= $(B)/rpm
+
+MAN_PAGES    += cli/treematch.1
+PKG_PC       := $(B)/packaging/treematch.pc
+PKG_PLUGSTACK := $(B)/packaging/treematch.conf
+
+INSTALL_TARGETS   += install-packaging
+UNINSTALL_TARGETS += uninstall-packaging
+.PHONY: install-packaging uninstall-packaging deb rpm
+
+# Both generated files depend on the paths they embed: rebuild on every
+# install so `make install PREFIX=x` after `make install PREFIX=y` is right.
+.PHONY: $(PKG_PC) $(PKG_PLUGSTACK)
+$(PKG_PC): packaging/treematch.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
+
+$(PKG_PLUGSTACK): packaging/treematch.conf.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@SLURM_PLUGINDIR@|$(SLURM_PLUGINDIR)|g' \
+	    -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' $< >$@
+
+install-packaging: $(PKG_PC) $(PKG_PLUGSTACK)
+	install -d $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(EXAMPLESDIR)
+	install -m 0644 $(PKG_PC) $(DESTDIR)$(PKGCONFIGDIR)/treematch.pc
+	install -m 0644 $(PKG_PLUGSTACK) $(DESTDIR)$(EXAMPLESDIR)/treematch.conf
+	@set -e; for p in $(sort $(MAN_PAGES)); do \
+	    s=$${p##*.}; \
+	    echo "install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/"; \
+	    install -d $(DESTDIR)$(MANDIR)/man$$s; \
+	    install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
+
+uninstall-packaging:
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/treematch.pc
+	rm -f $(DESTDIR)$(EXAMPLESDIR)/treematch.conf
+	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DATADIR)/doc/slurm-treematch 2>/dev/null
+	@for p in $(sort $(MAN_PAGES)); do \
+	    f=$$(basename $$p); s=$${p##*.}; \
+	    echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \
+	    rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f; \
+	done
+
+deb:
+	sh packaging/build-deb.sh $(DEB_OUT)
+
+rpm:
+	sh packaging/build-rpm.sh $(RPM_OUT)
+
+# Tests of this module: treematch(1) and treematch(8) document every option
+# (test_cli_manpages), `treematch draw` writes well-formed, complete SVG
+# (test_cli_draw). Both run the CLI built by `all`.
+TEST_SRCS += tests/unit/test_cli_draw.c

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_cli_manpages.c - the man pages say what the code does:
+ *   - every subcommand listed by `treematch --help` (and every nested
+ *     subcommand listed by `treematch GROUP --help`) has its own section
+ *     ".SS treematch NAME..." in cli/treematch.1, and every option its
+ *     --help prints is documented in that section;
+ *   - every key of the option grammar (tmatch_config_keys) is documented in
+ *     the plugin's page spank/treematch.8, with the --treematch option.
+ * Runs the CLI that `make` built in TMATCH_BUILDDIR.
+ */
+#include "conf/config.h"
+
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CLI     (char *)cli_path()
+#define PAGE1   TMATCH_SRCDIR "/cli/treematch.1"
+#define PAGE8   TMATCH_SRCDIR "/spank/treematch.8"
+#define MAXHELP (1 << 16)
+
+/* Read a man page and drop the roff markup that can split a word: font
+   changes (\fB \fI \fR \fP \f(CW), "\-" -> "-", "\&" -> "". */
+
+/* The CLI `make` built: $TMATCH_CLI if set, else the build directory's. */
+static const char *cli_path(void)
+{
+	static const char *const candidates[] = {TMATCH_BUILDDIR "/treematch",
+	                                         TMATCH_BUILDDIR "/bin/treematch"};
+	const char *env = getenv("TMATCH_CLI");
+	struct stat st;
+
+	if (env && *env)
+		return env;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(candidates[i], X_OK) == 0)
+			return candidates[i];
+	cr_assert_fail("the treematch CLI is not built in %s (run make first)", TMATCH_BUILDDIR);
+	return NULL;
+}
+
+static char *read_page(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *raw, *out;
+	size_t n, j = 0;
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	raw = malloc(1 << 20);
+	out = malloc(1 << 20);
+	cr_assert(raw && out);
+	n = fread(raw, 1, (1 << 20) - 1, f);
+	fclose(f);
+	raw[n] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (raw[i] == '\\' && raw[i + 1] == 'f') {
+			i += raw[i + 2] == '(' ? 4 : 2;
+			continue;
+		}
+		if (raw[i] == '\\' && (raw[i + 1] == '-' || raw[i + 1] == '&')) {
+			if (raw[i + 1] == '-')
+				out[j++] = '-';
+			i++;
+			continue;
+		}
+		out[j++] = raw[i];
+	}
+	out[j] = 0;
+	free(raw);
+	return out;
+}
+
+/* Run `treematch args...` and capture stdout+stderr. Returns the exit status. */
+static int run_cli(const char *a1, const char *a2, const char *a3, char *out, size_t outlen)
+{
+	char *argv[] = {CLI, (char *)a1, (char *)a2, (char *)a3, NULL};
+	int fds[2], status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(CLI, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((got = read(fds[0], out + len, outlen - 1 - len)) > 0)
+		len += (size_t)got;
+	out[len] = 0;
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int is_word(int c)
+{
+	return isalnum(c) || c == '-' || c == '_';
+}
+
+/* 1 if `word` occurs in [from, to) not glued to other word characters. */
+static int has_word(const char *from, const char *to, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = from; (p = strstr(p, word)) && p + wl <= to; p++) {
+		if ((p == from || !is_word((unsigned char)p[-1])) && !is_word((unsigned char)p[wl]))
+			return 1;
+	}
+	return 0;
+}
+
+/* The section ".SS treematch NAME" of the page, up to the next .SS/.SH. */
+static int section(const char *page, const char *name, const char **from, const char **to)
+{
+	char head[128];
+	const char *p = page;
+	size_t hl;
+
+	snprintf(head, sizeof(head), ".SS \"treematch %s\"", name);
+	hl = strlen(head);
+	for (; (p = strstr(p, head)); p += hl) {
+		if ((p == page || p[-1] == '\n') && p[hl] == '\n')
+			break;
+	}
+	if (!p)
+		return -1;
+	*from = p;
+	*to = p + hl;
+	while (**to &&
+	       !(((*to)[-1] == '\n') && (!strncmp(*to, ".SS", 3) || !strncmp(*to, ".SH", 3))))
+		(*to)++;
+	return 0;
+}
+
+/*
+ * The subcommands listed in a help text: the lines after a line "commands:",
+ * each "  NAME  summary", until a blank line.
+ */
+static int list_commands(const char *help, char names[][32], int max)
+{
+	const char *p = strstr(help, "commands:\n");
+	int n = 0;
+
+	if (!p)
+		return 0;
+	p = strchr(p, '\n') + 1;
+	while (*p == ' ' && n < max) {
+		int len;
+		while (*p == ' ')
+			p++;
+		len = (int)strcspn(p, " \n");
+		if (len > 0 && len < 32) {
+			memcpy(names[n], p, (size_t)len);
+			names[n][len] = 0;
+			n++;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * Check every option in `help` (tokens --long-name and -x) is in the page's
+ * section for `name`. Returns the number of problems (each reported).
+ */
+static int check_options(const char *page, const char *name, const char *help)
+{
+	const char *from, *to;
+	int bad = 0, found = 0;
+
+	if (section(page, name, &from, &to) < 0) {
+		cr_log_error("treematch.1 has no section .SS \"treematch %s\"", name);
+		return 1;
+	}
+	for (const char *p = help; *p; p++) {
+		char opt[64];
+		size_t len;
+		if (*p != '-' || (p > help && is_word((unsigned char)p[-1])))
+			continue;
+		len = 1;
+		if (p[1] == '-')
+			len = 2;
+		if (!isalpha((unsigned char)p[len]))
+			continue;
+		while (is_word((unsigned char)p[len]) && len < sizeof(opt) - 1)
+			len++;
+		/* "-x" short options are one letter; longer single-dash words are prose. */
+		if (p[1] != '-' && len != 2)
+			continue;
+		memcpy(opt, p, len);
+		opt[len] = 0;
+		found++;
+		if (!has_word(from, to, opt)) {
+			cr_log_error(
+			    "treematch %s: option %s (from --help) is not in its section of "
+			    "treematch.1",
+			    name, opt);
+			bad++;
+		}
+		p += len - 1;
+	}
+	if (found == 0) {
+		cr_log_error("treematch %s --help lists no option at all", name);
+		bad++;
+	}
+	return bad;
+}
+
+Test(manpages, every_cli_option_is_in_treematch_1)
+{
+	static char help[MAXHELP], sub[MAXHELP];
+	char names[32][32], nested[32][32];
+	char *page = read_page(PAGE1);
+	int n, bad = 0;
+
+	cr_assert_eq(run_cli("--help", NULL, NULL, help, sizeof(help)), 0);
+	n = list_commands(help, names, 32);
+	cr_assert_geq(n, 7, "treematch --help lists %d commands:\n%s", n, help);
+	cr_expect(has_word(page, page + strlen(page), "--version"));
+	for (int i = 0; i < n; i++) {
+		int rc = run_cli(names[i], "--help", NULL, help, sizeof(help));
+		int nn;
+		if (rc != 0) {
+			cr_log_error("treematch %s --help exits %d: %s", names[i], rc, help);
+			bad++;
+			continue;
+		}
+		nn = list_commands(help, nested, 32);
+		if (nn == 0) {
+			bad += check_options(page, names[i], help);
+			continue;
+		}
+		/* A group: document each of its commands. */
+		for (int k = 0; k < nn; k++) {
+			char full[80];
+			rc = run_cli(names[i], nested[k], "--help", sub, sizeof(sub));
+			snprintf(full, sizeof(full), "%.31s %.31s", names[i], nested[k]);
+			if (rc != 0) {
+				cr_log_error("treematch %s --help exits %d: %s", full, rc, sub);
+				bad++;
+				continue;
+			}
+			bad += check_options(page, full, sub);
+		}
+	}
+	cr_expect_eq(bad, 0, "%d problems between the CLI and treematch.1 (see above)", bad);
+	free(page);
+}
+
+Test(manpages, check_options_catches_an_undocumented_option)
+{
+	const char *page = ".SH X\n.SS \"treematch draw\"\n\\fB\\-\\-profile\\fR \\fIFILE\\fR\n"
+	                   "\\-o FILE\n.SS \"treematch map\"\n\\-\\-mapper\n";
+	char *copy = strdup(page), *norm;
+	FILE *f;
+	char path[] = "/tmp/test_manpages.XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(copy, f);
+	fclose(f);
+	norm = read_page(path);
+	unlink(path);
+	cr_expect_eq(check_options(norm, "draw", "  -o FILE\n  --profile FILE\n"), 0);
+	/* --mapper is documented, but under map, not draw. */
+	cr_expect_eq(check_options(norm, "draw", "  --profile FILE\n  --mapper NAME\n"), 1);
+	/* --profiles is not --profile. */
+	cr_expect_eq(check_options(norm, "draw", "  --profiles\n"), 1);
+	cr_expect_eq(check_options(norm, "layout", "  --x\n"), 1);
+	cr_expect_eq(check_options(norm, "draw", "no options here\n"), 1);
+	free(norm);
+	free(copy);
+}
+
+Test(manpages, every_plugin_key_is_in_treematch_8)
+{
+	char *page;
+	const char *end;
+	int bad = 0;
+
+	cr_assert_eq(access(PAGE8, R_OK), 0, "spank/treematch.8 is missing");
+	page = read_page(PAGE8);
+	end = page + strlen(page);
+	cr_expect(has_word(page, end, "--treematch"), "treematch.8 does not name --treematch");
+	for (const char *const *k = tmatch_config_keys(); *k; k++) {
+		if (!has_word(page, end, *k)) {
+			cr_log_error("option key '%s' is not in treematch.8", *k);
+			bad++;
+		}
+	}
+	cr_expect_eq(bad, 0, "%d option keys missing from treematch.8", bad);
+	free(page);
+}
