@@ -2,3 +2,50 @@
 # conf/: profile format (libyaml) and the configuration grammar.
 LIB_SRCS    += $(wildcard conf/*.c)
 LIB_HEADERS += conf/profile.h conf/config.h
+MAN_PAGES   += conf/treematch-profile.5
+TEST_SRCS   += $(wildcard tests/unit/test_conf_*.c)
+CHECK_TARGETS += conf-fuzz-replay
+
+# ---------------------------------------------------------------------------
+# Fuzzing the profile loader.
+#
+#   make fuzz                       build the libFuzzer harness (clang) and run it
+#                                   for FUZZ_TIME seconds over conf/fuzz/corpus
+#   make fuzz FUZZ_RUNS=10000000    run that many inputs instead
+#   make conf-fuzz-replay           replay corpus + regressions with $(CC), no
+#                                   libFuzzer (part of `make check`)
+# New inputs go to $(B)/fuzz/corpus (seeded from the committed corpus); a crash
+# is written as $(B)/fuzz/crash-*: copy it into conf/fuzz/regressions/.
+
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 60
+FUZZ_RUNS   ?= -1
+FUZZ_SRCS   := conf/fuzz/fuzz_profile.c $(wildcard conf/*.c) treematch/comm.c treematch/error.c
+FUZZ_BIN    := $(B)/fuzz/fuzz_profile
+REPLAY_BIN  := $(B)/fuzz/replay_profile
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard conf/*.h) treematch/treematch.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) -lm
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(B)/fuzz/corpus
+	cp -n conf/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
+	$(FUZZ_BIN) -jobs=1 -workers=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/fuzz/ -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
+	    -runs=$(FUZZ_RUNS) $(B)/fuzz/corpus conf/fuzz/regressions
+
+$(REPLAY_BIN): conf/fuzz/replay.c conf/fuzz/fuzz_profile.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ conf/fuzz/replay.c conf/fuzz/fuzz_profile.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+conf-fuzz-replay: $(REPLAY_BIN)
+	@if $(REPLAY_BIN) conf/fuzz/corpus conf/fuzz/regressions tests/fixtures/conf/valid \
+	    tests/fixtures/conf/invalid; then \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add conf-fuzz-replay 1 0; \
+	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add conf-fuzz-replay 0 1; fi
+
+.PHONY: conf-fuzz-replay

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * conf_private.h - internals shared by the files of conf/. Tests may include
+ * it; nothing outside conf/ and tests/ does.
+ */
+#ifndef TMATCH_CONF_PRIVATE_H
+#define TMATCH_CONF_PRIVATE_H
+
+#include "conf/config.h"
+#include "conf/profile.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+
+/* Largest weight accepted in a profile: 2^63 - 1. */
+#define TMATCH__WEIGHT_MAX ((uint64_t)INT64_MAX)
+
+/* Provenance strings (tmatch_profile_info keys, in this order). */
+enum {
+	TMATCH__INFO_APPLICATION,
+	TMATCH__INFO_TOOL,
+	TMATCH__INFO_TOOL_VERSION,
+	TMATCH__INFO_MPI_LIBRARY,
+	TMATCH__INFO_CREATED,
+	TMATCH__INFO_SOURCE,
+	TMATCH__INFO_COUNT
+};
+extern const char *const tmatch__info_keys[TMATCH__INFO_COUNT];
+#define TMATCH__INFO_MAX_LEN 1024
+/* 1 if s[0..len) is valid UTF-8 that YAML prints as is, without control characters. */
+int tmatch__info_valid(const char *s, size_t len);
+
+/* One edge set, as parallel growable arrays. */
+struct tmatch__edges {
+	size_t n, cap;
+	int *src;
+	int *dst;
+	uint64_t *bytes; /* NULL when the profile does not record bytes */
+	uint64_t *msgs;  /* NULL when the profile does not record msgs */
+	uint32_t *line;  /* source line of each edge while loading; NULL otherwise */
+};
+
+struct tmatch_profile {
+	int ranks;
+	unsigned metrics; /* TMATCH_PROFILE_HAS_* */
+	int directed;
+	tmatch_profile_metric_t placement_metric;
+	int finished;                /* edges sorted and merged */
+	struct tmatch__edges set[2]; /* [0] = P2P (edges), [1] = COLL (coll_edges) */
+	char *info[TMATCH__INFO_COUNT];
+	int nodes;
+	int ranks_per_node;
+};
+
+/* Fill err (may be NULL) with file/line/column and a printf-style message. */
+void tmatch__conf_error(tmatch_error_t *err, const char *file, int line, int column,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void tmatch__conf_verror(tmatch_error_t *err, const char *file, int line, int column,
+                         const char *fmt, va_list ap);
+
+/* Log through a caller's callback (no-op when NULL). */
+void tmatch__conf_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Append one edge (arrays grow by doubling). -1/ENOMEM. `line` 0 = unknown. */
+int tmatch__edges_push(struct tmatch__edges *e, unsigned metrics, int src, int dst, uint64_t bytes,
+                       uint64_t msgs, uint32_t line);
+void tmatch__edges_free(struct tmatch__edges *e);
+
+/*
+ * Sort by (src, dst) in O(n + ranks) (two stable counting passes), then
+ * merge equal pairs. directed: duplicates summed (count in *ndup, first
+ * duplicate's line in *dup_line); undirected: the first duplicate fails
+ * (-1/EINVAL with *dup_line / *first_line set). A sum >= 2^63 fails with
+ * EOVERFLOW. On failure the set is left sorted but unmerged.
+ */
+int tmatch__edges_sort_merge(struct tmatch__edges *e, unsigned metrics, int ranks, int directed,
+                             size_t *ndup, uint32_t *dup_line, uint32_t *first_line, int *dup_src,
+                             int *dup_dst);
+
+/* Parse a non-negative decimal integer (digits only). -1 if not one or > max. */
+int tmatch__parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
+
+/* Describe what a non-integer scalar looks like ("a negative number", ...). */
+const char *tmatch__describe_scalar(const char *s, size_t len);
+
+#endif /* TMATCH_CONF_PRIVATE_H */
