@@ -2,3 +2,4 @@
 # treematch/: the mapping core (no Slurm, no hwloc).
 LIB_SRCS    += $(wildcard treematch/*.c)
 LIB_HEADERS += treematch/treematch.h
+LIB_DEPLIBS += -lmetis

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * auto.c - the default mapper: run the candidate mappers that fit the size
+ * of the problem, refine the most promising ones, keep the lowest hop-bytes.
+ *
+ * Candidates, in order (ties keep the earlier one): bisect, treematch,
+ * greedy, packed, rcm. Which ones run depends only on the input's size and
+ * density, never on the clock, so the result is the same on every run for a
+ * given seed:
+ *   - bisect (graph partitioning) wins on permuted and irregular inputs; it
+ *     is skipped on dense matrices, where METIS is slow and any balanced
+ *     split is as good as another;
+ *   - treematch wins on dense, hierarchical patterns; it is skipped above
+ *     TREEMATCH_MAX_RANKS ranks on sparse inputs;
+ *   - packed (the identity) is hard to beat when ranks are numbered in a
+ *     friendly order;
+ *   - greedy and rcm are cheap and sometimes best on odd shapes.
+ * Up to REFINE_ALL ranks every candidate is refined; above, only the
+ * REFINE_TOP best unrefined ones are.
+ */
+#include "treematch/treematch_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REFINE_ALL          4096
+#define REFINE_TOP          2
+#define TREEMATCH_MAX_RANKS 4096
+#define DENSE_DEGREE        64
+
+struct cand {
+	const char *name;
+	int *map;
+	double cost;
+	int refined;
+};
+
+int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                     const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
+{
+	static const char *const all[] = {"bisect", "treematch", "greedy", "packed", "rcm"};
+	enum { NCAND = sizeof(all) / sizeof(all[0]) };
+	struct cand cand[NCAND];
+	int n = comm->n, nc = 0, rc = -1, best = -1;
+	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
+	tmatch_error_t cerr;
+
+	memset(cand, 0, sizeof(cand));
+	if (n == 0)
+		return 0;
+	for (int i = 0; i < NCAND; i++) {
+		const struct tmatch__mapper *m = tmatch__mapper_find(all[i]);
+		int *map;
+
+		if (!m)
+			continue;
+		if (strcmp(all[i], "bisect") == 0 && (dense || comm->nnz > ((size_t)1 << 30)))
+			continue;
+		if (strcmp(all[i], "treematch") == 0 && !dense && n > TREEMATCH_MAX_RANKS)
+			continue;
+		if (strcmp(all[i], "greedy") == 0 && dense && n > REFINE_ALL)
+			continue;
+		map = malloc(sizeof(int) * (size_t)n);
+		if (!map) {
+			errno = ENOMEM;
+			tmatch__error_set(err, NULL, 0, 0, "auto: out of memory");
+			goto out;
+		}
+		tmatch_error_clear(&cerr);
+		if (m->fn(comm, topo, opts, map, &cerr) != 0 ||
+		    tmatch_map_validate(topo, map, n, NULL) != 0) {
+			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: candidate %s skipped: %s",
+			            all[i], cerr.msg);
+			free(map);
+			continue;
+		}
+		cand[nc].name = all[i];
+		cand[nc].map = map;
+		cand[nc].cost = tmatch__hop_bytes(comm, topo, map);
+		nc++;
+	}
+	if (nc == 0) {
+		tmatch__error_set(err, NULL, 0, 0, "auto: no candidate mapper succeeded");
+		errno = ENOMEM;
+		goto out;
+	}
+	/* Refine every candidate on small inputs, the REFINE_TOP cheapest otherwise. */
+	for (int pass = 0; pass < nc && (n <= REFINE_ALL || pass < REFINE_TOP); pass++) {
+		int pick = -1;
+		for (int i = 0; i < nc; i++)
+			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
+				pick = i;
+		if (tmatch__refine(comm, topo, opts, cand[pick].map, err) != 0)
+			goto out;
+		cand[pick].cost = tmatch__hop_bytes(comm, topo, cand[pick].map);
+		cand[pick].refined = 1;
+	}
+	/* Lowest cost; ties keep the earlier candidate. */
+	best = 0;
+	for (int i = 1; i < nc; i++)
+		if (cand[i].cost < cand[best].cost)
+			best = i;
+	tmatch__log(opts, TMATCH_LOG_INFO, "auto: kept %s%s (hop-bytes %.6g) of %d candidates",
+	            cand[best].name, cand[best].refined ? "+refine" : "", cand[best].cost, nc);
+	memcpy(leaf_of_rank, cand[best].map, sizeof(int) * (size_t)n);
+	rc = 0;
+out:
+	for (int i = 0; i < nc; i++)
+		free(cand[i].map);
+	return rc;
+}

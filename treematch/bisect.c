@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bisect.c - recursive partitioning of ranks and machine together.
+ *
+ * Top down over the tree: at a node, the ranks assigned to it are split
+ * among its children with minimum weighted cut and exact sizes, then each
+ * child is handled the same way. A child's capacity is the number of allowed
+ * leaves under it (partial nodes, padded trees); with fewer ranks than
+ * leaves the children with the most room are filled first, so the ranks stay
+ * as close together as the machine allows. All children of a node are at the
+ * same distance from each other, so which part goes to which child does not
+ * change the cost at this level.
+ *
+ * The split itself is METIS's multilevel recursive bisection (explicit seed,
+ * so deterministic) followed by an exact-balance repair that moves the
+ * vertices whose move costs least. METIS needs integer weights: they are
+ * scaled so that the largest is about 2^20 and every non-zero weight stays
+ * at least 1.
+ */
+#include "treematch/treematch_private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <metis.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Segments of at most this many ranks are bisected exactly. */
+#define SMALL_EXACT 14
+
+struct bisector {
+	const struct tmatch_comm *c;
+	const struct tmatch_topo *t;
+	uint64_t seed;
+	int *perm;           /* ranks, each tree node owns a contiguous segment */
+	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
+	int *allowed_prefix; /* allowed leaves in [0, i) */
+	int *part, *tmp;
+	idx_t *xadj, *adj, *adjw, *ipart;
+	double *conn; /* per part, for the balance repair */
+	int *touched;
+	int *leaf_of_rank;
+};
+
+static int capacity(const struct bisector *b, int l, int node)
+{
+	int span = b->t->span[l];
+
+	return b->allowed_prefix[(node + 1) * span] - b->allowed_prefix[node * span];
+}
+
+/*
+ * Make part sizes exactly `target`: repeatedly move the vertex of an
+ * overfull part whose move to an underfull part costs least (ties: lowest
+ * vertex, lowest part). Each move scans the vertices of the overfull parts
+ * once, O(segment x degree); METIS leaves only a small excess.
+ */
+static void repair_balance(struct bisector *b, int m, int k, const int *target, int *size)
+{
+	for (;;) {
+		int best_v = -1, best_q = -1, first_under = -1;
+		double best = -INFINITY;
+
+		for (int q = 0; q < k && first_under < 0; q++)
+			if (size[q] < target[q])
+				first_under = q;
+		if (first_under < 0)
+			return;
+		for (int v = 0; v < m; v++) {
+			int p = b->part[v], nt = 0;
+			double own = 0;
+			if (size[p] <= target[p])
+				continue;
+			for (idx_t e = b->xadj[v]; e < b->xadj[v + 1]; e++) {
+				int q = b->part[b->adj[e]];
+				if (q == p) {
+					own += (double)b->adjw[e];
+				} else if (size[q] < target[q]) {
+					if (b->conn[q] == 0)
+						b->touched[nt++] = q;
+					b->conn[q] += (double)b->adjw[e];
+				}
+			}
+			/* An underfull part it has no edge to: gain -own. */
+			if (-own > best) {
+				best = -own;
+				best_v = v;
+				best_q = first_under;
+			}
+			for (int i = 0; i < nt; i++) {
+				int q = b->touched[i];
+				double g = b->conn[q] - own;
+				if (g > best || (g == best && v == best_v && q < best_q)) {
+					best = g;
+					best_v = v;
+					best_q = q;
+				}
+				b->conn[q] = 0;
+			}
+		}
+		if (best_v < 0)
+			return;
+		size[b->part[best_v]]--;
+		size[best_q]++;
+		b->part[best_v] = best_q;
+	}
+}
+
+/* Weight of the edges inside the set `mask` (bit v = local vertex v in part 0). */
+static idx_t inner_cut(const struct bisector *b, int m, unsigned mask)
+{
+	idx_t cut = 0;
+
+	for (int v = 0; v < m; v++)
+		for (idx_t e = b->xadj[v]; e < b->xadj[v + 1]; e++)
+			if (((mask >> v) & 1) != ((mask >> b->adj[e]) & 1))
+				cut += b->adjw[e];
+	return cut;
+}
+
+/* Exact minimum cut bisection of a small segment (m <= SMALL_EXACT), ties by lowest mask. */
+static void split_exact2(struct bisector *b, int m, int size0)
+{
+	unsigned best_mask = 0;
+	idx_t best = -1;
+
+	for (unsigned mask = 1; mask < (1u << m); mask++) {
+		if (__builtin_popcount(mask) != size0)
+			continue;
+		if (2 * size0 == m && !(mask & 1u))
+			continue; /* equal halves: vertex 0 in part 0 gives every cut once */
+		idx_t cut = inner_cut(b, m, mask);
+		if (best < 0 || cut < best) {
+			best = cut;
+			best_mask = mask;
+		}
+	}
+	for (int v = 0; v < m; v++)
+		b->part[v] = (best_mask >> v) & 1 ? 0 : 1;
+}
+
+/* Split the m local vertices (graph already in xadj/adj/adjw) into k parts of the given sizes. */
+static int split(struct bisector *b, int m, int k, const int *target)
+{
+	idx_t nv = m, ncon = 1, np = k, cut = 0, options[METIS_NOPTIONS];
+	real_t *tp = NULL;
+	real_t ub = 1.001f;
+	int *size = NULL, rc = -1, ones = 1;
+
+	for (int q = 0; q < k; q++)
+		ones &= target[q] == 1;
+	if (k == 2 && m <= SMALL_EXACT && b->xadj[m] > 0) {
+		split_exact2(b, m, target[0]);
+		return 0;
+	}
+	if (b->xadj[m] == 0 || ones) {
+		/* No edges, or one rank per child (all children equidistant): fill in order. */
+		/* No edges: any split is as good; fill in order. */
+		int q = 0, used = 0;
+		for (int v = 0; v < m; v++) {
+			while (used == target[q]) {
+				q++;
+				used = 0;
+			}
+			b->part[v] = q;
+			used++;
+		}
+		return 0;
+	}
+	tp = malloc(sizeof(*tp) * (size_t)k);
+	size = calloc((size_t)k, sizeof(*size));
+	if (!tp || !size)
+		goto out;
+	for (int q = 0; q < k; q++)
+		tp[q] = (real_t)target[q] / (real_t)m;
+	METIS_SetDefaultOptions(options);
+	options[METIS_OPTION_SEED] = (idx_t)(b->seed & 0x3fffffff);
+	options[METIS_OPTION_UFACTOR] = 1;
+	options[METIS_OPTION_NUMBERING] = 0;
+	if (METIS_PartGraphRecursive(&nv, &ncon, b->xadj, b->adj, NULL, NULL, b->adjw, &np, tp, &ub,
+	                             options, &cut, b->ipart) != METIS_OK) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (int v = 0; v < m; v++) {
+		int q = (int)b->ipart[v];
+		if (q < 0 || q >= k)
+			q = 0;
+		b->part[v] = q;
+		size[q]++;
+	}
+	repair_balance(b, m, k, target, size);
+	rc = 0;
+out:
+	free(tp);
+	free(size);
+	return rc;
+}
+
+/* Build the subgraph induced by perm[lo..lo+m) in CSR with integer weights. */
+static void build_subgraph(struct bisector *b, int lo, int m)
+{
+	const struct tmatch_comm *c = b->c;
+	double maxw = 0, tot = 0, scale;
+	idx_t e = 0;
+
+	for (int v = 0; v < m; v++)
+		b->loc[b->perm[lo + v]] = v;
+	for (int v = 0; v < m; v++) {
+		int q = b->perm[lo + v];
+		for (size_t k = c->row_ptr[q]; k < c->row_ptr[q + 1]; k++)
+			if (b->loc[c->col[k]] >= 0) {
+				if (c->w[k] > maxw)
+					maxw = c->w[k];
+				tot += c->w[k];
+			}
+	}
+	scale = maxw > 0 ? 1048576.0 / maxw : 1;
+	if (tot * scale > 1e9)
+		scale = 1e9 / tot;
+	for (int v = 0; v < m; v++) {
+		int q = b->perm[lo + v];
+		b->xadj[v] = e;
+		for (size_t k = c->row_ptr[q]; k < c->row_ptr[q + 1]; k++) {
+			int u = b->loc[c->col[k]];
+			if (u < 0)
+				continue;
+			double w = floor(c->w[k] * scale + 0.5);
+			b->adj[e] = u;
+			b->adjw[e] = w < 1 ? 1 : (idx_t)w;
+			e++;
+		}
+	}
+	b->xadj[m] = e;
+	for (int v = 0; v < m; v++)
+		b->loc[b->perm[lo + v]] = -1;
+}
+
+/* Place perm[lo..lo+m) under node `node` at depth l. */
+static int place(struct bisector *b, int l, int node, int lo, int m)
+{
+	const struct tmatch_topo *t = b->t;
+	int ar, k = 0, rc = -1;
+	int *order = NULL, *target = NULL, *cnt = NULL;
+
+	if (m == 0)
+		return 0;
+	if (l == t->depth) {
+		b->leaf_of_rank[b->perm[lo]] = node; /* m == 1, capacity checked by the caller */
+		return 0;
+	}
+	ar = t->arity[l];
+	order = malloc(sizeof(*order) * (size_t)ar);
+	target = malloc(sizeof(*target) * (size_t)ar);
+	cnt = malloc(sizeof(*cnt) * ((size_t)ar + 1));
+	if (!order || !target || !cnt) {
+		errno = ENOMEM;
+		goto out;
+	}
+	/* Children by decreasing capacity (ties: lowest index), fill until m fits. */
+	for (int i = 0; i < ar; i++)
+		order[i] = node * ar + i;
+	for (int i = 1; i < ar; i++) {
+		int x = order[i], cx = capacity(b, l + 1, x), j = i;
+		while (j > 0 && capacity(b, l + 1, order[j - 1]) < cx) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	for (int left = m; left > 0 && k < ar; k++) {
+		int cap = capacity(b, l + 1, order[k]);
+		target[k] = cap < left ? cap : left;
+		left -= target[k];
+	}
+	while (k > 0 && target[k - 1] == 0)
+		k--;
+	/* Keep the chosen children in tree order (deterministic, packs low leaves first). */
+	for (int i = 1; i < k; i++) {
+		int x = order[i], tx = target[i], j = i;
+		while (j > 0 && order[j - 1] > x) {
+			order[j] = order[j - 1];
+			target[j] = target[j - 1];
+			j--;
+		}
+		order[j] = x;
+		target[j] = tx;
+	}
+	if (k == 1) {
+		rc = place(b, l + 1, order[0], lo, m);
+		goto out;
+	}
+	build_subgraph(b, lo, m);
+	if (split(b, m, k, target) != 0)
+		goto out;
+	/* Counting sort of the segment by part. */
+	for (int q = 0; q <= k; q++)
+		cnt[q] = 0;
+	for (int v = 0; v < m; v++)
+		cnt[b->part[v] + 1]++;
+	for (int q = 0; q < k; q++)
+		cnt[q + 1] += cnt[q];
+	for (int v = 0; v < m; v++)
+		b->tmp[cnt[b->part[v]]++] = b->perm[lo + v];
+	memcpy(b->perm + lo, b->tmp, sizeof(int) * (size_t)m);
+	for (int q = 0, off = lo; q < k; q++) {
+		if (place(b, l + 1, order[q], off, target[q]) != 0)
+			goto out;
+		off += target[q];
+	}
+	rc = 0;
+out:
+	free(order);
+	free(target);
+	free(cnt);
+	return rc;
+}
+
+int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                       const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
+{
+	struct bisector b;
+	int n = comm->n, nl = topo->nb_leaves, rc = -1;
+	size_t nnz = comm->nnz;
+
+	memset(&b, 0, sizeof(b));
+	if (n == 0)
+		return 0;
+	if (nnz > (size_t)0x7fffffff) {
+		tmatch__error_set(err, NULL, 0, 0,
+		                  "bisect: %zu matrix entries exceed what METIS indexes; use "
+		                  "the treematch or greedy mapper",
+		                  nnz);
+		errno = EOVERFLOW;
+		return -1;
+	}
+	b.c = comm;
+	b.t = topo;
+	b.seed = opts->seed;
+	b.leaf_of_rank = leaf_of_rank;
+	b.perm = malloc(sizeof(int) * (size_t)n);
+	b.loc = malloc(sizeof(int) * (size_t)n);
+	b.tmp = malloc(sizeof(int) * (size_t)n);
+	b.part = malloc(sizeof(int) * (size_t)n);
+	b.ipart = malloc(sizeof(idx_t) * (size_t)n);
+	b.xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
+	b.adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b.adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b.allowed_prefix = malloc(sizeof(int) * ((size_t)nl + 1));
+	{
+		int maxar = 1;
+		for (int l = 0; l < topo->depth; l++)
+			if (topo->arity[l] > maxar)
+				maxar = topo->arity[l];
+		b.conn = calloc((size_t)maxar, sizeof(double));
+		b.touched = malloc(sizeof(int) * (size_t)maxar);
+	}
+	if (!b.conn || !b.touched || !b.perm || !b.loc || !b.tmp || !b.part || !b.ipart ||
+	    !b.xadj || !b.adj || !b.adjw || !b.allowed_prefix) {
+		errno = ENOMEM;
+		goto out;
+	}
+	b.allowed_prefix[0] = 0;
+	for (int lf = 0; lf < nl; lf++)
+		b.allowed_prefix[lf + 1] =
+		    b.allowed_prefix[lf] + (!topo->allowed || topo->allowed[lf] ? 1 : 0);
+	for (int q = 0; q < n; q++) {
+		b.perm[q] = q;
+		b.loc[q] = -1;
+	}
+	rc = place(&b, 0, 0, 0, n);
+out:
+	if (rc != 0)
+		tmatch__error_set(err, NULL, 0, 0, "bisect: %s",
+		                  errno == ENOMEM ? "out of memory" : "partitioning failed");
+	free(b.perm);
+	free(b.loc);
+	free(b.tmp);
+	free(b.part);
+	free(b.ipart);
+	free(b.xadj);
+	free(b.adj);
+	free(b.adjw);
+	free(b.allowed_prefix);
+	free(b.conn);
+	free(b.touched);
+	return rc;
+}
