@@ -94,7 +94,8 @@ LIB_A        := $(B)/libtreematch.a
 LIB_SO       := $(B)/libtreematch.so.$(VERSION)
 LIB_SONAME   := libtreematch.so.$(SOVERSION)
 CLI_OBJS     := $(CLI_SRCS:%.c=$(B)/%.o)
-CLI_BIN      := $(B)/treematch
+# In bin/: $(B)/treematch/ already holds the core's objects.
+CLI_BIN      := $(B)/bin/treematch
 TEST_BINS    := $(TEST_SRCS:%.c=$(B)/%)
 
 all: $(LIB_A) $(LIB_SO) $(CLI_BIN) $(BIN_TARGETS)
@@ -115,6 +116,7 @@ $(LIB_SO): $(LIB_OBJS)
 	ln -sf $(LIB_SONAME) $(B)/libtreematch.so
 
 $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LIB_DEPLIBS)
 
 # Unit tests see the private headers and link the static archive.
