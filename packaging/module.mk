@@ -61,4 +61,4 @@ rpm:
 # Tests of this module: treematch(1) and treematch(8) document every option
 # (test_cli_manpages), `treematch draw` writes well-formed, complete SVG
 # (test_cli_draw). Both run the CLI built by `all`.
-TEST_SRCS += tests/unit/test_cli_draw.c
+TEST_SRCS += tests/unit/test_cli_manpages.c tests/unit/test_cli_draw.c

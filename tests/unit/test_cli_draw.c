@@ -26,8 +26,8 @@
 /* The CLI `make` built: $TMATCH_CLI if set, else the build directory's. */
 static const char *cli_path(void)
 {
-	static const char *const candidates[] = {TMATCH_BUILDDIR "/treematch",
-	                                         TMATCH_BUILDDIR "/bin/treematch"};
+	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
+	                                         TMATCH_BUILDDIR "/treematch"};
 	const char *env = getenv("TMATCH_CLI");
 	struct stat st;
 
