@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/: `make bench` - our mappers and Scotch side by side (see bench/README.md).
+#
+#   make bench                       standard set (< 15 min on 2 cores)
+#   make bench BENCH_FULL=1          + 1,048,576-rank stencil3d (default mapper)
+#   make bench BENCH_REPS=1 BENCH_ARGS="--sizes 64,256 --no-odd"
+#
+# The tools are built only here, never by `make all`. The table goes to
+# $(B)/bench/RESULTS.md (and stdout); bench/RESULTS.md is the committed copy.
+
+BENCH_REPS   ?= 3
+BENCH_FULL   ?= 0
+BENCH_ARGS   ?=
+BENCH_OUT    ?= $(B)/bench/RESULTS.md
+SCOTCH_INC   := $(wildcard /usr/include/scotch/scotch.h)
+SCOTCH_CFLAGS := -I/usr/include/scotch
+SCOTCH_LIBS  := -lscotch -lscotcherr
+
+BENCH_TOOLS  := $(B)/bench/bench $(B)/bench/gen
+ifneq ($(SCOTCH_INC),)
+BENCH_TOOLS  += $(B)/bench/scotch_map
+endif
+
+BENCH_TARGETS += bench-tools bench-run
+.PHONY: bench-tools bench-run
+
+bench-tools: $(BENCH_TOOLS)
+
+$(B)/bench/gen: bench/gen.c bench/patterns.c bench/patterns.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ bench/gen.c bench/patterns.c \
+	    $(ALL_LDFLAGS) -lm
+
+$(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(SCOTCH_CFLAGS) $(ALL_CFLAGS) -o $@ bench/scotch_map.c \
+	    bench/mtxread.c $(ALL_LDFLAGS) $(SCOTCH_LIBS) -lm
+
+$(B)/bench/bench: bench/bench.c bench/patterns.c bench/mtxread.c bench/patterns.h \
+                  bench/mtxread.h $(B)/libtreematch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(if $(SCOTCH_INC),$(SCOTCH_CFLAGS) -DBENCH_HAVE_SCOTCH_H) \
+	    $(ALL_CFLAGS) -o $@ bench/bench.c bench/patterns.c bench/mtxread.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+# Runs after `all` and the tools (make bench = all + BENCH_TARGETS in order).
+# Prerequisites name the library and CLI literally: LIB_A and CLI_BIN are
+# defined after the module fragments are read.
+bench-run: bench-tools $(B)/treematch
+	$(B)/bench/bench --treematch $(CLI_BIN) --scotch $(B)/bench/scotch_map \
+	    --workdir $(B)/bench/work --reps $(BENCH_REPS) \
+	    $(if $(filter 1,$(BENCH_FULL)),--full) --out $(BENCH_OUT) \
+	    --command "make bench BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+	    $(BENCH_ARGS)
+	@echo "bench: table written to $(BENCH_OUT)"

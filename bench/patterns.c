@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * patterns.c - benchmark pattern generators (see patterns.h and
+ * /work/shared/notes/reference-figures.md for the definitions).
+ */
+#include "bench/patterns.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const bench_pattern_names[] = {
+    "stencil2d", "stencil3d", "cg", "alltoall", "hier", "random", NULL,
+};
+
+/* ---------------------------------------------------------------------- */
+/* RNG                                                                     */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void bench_rng_seed(bench_rng_t *rng, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		rng->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t bench_rng_next(bench_rng_t *rng)
+{
+	uint64_t *s = rng->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t bench_rng_below(bench_rng_t *rng, uint64_t bound)
+{
+	uint64_t limit = UINT64_MAX - UINT64_MAX % bound, x;
+	do
+		x = bench_rng_next(rng);
+	while (x >= limit);
+	return x % bound;
+}
+
+double bench_rng_unit(bench_rng_t *rng)
+{
+	/* 53 random bits, shifted into (0, 1] so that pow(u, -1/a) is finite */
+	return ((double)(bench_rng_next(rng) >> 11) + 1.0) / 9007199254740992.0;
+}
+
+void bench_permutation(int n, uint64_t seed, int *perm)
+{
+	bench_rng_t rng;
+	bench_rng_seed(&rng, seed);
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+		int j = (int)bench_rng_below(&rng, (uint64_t)i + 1), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Patterns                                                                */
+
+/* Largest divisor of n not above sqrt(n). */
+static int divisor_below_sqrt(int n)
+{
+	int best = 1;
+	for (int d = 1; (long)d * d <= n; d++)
+		if (n % d == 0)
+			best = d;
+	return best;
+}
+
+static int is_pow2(int n)
+{
+	return n > 0 && (n & (n - 1)) == 0;
+}
+
+int bench_pattern_is_dense(const char *pattern)
+{
+	return !strcmp(pattern, "alltoall") || !strcmp(pattern, "hier");
+}
+
+int bench_pattern_check(const char *pattern, int n, char *err, size_t errlen)
+{
+	int known = 0;
+	for (int i = 0; bench_pattern_names[i]; i++)
+		if (!strcmp(pattern, bench_pattern_names[i]))
+			known = 1;
+	if (!known) {
+		snprintf(err, errlen,
+		         "unknown pattern '%.40s': use stencil2d, stencil3d, cg, alltoall, "
+		         "hier or random",
+		         pattern);
+		return -1;
+	}
+	if (n < 2) {
+		snprintf(err, errlen, "%s needs at least 2 ranks, not %d", pattern, n);
+		return -1;
+	}
+	if (!strcmp(pattern, "cg") && !is_pow2(n)) {
+		snprintf(err, errlen, "cg needs a power of two ranks, not %d", n);
+		return -1;
+	}
+	if (!strcmp(pattern, "random") && n < 5) {
+		snprintf(err, errlen, "random needs at least 5 ranks (4 partners each)");
+		return -1;
+	}
+	return 0;
+}
+
+struct sink {
+	const int *perm;
+	bench_emit_fn emit;
+	void *arg;
+};
+
+static void put(const struct sink *s, int i, int j, double w)
+{
+	if (i == j || w == 0)
+		return;
+	if (s->perm) {
+		i = s->perm[i];
+		j = s->perm[j];
+	}
+	if (i > j) {
+		int t = i;
+		i = j;
+		j = t;
+	}
+	s->emit(s->arg, i, j, w);
+}
+
+static void gen_stencil2d(int n, const struct sink *s)
+{
+	int py = divisor_below_sqrt(n), px = n / py;
+	for (int y = 0; y < py; y++)
+		for (int x = 0; x < px; x++) {
+			int r = y * px + x;
+			if (x + 1 < px)
+				put(s, r, r + 1, 1000);
+			if (y + 1 < py)
+				put(s, r, r + px, 1000);
+		}
+}
+
+static void gen_stencil3d(int n, const struct sink *s)
+{
+	int pz = 1;
+	for (int d = 1; (long)d * d * d <= n; d++)
+		if (n % d == 0)
+			pz = d;
+	int m = n / pz, py = divisor_below_sqrt(m), px = m / py;
+	for (int z = 0; z < pz; z++)
+		for (int y = 0; y < py; y++)
+			for (int x = 0; x < px; x++) {
+				int r = (z * py + y) * px + x;
+				if (x + 1 < px)
+					put(s, r, r + 1, 1000);
+				if (y + 1 < py)
+					put(s, r, r + px, 1000);
+				if (z + 1 < pz)
+					put(s, r, r + px * py, 1000);
+			}
+}
+
+static void gen_cg(int n, const struct sink *s)
+{
+	int lg = 0;
+	while ((1 << (lg + 1)) <= n)
+		lg++;
+	int nprows = 1 << (lg / 2), npcols = n / nprows;
+	for (int r = 0; r < n; r++) {
+		int row = r / npcols, col = r % npcols, t;
+		for (int b = 1; b < npcols; b <<= 1) {
+			int q = row * npcols + (col ^ b);
+			if (r < q)
+				put(s, r, q, 1000);
+		}
+		if (nprows == npcols)
+			t = col * npcols + row;
+		else
+			t = 2 * ((col / 2) * nprows + row) + col % 2;
+		if (r < t) /* the partner map is an involution: each pair once */
+			put(s, r, t, 1000);
+	}
+}
+
+static void gen_alltoall(int n, const struct sink *s)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			put(s, i, j, 100);
+}
+
+static void gen_hier(int n, const struct sink *s)
+{
+	static const long block[] = {2, 8, 32, 256, 2048, 16384};
+	static const double weight[] = {10000, 2000, 400, 80, 16, 3, 1};
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			int k = 0;
+			while (k < 6 && i / block[k] != j / block[k])
+				k++;
+			put(s, i, j, weight[k]);
+		}
+}
+
+/*
+ * 4 distinct random partners per rank, Pareto(1.2) weights with scale 100,
+ * rounded to integers and capped at 1e6 so that Scotch's 32-bit edge loads
+ * cannot overflow.
+ */
+static void gen_random(int n, uint64_t seed, const struct sink *s)
+{
+	bench_rng_t rng;
+	bench_rng_seed(&rng, seed);
+	for (int i = 0; i < n; i++) {
+		int got[4], k = 0;
+		while (k < 4) {
+			int j = (int)bench_rng_below(&rng, (uint64_t)n), dup = (j == i);
+			for (int q = 0; q < k; q++)
+				dup |= (got[q] == j);
+			if (dup)
+				continue;
+			got[k++] = j;
+			double w = floor(100.0 * pow(bench_rng_unit(&rng), -1.0 / 1.2));
+			put(s, i, j, w > 1e6 ? 1e6 : w);
+		}
+	}
+}
+
+int bench_pattern_generate(const char *pattern, int n, uint64_t seed, const int *perm,
+                           bench_emit_fn emit, void *arg, char *err, size_t errlen)
+{
+	struct sink s = {perm, emit, arg};
+
+	if (bench_pattern_check(pattern, n, err, errlen))
+		return -1;
+	if (!strcmp(pattern, "stencil2d"))
+		gen_stencil2d(n, &s);
+	else if (!strcmp(pattern, "stencil3d"))
+		gen_stencil3d(n, &s);
+	else if (!strcmp(pattern, "cg"))
+		gen_cg(n, &s);
+	else if (!strcmp(pattern, "alltoall"))
+		gen_alltoall(n, &s);
+	else if (!strcmp(pattern, "hier"))
+		gen_hier(n, &s);
+	else
+		gen_random(n, seed, &s);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Matrix Market output                                                    */
+
+struct writer {
+	FILE *f;
+	size_t count;
+	int failed;
+};
+
+static void count_one(void *arg, int i, int j, double w)
+{
+	(void)i, (void)j, (void)w;
+	((struct writer *)arg)->count++;
+}
+
+static void write_one(void *arg, int i, int j, double w)
+{
+	struct writer *wr = arg;
+	if (fprintf(wr->f, "%d %d %.17g\n", i + 1, j + 1, w) < 0)
+		wr->failed = 1;
+	wr->count++;
+}
+
+int bench_pattern_write_mtx(const char *pattern, int n, uint64_t seed, const int *perm,
+                            const char *path, size_t *nnz_out, char *err, size_t errlen)
+{
+	struct writer wr = {NULL, 0, 0};
+	char tmp[4096];
+	int to_stdout = !strcmp(path, "-"), rc = -1;
+	size_t expected;
+
+	if (bench_pattern_generate(pattern, n, seed, perm, count_one, &wr, err, errlen))
+		return -1;
+	expected = wr.count;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
+	wr.f = to_stdout ? stdout : fopen(tmp, "w");
+	if (!wr.f) {
+		snprintf(err, errlen, "%.200s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(wr.f, "%%%%MatrixMarket matrix coordinate real general\n");
+	fprintf(wr.f, "%% slurm-treematch bench: %s, %d ranks, seed %llu%s\n", pattern, n,
+	        (unsigned long long)seed, perm ? ", ranks permuted" : "");
+	fprintf(wr.f, "%d %d %zu\n", n, n, expected);
+	wr.count = 0;
+	bench_pattern_generate(pattern, n, seed, perm, write_one, &wr, err, errlen);
+	if (to_stdout) {
+		if (fflush(stdout) != 0 || wr.failed) {
+			snprintf(err, errlen, "write to stdout failed");
+			goto out;
+		}
+	} else if (fclose(wr.f) != 0 || wr.failed || wr.count != expected) {
+		snprintf(err, errlen, "%.200s: write failed", tmp);
+		unlink(tmp);
+		goto out;
+	} else if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (nnz_out)
+		*nnz_out = expected;
+	rc = 0;
+out:
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+
+int bench_reference_tree(int n, char *buf, size_t len)
+{
+	int nodes = n / 8;
+	if (nodes <= 16)
+		return snprintf(buf, len, "tleaf 4 1 1 %d 1 2 1 4 1", nodes);
+	return snprintf(buf, len, "tleaf 4 %d 1 16 1 2 1 4 1", nodes / 16);
+}

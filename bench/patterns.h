@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * patterns.h - the benchmark's communication patterns, exactly as defined in
+ * /work/shared/notes/reference-figures.md (stencil2d, stencil3d, cg,
+ * alltoall, hier), plus seeded random sparse graphs and seeded random
+ * permutations of any of them, and the machine trees they are mapped onto.
+ *
+ * Bench-only code: it lives in bench/ and is never part of libtreematch.
+ * Generators stream each unordered pair {i, j} (i != j) with its weight, so
+ * dense patterns never need an n x n array. A pair may be streamed more than
+ * once (cg's transpose partner can also be a XOR partner): the readers sum
+ * duplicates, as the pattern definition says ("added").
+ */
+#ifndef TMATCH_BENCH_PATTERNS_H
+#define TMATCH_BENCH_PATTERNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void (*bench_emit_fn)(void *arg, int i, int j, double w);
+
+/* Deterministic generator (splitmix64-seeded xoshiro256**). */
+typedef struct bench_rng {
+	uint64_t s[4];
+} bench_rng_t;
+void bench_rng_seed(bench_rng_t *rng, uint64_t seed);
+uint64_t bench_rng_next(bench_rng_t *rng);
+uint64_t bench_rng_below(bench_rng_t *rng, uint64_t bound); /* bound > 0 */
+double bench_rng_unit(bench_rng_t *rng);                    /* in (0, 1] */
+
+/* Known pattern names, NULL terminated. */
+extern const char *const bench_pattern_names[];
+
+/*
+ * 0 if `pattern` can be generated for n ranks, else -1 with a reason in err
+ * (cg needs a power of two; every pattern needs n >= 2).
+ */
+int bench_pattern_check(const char *pattern, int n, char *err, size_t errlen);
+
+/* 1 if the pattern stores every pair (alltoall, hier). */
+int bench_pattern_is_dense(const char *pattern);
+
+/*
+ * Stream the pattern. `seed` is used by "random" only. If perm is not NULL,
+ * rank r of the pattern becomes rank perm[r]. Returns 0, or -1 (unknown
+ * pattern, bad n, out of memory) with err filled.
+ */
+int bench_pattern_generate(const char *pattern, int n, uint64_t seed, const int *perm,
+                           bench_emit_fn emit, void *arg, char *err, size_t errlen);
+
+/* Fill perm[0..n-1] with a seeded uniform random permutation. */
+void bench_permutation(int n, uint64_t seed, int *perm);
+
+/*
+ * Write the pattern as a Matrix Market "coordinate real general" file with
+ * one entry per streamed pair (row < column, 1-based). Returns 0 or -1.
+ * *nnz_out (may be NULL) receives the number of entries written.
+ */
+int bench_pattern_write_mtx(const char *pattern, int n, uint64_t seed, const int *perm,
+                            const char *path, size_t *nnz_out, char *err, size_t errlen);
+
+/*
+ * The reference machine tree for n ranks (a multiple of 8):
+ * "tleaf 4 S 1 16 1 2 1 4 1" with S = n / 128 switches; below 128 ranks one
+ * switch of n / 8 nodes. Returns snprintf's count.
+ */
+int bench_reference_tree(int n, char *buf, size_t len);
+
+#endif /* TMATCH_BENCH_PATTERNS_H */
