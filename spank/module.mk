@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# spank/: the SPANK plugin treematch.so (--treematch for srun/sbatch/salloc),
+# its man page, the end-to-end tests on a real throwaway Slurm, `make demo`
+# and the launch-overhead benchmark.
+#
+# The plugin links the static archive (hidden symbols) and hwloc/libyaml
+# dynamically, never -lslurm (spank_* live in slurmstepd/srun). A version
+# script keeps every symbol but Slurm's entry points local.
+
+SPANK_SRCS   := spank/treematch.c spank/plan.c $(wildcard spank/record.c)
+SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
+SPANK_SO     := $(B)/spank/treematch.so
+
+BIN_TARGETS  += $(SPANK_SO) $(B)/tests/e2e/whereami
+MAN_PAGES    += spank/treematch.8
+TEST_SRCS    += tests/unit/test_spank_plan.c tests/unit/test_spank_glue.c
+CHECK_TARGETS += e2e
+INSTALL_TARGETS += install-spank
+UNINSTALL_TARGETS += uninstall-spank
+BENCH_TARGETS += bench-launch
+
+# Entry points must stay visible for Slurm's dlsym; the map hides the rest.
+$(SPANK_OBJS): ALL_CFLAGS += -fvisibility=default
+
+$(SPANK_SO): $(SPANK_OBJS) $(LIB_A) spank/treematch.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=spank/treematch.map \
+	    -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(LIB_DEPLIBS)
+	mv -f $@.tmp $@
+
+-include $(SPANK_OBJS:.o=.d)
+
+# The glue test dlopens the plugin from a binary defining mock spank_*.
+$(B)/tests/unit/test_spank_glue: $(SPANK_SO)
+$(B)/tests/unit/test_spank_glue: ALL_LDFLAGS += -rdynamic -ldl
+
+# A task that reports where it runs (read back from /proc), and MPI hellos.
+$(B)/tests/e2e/whereami: tests/e2e/whereami.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $<
+
+E2E_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
+
+.PHONY: e2e demo bench-launch install-spank uninstall-spank
+e2e: all
+	$(E2E_ENV) sh tests/e2e/run.sh
+
+demo:
+	sh tests/install-deps.sh
+	$(MAKE) --no-print-directory all
+	$(E2E_ENV) sh tests/e2e/demo.sh
+
+bench-launch: all
+	$(E2E_ENV) sh bench/launch_overhead.sh
+
+install-spank: $(SPANK_SO)
+	install -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(SPANK_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/treematch.so
+	install -m 0644 spank/treematch.8 $(DESTDIR)$(MANDIR)/man8/treematch.8
+
+uninstall-spank:
+	rm -f $(DESTDIR)$(SLURM_PLUGINDIR)/treematch.so $(DESTDIR)$(MANDIR)/man8/treematch.8

@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * treematch.c - the SPANK glue of treematch.so: --treematch=PROFILE for
+ * srun, sbatch and salloc. Reads SPANK items, hands them to spank/plan.c
+ * (every decision lives there, unit-tested without Slurm), binds in
+ * slurm_spank_task_init and turns errors into Slurm messages.
+ *
+ *   srun (local):       parse and merge the options, load the profile as
+ *                       the user, check it against the step's task count:
+ *                       any problem fails srun before anything runs.
+ *   slurmstepd:         user_init (runs as the user) loads the profile,
+ *                       builds the node tree of the step's CPUs and maps
+ *                       the node's tasks; task_init binds each task and
+ *                       exports its placement. A problem here logs one line
+ *                       and follows failure=fallback|fail; never a crash,
+ *                       never a drained node.
+ *   sbatch/salloc:      the option is registered so #SBATCH lines work;
+ *                       its syntax and profile are checked at submission.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "affinity/affinity.h"
+#include "conf/config.h"
+#include "conf/profile.h"
+#include "spank/plan.h"
+#include "spank/spank_private.h"
+
+SPANK_PLUGIN(treematch, 1);
+
+/* Optional companions (spank/record.c). */
+#pragma weak tmatch__spank_record_init
+#pragma weak tmatch__spank_record_init_post_opt
+#pragma weak tmatch__spank_record_local_user_init
+#pragma weak tmatch__spank_record_user_init
+#pragma weak tmatch__spank_record_task_init
+#pragma weak tmatch__spank_record_task_exit
+#pragma weak tmatch__spank_record_exit
+
+#define HOOK(name, sp, ac, av) ((name) ? (name)((sp), (ac), (av)) : 0)
+
+/*
+ * Plugin state. Each process (srun, one slurmstepd per step and node, the
+ * forked task children) has its own copy; nothing is shared.
+ */
+static struct {
+	char *user_value;       /* --treematch value, NULL if not given */
+	tmatch_config_t cfg;    /* effective configuration */
+	int cfg_ok;             /* cfg computed */
+	int user_profile;       /* the profile comes from the user (not an admin default) */
+	tmatch_profile_t *prof; /* srun: kept from init_post_opt to local_user_init */
+	tmatch_affinity_tree_t *node;
+	tmatch_spank_plan_t *plan;
+	int node_failed;    /* a problem was found on the node */
+	char node_msg[700]; /* its one line */
+} st;
+
+static int opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+    {"treematch", "profile[,opts]",
+     "Place tasks with TreeMatch from communication profile <profile> (a file, "
+     "'off' or 'help'; see treematch(8))",
+     1, 0, opt_cb},
+    SPANK_OPTIONS_TABLE_END,
+};
+
+static void lib_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	if (level <= TMATCH_LOG_WARNING)
+		slurm_info("treematch: %s", msg);
+	else
+		slurm_debug("treematch: %s", msg);
+}
+
+static const char *errmsg(const tmatch_error_t *err, char *buf, size_t len)
+{
+	return tmatch_error_format(err, buf, len);
+}
+
+static int opt_cb(int val, const char *optarg, int remote)
+{
+	tmatch_config_t probe;
+	tmatch_error_t err;
+	char buf[900];
+	int kind;
+
+	(void)val;
+	tmatch_error_clear(&err);
+	kind = tmatch_spank_classify_value(optarg, &err);
+	if (kind < 0) {
+		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+		return -1;
+	}
+	if (kind == TMATCH_SPANK_VALUE_HELP) {
+		if (remote)
+			return 0;
+		fputs(tmatch_spank_help_text(), stderr);
+		exit(0);
+	}
+	if (!remote) {
+		/* Syntax only; the profile itself is read in init_post_opt. */
+		tmatch_config_init(&probe);
+		if (tmatch_config_parse_string(&probe, optarg, TMATCH_CONFIG_USER, "--treematch",
+		                               &err) < 0) {
+			slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+			return -1;
+		}
+	}
+	/* Called more than once in slurmstepd: keep the last value. */
+	free(st.user_value);
+	st.user_value = strdup(optarg);
+	return st.user_value ? 0 : -1;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	for (struct spank_option *o = options; o->name; o++) {
+		spank_err_t rc = spank_option_register(sp, o);
+
+		if (rc != ESPANK_SUCCESS && spank_context() != S_CTX_SLURMD &&
+		    spank_context() != S_CTX_JOB_SCRIPT) {
+			slurm_error("treematch: cannot register --%s: %s", o->name,
+			            spank_strerror(rc));
+			return -1;
+		}
+	}
+	return HOOK(tmatch__spank_record_init, sp, ac, av);
+}
+
+/* Open the admin file named by admin_file= (as whoever runs us: srun is the
+   user, slurmstepd root before dropping privileges). -1 when none. */
+static int open_admin_file(int ac, char **av, int *fd)
+{
+	const char *path = tmatch_spank_admin_file(ac, av);
+
+	*fd = -1;
+	if (!path)
+		return 0;
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (*fd < 0) {
+		slurm_error("treematch: cannot open admin file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Effective configuration into st.cfg. Returns 0 or -1 with the message logged. */
+static int compute_config(int ac, char **av)
+{
+	tmatch_error_t err;
+	tmatch_config_t user;
+	char buf[900];
+	int fd, rc;
+
+	if (st.cfg_ok)
+		return 0;
+	tmatch_error_clear(&err);
+	if (open_admin_file(ac, av, &fd) < 0)
+		return -1;
+	rc = tmatch_spank_config(ac, av, fd, st.user_value, &st.cfg, &err);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+		return -1;
+	}
+	st.user_profile = 0;
+	if (st.user_value) {
+		tmatch_config_init(&user);
+		if (tmatch_config_parse_string(&user, st.user_value, TMATCH_CONFIG_USER,
+		                               "--treematch", NULL) == 0)
+			st.user_profile = user.profile[0] != '\0';
+	}
+	st.cfg_ok = 1;
+	return 0;
+}
+
+/* Open a regular file without blocking on FIFOs and without following
+   the caller into devices. */
+static int open_profile_fd(const char *path, int *err_no)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0) {
+		*err_no = errno;
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*err_no = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/*
+ * Open the profile with the job owner's privileges. In srun and in
+ * user_init we already are the user; if this process still runs as root
+ * for another user, switch the effective ids around the open only.
+ */
+static int open_as_user(spank_t sp, const char *path, int *err_no)
+{
+	uid_t uid, euid = geteuid();
+	gid_t gid, egid = getegid();
+	int fd, saved;
+
+	if (spank_remote(sp) != 1 || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || euid == uid || euid != 0)
+		return open_profile_fd(path, err_no);
+	if (setegid(gid) < 0 || seteuid(uid) < 0) {
+		*err_no = errno;
+		if (seteuid(euid) < 0 || setegid(egid) < 0)
+			slurm_error("treematch: cannot restore privileges: %s", strerror(errno));
+		return -1;
+	}
+	fd = open_profile_fd(path, err_no);
+	saved = errno;
+	if (seteuid(euid) < 0 || setegid(egid) < 0) {
+		slurm_error("treematch: cannot restore privileges: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		*err_no = EPERM;
+		return -1;
+	}
+	errno = saved;
+	return fd;
+}
+
+/* Load the configured profile. Returns NULL with msg filled. */
+static tmatch_profile_t *load_profile(spank_t sp, char *msg, size_t len)
+{
+	tmatch_profile_limits_t lim;
+	tmatch_profile_t *p;
+	tmatch_error_t err;
+	char buf[900];
+	int fd, err_no = 0;
+
+	fd = open_as_user(sp, st.cfg.profile, &err_no);
+	if (fd < 0) {
+		snprintf(msg, len, "cannot read profile %.512s: %s", st.cfg.profile,
+		         strerror(err_no));
+		return NULL;
+	}
+	tmatch_spank_limits(&st.cfg, &lim);
+	tmatch_error_clear(&err);
+	p = tmatch_profile_load_fd(fd, st.cfg.profile, &lim, lib_log, NULL, &err);
+	close(fd);
+	if (!p)
+		snprintf(msg, len, "bad profile: %s", errmsg(&err, buf, sizeof(buf)));
+	return p;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+	char msg[1000];
+	tmatch_error_t err;
+
+	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
+		if (compute_config(ac, av) < 0)
+			return -1;
+		if (st.cfg.enabled && st.cfg.profile[0]) {
+			st.prof = load_profile(sp, msg, sizeof(msg));
+			if (!st.prof) {
+				if (st.user_profile || st.cfg.failure == TMATCH_FAILURE_FAIL) {
+					slurm_error("treematch: %s", msg);
+					return -1;
+				}
+				slurm_spank_log("treematch: %s; site default not applied", msg);
+				st.cfg.enabled = 0;
+			} else {
+				tmatch_error_clear(&err);
+				if (tmatch_spank_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
+					slurm_error("treematch: %s",
+					            errmsg(&err, msg, sizeof(msg)));
+					return -1;
+				}
+			}
+		}
+	}
+	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	uint32_t ntasks = 0;
+	tmatch_error_t err;
+	char buf[900];
+
+	if (st.cfg_ok && st.cfg.enabled && st.prof &&
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
+		tmatch_error_clear(&err);
+		if (tmatch_spank_check_profile(&st.cfg, st.prof, (int)ntasks, &err) < 0) {
+			if (st.user_profile || st.cfg.failure == TMATCH_FAILURE_FAIL) {
+				slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+				return -1;
+			}
+			slurm_spank_log("treematch: site default profile not applied: %s",
+			                errmsg(&err, buf, sizeof(buf)));
+		}
+	}
+	return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
+}
+
+static void node_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void node_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st.node_msg, sizeof(st.node_msg), fmt, ap);
+	va_end(ap);
+	st.node_failed = 1;
+	slurm_error("treematch: %s", st.node_msg);
+}
+
+/* A job variable of the step (spank_getenv), "" when absent. */
+static void job_env(spank_t sp, const char *name, char *buf, int len)
+{
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
+		buf[0] = '\0';
+}
+
+/* topology.conf beside the slurm.conf in use, or NULL. */
+static tmatch_affinity_conf_t *load_topology_conf(spank_t sp)
+{
+	char conf[PATH_MAX], path[PATH_MAX + 32];
+	const char *env = getenv("SLURM_CONF");
+	char *slash;
+
+	if (env && *env)
+		snprintf(conf, sizeof(conf), "%s", env);
+	else
+		job_env(sp, "SLURM_CONF", conf, sizeof(conf));
+	if (!conf[0])
+		snprintf(conf, sizeof(conf), "/etc/slurm/slurm.conf");
+	slash = strrchr(conf, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/topology.conf", slash ? conf : ".");
+	if (access(path, R_OK) != 0)
+		return NULL;
+	return tmatch_affinity_conf_load(path, NULL);
+}
+
+/* Count the CPUs of a list "0-3,8". */
+static int count_list(const char *list)
+{
+	int n = 0;
+	const char *p = list;
+
+	while (p && *p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -1;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		n += (int)(hi - lo + 1);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return n;
+}
+
+/* The whole work of a node, in slurmstepd as the user. */
+static void plan_node(spank_t sp)
+{
+	tmatch_affinity_opts_t aopts;
+	tmatch_affinity_conf_t *tconf = NULL;
+	tmatch_affinity_tree_t *cluster = NULL;
+	tmatch_spank_node_info_t info;
+	tmatch_profile_t *prof = NULL;
+	tmatch_error_t err;
+	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0;
+	uint16_t cpt16 = 0;
+	char *step_cores = NULL, *job_cores = NULL;
+	char nodelist[4096], cpt[32], msg[1000], buf[900];
+	char **names = NULL;
+	int *ranks = NULL, nnames = 0;
+	const char *node_name = "localhost";
+
+	tmatch_error_clear(&err);
+	spank_get_item(sp, S_JOB_NODEID, &nodeid);
+	spank_get_item(sp, S_JOB_NNODES, &nnodes);
+	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &nlocal);
+	spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal);
+	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
+	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
+	job_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist));
+	if (!nodelist[0])
+		job_env(sp, "SLURM_NODELIST", nodelist, sizeof(nodelist));
+	if (nodelist[0]) {
+		names = tmatch_affinity_hostlist_expand(nodelist, &nnames, NULL);
+		if (names && (int)nodeid < nnames)
+			node_name = names[nodeid];
+	}
+	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt16) != ESPANK_SUCCESS || cpt16 < 1) {
+		job_env(sp, "SLURM_CPUS_PER_TASK", cpt, sizeof(cpt));
+		cpt16 = (uint16_t)(cpt[0] ? atoi(cpt) : 1);
+	}
+
+	prof = load_profile(sp, msg, sizeof(msg));
+	if (!prof) {
+		node_fail("%s: %s", node_name, msg);
+		goto out;
+	}
+	if (!st.user_profile && tmatch_profile_ranks(prof) != (int)ntotal) {
+		/* An admin default profile only applies to steps of its size. */
+		slurm_debug(
+		    "treematch: default profile has %d ranks, step has %u tasks: not applied",
+		    tmatch_profile_ranks(prof), ntotal);
+		goto out;
+	}
+
+	tmatch_affinity_opts_init(&aopts);
+	if (st.cfg.topology_xml[0]) {
+		aopts.source = TMATCH_AFFINITY_SRC_XML;
+		aopts.input = st.cfg.topology_xml;
+		aopts.this_system = !st.cfg.dry_run;
+	}
+	aopts.alloc_cores = step_cores;
+	aopts.cpus_per_task = cpt16;
+	aopts.smt = TMATCH_AFFINITY_SMT_CORE;
+	aopts.node_name = node_name;
+	aopts.log = lib_log;
+
+	if (st.cfg.exclusive_only) {
+		tmatch_affinity_opts_t whole = aopts;
+		tmatch_affinity_tree_t *t;
+
+		whole.alloc_cores = NULL;
+		whole.cpus_per_task = 1;
+		t = tmatch_affinity_node_load(&whole, &err);
+		if (!t || !job_cores || count_list(job_cores) < tmatch_affinity_tree_nb_slots(t)) {
+			slurm_spank_log("treematch: %s: the job does not have the whole node "
+			                "(exclusive_only=on): Slurm's binding kept",
+			                node_name);
+			tmatch_affinity_tree_destroy(t);
+			goto out;
+		}
+		tmatch_affinity_tree_destroy(t);
+	}
+
+	st.node = tmatch_affinity_node_load(&aopts, &err);
+	if (!st.node) {
+		node_fail("%s: cannot build the node topology: %s", node_name,
+		          errmsg(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	ranks = calloc(nlocal ? nlocal : 1, sizeof(*ranks));
+	if (!ranks) {
+		node_fail("%s: out of memory", node_name);
+		goto out;
+	}
+	for (uint32_t i = 0; i < nlocal; i++) {
+		uint32_t g = 0;
+
+		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS) {
+			node_fail("%s: cannot read the global id of local task %u", node_name, i);
+			goto out;
+		}
+		ranks[i] = (int)g;
+	}
+	if (nnodes > 1 && nodelist[0]) {
+		tconf = load_topology_conf(sp);
+		cluster = tmatch_affinity_cluster_build(tconf, nodelist, st.node, NULL, NULL);
+	}
+	memset(&info, 0, sizeof(info));
+	info.node_name = node_name;
+	info.node_index = (int)nodeid;
+	info.node_count = (int)nnodes;
+	info.cpus_per_task = cpt16;
+	info.ranks = ranks;
+	info.nlocal = (int)nlocal;
+	info.ntasks_total = (int)ntotal;
+	info.cluster = cluster;
+	info.cluster_node = -1;
+	for (int i = 0; cluster && i < tmatch_affinity_tree_nb_nodes(cluster); i++)
+		if (strcmp(tmatch_affinity_tree_node_name(cluster, i), node_name) == 0)
+			info.cluster_node = i;
+	if (info.cluster_node < 0)
+		info.cluster = NULL;
+	tmatch_error_clear(&err);
+	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
+		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
+out:
+	tmatch_profile_destroy(prof);
+	tmatch_affinity_tree_destroy(cluster);
+	tmatch_affinity_conf_destroy(tconf);
+	tmatch_affinity_hostlist_free(names);
+	free(ranks);
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	uint32_t stepid = 0;
+
+	if (spank_remote(sp) == 1 && spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
+	    tmatch_spank_step_is_handled(stepid)) {
+		if (compute_config(ac, av) < 0)
+			node_fail("configuration error: Slurm's binding kept");
+		else if (st.cfg.enabled && st.cfg.profile[0])
+			plan_node(sp);
+	}
+	return HOOK(tmatch__spank_record_user_init, sp, ac, av);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
+	tmatch_error_t err;
+	char line[1200], buf[900];
+	int local = -1, n;
+	pid_t pid = getpid();
+
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
+		local = -1;
+	if (st.node_failed) {
+		if (st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL) {
+			if (local == 0)
+				slurm_spank_log("treematch: %s (failure=fail: step aborted)",
+				                st.node_msg);
+			return -1;
+		}
+		if (local == 0)
+			slurm_spank_log("treematch: %s: falling back to Slurm's binding",
+			                st.node_msg);
+	}
+	if (st.plan && local >= 0 && local < st.plan->ntasks) {
+		const tmatch_spank_task_t *t = &st.plan->task[local];
+
+		n = tmatch_spank_task_env(st.plan, &st.cfg, local, env, TMATCH_SPANK_MAX_ENV);
+		for (int i = 0; i < n; i++)
+			spank_setenv(sp, env[i].name, env[i].value, env[i].overwrite);
+		if (!st.cfg.dry_run) {
+			tmatch_error_clear(&err);
+			if (tmatch_affinity_bind_cpulist(st.node, 0, 0, t->cpulist, &err) < 0) {
+				snprintf(line, sizeof(line),
+				         "%s: task %d: cannot bind to CPUs %s: %s",
+				         st.plan->node_name, local, t->cpulist,
+				         errmsg(&err, buf, sizeof(buf)));
+				if (st.cfg.failure == TMATCH_FAILURE_FAIL) {
+					slurm_spank_log(
+					    "treematch: %s (failure=fail: step aborted)", line);
+					return -1;
+				}
+				slurm_spank_log("treematch: %s: falling back to Slurm's binding",
+				                line);
+				spank_setenv(sp, "TREEMATCH_CPUS", "", 1);
+				goto hook;
+			}
+		}
+		if (st.cfg.verbose > 0 || st.cfg.dry_run) {
+			if (local == 0) {
+				tmatch_spank_summary_line(st.plan, st.cfg.dry_run, line,
+				                          sizeof(line));
+				slurm_spank_log("%s", line);
+			}
+			tmatch_spank_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run, line,
+			                          sizeof(line));
+			slurm_spank_log("%s", line);
+		}
+	}
+hook:
+	return HOOK(tmatch__spank_record_task_init, sp, ac, av);
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	return HOOK(tmatch__spank_record_task_exit, sp, ac, av);
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	int rc = HOOK(tmatch__spank_record_exit, sp, ac, av);
+
+	tmatch_spank_plan_destroy(st.plan);
+	tmatch_affinity_tree_destroy(st.node);
+	tmatch_profile_destroy(st.prof);
+	free(st.user_value);
+	memset(&st, 0, sizeof(st));
+	return rc;
+}

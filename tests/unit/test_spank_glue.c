@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_spank_glue.c - loads the real treematch.so with dlopen, from a
+ * binary that defines mock spank_* and slurm_* functions (linked with
+ * -rdynamic so the plugin's undefined symbols resolve here), and drives its
+ * callbacks the way srun, sbatch and slurmstepd do. Also checks that the
+ * man page documents every option and argument the plugin accepts.
+ */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <hwloc.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "conf/config.h"
+
+/* ------------------------------------------------------------------------ */
+/* The mock Slurm                                                            */
+
+#define MAX_OPTS 8
+#define MAX_ENV  64
+
+static struct {
+	spank_context_t ctx;
+	uint32_t stepid, nnodes, nodeid, nlocal, ntotal;
+	uint16_t cpt;
+	char *step_cores, *job_cores;
+	int task_id; /* -1: not in a task */
+	struct spank_option opts[MAX_OPTS];
+	int nopts;
+	char getenv_names[MAX_ENV][64], getenv_values[MAX_ENV][256];
+	int ngetenv;
+	char setenv_names[MAX_ENV][64], setenv_values[MAX_ENV][600];
+	int nsetenv;
+	char log[16384];
+} mock;
+
+static void mock_log(const char *kind, const char *fmt, va_list ap)
+{
+	size_t used = strlen(mock.log);
+
+	if (used + 2 >= sizeof(mock.log))
+		return;
+	used += (size_t)snprintf(mock.log + used, sizeof(mock.log) - used, "%s: ", kind);
+	if (used < sizeof(mock.log))
+		used += (size_t)vsnprintf(mock.log + used, sizeof(mock.log) - used, fmt, ap);
+	if (used + 1 < sizeof(mock.log))
+		strcat(mock.log, "\n");
+}
+
+#define MOCK_LOGGER(fn, kind)                                                                      \
+	void fn(const char *fmt, ...)                                                              \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		mock_log(kind, fmt, ap);                                                           \
+		va_end(ap);                                                                        \
+	}
+MOCK_LOGGER(slurm_info, "info")
+MOCK_LOGGER(slurm_error, "error")
+MOCK_LOGGER(slurm_verbose, "verbose")
+MOCK_LOGGER(slurm_debug, "debug")
+MOCK_LOGGER(slurm_debug2, "debug2")
+MOCK_LOGGER(slurm_debug3, "debug3")
+MOCK_LOGGER(slurm_spank_log, "user")
+
+spank_context_t spank_context(void)
+{
+	return mock.ctx;
+}
+
+int spank_remote(spank_t sp)
+{
+	(void)sp;
+	return mock.ctx == S_CTX_REMOTE;
+}
+
+const char *spank_strerror(spank_err_t err)
+{
+	return err == ESPANK_SUCCESS ? "Success" : "mock error";
+}
+
+spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
+{
+	(void)sp;
+	if (mock.nopts >= MAX_OPTS)
+		return ESPANK_ERROR;
+	mock.opts[mock.nopts++] = *opt;
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt, char **optarg)
+{
+	(void)sp, (void)opt, (void)optarg;
+	return ESPANK_ERROR;
+}
+
+spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
+{
+	va_list ap;
+	spank_err_t rc = ESPANK_SUCCESS;
+
+	(void)sp;
+	va_start(ap, item);
+	switch (item) {
+	case S_JOB_UID:
+		*va_arg(ap, uid_t *) = getuid();
+		break;
+	case S_JOB_GID:
+		*va_arg(ap, gid_t *) = getgid();
+		break;
+	case S_JOB_STEPID:
+		*va_arg(ap, uint32_t *) = mock.stepid;
+		break;
+	case S_JOB_NNODES:
+		*va_arg(ap, uint32_t *) = mock.nnodes;
+		break;
+	case S_JOB_NODEID:
+		*va_arg(ap, uint32_t *) = mock.nodeid;
+		break;
+	case S_JOB_LOCAL_TASK_COUNT:
+		*va_arg(ap, uint32_t *) = mock.nlocal;
+		break;
+	case S_JOB_TOTAL_TASK_COUNT:
+		*va_arg(ap, uint32_t *) = mock.ntotal;
+		break;
+	case S_STEP_CPUS_PER_TASK:
+		*va_arg(ap, uint16_t *) = mock.cpt;
+		break;
+	case S_STEP_ALLOC_CORES:
+		*va_arg(ap, char **) = mock.step_cores;
+		break;
+	case S_JOB_ALLOC_CORES:
+		*va_arg(ap, char **) = mock.job_cores;
+		break;
+	case S_TASK_ID:
+		if (mock.task_id < 0)
+			rc = ESPANK_NOT_TASK;
+		else
+			*va_arg(ap, int *) = mock.task_id;
+		break;
+	case S_JOB_LOCAL_TO_GLOBAL_ID: {
+		uint32_t local = va_arg(ap, uint32_t);
+
+		*va_arg(ap, uint32_t *) = local + mock.nodeid * mock.nlocal;
+		break;
+	}
+	default:
+		rc = ESPANK_BAD_ARG;
+	}
+	va_end(ap);
+	return rc;
+}
+
+spank_err_t spank_getenv(spank_t sp, const char *var, char *buf, int len)
+{
+	(void)sp;
+	for (int i = 0; i < mock.ngetenv; i++)
+		if (strcmp(mock.getenv_names[i], var) == 0) {
+			snprintf(buf, (size_t)len, "%s", mock.getenv_values[i]);
+			return ESPANK_SUCCESS;
+		}
+	return ESPANK_ENV_NOEXIST;
+}
+
+spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overwrite)
+{
+	(void)sp, (void)overwrite;
+	if (mock.nsetenv >= MAX_ENV)
+		return ESPANK_ERROR;
+	snprintf(mock.setenv_names[mock.nsetenv], 64, "%s", var);
+	snprintf(mock.setenv_values[mock.nsetenv], 600, "%s", val);
+	mock.nsetenv++;
+	return ESPANK_SUCCESS;
+}
+
+static const char *set_value(const char *name)
+{
+	for (int i = mock.nsetenv - 1; i >= 0; i--)
+		if (strcmp(mock.setenv_names[i], name) == 0)
+			return mock.setenv_values[i];
+	return NULL;
+}
+
+static void job_setenv(const char *name, const char *value)
+{
+	snprintf(mock.getenv_names[mock.ngetenv], 64, "%s", name);
+	snprintf(mock.getenv_values[mock.ngetenv], 256, "%s", value);
+	mock.ngetenv++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The plugin                                                                */
+
+typedef int (*spank_fn)(spank_t, int, char **);
+
+static void *plugin;
+static spank_t SP = (spank_t)(uintptr_t)0x1;
+static char step_cores[32], job_cores[32];
+
+static spank_fn fn(const char *name)
+{
+	spank_fn f = (spank_fn)(uintptr_t)dlsym(plugin, name);
+
+	cr_assert_not_null(f, "plugin lacks %s", name);
+	return f;
+}
+
+static void load_plugin(spank_context_t ctx)
+{
+	memset(&mock, 0, sizeof(mock));
+	mock.ctx = ctx;
+	mock.task_id = -1;
+	mock.nnodes = 1;
+	mock.cpt = 1;
+	snprintf(step_cores, sizeof(step_cores), "0");
+	snprintf(job_cores, sizeof(job_cores), "0");
+	mock.step_cores = step_cores;
+	mock.job_cores = job_cores;
+	plugin = dlopen(TMATCH_BUILDDIR "/spank/treematch.so", RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(plugin, "dlopen: %s", dlerror());
+}
+
+static int call(const char *name, int ac, char **av)
+{
+	return fn(name)(SP, ac, av);
+}
+
+/* The profile and topology files a test uses, removed at the end. */
+static char profile_path[64], xml_path[64];
+
+static void write_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void write_profile(int ranks)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+	         "format: comm-profile\nversion: 1\nranks: %d\nmetrics: [bytes]\ndirected: false\n"
+	         "edges:%s\n",
+	         ranks, ranks > 1 ? "\n  - [0, 1, 100]" : " []");
+	snprintf(profile_path, sizeof(profile_path), "/tmp/test_spank_glue_XXXXXX");
+	write_file(profile_path, text);
+}
+
+/* A synthetic 2-package, 4-core machine saved as XML (not this system). */
+static void write_xml(void)
+{
+	hwloc_topology_t topo;
+	int fd;
+
+	snprintf(xml_path, sizeof(xml_path), "/tmp/test_spank_glue_xml_XXXXXX");
+	fd = mkstemp(xml_path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(hwloc_topology_init(&topo), 0);
+	cr_assert_eq(hwloc_topology_set_synthetic(topo, "pack:2 core:2 pu:1"), 0);
+	cr_assert_eq(hwloc_topology_load(topo), 0);
+	cr_assert_eq(hwloc_topology_export_xml(topo, xml_path, 0), 0);
+	hwloc_topology_destroy(topo);
+}
+
+static void cleanup(void)
+{
+	if (plugin) {
+		dlclose(plugin);
+		plugin = NULL;
+	}
+	if (profile_path[0])
+		unlink(profile_path);
+	if (xml_path[0])
+		unlink(xml_path);
+	profile_path[0] = xml_path[0] = '\0';
+}
+
+static struct spank_option *treematch_option(void)
+{
+	for (int i = 0; i < mock.nopts; i++)
+		if (strcmp(mock.opts[i].name, "treematch") == 0)
+			return &mock.opts[i];
+	cr_assert_fail("--treematch not registered");
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+
+TestSuite(spank_glue, .fini = cleanup);
+
+Test(spank_glue, exports_only_spank_symbols)
+{
+	const char *name;
+
+	load_plugin(S_CTX_LOCAL);
+	name = dlsym(plugin, "plugin_name");
+	cr_assert_not_null(name);
+	cr_expect_str_eq(name, "treematch");
+	cr_expect_str_eq((const char *)dlsym(plugin, "plugin_type"), "spank");
+	cr_expect_null(dlsym(plugin, "tmatch_spank_plan_compute"));
+	cr_expect_null(dlsym(plugin, "tmatch_map_compute"));
+	cr_expect_null(dlsym(plugin, "tmatch_profile_load_fd"));
+}
+
+Test(spank_glue, option_registered_in_every_context)
+{
+	static const spank_context_t ctxs[] = {S_CTX_LOCAL, S_CTX_REMOTE, S_CTX_ALLOCATOR};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct spank_option *o;
+
+		load_plugin(ctxs[i]);
+		cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+		o = treematch_option();
+		cr_expect_eq(o->has_arg, 1);
+		cr_expect_not_null(o->cb);
+		cr_expect(strstr(o->usage, "profile") != NULL);
+		dlclose(plugin);
+		plugin = NULL;
+	}
+}
+
+Test(spank_glue, option_callback_checks_syntax_locally)
+{
+	struct spank_option *o;
+
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	o = treematch_option();
+	cr_expect_eq(o->cb(o->val, "p.yml,bogus_key=1", 0), -1);
+	cr_expect(strstr(mock.log, "error: treematch: ") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "bogus_key") != NULL, "%s", mock.log);
+	cr_expect_eq(o->cb(o->val, "", 0), -1);
+	cr_expect_eq(o->cb(o->val, "p.yml,verbose=1", 0), 0);
+	/* slurmstepd calls it twice; both fine. */
+	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
+	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
+}
+
+Test(spank_glue, help_prints_and_exits, .exit_code = 0)
+{
+	struct spank_option *o;
+
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	o = treematch_option();
+	o->cb(o->val, "help", 0);
+	cr_assert_fail("help did not exit");
+}
+
+Test(spank_glue, srun_rejects_missing_profile)
+{
+	struct spank_option *o;
+
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	o = treematch_option();
+	cr_assert_eq(o->cb(o->val, "/nonexistent/prof.yml", 0), 0);
+	cr_expect_eq(call("slurm_spank_init_post_opt", 0, NULL), -1);
+	cr_expect(strstr(mock.log, "error: treematch: cannot read profile /nonexistent/prof.yml") !=
+	              NULL,
+	          "%s", mock.log);
+}
+
+Test(spank_glue, srun_checks_rank_count)
+{
+	struct spank_option *o;
+
+	write_profile(4);
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	o = treematch_option();
+	cr_assert_eq(o->cb(o->val, profile_path, 0), 0);
+	cr_assert_eq(call("slurm_spank_init_post_opt", 0, NULL), 0, "%s", mock.log);
+	mock.ntotal = 6;
+	cr_expect_eq(call("slurm_spank_local_user_init", 0, NULL), -1);
+	cr_expect(strstr(mock.log, "4 ranks") != NULL && strstr(mock.log, "6") != NULL, "%s",
+	          mock.log);
+	mock.ntotal = 4;
+	cr_expect_eq(call("slurm_spank_local_user_init", 0, NULL), 0);
+	cr_expect_eq(call("slurm_spank_exit", 0, NULL), 0);
+}
+
+Test(spank_glue, srun_rejects_bad_admin_arguments)
+{
+	char *argv[] = {"failure=sometimes"};
+
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
+	cr_expect_eq(call("slurm_spank_init_post_opt", 1, argv), -1);
+	cr_expect(strstr(mock.log, "error: treematch: ") != NULL, "%s", mock.log);
+}
+
+/* slurmstepd on one node: user_init maps, task_init exports (and binds). */
+static void remote_step(int ntasks, const char *cores, char **argv, int argc,
+                        const char *user_value)
+{
+	struct spank_option *o;
+
+	load_plugin(S_CTX_REMOTE);
+	snprintf(step_cores, sizeof(step_cores), "%s", cores);
+	mock.nlocal = mock.ntotal = (uint32_t)ntasks;
+	job_setenv("SLURM_STEP_NODELIST", "n0");
+	cr_assert_eq(call("slurm_spank_init", argc, argv), 0);
+	if (user_value) {
+		o = treematch_option();
+		cr_assert_eq(o->cb(o->val, user_value, 1), 0);
+	}
+	cr_assert_eq(call("slurm_spank_init_post_opt", argc, argv), 0);
+	cr_assert_eq(call("slurm_spank_user_init", argc, argv), 0, "%s", mock.log);
+}
+
+Test(spank_glue, dry_run_exports_and_binds_nothing)
+{
+	char value[160], xmlarg[96];
+	char *argv[1];
+	cpu_set_t before, after;
+
+	write_profile(4);
+	write_xml();
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	argv[0] = xmlarg;
+	snprintf(value, sizeof(value), "%s,dry_run=on", profile_path);
+	remote_step(4, "0-3", argv, 1, value);
+	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
+	for (int t = 0; t < 4; t++) {
+		mock.task_id = t;
+		mock.nsetenv = 0;
+		cr_assert_eq(call("slurm_spank_task_init", 1, argv), 0, "%s", mock.log);
+		cr_assert_not_null(set_value("TREEMATCH_CPUS"), "task %d: %s", t, mock.log);
+		cr_expect_str_eq(set_value("TREEMATCH_DRY_RUN"), "1");
+		cr_expect_not_null(strstr(set_value("TREEMATCH_POSITION"), "package="));
+	}
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after), "dry-run changed the affinity");
+	cr_expect(strstr(mock.log, "not set (dry-run)") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "packed") != NULL, "%s", mock.log);
+}
+
+Test(spank_glue, binds_task_on_this_machine)
+{
+	cpu_set_t set;
+
+	write_profile(1);
+	remote_step(1, "0", NULL, 0, profile_path);
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 0, NULL), 0, "%s", mock.log);
+	cr_assert_not_null(set_value("TREEMATCH_CPUS"), "%s", mock.log);
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	cr_expect_eq(CPU_COUNT(&set), 1);
+	cr_expect(CPU_ISSET(atoi(set_value("TREEMATCH_CPUS")), &set));
+}
+
+Test(spank_glue, batch_step_is_left_alone)
+{
+	write_profile(1);
+	mock.stepid = 0; /* set again by load_plugin; overridden below */
+	load_plugin(S_CTX_REMOTE);
+	mock.stepid = 0xfffffffbu;
+	mock.nlocal = mock.ntotal = 1;
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	treematch_option()->cb(0, profile_path, 1);
+	cr_assert_eq(call("slurm_spank_user_init", 0, NULL), 0);
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 0, NULL), 0);
+	cr_expect_null(set_value("TREEMATCH_CPUS"));
+	cr_expect_eq(mock.log[0], '\0', "%s", mock.log);
+}
+
+Test(spank_glue, node_problem_falls_back)
+{
+	write_profile(2);
+	remote_step(2, "0", NULL, 0, profile_path); /* 2 tasks, 1 core */
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
+	cr_expect_null(set_value("TREEMATCH_CPUS"));
+	cr_expect(strstr(mock.log, "user: treematch: n0: ") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "falling back") != NULL, "%s", mock.log);
+}
+
+Test(spank_glue, node_problem_fails_step_when_asked)
+{
+	char *argv[] = {"failure=fail"};
+
+	write_profile(2);
+	remote_step(2, "0", argv, 1, profile_path);
+	mock.task_id = 1;
+	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
+	cr_expect(strstr(mock.log, "failure=fail") != NULL, "%s", mock.log);
+}
+
+Test(spank_glue, admin_default_and_user_off)
+{
+	char arg[96];
+	char *argv[2] = {"default=on", arg};
+
+	write_profile(1);
+	snprintf(arg, sizeof(arg), "profile=%s", profile_path);
+	remote_step(1, "0", argv, 2, NULL);
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 2, argv), 0, "%s", mock.log);
+	cr_expect_not_null(set_value("TREEMATCH_CPUS"), "admin default applied: %s", mock.log);
+	cleanup();
+
+	write_profile(1);
+	snprintf(arg, sizeof(arg), "profile=%s", profile_path);
+	remote_step(1, "0", argv, 2, "off");
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 2, argv), 0, "%s", mock.log);
+	cr_expect_null(set_value("TREEMATCH_CPUS"), "user's off ignored");
+}
+
+/* ------------------------------------------------------------------------ */
+
+static char *read_man(void)
+{
+	FILE *f = fopen(TMATCH_SRCDIR "/spank/treematch.8", "r");
+	char *text;
+	long len;
+
+	cr_assert_not_null(f, "spank/treematch.8 missing");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)len + 1);
+	cr_assert_not_null(text);
+	cr_assert_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return text;
+}
+
+/* groff escapes '-' as "\-" and '_' needs none; look for the plain key
+   either way. */
+static int documented(const char *man, const char *word)
+{
+	char esc[128];
+	size_t j = 0;
+
+	if (strstr(man, word))
+		return 1;
+	for (size_t i = 0; word[i] && j + 2 < sizeof(esc); i++) {
+		if (word[i] == '-')
+			esc[j++] = '\\';
+		esc[j++] = word[i];
+	}
+	esc[j] = '\0';
+	return strstr(man, esc) != NULL;
+}
+
+Test(spank_glue, man_page_documents_everything)
+{
+	char *man = read_man();
+	static const char *const extra[] = {
+	    "admin_file",
+	    "TREEMATCH_RANK",
+	    "TREEMATCH_CPUS",
+	    "TREEMATCH_CPU_MASK",
+	    "TREEMATCH_LEVELS",
+	    "TREEMATCH_INDEX",
+	    "TREEMATCH_COUNT",
+	    "TREEMATCH_POSITION",
+	    "TREEMATCH_MAPPER",
+	    "TREEMATCH_DRY_RUN",
+	    "OMP_NUM_THREADS",
+	    "OMP_PLACES",
+	    "OMP_PROC_BIND",
+	    "plugstack.conf",
+	    "off",
+	    "help",
+	};
+
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	cr_assert_gt(mock.nopts, 0);
+	for (int i = 0; i < mock.nopts; i++) {
+		char opt[96];
+
+		snprintf(opt, sizeof(opt), "--%s", mock.opts[i].name);
+		cr_expect(documented(man, opt), "option %s not in treematch(8)", opt);
+	}
+	for (const char *const *k = tmatch_config_keys(); *k; k++) {
+		char item[96];
+
+		snprintf(item, sizeof(item), "%s=", *k);
+		cr_expect(documented(man, item), "argument %s not in treematch(8)", item);
+	}
+	for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+		cr_expect(documented(man, extra[i]), "%s not in treematch(8)", extra[i]);
+	free(man);
+}

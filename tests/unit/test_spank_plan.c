@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_spank_plan.c - the SPANK plugin's decisions (spank/plan.c) without
+ * Slurm: step filtering, option values, configuration merging, the node
+ * plan on synthetic hwloc topologies, the task environment and the lines
+ * shown to the user.
+ */
+#include "spank/plan.c" /* the plugin's logic is not part of libtreematch */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 0-3 heavy, 1-2 heavy, light ring between: packed (0,1 | 2,3) is bad. */
+static const char pairs4[] = "format: comm-profile\n"
+                             "version: 1\n"
+                             "ranks: 4\n"
+                             "metrics: [bytes]\n"
+                             "directed: false\n"
+                             "edges:\n"
+                             "  - [0, 3, 100000]\n"
+                             "  - [1, 2, 100000]\n"
+                             "  - [0, 1, 10]\n"
+                             "  - [2, 3, 10]\n";
+
+/* 8 ranks: i talks to i^4 heavily (pairs across a block split). */
+static const char pairs8[] = "format: comm-profile\n"
+                             "version: 1\n"
+                             "ranks: 8\n"
+                             "metrics: [bytes]\n"
+                             "directed: false\n"
+                             "edges:\n"
+                             "  - [0, 4, 1000]\n"
+                             "  - [1, 5, 1000]\n"
+                             "  - [2, 6, 1000]\n"
+                             "  - [3, 7, 1000]\n"
+                             "  - [4, 6, 500]\n"
+                             "  - [5, 7, 500]\n"
+                             "  - [0, 1, 1]\n";
+
+static tmatch_profile_t *load(const char *text)
+{
+	tmatch_error_t err;
+	tmatch_profile_t *p =
+	    tmatch_profile_load_buffer(text, strlen(text), "test.yml", NULL, NULL, NULL, &err);
+
+	cr_assert_not_null(p, "profile: %s", err.msg);
+	return p;
+}
+
+static tmatch_affinity_tree_t *synthetic(const char *spec, int cpt)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t;
+
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
+	o.input = spec;
+	o.cpus_per_task = cpt;
+	o.smt = TMATCH_AFFINITY_SMT_CORE;
+	o.node_name = "n0";
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "tree %s: %s", spec, err.msg);
+	return t;
+}
+
+static void info_init(tmatch_spank_node_info_t *info, const int *ranks, int nlocal, int total)
+{
+	memset(info, 0, sizeof(*info));
+	info->node_name = "n0";
+	info->node_index = 0;
+	info->node_count = 1;
+	info->cpus_per_task = 1;
+	info->ranks = ranks;
+	info->nlocal = nlocal;
+	info->ntasks_total = total;
+}
+
+/* Every task on its own CPUs, none shared (the invariant of every plan). */
+static void check_disjoint(const tmatch_spank_plan_t *plan)
+{
+	for (int a = 0; a < plan->ntasks; a++) {
+		cr_assert_neq(plan->task[a].cpulist[0], '\0');
+		for (int b = a + 1; b < plan->ntasks; b++) {
+			cr_assert_neq(plan->task[a].leaf, plan->task[b].leaf);
+			cr_assert_str_neq(plan->task[a].cpulist, plan->task[b].cpulist);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+
+Test(spank_plan, special_steps_are_skipped)
+{
+	static const struct {
+		uint32_t id;
+		int handled;
+	} cases[] = {
+	    {0, 1},
+	    {7, 1},
+	    {TMATCH_STEP_BATCH, 0},
+	    {TMATCH_STEP_EXTERN, 0},
+	    {TMATCH_STEP_INTERACTIVE, 0},
+	    {TMATCH_STEP_PENDING, 0},
+	    {0xfffffff9u, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(tmatch_spank_step_is_handled(cases[i].id), cases[i].handled,
+		             "step %#x", cases[i].id);
+}
+
+Test(spank_plan, option_values)
+{
+	tmatch_error_t err;
+
+	errno = 0;
+	cr_expect_eq(tmatch_spank_classify_value(NULL, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(tmatch_spank_classify_value("", &err), -1);
+	cr_expect(strstr(err.msg, "profile path") != NULL, "%s", err.msg);
+	cr_expect_eq(tmatch_spank_classify_value("help", NULL), TMATCH_SPANK_VALUE_HELP);
+	cr_expect_eq(tmatch_spank_classify_value("off", NULL), TMATCH_SPANK_VALUE_OPTIONS);
+	cr_expect_eq(tmatch_spank_classify_value("a.yml,verbose=1", NULL),
+	             TMATCH_SPANK_VALUE_OPTIONS);
+	cr_expect(strstr(tmatch_spank_help_text(), "--treematch=off") != NULL);
+}
+
+Test(spank_plan, admin_file_argument)
+{
+	char *argv[] = {"failure=fail", "admin_file=/etc/a.conf", "verbose=1"};
+
+	cr_expect_null(tmatch_spank_admin_file(0, NULL));
+	cr_expect_null(tmatch_spank_admin_file(1, argv));
+	cr_expect_str_eq(tmatch_spank_admin_file(3, argv), "/etc/a.conf");
+}
+
+Test(spank_plan, config_admin_then_user)
+{
+	char *argv[] = {"failure=fail", "default=on", "max_ranks=100"};
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	cr_assert_eq(tmatch_spank_config(3, argv, -1, NULL, &cfg, &err), 0, "%s", err.msg);
+	cr_expect_eq(cfg.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_eq(cfg.enabled, 1);
+	cr_assert_eq(tmatch_spank_config(3, argv, -1, "off", &cfg, &err), 0, "%s", err.msg);
+	cr_expect_eq(cfg.enabled, 0, "the user's off wins over default=on");
+	cr_assert_eq(tmatch_spank_config(3, argv, -1, "p.yml,verbose=2,max_ranks=50", &cfg, &err),
+	             0, "%s", err.msg);
+	cr_expect_str_eq(cfg.profile, "p.yml");
+	cr_expect_eq(cfg.verbose, 2);
+	cr_expect_eq(cfg.max_ranks, 50);
+	cr_assert_eq(tmatch_spank_config(3, argv, -1, "p.yml,max_ranks=500", &cfg, &err), 0, "%s",
+	             err.msg);
+	cr_expect_eq(cfg.max_ranks, 100, "the admin's limit caps the user's");
+}
+
+Test(spank_plan, config_errors_leave_output_alone)
+{
+	char *bad_admin[] = {"nonsense=1"};
+	char *allowed[] = {"allowed_mappers=greedy:rcm"};
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	memset(&cfg, 0x5a, sizeof(cfg));
+	cr_expect_eq(tmatch_spank_config(1, bad_admin, -1, NULL, &cfg, &err), -1);
+	cr_expect(strstr(err.msg, "nonsense") != NULL, "%s", err.msg);
+	cr_expect_eq(((unsigned char *)&cfg)[0], 0x5a);
+	cr_expect_eq(tmatch_spank_config(0, NULL, -1, "p.yml,bogus=1", &cfg, &err), -1);
+	cr_expect_eq(tmatch_spank_config(0, NULL, -1, "help", &cfg, &err), -1);
+	cr_expect_eq(tmatch_spank_config(1, allowed, -1, "p.yml,mapper=random", &cfg, &err), -1);
+	cr_expect(strstr(err.msg, "greedy") != NULL, "allowed list named: %s", err.msg);
+	cr_expect_eq(tmatch_spank_config(1, allowed, -1, "p.yml,mapper=greedy", &cfg, &err), 0,
+	             "%s", err.msg);
+	errno = 0;
+	cr_expect_eq(tmatch_spank_config(-1, NULL, -1, NULL, &cfg, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+}
+
+Test(spank_plan, config_reads_admin_file)
+{
+	char path[] = "/tmp/test_spank_plan_XXXXXX";
+	int fd = mkstemp(path);
+	const char text[] = "# site policy\nfailure = fail\nverbose = 3\n";
+	char arg[64];
+	char *argv[1];
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	lseek(fd, 0, SEEK_SET);
+	snprintf(arg, sizeof(arg), "admin_file=%s", path);
+	argv[0] = arg;
+	cr_expect_eq(tmatch_spank_config(1, argv, fd, "p.yml", &cfg, &err), 0, "%s", err.msg);
+	cr_expect_eq(cfg.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_eq(cfg.verbose, 3);
+	close(fd);
+	unlink(path);
+}
+
+Test(spank_plan, check_profile_rank_count)
+{
+	tmatch_profile_t *p = load(pairs4);
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	tmatch_config_init(&cfg);
+	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 4, &err), 0, "%s", err.msg);
+	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 0, &err), 0, "unknown count not checked");
+	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 6, &err), -1);
+	cr_expect(strstr(err.msg, "4") && strstr(err.msg, "6"), "both numbers: %s", err.msg);
+	snprintf(cfg.mapper, sizeof(cfg.mapper), "nosuch");
+	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 4, &err), -1);
+	cr_expect(strstr(err.msg, "nosuch") != NULL, "%s", err.msg);
+	errno = 0;
+	cr_expect_eq(tmatch_spank_check_profile(NULL, p, 4, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, maps_pairs_together_and_beats_packed)
+{
+	tmatch_profile_t *p = load(pairs4);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
+	const int ranks[] = {0, 1, 2, 3};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 4);
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan->ntasks, 4);
+	check_disjoint(plan);
+	/* 0 and 3 share a package, so do 1 and 2. */
+	cr_expect_eq(plan->task[0].leaf / 2, plan->task[3].leaf / 2);
+	cr_expect_eq(plan->task[1].leaf / 2, plan->task[2].leaf / 2);
+	cr_expect_lt(plan->cost, plan->cost_packed, "%g vs packed %g", plan->cost,
+	             plan->cost_packed);
+	for (int a = 0; a < 4; a++) {
+		cr_expect_eq(plan->task[a].rank, a);
+		cr_expect(strncmp(plan->task[a].position, "node=0/1", 8) == 0, "%s",
+		          plan->task[a].position);
+		cr_expect(strstr(plan->task[a].levels, "package") != NULL, "%s",
+		          plan->task[a].levels);
+	}
+	tmatch_spank_plan_destroy(plan);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, same_inputs_same_plan)
+{
+	tmatch_profile_t *p = load(pairs8);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:4 pu:1", 1);
+	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *a = NULL, *b = NULL;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 8, 8);
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &b, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(a->task[i].leaf, b->task[i].leaf);
+	check_disjoint(a);
+	tmatch_spank_plan_destroy(a);
+	tmatch_spank_plan_destroy(b);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, second_node_uses_its_global_ranks)
+{
+	tmatch_profile_t *p = load(pairs8);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
+	const int ranks[] = {4, 5, 6, 7};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 8);
+	info.node_name = "n2";
+	info.node_index = 1;
+	info.node_count = 2;
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	check_disjoint(plan);
+	/* Within the node 4-6 and 5-7 talk: each pair on one package. */
+	cr_expect_eq(plan->task[0].leaf / 2, plan->task[2].leaf / 2);
+	cr_expect_eq(plan->task[1].leaf / 2, plan->task[3].leaf / 2);
+	cr_expect_eq(plan->task[0].rank, 4);
+	cr_expect_eq(plan->task[3].rank, 7);
+	cr_expect(strncmp(plan->task[0].position, "node=1/2", 8) == 0, "%s",
+	          plan->task[0].position);
+	cr_expect_str_eq(plan->node_name, "n2");
+	tmatch_spank_plan_destroy(plan);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, refuses_oversubscription_and_wrong_counts)
+{
+	tmatch_profile_t *p = load(pairs8);
+	tmatch_affinity_tree_t *t = synthetic("pack:1 core:2 pu:1", 1);
+	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	const int dup[] = {0, 0};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 8);
+	errno = 0;
+	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect_eq(errno, EOVERFLOW);
+	cr_expect(strstr(err.msg, "slots") != NULL, "%s", err.msg);
+	cr_expect_null(plan);
+	info_init(&info, ranks, 2, 6);
+	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect(strstr(err.msg, "8") && strstr(err.msg, "6"), "%s", err.msg);
+	info_init(&info, dup, 2, 8);
+	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect(strstr(err.msg, "repeated") != NULL, "%s", err.msg);
+	info_init(&info, ranks, 0, 8);
+	errno = 0;
+	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_null(plan);
+	tmatch_spank_plan_destroy(NULL);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+static const tmatch_spank_env_t *find_env(const tmatch_spank_env_t *env, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(env[i].name, name) == 0)
+			return &env[i];
+	return NULL;
+}
+
+Test(spank_plan, cpus_per_task_groups_and_openmp)
+{
+	tmatch_profile_t *p = load(pairs4);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:4 pu:1", 2);
+	const int ranks[] = {0, 1, 2, 3};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
+	const tmatch_spank_env_t *e;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+	int n;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 4);
+	info.cpus_per_task = 2;
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	check_disjoint(plan);
+	for (int a = 0; a < 4; a++)
+		cr_expect(strchr(plan->task[a].cpulist, '-') || strchr(plan->task[a].cpulist, ','),
+		          "two CPUs per task: %s", plan->task[a].cpulist);
+	n = tmatch_spank_task_env(plan, &cfg, 0, env, TMATCH_SPANK_MAX_ENV);
+	cr_assert_gt(n, 0);
+	e = find_env(env, n, "OMP_NUM_THREADS");
+	cr_assert_not_null(e);
+	cr_expect_str_eq(e->value, "2");
+	cr_expect_eq(e->overwrite, 0, "the user's own setting wins");
+	e = find_env(env, n, "OMP_PLACES");
+	cr_assert_not_null(e);
+	cr_expect_eq(e->value[0], '{');
+	cr_expect(strstr(e->value, "},{") != NULL, "%s", e->value);
+	cr_expect_not_null(find_env(env, n, "OMP_PROC_BIND"));
+	e = find_env(env, n, "TREEMATCH_CPUS");
+	cr_assert_not_null(e);
+	cr_expect_str_eq(e->value, plan->task[0].cpulist);
+	cr_expect_eq(e->overwrite, 1);
+	tmatch_spank_plan_destroy(plan);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, task_env_and_mpi_pinning)
+{
+	tmatch_profile_t *p = load(pairs4);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
+	const int ranks[] = {0, 1, 2, 3};
+	static const char *const mpi_vars[] = {"OMPI_MCA_hwloc_base_binding_policy",
+	                                       "HYDRA_BINDING", "I_MPI_PIN", "MV2_ENABLE_AFFINITY"};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+	int n;
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 4);
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	n = tmatch_spank_task_env(plan, &cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	cr_expect_str_eq(find_env(env, n, "TREEMATCH_RANK")->value, "2");
+	cr_expect_not_null(find_env(env, n, "TREEMATCH_POSITION"));
+	cr_expect_not_null(find_env(env, n, "TREEMATCH_LEVELS"));
+	cr_expect_not_null(find_env(env, n, "TREEMATCH_INDEX"));
+	cr_expect_not_null(find_env(env, n, "TREEMATCH_COUNT"));
+	cr_expect_null(find_env(env, n, "OMP_NUM_THREADS"), "no OpenMP without -c");
+	for (size_t i = 0; i < 4; i++)
+		cr_expect_null(find_env(env, n, mpi_vars[i]));
+	cfg.mpi_pin = 1;
+	n = tmatch_spank_task_env(plan, &cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	for (size_t i = 0; i < 4; i++) {
+		const tmatch_spank_env_t *e = find_env(env, n, mpi_vars[i]);
+
+		cr_assert_not_null(e, "%s", mpi_vars[i]);
+		cr_expect_eq(e->overwrite, 0);
+	}
+	cr_expect_eq(tmatch_spank_task_env(plan, &cfg, 4, env, TMATCH_SPANK_MAX_ENV), -1);
+	cr_expect_eq(tmatch_spank_task_env(plan, &cfg, 0, env, 3), 3, "bounded by max");
+	tmatch_spank_plan_destroy(plan);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
+
+Test(spank_plan, lines_for_the_user)
+{
+	tmatch_profile_t *p = load(pairs4);
+	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
+	const int ranks[] = {0, 1, 2, 3};
+	tmatch_spank_node_info_t info;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+	char line[1024], want[1024];
+
+	tmatch_config_init(&cfg);
+	info_init(&info, ranks, 4, 4);
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	cr_assert_gt(tmatch_spank_verbose_line(plan, 1, 4242, 0, line, sizeof(line)), 0);
+	snprintf(want, sizeof(want), "cpus %s mask %s set", plan->task[1].cpulist,
+	         plan->task[1].cpumask);
+	cr_expect(strncmp(line, "treematch: ", 11) == 0, "%s", line);
+	cr_expect(strstr(line, "n0, task  1  1 [4242]") != NULL, "%s", line);
+	cr_expect(strstr(line, want) != NULL, "%s", line);
+	tmatch_spank_verbose_line(plan, 1, 4242, 1, line, sizeof(line));
+	cr_expect(strstr(line, "not set (dry-run)") != NULL, "%s", line);
+	tmatch_spank_summary_line(plan, 0, line, sizeof(line));
+	cr_expect(strncmp(line, "treematch: n0: 4 task(s)", 24) == 0, "%s", line);
+	cr_expect(strstr(line, "packed") != NULL, "%s", line);
+	cr_expect_eq(tmatch_spank_verbose_line(plan, 9, 1, 0, line, sizeof(line)), -1);
+	cr_expect_eq(tmatch_spank_summary_line(NULL, 0, line, sizeof(line)), -1);
+	tmatch_spank_plan_destroy(plan);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+}
