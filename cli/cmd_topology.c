@@ -1,11 +1,182 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* cmd_topology.c - `treematch topology`. PLACEHOLDER until its issue lands. */
+/*
+ * cmd_topology.c - `treematch topology show`: the tree of a node (live, XML,
+ * synthetic) or of a step's nodes under topology.conf switches, with its
+ * levels, arities, CPU sets and leaf positions.
+ */
 #include "cli/cli.h"
+#include "cli/inputs.h"
+#include "affinity/affinity.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: treematch topology show [--xml FILE | --synthetic DESC | local]\n"
+	             "                               [--topology-conf FILE] [--nodes LIST]\n"
+	             "                               [--restrict CPULIST] [--alloc-cores LIST]\n"
+	             "                               [--cpus-per-task N] [--smt one|core|all]\n"
+	             "       treematch topology show --topology SPEC   (synthetic:, xml:, local, "
+	             "cluster:)\n"
+	             "\n"
+	             "Prints the tree the mapper sees: one line per level (name, arity), the\n"
+	             "allowed CPUs of each node, and one line per usable leaf (node, CPU list,\n"
+	             "mask as Slurm prints them, position at every hardware level).\n"
+	             "--nodes alone gives one flat switch over the nodes.\n");
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > 1 << 20)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
 
 int tmatch_cli_topology(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	tmatch_cli_error("'topology' is not available in this build");
-	return 2;
+	static const struct option longopts[] = {
+	    {"xml", required_argument, NULL, 'x'},
+	    {"synthetic", required_argument, NULL, 's'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"topology-conf", required_argument, NULL, 'c'},
+	    {"nodes", required_argument, NULL, 'n'},
+	    {"restrict", required_argument, NULL, 'r'},
+	    {"alloc-cores", required_argument, NULL, 'a'},
+	    {"cpus-per-task", required_argument, NULL, 'p'},
+	    {"smt", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	tmatch_affinity_opts_t opts;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_error_t err;
+	const char *conf = NULL, *nodes = NULL;
+	char *spec = NULL, *text = NULL;
+	int c, rc = 1, len;
+
+	tmatch_affinity_opts_init(&opts);
+	memset(&err, 0, sizeof(err));
+	if (argc < 2 || strcmp(argv[1], "show")) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			usage(stdout);
+			return 0;
+		}
+		tmatch_cli_error("topology: expected the subcommand 'show'");
+		usage(stderr);
+		return 2;
+	}
+	argc--;
+	argv++;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		char *s = NULL;
+		switch (c) {
+		case 'x':
+		case 's':
+		case 't':
+			if (spec) {
+				tmatch_cli_error("topology show: give one of --xml, --synthetic, "
+				                 "--topology or local");
+				goto usage;
+			}
+			if (c == 't') {
+				s = strdup(optarg);
+			} else {
+				size_t l = strlen(optarg) + 16;
+				s = malloc(l);
+				if (s)
+					snprintf(s, l, "%s:%s", c == 'x' ? "xml" : "synthetic",
+					         optarg);
+			}
+			if (!s) {
+				tmatch_cli_error("out of memory");
+				goto out;
+			}
+			spec = s;
+			break;
+		case 'c':
+			conf = optarg;
+			break;
+		case 'n':
+			nodes = optarg;
+			break;
+		case 'r':
+			opts.restrict_cpus = optarg;
+			break;
+		case 'a':
+			opts.alloc_cores = optarg;
+			break;
+		case 'p':
+			if (parse_int(optarg, &opts.cpus_per_task) < 0 || opts.cpus_per_task < 1) {
+				tmatch_cli_error(
+				    "--cpus-per-task wants a positive integer, not '%s'", optarg);
+				goto usage;
+			}
+			break;
+		case 'm':
+			if (tmatch_affinity_smt_parse(optarg, &opts.smt, &err) < 0) {
+				tmatch_cli_error("--smt: %s", err.msg);
+				goto usage;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			goto out;
+		default:
+			goto usage;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!strcmp(argv[optind], "local") && !spec) {
+			spec = strdup("local");
+			if (!spec) {
+				tmatch_cli_error("out of memory");
+				goto out;
+			}
+			continue;
+		}
+		tmatch_cli_error("topology show: unexpected argument '%s'", argv[optind]);
+		goto usage;
+	}
+	if (!spec && !(spec = strdup("local"))) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	if (conf && !nodes) {
+		tmatch_cli_error("--topology-conf needs --nodes LIST (the step's nodes)");
+		goto usage;
+	}
+	tree = tmatch_cli_load_affinity_tree(spec, &opts, conf, nodes, &err);
+	if (!tree) {
+		char buf[1024];
+		tmatch_cli_error("%s", tmatch_error_format(&err, buf, sizeof(buf)));
+		goto out;
+	}
+	len = tmatch_affinity_tree_describe(tree, NULL, 0);
+	text = malloc((size_t)len + 1);
+	if (!text) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	tmatch_affinity_tree_describe(tree, text, (size_t)len + 1);
+	fputs(text, stdout);
+	rc = 0;
+	goto out;
+usage:
+	usage(stderr);
+	rc = 2;
+out:
+	free(text);
+	free(spec);
+	tmatch_affinity_tree_destroy(tree);
+	return rc;
 }

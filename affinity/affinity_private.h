@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * affinity_private.h - internals shared by the files of affinity/. Tests may
+ * include it; nothing outside affinity/ does.
+ *
+ * The trees are built in two steps. First an explicit, possibly unbalanced
+ * tree of `struct tmatch__xnode` (switches, nodes, hwloc objects, task
+ * slots). Then tmatch__xtree_finish() makes every leaf the same depth
+ * (virtual single-child nodes above shallow leaves), merges levels that do
+ * not branch, pads every level to its maximum arity and numbers the leaves
+ * of the resulting balanced tmatch_topo_t depth first.
+ */
+#ifndef TMATCH_AFFINITY_PRIVATE_H
+#define TMATCH_AFFINITY_PRIVATE_H
+
+#include "affinity/affinity.h"
+
+#include <hwloc.h>
+#include <stdarg.h>
+
+/* What an explicit tree node stands for. */
+enum tmatch__kind {
+	TMATCH__K_VIRTUAL = 0, /* inserted to balance depths */
+	TMATCH__K_CLUSTER,     /* root of a cluster tree without a top switch */
+	TMATCH__K_SWITCH,
+	TMATCH__K_NODE,
+	TMATCH__K_PACKAGE,
+	TMATCH__K_DIE,
+	TMATCH__K_NUMA,
+	TMATCH__K_GROUP,
+	TMATCH__K_L3,
+	TMATCH__K_L2,
+	TMATCH__K_CORE,
+	TMATCH__K_PU,
+	TMATCH__K_SLOT, /* a group of cores for one multi-CPU task */
+	TMATCH__K_COUNT
+};
+
+/* Position of a leaf, compact: kinds and numbers per level, outermost first. */
+struct tmatch__pos {
+	int n;
+	unsigned char kind[TMATCH_AFFINITY_MAX_LEVELS];
+	unsigned char swlevel[TMATCH_AFFINITY_MAX_LEVELS]; /* for switches */
+	int index[TMATCH_AFFINITY_MAX_LEVELS];
+	int count[TMATCH_AFFINITY_MAX_LEVELS];
+	int global[TMATCH_AFFINITY_MAX_LEVELS];
+};
+
+struct tmatch__xnode {
+	int kind;
+	int swlevel; /* switches: Slurm level, 0 = just above nodes; levels: -1 */
+	int global;  /* index among real objects of this kind (node- or cluster-wide) */
+	int nchild, cap;
+	struct tmatch__xnode **child;
+	/* leaves only */
+	hwloc_bitmap_t cpuset; /* owned */
+	int node;              /* index in the tree's node table */
+	int disabled;          /* real but not usable (beyond a node's capacity) */
+	struct tmatch__pos pos;
+};
+
+/* Per-node data of a tree. */
+struct tmatch__node {
+	char *name;
+	hwloc_topology_t topo;  /* shared with the node tree it came from; NULL for none */
+	hwloc_bitmap_t allowed; /* owned */
+	int this_system;
+};
+
+struct tmatch_affinity_tree {
+	tmatch_topo_t *topo;
+	int nb_leaves;
+	struct tmatch__xnode **leaf; /* nb_leaves entries; NULL = padding */
+	int nb_slots;
+	struct tmatch__xnode *root; /* owns every xnode */
+	char leaf_name[24];         /* kind of the leaves ("core", "pu", "slot") */
+	int nb_nodes;
+	struct tmatch__node *nodes;
+	/* the hwloc topology every node refers to, owned (a cluster tree holds
+	   a duplicate of its node tree's, so it outlives the node tree) */
+	hwloc_topology_t owned_topo;
+};
+
+struct tmatch_affinity_conf {
+	int nsw;
+	struct tmatch__sw {
+		char *name;
+		int line;     /* where it was defined */
+		long speed;   /* LinkSpeed, 1 if not given */
+		int parent;   /* switch index, -1 = top */
+		int level;    /* 0 = no child switches */
+		int nchild;   /* child switches */
+		int *child;   /* switch indexes */
+		int nnodes;   /* nodes directly below */
+		char **nodes; /* names */
+	} * sw;
+	char file[256];
+};
+
+/* Errors: fill err (may be NULL) and set errno; return -1. */
+int tmatch__aff_fail(tmatch_error_t *err, int errnum, const char *file, int line, int column,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void tmatch__aff_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Kind names ("package", "l3", ...). */
+const char *tmatch__kind_name(int kind);
+
+/* CPU lists: "0-3,8" -> bitmap (column of a problem in *col). */
+int tmatch__cpulist_parse(const char *s, hwloc_bitmap_t set, int *col);
+/* Slurm-style list "0-3,8" and mask "0x10f"; snprintf-style. */
+int tmatch__cpulist_format(hwloc_const_bitmap_t set, char *buf, size_t len);
+int tmatch__cpumask_format(hwloc_const_bitmap_t set, char *buf, size_t len);
+
+/* Explicit trees. */
+struct tmatch__xnode *tmatch__xnode_new(int kind);
+int tmatch__xnode_add(struct tmatch__xnode *parent, struct tmatch__xnode *child);
+void tmatch__xnode_free(struct tmatch__xnode *n);
+struct tmatch__xnode *tmatch__xnode_copy(const struct tmatch__xnode *n);
+
+/*
+ * Turn `root` (ownership passes to the tree, also on failure) into tree's
+ * balanced topo and leaf table. tree->nodes must already be set.
+ */
+int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *root,
+                         tmatch_error_t *err);
+
+/* CPU set of a usable leaf, NULL otherwise. */
+hwloc_const_bitmap_t tmatch__leaf_cpuset(const tmatch_affinity_tree_t *tree, int leaf);
+
+/* The abstract core -> OS CPU conversion (the only one). */
+int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t out,
+                            tmatch_error_t *err);
+
+#endif /* TMATCH_AFFINITY_PRIVATE_H */

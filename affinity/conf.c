@@ -1,0 +1,908 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * conf.c - Slurm hostlists and topology.conf (the topology/tree plugin's
+ * syntax), read by us rather than through slurm_load_topo(), whose API
+ * changes between Slurm releases.
+ *
+ *   # comment
+ *   SwitchName=s0 Nodes=n[1-2] LinkSpeed=100
+ *   SwitchName=top Switches=s[0-1] \
+ *       LinkSpeed=200
+ */
+#include "affinity/affinity_private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Hostlists larger than this are refused (a typo like n[1-999999999]). */
+#define MAX_HOSTS 1000000
+
+/* ------------------------------------------------------------------------ */
+/* Hostlists                                                                 */
+
+struct names {
+	char **v;
+	int n, cap;
+};
+
+static int names_push(struct names *a, char *s)
+{
+	if (a->n + 1 >= a->cap) {
+		int cap = a->cap ? 2 * a->cap : 16;
+		char **v = realloc(a->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+void tmatch_affinity_hostlist_free(char **names)
+{
+	char **p;
+	if (!names)
+		return;
+	for (p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+/* One bracket range item: lo-hi with a zero-padding width. */
+struct range {
+	long lo, hi;
+	int width;
+};
+
+/*
+ * Expand item s[0..len) (no top-level commas): text and [ranges] pieces,
+ * cartesian product in order. `base` is the item's column offset.
+ */
+static int expand_item(const char *s, size_t len, int base, struct names *out, int *col)
+{
+	/* find the first bracket; recurse on the remainder for each value */
+	size_t i = 0, j;
+	const char *lb = memchr(s, '[', len);
+	struct range r[256];
+	int nr = 0, k;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == ']' || (s[i] != '[' && (isspace((unsigned char)s[i]) || s[i] == '='))) {
+			*col = base + (int)i + 1;
+			return -1;
+		}
+		if (s[i] == '[')
+			break;
+	}
+	if (!lb) {
+		char *name;
+		if (len == 0) {
+			*col = base + 1;
+			return -1;
+		}
+		name = strndup(s, len);
+		if (!name || names_push(out, name) < 0) {
+			free(name);
+			*col = 0;
+			return -2;
+		}
+		return 0;
+	}
+	/* parse ranges inside [ ... ] */
+	i = (size_t)(lb - s) + 1;
+	for (;;) {
+		size_t st = i;
+		long lo = 0, hi;
+		if (nr == 256 || !isdigit((unsigned char)s[i]) || i >= len) {
+			*col = base + (int)i + 1;
+			return -1;
+		}
+		while (i < len && isdigit((unsigned char)s[i])) {
+			lo = lo * 10 + (s[i] - '0');
+			if (lo > 999999999) {
+				*col = base + (int)st + 1;
+				return -1;
+			}
+			i++;
+		}
+		r[nr].width = (int)(i - st);
+		hi = lo;
+		if (i < len && s[i] == '-') {
+			size_t st2 = ++i;
+			hi = 0;
+			if (i >= len || !isdigit((unsigned char)s[i])) {
+				*col = base + (int)i + 1;
+				return -1;
+			}
+			while (i < len && isdigit((unsigned char)s[i])) {
+				hi = hi * 10 + (s[i] - '0');
+				if (hi > 999999999) {
+					*col = base + (int)st2 + 1;
+					return -1;
+				}
+				i++;
+			}
+			if (hi < lo) {
+				*col = base + (int)st2 + 1;
+				return -1;
+			}
+		}
+		r[nr].lo = lo;
+		r[nr].hi = hi;
+		nr++;
+		if (i < len && s[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < len && s[i] == ']')
+			break;
+		*col = base + (int)i + 1;
+		return -1;
+	}
+	j = i + 1; /* after ']' */
+	for (k = 0; k < nr; k++) {
+		long v;
+		if (r[k].hi - r[k].lo + 1 + out->n > MAX_HOSTS) {
+			*col = base + (int)(lb - s) + 1;
+			return -1;
+		}
+		for (v = r[k].lo; v <= r[k].hi; v++) {
+			char prefix[512];
+			int plen = snprintf(prefix, sizeof(prefix), "%.*s%0*ld", (int)(lb - s), s,
+			                    r[k].width, v);
+			struct names tail = {NULL, 0, 0};
+			int t, rc;
+			if (plen < 0 || (size_t)plen >= sizeof(prefix)) {
+				*col = base + 1;
+				return -1;
+			}
+			if (j == len) {
+				char *name = strdup(prefix);
+				if (!name || names_push(out, name) < 0) {
+					free(name);
+					*col = 0;
+					return -2;
+				}
+				continue;
+			}
+			rc = expand_item(s + j, len - j, base + (int)j, &tail, col);
+			if (rc < 0) {
+				tmatch_affinity_hostlist_free(tail.v);
+				return rc;
+			}
+			for (t = 0; t < tail.n; t++) {
+				size_t l = strlen(prefix) + strlen(tail.v[t]) + 1;
+				char *name = malloc(l);
+				if (!name || names_push(out, name) < 0) {
+					free(name);
+					tmatch_affinity_hostlist_free(tail.v);
+					*col = 0;
+					return -2;
+				}
+				snprintf(name, l, "%s%s", prefix, tail.v[t]);
+			}
+			tmatch_affinity_hostlist_free(tail.v);
+			if (out->n > MAX_HOSTS) {
+				*col = base + (int)(lb - s) + 1;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -1 syntax error (col set), -2 out of memory. */
+static int expand_list(const char *s, size_t len, int base, struct names *out, int *col)
+{
+	size_t i = 0, start = 0;
+	int depth = 0;
+	if (len == 0) {
+		*col = base + 1;
+		return -1;
+	}
+	for (i = 0; i <= len; i++) {
+		if (i < len && s[i] == '[')
+			depth++;
+		else if (i < len && s[i] == ']')
+			depth--;
+		if (i == len || (s[i] == ',' && depth == 0)) {
+			int rc = expand_item(s + start, i - start, base + (int)start, out, col);
+			if (rc < 0)
+				return rc;
+			start = i + 1;
+		}
+	}
+	if (depth != 0) {
+		*col = base + (int)len;
+		return -1;
+	}
+	return 0;
+}
+
+char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_error_t *err)
+{
+	struct names out = {NULL, 0, 0};
+	int col = 0, rc;
+	if (!hostlist) {
+		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no hostlist");
+		return NULL;
+	}
+	rc = expand_list(hostlist, strlen(hostlist), 0, &out, &col);
+	if (rc < 0) {
+		tmatch_affinity_hostlist_free(out.v);
+		if (rc == -2)
+			tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		else
+			tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+			                 "malformed hostlist at column %d: write it like "
+			                 "\"n[1-4,7],login01\"",
+			                 col);
+		return NULL;
+	}
+	if (count)
+		*count = out.n;
+	return out.v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* topology.conf                                                             */
+
+void tmatch_affinity_conf_destroy(tmatch_affinity_conf_t *conf)
+{
+	int i, j;
+	if (!conf)
+		return;
+	for (i = 0; i < conf->nsw; i++) {
+		free(conf->sw[i].name);
+		free(conf->sw[i].child);
+		for (j = 0; j < conf->sw[i].nnodes; j++)
+			free(conf->sw[i].nodes[j]);
+		free(conf->sw[i].nodes);
+	}
+	free(conf->sw);
+	free(conf);
+}
+
+/* A logical line: characters with the physical line and column of each. */
+struct lline {
+	char *c;
+	int *line, *col;
+	size_t n, cap;
+};
+
+static int lline_put(struct lline *l, char ch, int line, int col)
+{
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		char *c = realloc(l->c, cap);
+		int *li, *co;
+		if (!c)
+			return -1;
+		l->c = c;
+		li = realloc(l->line, cap * sizeof(int));
+		if (!li)
+			return -1;
+		l->line = li;
+		co = realloc(l->col, cap * sizeof(int));
+		if (!co)
+			return -1;
+		l->col = co;
+		l->cap = cap;
+	}
+	l->c[l->n] = ch;
+	l->line[l->n] = line;
+	l->col[l->n] = col;
+	l->n++;
+	l->c[l->n] = '\0';
+	return 0;
+}
+
+/* Pending references, resolved once every switch is known. */
+struct ref {
+	int sw;        /* the switch whose Switches= this is */
+	char *list;    /* hostlist of child switches */
+	int line, col; /* of the value */
+};
+
+struct parser {
+	tmatch_affinity_conf_t *conf;
+	const char *file;
+	tmatch_error_t *err;
+	struct ref *refs;
+	int nrefs;
+};
+
+static int find_switch(const tmatch_affinity_conf_t *conf, const char *name)
+{
+	int i;
+	for (i = 0; i < conf->nsw; i++)
+		if (!strcmp(conf->sw[i].name, name))
+			return i;
+	return -1;
+}
+
+static int perr(struct parser *p, int errnum, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int perr(struct parser *p, int errnum, int line, int col, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tmatch__aff_fail(p->err, errnum, p->file, line, col, "%s", msg);
+}
+
+/* Parse one logical line (comments already removed). */
+static int parse_line(struct parser *p, struct lline *l)
+{
+	size_t i = 0;
+	char *swname = NULL, *nodes = NULL, *switches = NULL;
+	int sw_line = 0, sw_col = 0, nodes_line = 0, nodes_col = 0, swi_line = 0, swi_col = 0;
+	long speed = 1;
+	int rc = -1, have_speed = 0;
+	struct tmatch__sw *s;
+
+	for (;;) {
+		size_t ks, ke, vs, ve;
+		char *key, *val;
+		while (i < l->n && isspace((unsigned char)l->c[i]))
+			i++;
+		if (i >= l->n)
+			break;
+		ks = i;
+		while (i < l->n && !isspace((unsigned char)l->c[i]) && l->c[i] != '=')
+			i++;
+		ke = i;
+		if (i >= l->n || l->c[i] != '=') {
+			perr(p, EINVAL, l->line[ks], l->col[ks],
+			     "expected Key=Value, found '%.40s' without '='", l->c + ks);
+			goto out;
+		}
+		if (ke == ks) {
+			perr(p, EINVAL, l->line[ks], l->col[ks], "missing key before '='");
+			goto out;
+		}
+		vs = ++i;
+		while (i < l->n && !isspace((unsigned char)l->c[i]))
+			i++;
+		ve = i;
+		if (ve == vs) {
+			perr(p, EINVAL, l->line[ks], l->col[ks], "empty value for %.*s",
+			     (int)(ke - ks), l->c + ks);
+			goto out;
+		}
+		key = l->c + ks;
+		val = strndup(l->c + vs, ve - vs);
+		if (!val) {
+			perr(p, ENOMEM, 0, 0, "out of memory");
+			goto out;
+		}
+#define KEYIS(k) (ke - ks == strlen(k) && !strncasecmp(key, k, ke - ks))
+		if (KEYIS("SwitchName")) {
+			if (swname) {
+				free(val);
+				perr(p, EINVAL, l->line[ks], l->col[ks],
+				     "SwitchName given twice on one line");
+				goto out;
+			}
+			swname = val;
+			sw_line = l->line[vs];
+			sw_col = l->col[vs];
+		} else if (KEYIS("Nodes")) {
+			free(nodes);
+			nodes = val;
+			nodes_line = l->line[vs];
+			nodes_col = l->col[vs];
+		} else if (KEYIS("Switches")) {
+			free(switches);
+			switches = val;
+			swi_line = l->line[vs];
+			swi_col = l->col[vs];
+		} else if (KEYIS("LinkSpeed")) {
+			char *end;
+			errno = 0;
+			speed = strtol(val, &end, 10);
+			if (*end || errno || speed <= 0) {
+				free(val);
+				perr(p, EINVAL, l->line[vs], l->col[vs],
+				     "LinkSpeed must be a positive integer");
+				goto out;
+			}
+			have_speed = 1;
+			free(val);
+		} else {
+			free(val);
+			perr(p, EINVAL, l->line[ks], l->col[ks],
+			     "unknown key '%.*s': valid keys are SwitchName, Switches, Nodes, "
+			     "LinkSpeed",
+			     (int)(ke - ks > 40 ? 40 : ke - ks), key);
+			goto out;
+		}
+#undef KEYIS
+	}
+	if (!swname && !nodes && !switches && !have_speed) {
+		rc = 0; /* blank */
+		goto out;
+	}
+	if (!swname) {
+		perr(p, EINVAL, l->line[0], l->col[0], "line has no SwitchName=");
+		goto out;
+	}
+	if (find_switch(p->conf, swname) >= 0) {
+		perr(p, EINVAL, sw_line, sw_col, "switch '%.64s' is defined twice", swname);
+		goto out;
+	}
+	{
+		struct tmatch__sw *v =
+		    realloc(p->conf->sw, (size_t)(p->conf->nsw + 1) * sizeof(*p->conf->sw));
+		if (!v) {
+			perr(p, ENOMEM, 0, 0, "out of memory");
+			goto out;
+		}
+		p->conf->sw = v;
+	}
+	s = &p->conf->sw[p->conf->nsw++];
+	memset(s, 0, sizeof(*s));
+	s->name = swname;
+	swname = NULL;
+	s->line = sw_line;
+	s->speed = speed;
+	s->parent = -1;
+	if (nodes) {
+		int col = 0, cnt = 0;
+		tmatch_error_t e;
+		char **v = tmatch_affinity_hostlist_expand(nodes, &cnt, &e);
+		if (!v) {
+			col = e.column;
+			perr(p, errno, nodes_line, nodes_col + (col > 0 ? col - 1 : 0),
+			     "bad Nodes= hostlist: %s", e.msg);
+			goto out;
+		}
+		s->nodes = v;
+		s->nnodes = cnt;
+	}
+	if (switches) {
+		struct ref *r = realloc(p->refs, (size_t)(p->nrefs + 1) * sizeof(*r));
+		if (!r) {
+			perr(p, ENOMEM, 0, 0, "out of memory");
+			goto out;
+		}
+		p->refs = r;
+		r[p->nrefs].sw = p->conf->nsw - 1;
+		r[p->nrefs].list = switches;
+		r[p->nrefs].line = swi_line;
+		r[p->nrefs].col = swi_col;
+		p->nrefs++;
+		switches = NULL;
+	}
+	rc = 0;
+out:
+	free(swname);
+	free(nodes);
+	free(switches);
+	return rc;
+}
+
+static int compute_level(tmatch_affinity_conf_t *conf, int i, int depth)
+{
+	int j, lv = 0;
+	if (depth > conf->nsw)
+		return -1; /* cycle */
+	for (j = 0; j < conf->sw[i].nchild; j++) {
+		int l = compute_level(conf, conf->sw[i].child[j], depth + 1);
+		if (l < 0)
+			return -1;
+		if (l + 1 > lv)
+			lv = l + 1;
+	}
+	conf->sw[i].level = lv;
+	return lv;
+}
+
+struct nref {
+	const char *name;
+	int sw;
+};
+
+static int nref_cmp(const void *a, const void *b)
+{
+	const struct nref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
+}
+
+static int resolve(struct parser *p)
+{
+	tmatch_affinity_conf_t *conf = p->conf;
+	int r, i, j, k;
+	for (r = 0; r < p->nrefs; r++) {
+		struct ref *ref = &p->refs[r];
+		struct tmatch__sw *s = &conf->sw[ref->sw];
+		tmatch_error_t e;
+		int cnt = 0;
+		char **v = tmatch_affinity_hostlist_expand(ref->list, &cnt, &e);
+		if (!v)
+			return perr(p, errno, ref->line,
+			            ref->col + (e.column > 0 ? e.column - 1 : 0),
+			            "bad Switches= list: %s", e.msg);
+		s->child = calloc((size_t)cnt + 1, sizeof(int));
+		if (!s->child) {
+			tmatch_affinity_hostlist_free(v);
+			return perr(p, ENOMEM, 0, 0, "out of memory");
+		}
+		for (k = 0; k < cnt; k++) {
+			int c = find_switch(conf, v[k]);
+			if (c < 0) {
+				perr(p, EINVAL, ref->line, ref->col,
+				     "switch '%.64s' listed in Switches= of '%.64s' is not defined "
+				     "by any SwitchName=",
+				     v[k], s->name);
+				tmatch_affinity_hostlist_free(v);
+				return -1;
+			}
+			if (c == ref->sw) {
+				perr(p, EINVAL, ref->line, ref->col, "switch '%.64s' lists itself",
+				     s->name);
+				tmatch_affinity_hostlist_free(v);
+				return -1;
+			}
+			if (conf->sw[c].parent >= 0) {
+				perr(p, EINVAL, ref->line, ref->col,
+				     "switch '%.64s' has two parents ('%.64s' and '%.64s'): a tree "
+				     "needs one",
+				     v[k], conf->sw[conf->sw[c].parent].name, s->name);
+				tmatch_affinity_hostlist_free(v);
+				return -1;
+			}
+			conf->sw[c].parent = ref->sw;
+			s->child[s->nchild++] = c;
+		}
+		tmatch_affinity_hostlist_free(v);
+	}
+	for (i = 0; i < conf->nsw; i++)
+		if (conf->sw[i].parent < 0 && compute_level(conf, i, 0) < 0)
+			return perr(p, EINVAL, conf->sw[i].line, 0, "switches form a cycle");
+	for (i = 0; i < conf->nsw; i++) {
+		/* every switch reachable from a top: a switch in a pure cycle has a parent */
+		int a = i, steps = 0;
+		while (conf->sw[a].parent >= 0 && steps <= conf->nsw) {
+			a = conf->sw[a].parent;
+			steps++;
+		}
+		if (steps > conf->nsw)
+			return perr(
+			    p, EINVAL, conf->sw[i].line, 0,
+			    "switch '%.64s' is part of a cycle of Switches=", conf->sw[i].name);
+	}
+	/* a node under two switches: sort (name, switch) pairs, compare neighbours */
+	{
+		struct nref *v;
+		size_t total = 0, m = 0;
+		for (i = 0; i < conf->nsw; i++)
+			total += (size_t)conf->sw[i].nnodes;
+		if (total < 2)
+			return 0;
+		v = malloc(total * sizeof(*v));
+		if (!v)
+			return perr(p, ENOMEM, 0, 0, "out of memory");
+		for (i = 0; i < conf->nsw; i++)
+			for (j = 0; j < conf->sw[i].nnodes; j++) {
+				v[m].name = conf->sw[i].nodes[j];
+				v[m].sw = i;
+				m++;
+			}
+		qsort(v, m, sizeof(*v), nref_cmp);
+		for (k = 1; k < (int)m; k++)
+			if (!strcmp(v[k - 1].name, v[k].name)) {
+				perr(p, EINVAL, conf->sw[v[k].sw].line, 0,
+				     "node '%.64s' is under two switches ('%.64s' and '%.64s')",
+				     v[k].name, conf->sw[v[k - 1].sw].name, conf->sw[v[k].sw].name);
+				free(v);
+				return -1;
+			}
+		free(v);
+	}
+	return 0;
+}
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
+                                                   tmatch_error_t *err)
+{
+	struct parser p;
+	struct lline l = {NULL, NULL, NULL, 0, 0};
+	const char *s = text;
+	int line = 1, col = 1, i;
+	tmatch_affinity_conf_t *conf;
+
+	memset(&p, 0, sizeof(p));
+	p.file = name ? name : "<string>";
+	p.err = err;
+	if (!text) {
+		tmatch__aff_fail(err, EINVAL, p.file, 0, 0, "no topology.conf text");
+		return NULL;
+	}
+	conf = calloc(1, sizeof(*conf));
+	if (!conf) {
+		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	snprintf(conf->file, sizeof(conf->file), "%s", p.file);
+	p.conf = conf;
+	for (;;) {
+		int in_comment = 0, cont = 0;
+		l.n = 0;
+		if (l.c)
+			l.c[0] = '\0';
+		/* gather one logical line */
+		for (;;) {
+			char ch = *s;
+			if (ch == '\0' || ch == '\n') {
+				if (ch == '\n')
+					s++;
+				/* a trailing backslash (before the comment) continues */
+				cont = 0;
+				if (l.n > 0) {
+					size_t k = l.n;
+					while (k > 0 && (l.c[k - 1] == ' ' || l.c[k - 1] == '\t' ||
+					                 l.c[k - 1] == '\r'))
+						k--;
+					if (k > 0 && l.c[k - 1] == '\\' && !in_comment) {
+						l.n = k - 1;
+						l.c[l.n] = ' ';
+						cont = 1;
+					}
+				}
+				line++;
+				col = 1;
+				in_comment = 0;
+				if (cont && ch != '\0') {
+					if (lline_put(&l, ' ', line, 1) < 0)
+						goto oom;
+					continue;
+				}
+				break;
+			}
+			s++;
+			if (ch == '#')
+				in_comment = 1;
+			if (!in_comment && lline_put(&l, ch, line, col) < 0)
+				goto oom;
+			col++;
+		}
+		if (l.n && parse_line(&p, &l) < 0)
+			goto fail;
+		if (*s == '\0')
+			break;
+	}
+	if (resolve(&p) < 0)
+		goto fail;
+	if (conf->nsw == 0) {
+		tmatch__aff_fail(err, EINVAL, p.file, 0, 0,
+		                 "no SwitchName= line: topology.conf describes no switch");
+		goto fail;
+	}
+	goto done;
+oom:
+	tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+fail:
+	tmatch_affinity_conf_destroy(conf);
+	conf = NULL;
+done:
+	for (i = 0; i < p.nrefs; i++)
+		free(p.refs[i].list);
+	free(p.refs);
+	free(l.c);
+	free(l.line);
+	free(l.col);
+	return conf;
+}
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err)
+{
+	FILE *f;
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	tmatch_affinity_conf_t *conf = NULL;
+	if (!path) {
+		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no topology.conf path");
+		return NULL;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		tmatch__aff_fail(err, errno, path, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t n;
+		if (len + 4096 + 1 > cap) {
+			char *t;
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (64u << 20)) {
+				tmatch__aff_fail(err, EFBIG, path, 0, 0,
+				                 "larger than 64 MiB: not a topology.conf");
+				goto out;
+			}
+			t = realloc(text, cap);
+			if (!t) {
+				tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+				goto out;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	if (ferror(f)) {
+		tmatch__aff_fail(err, EIO, path, 0, 0, "read error");
+		goto out;
+	}
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		tmatch__aff_fail(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
+		goto out;
+	}
+	conf = tmatch_affinity_conf_parse(text, path, err);
+out:
+	free(text);
+	fclose(f);
+	return conf;
+}
+
+int tmatch_affinity_conf_nb_switches(const tmatch_affinity_conf_t *conf)
+{
+	if (!conf) {
+		errno = EINVAL;
+		return -1;
+	}
+	return conf->nsw;
+}
+
+const char *tmatch_affinity_conf_switch_name(const tmatch_affinity_conf_t *conf, int i)
+{
+	if (!conf || i < 0 || i >= conf->nsw) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return conf->sw[i].name;
+}
+
+int tmatch_affinity_conf_switch_level(const tmatch_affinity_conf_t *conf, int i)
+{
+	if (!conf || i < 0 || i >= conf->nsw) {
+		errno = EINVAL;
+		return -1;
+	}
+	return conf->sw[i].level;
+}
+
+long tmatch_affinity_conf_switch_speed(const tmatch_affinity_conf_t *conf, int i)
+{
+	if (!conf || i < 0 || i >= conf->nsw) {
+		errno = EINVAL;
+		return -1;
+	}
+	return conf->sw[i].speed;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SLURM_TOPOLOGY_ADDR                                                        */
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs, int n,
+                                                        tmatch_error_t *err)
+{
+	tmatch_affinity_conf_t *conf;
+	int a, ncomp = -1;
+	if (!addrs || n <= 0) {
+		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no SLURM_TOPOLOGY_ADDR values");
+		return NULL;
+	}
+	conf = calloc(1, sizeof(*conf));
+	if (!conf) {
+		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	snprintf(conf->file, sizeof(conf->file), "SLURM_TOPOLOGY_ADDR");
+	for (a = 0; a < n; a++) {
+		char *copy, *tok, *save = NULL, *comp[TMATCH_AFFINITY_MAX_LEVELS];
+		int k = 0, c, parent = -1;
+		if (!addrs[a] || !*addrs[a]) {
+			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			                 "SLURM_TOPOLOGY_ADDR #%d is empty", a);
+			goto fail;
+		}
+		copy = strdup(addrs[a]);
+		if (!copy)
+			goto oom;
+		for (tok = strtok_r(copy, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+			if (k == TMATCH_AFFINITY_MAX_LEVELS - 2) {
+				free(copy);
+				tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+				                 "SLURM_TOPOLOGY_ADDR '%.64s' has too many levels",
+				                 addrs[a]);
+				goto fail;
+			}
+			comp[k++] = tok;
+		}
+		if (k == 0 || (ncomp >= 0 && k != ncomp)) {
+			free(copy);
+			tmatch__aff_fail(
+			    err, EINVAL, NULL, 0, 0,
+			    "SLURM_TOPOLOGY_ADDR '%.64s' does not have the %d levels of "
+			    "the others",
+			    addrs[a], ncomp);
+			goto fail;
+		}
+		ncomp = k;
+		for (c = 0; c < k - 1; c++) {
+			int s = find_switch(conf, comp[c]);
+			if (s < 0) {
+				struct tmatch__sw *v =
+				    realloc(conf->sw, (size_t)(conf->nsw + 1) * sizeof(*conf->sw));
+				if (!v) {
+					free(copy);
+					goto oom;
+				}
+				conf->sw = v;
+				s = conf->nsw++;
+				memset(&v[s], 0, sizeof(v[s]));
+				v[s].speed = 1;
+				v[s].parent = parent;
+				v[s].level = k - 2 - c;
+				if (!(v[s].name = strdup(comp[c]))) {
+					free(copy);
+					goto oom;
+				}
+				if (parent >= 0) {
+					struct tmatch__sw *ps = &conf->sw[parent];
+					int *ch = realloc(ps->child,
+					                  (size_t)(ps->nchild + 1) * sizeof(int));
+					if (!ch) {
+						free(copy);
+						goto oom;
+					}
+					ps->child = ch;
+					ps->child[ps->nchild++] = s;
+				}
+			} else if (conf->sw[s].parent != parent) {
+				free(copy);
+				tmatch__aff_fail(
+				    err, EINVAL, NULL, 0, 0,
+				    "SLURM_TOPOLOGY_ADDR values disagree on the parent of "
+				    "switch '%.64s'",
+				    conf->sw[s].name);
+				goto fail;
+			}
+			parent = s;
+		}
+		if (parent >= 0) {
+			struct tmatch__sw *ps = &conf->sw[parent];
+			char **nv = realloc(ps->nodes, (size_t)(ps->nnodes + 1) * sizeof(char *));
+			if (!nv) {
+				free(copy);
+				goto oom;
+			}
+			ps->nodes = nv;
+			if (!(ps->nodes[ps->nnodes] = strdup(comp[k - 1]))) {
+				free(copy);
+				goto oom;
+			}
+			ps->nnodes++;
+		}
+		free(copy);
+	}
+	return conf;
+oom:
+	tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+fail:
+	tmatch_affinity_conf_destroy(conf);
+	return NULL;
+}
