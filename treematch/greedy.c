@@ -109,12 +109,33 @@ static int nearest_free(const struct freetree *f, int near)
 	return node;
 }
 
+/*
+ * Where a new component starts: descend from the root into the child with
+ * the most free leaves (ties: lowest), so that it has room to grow.
+ */
+static int roomiest_free(const struct freetree *f)
+{
+	const struct tmatch_topo *t = f->t;
+	int node = 0;
+
+	if (f->count[0][0] == 0)
+		return -1;
+	for (int l = 0; l < t->depth; l++) {
+		int ar = t->arity[l], best = node * ar;
+		for (int i = 1; i < ar; i++)
+			if (f->count[l + 1][node * ar + i] > f->count[l + 1][best])
+				best = node * ar + i;
+		node = best;
+	}
+	return node;
+}
+
 int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                        const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
 	const struct tmatch_comm *c = comm;
 	struct freetree f;
-	int n = c->n, rc = -1, last_leaf = 0, next_heavy = 0;
+	int n = c->n, rc = -1, next_heavy = 0;
 	int *order = NULL;
 	double *vw = NULL;
 	struct edge *heap = NULL;
@@ -166,8 +187,6 @@ int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			}
 		free(tmp);
 	}
-	/* Start on the first allowed leaf. */
-	last_leaf = nearest_free(&f, 0);
 	for (int placed = 0; placed < n;) {
 		int m, from = -1, lf;
 
@@ -182,10 +201,10 @@ int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 				next_heavy++;
 			m = order[next_heavy];
 		}
-		lf = nearest_free(&f, from >= 0 ? leaf_of_rank[from] : last_leaf);
+		/* next to its placed partner; a new component where there is most room */
+		lf = from >= 0 ? nearest_free(&f, leaf_of_rank[from]) : roomiest_free(&f);
 		leaf_of_rank[m] = lf;
 		take_leaf(&f, lf);
-		last_leaf = lf;
 		placed++;
 		for (size_t k = c->row_ptr[m]; k < c->row_ptr[m + 1]; k++)
 			if (leaf_of_rank[c->col[k]] < 0) {

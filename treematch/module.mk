@@ -3,3 +3,4 @@
 LIB_SRCS    += $(wildcard treematch/*.c)
 LIB_HEADERS += treematch/treematch.h
 LIB_DEPLIBS += -lmetis
+TEST_SRCS   += tests/unit/test_treematch_mappers.c

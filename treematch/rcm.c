@@ -6,11 +6,13 @@
  * connected component: start from a pseudo-peripheral vertex of low degree,
  * breadth first, neighbours by increasing degree, ties by lowest rank; the
  * whole order reversed). The machine side is the same transformation applied
- * to the tree restricted to its allowed leaves: on a tree, a breadth-first
- * Cuthill-McKee order of the leaves from a peripheral leaf visits whole
- * subtrees one after the other, i.e. it is the depth-first leaf order, so the
- * i-th rank of the RCM order goes to the i-th allowed leaf. Removing the
- * leaves that are not allowed is the paper's "remove vertices with C(v) = 0".
+ * to the tree restricted to its allowed leaves: on a tree, a Cuthill-McKee
+ * order of the leaves visits whole subtrees one after the other, i.e. it is a
+ * depth-first leaf order; children are taken by decreasing number of allowed
+ * leaves (the roomiest first, as Cuthill-McKee orders by degree), and the
+ * i-th rank of the RCM order goes to the i-th leaf of that order. Leaving
+ * out the leaves that are not allowed is the paper's "remove vertices with
+ * C(v) = 0".
  * O(nnz log degree + leaves).
  */
 #include "treematch/treematch_private.h"
@@ -66,12 +68,52 @@ static int bfs(const struct tmatch_comm *c, int root, int *queue, int *len, int 
 	return queue[*len - 1];
 }
 
+/*
+ * Allowed leaves under node `node` at depth l, appended to out[*len]:
+ * depth first, children with the most allowed leaves first (ties: lowest),
+ * so the first ranks land where there is the most room together.
+ */
+static void leaf_order(const struct tmatch_topo *t, const int *prefix, int l, int node, int *out,
+                       int *len, int want)
+{
+	int ar, order[64], *ord = order;
+
+	if (*len >= want || prefix[(node + 1) * t->span[l]] == prefix[node * t->span[l]])
+		return;
+	if (l == t->depth) {
+		out[(*len)++] = node;
+		return;
+	}
+	ar = t->arity[l];
+	if (ar > 64) {
+		ord = malloc(sizeof(int) * (size_t)ar);
+		if (!ord) { /* fall back to plain depth-first order */
+			for (int i = 0; i < ar; i++)
+				leaf_order(t, prefix, l + 1, node * ar + i, out, len, want);
+			return;
+		}
+	}
+	for (int i = 0; i < ar; i++) {
+		int x = node * ar + i, sp = t->span[l + 1], j = i;
+		int cx = prefix[(x + 1) * sp] - prefix[x * sp];
+		while (j > 0 && prefix[(ord[j - 1] + 1) * sp] - prefix[ord[j - 1] * sp] < cx) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = x;
+	}
+	for (int i = 0; i < ar; i++)
+		leaf_order(t, prefix, l + 1, ord[i], out, len, want);
+	if (ord != order)
+		free(ord);
+}
+
 int tmatch__map_rcm(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                     const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
 	const struct tmatch_comm *c = comm;
 	int n = c->n, rc = -1, len = 0, stamp = 0, maxdeg = 0;
-	int *queue = NULL, *mark = NULL, *nbr = NULL;
+	int *queue = NULL, *mark = NULL, *nbr = NULL, *prefix = NULL, *leaves = NULL, nleaves = 0;
 
 	(void)opts;
 	if (n == 0)
@@ -82,7 +124,9 @@ int tmatch__map_rcm(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	queue = malloc(sizeof(int) * (size_t)n);
 	mark = calloc((size_t)n, sizeof(int));
 	nbr = malloc(sizeof(int) * (size_t)(maxdeg + 1));
-	if (!queue || !mark || !nbr) {
+	prefix = malloc(sizeof(int) * ((size_t)topo->nb_leaves + 1));
+	leaves = malloc(sizeof(int) * (size_t)n);
+	if (!queue || !mark || !nbr || !prefix || !leaves) {
 		tmatch__error_set(err, NULL, 0, 0, "rcm: out of memory");
 		errno = ENOMEM;
 		goto out;
@@ -116,14 +160,17 @@ int tmatch__map_rcm(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		}
 		bfs(c, root, queue, &len, mark, -1, nbr, &ecc);
 	}
-	/* Reverse, then the i-th rank takes the i-th allowed leaf. */
-	for (int i = 0, lf = 0; i < n; i++, lf++) {
-		while (topo->allowed && !topo->allowed[lf])
-			lf++;
-		leaf_of_rank[queue[n - 1 - i]] = lf;
-	}
+	/* Reverse, then the i-th rank takes the i-th leaf of the machine order. */
+	prefix[0] = 0;
+	for (int lf = 0; lf < topo->nb_leaves; lf++)
+		prefix[lf + 1] = prefix[lf] + (!topo->allowed || topo->allowed[lf]);
+	leaf_order(topo, prefix, 0, 0, leaves, &nleaves, n);
+	for (int i = 0; i < n; i++)
+		leaf_of_rank[queue[n - 1 - i]] = leaves[i];
 	rc = 0;
 out:
+	free(prefix);
+	free(leaves);
 	free(queue);
 	free(mark);
 	free(nbr);

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_treematch_mappers.c - the mappers of issue 3 (greedy, rcm, bisect,
+ * refine, auto) and every registered mapper with and without +refine:
+ * injective onto allowed leaves on odd arities, partial allocations, fewer
+ * ranks than leaves, one rank and all-zero matrices; refinement never
+ * worsens; same seed, same mapping; known optima on block structures; auto
+ * keeps the lowest cost of its candidates.
+ */
+#include "treematch/treematch_private.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Fixtures                                                                  */
+
+static tmatch_topo_t *tree(const char *spec)
+{
+	tmatch_error_t err;
+	tmatch_topo_t *t = tmatch_topo_from_tleaf(spec, &err);
+
+	cr_assert_not_null(t, "%s: %s", spec, err.msg);
+	return t;
+}
+
+/* Keep about `percent` % of the leaves (seeded), at least `min`. */
+static void restrict_leaves(tmatch_topo_t *t, int percent, int min, uint64_t seed)
+{
+	int nl = tmatch_topo_nb_leaves(t), na = 0, *keep = malloc(sizeof(int) * (size_t)nl);
+	tmatch__rng_t rng;
+
+	cr_assert_not_null(keep);
+	tmatch__rng_seed(&rng, seed);
+	for (int lf = 0; lf < nl; lf++)
+		if ((int)tmatch__rng_below(&rng, 100) < percent || nl - lf <= min - na)
+			keep[na++] = lf;
+	cr_assert_eq(tmatch_topo_set_allowed(t, keep, na, NULL), 0);
+	free(keep);
+}
+
+struct edges {
+	int *src, *dst;
+	double *w;
+	size_t len, cap;
+};
+
+static void add_edge(struct edges *e, int a, int b, double w)
+{
+	if (e->len == e->cap) {
+		e->cap = e->cap * 2 + 64;
+		e->src = realloc(e->src, sizeof(int) * e->cap);
+		e->dst = realloc(e->dst, sizeof(int) * e->cap);
+		e->w = realloc(e->w, sizeof(double) * e->cap);
+		cr_assert(e->src && e->dst && e->w);
+	}
+	e->src[e->len] = a;
+	e->dst[e->len] = b;
+	e->w[e->len] = w;
+	e->len++;
+}
+
+static tmatch_comm_t *build(int n, struct edges *e)
+{
+	tmatch_error_t err;
+	tmatch_comm_t *c = tmatch_comm_from_edges(n, e->len, e->src, e->dst, e->w, &err);
+
+	cr_assert_not_null(c, "%s", err.msg);
+	free(e->src);
+	free(e->dst);
+	free(e->w);
+	memset(e, 0, sizeof(*e));
+	return c;
+}
+
+/* Seeded random sparse graph: `deg` random partners per rank, weights 1..1000. */
+static tmatch_comm_t *random_comm(int n, int deg, uint64_t seed)
+{
+	struct edges e = {0};
+	tmatch__rng_t rng;
+
+	tmatch__rng_seed(&rng, seed);
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < deg && n > 1; k++)
+			add_edge(&e, r, (int)tmatch__rng_below(&rng, (uint64_t)n),
+			         (double)(1 + tmatch__rng_below(&rng, 1000)));
+	return build(n, &e);
+}
+
+/* px x py 5-point stencil, ranks optionally permuted by a seeded shuffle. */
+static tmatch_comm_t *stencil(int px, int py, uint64_t perm_seed)
+{
+	struct edges e = {0};
+	int n = px * py, *p = malloc(sizeof(int) * (size_t)n);
+	tmatch__rng_t rng;
+
+	cr_assert_not_null(p);
+	for (int i = 0; i < n; i++)
+		p[i] = i;
+	if (perm_seed) {
+		tmatch__rng_seed(&rng, perm_seed);
+		for (int i = n - 1; i > 0; i--) {
+			int j = (int)tmatch__rng_below(&rng, (uint64_t)i + 1), x = p[i];
+			p[i] = p[j];
+			p[j] = x;
+		}
+	}
+	for (int y = 0; y < py; y++)
+		for (int x = 0; x < px; x++) {
+			if (x + 1 < px)
+				add_edge(&e, p[y * px + x], p[y * px + x + 1], 1000);
+			if (y + 1 < py)
+				add_edge(&e, p[y * px + x], p[(y + 1) * px + x], 1000);
+		}
+	free(p);
+	return build(n, &e);
+}
+
+static int *map_with(const tmatch_comm_t *c, const tmatch_topo_t *t, const char *mapper,
+                     uint64_t seed)
+{
+	tmatch_map_opts_t o;
+	tmatch_error_t err;
+	int n = tmatch_comm_order(c), *m = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	cr_assert_not_null(m);
+	tmatch_map_opts_init(&o);
+	o.mapper = mapper;
+	o.seed = seed;
+	cr_assert_eq(tmatch_map_compute(c, t, &o, m, &err), 0, "mapper %s: %s", mapper, err.msg);
+	cr_assert_eq(tmatch_map_validate(t, m, n, &err), 0, "mapper %s: %s", mapper, err.msg);
+	return m;
+}
+
+static const char *const ours[] = {"greedy", "rcm", "bisect", "auto"};
+#define NOURS (sizeof(ours) / sizeof(ours[0]))
+
+/* ------------------------------------------------------------------------ */
+/* Every mapper on many shapes                                               */
+
+struct shape {
+	const char *spec;
+	int percent; /* allowed leaves, 100 = all */
+	int ranks;   /* 0 = as many as allowed leaves */
+	int deg;     /* random partners per rank; 0 = all-zero matrix */
+};
+
+static const struct shape shapes[] = {
+    {"tleaf 3 3 1 3 1 3 1", 100, 0, 3},
+    {"tleaf 2 5 1 5 1", 100, 0, 4},
+    {"tleaf 3 6 1 2 1 6 1", 100, 0, 3},
+    {"tleaf 3 7 1 3 1 2 1", 100, 0, 2},
+    {"tleaf 3 10 1 10 1 2 1", 100, 0, 4},
+    {"tleaf 2 14 1 14 1", 100, 0, 3},
+    {"tleaf 4 2 1 14 1 2 1 7 1", 100, 0, 3},
+    {"tleaf 3 4 1 2 1 4 1", 60, 0, 3},          /* partial allocation */
+    {"tleaf 3 5 1 6 1 7 1", 45, 0, 4},          /* partial, odd arities */
+    {"tleaf 3 10 1 2 1 7 1", 70, 50, 3},        /* partial and fewer ranks */
+    {"tleaf 4 2 1 2 1 2 1 4 1", 100, 21, 4},    /* fewer ranks than leaves */
+    {"tleaf 3 3 1 5 1 14 1", 100, 100, 2},      /* fewer ranks, arity 14 */
+    {"tleaf 2 4 1 4 1", 100, 1, 0},             /* a single rank */
+    {"tleaf 3 4 1 3 1 2 1", 100, 0, 0},         /* all-zero matrix */
+    {"tleaf 3 4 1 3 1 2 1", 50, 7, 0},          /* all-zero, partial, fewer */
+    {"tleaf 1 9 1", 100, 9, 8},                 /* one level */
+    {"tleaf 5 2 1 3 1 2 1 5 1 2 1", 100, 0, 3}, /* deep, mixed */
+};
+
+Test(mappers, every_mapper_every_shape_is_valid)
+{
+	const char *const *names = tmatch_map_mappers();
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		tmatch_topo_t *t = tree(shapes[s].spec);
+		if (shapes[s].percent < 100)
+			restrict_leaves(t, shapes[s].percent, shapes[s].ranks, 77 + s);
+		int n = shapes[s].ranks ? shapes[s].ranks : tmatch_topo_nb_allowed(t);
+		tmatch_comm_t *c = random_comm(n, shapes[s].deg, 5 + s);
+
+		for (int i = 0; names[i]; i++)
+			for (int refine = 0; refine < 2; refine++) {
+				char name[64];
+				snprintf(name, sizeof(name), "%s%s", names[i],
+				         refine ? "+refine" : "");
+				free(map_with(c, t, name, 3)); /* map_with validates */
+			}
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+Test(mappers, registry_lists_ours_with_refine_variants)
+{
+	for (size_t i = 0; i < NOURS; i++) {
+		char name[64];
+		cr_assert_eq(tmatch_map_check_name(ours[i], NULL), 0, "%s", ours[i]);
+		snprintf(name, sizeof(name), "%s+refine", ours[i]);
+		cr_assert_eq(tmatch_map_check_name(name, NULL), 0, "%s", name);
+	}
+	errno = 0;
+	cr_assert_eq(tmatch_map_check_name("bisect+refine+refine", NULL), -1);
+	cr_assert_eq(errno, EINVAL);
+}
+
+Test(mappers, too_many_ranks_is_einval_and_output_untouched)
+{
+	tmatch_topo_t *t = tree("tleaf 2 2 1 3 1");
+	tmatch_comm_t *c = random_comm(7, 2, 1);
+	tmatch_map_opts_t o;
+	tmatch_error_t err;
+	int m[7];
+
+	for (size_t i = 0; i < NOURS; i++) {
+		tmatch_map_opts_init(&o);
+		o.mapper = ours[i];
+		for (int r = 0; r < 7; r++)
+			m[r] = -5;
+		errno = 0;
+		cr_assert_eq(tmatch_map_compute(c, t, &o, m, &err), -1);
+		cr_assert_eq(errno, EINVAL);
+		for (int r = 0; r < 7; r++)
+			cr_assert_eq(m[r], -5);
+	}
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Refinement                                                                */
+
+Test(refine, never_increases_hop_bytes)
+{
+	static const char *const specs[] = {"tleaf 3 4 1 2 1 4 1", "tleaf 3 5 1 3 1 7 1",
+	                                    "tleaf 2 10 1 14 1", "tleaf 4 3 1 2 1 2 1 6 1"};
+
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		tmatch_topo_t *t = tree(specs[seed % 4]);
+		if (seed % 3 == 0)
+			restrict_leaves(t, 70, 4, seed);
+		int na = tmatch_topo_nb_allowed(t), n = seed % 2 ? na : na * 2 / 3;
+		tmatch_comm_t *c = random_comm(n, 1 + (int)(seed % 5), seed);
+		tmatch_map_opts_t o;
+		int *m = map_with(c, t, "random", seed);
+		double before = tmatch__hop_bytes(c, t, m), after;
+
+		tmatch_map_opts_init(&o);
+		o.seed = seed;
+		if (seed % 4 == 1)
+			o.iter_budget = 1 + (long)seed * 50; /* tiny budgets stop anywhere */
+		cr_assert_eq(tmatch__refine(c, t, &o, m, NULL), 0);
+		cr_assert_eq(tmatch_map_validate(t, m, n, NULL), 0);
+		after = tmatch__hop_bytes(c, t, m);
+		cr_assert_leq(after, before, "seed %llu: %g > %g", (unsigned long long)seed, after,
+		              before);
+		free(m);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+Test(refine, improves_a_bad_mapping)
+{
+	tmatch_topo_t *t = tree("tleaf 3 4 1 4 1 4 1");
+	tmatch_comm_t *c = stencil(8, 8, 0);
+	int *m = map_with(c, t, "random", 9);
+	double before = tmatch__hop_bytes(c, t, m);
+	tmatch_map_opts_t o;
+
+	tmatch_map_opts_init(&o);
+	cr_assert_eq(tmatch__refine(c, t, &o, m, NULL), 0);
+	/* a random placement of a stencil is far from optimal: expect a real gain */
+	cr_assert_lt(tmatch__hop_bytes(c, t, m), 0.8 * before);
+	free(m);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(refine, finds_the_optimum_of_a_pairing)
+{
+	/* 8 disjoint heavy pairs on 4 x 2 x 2: optimum = every pair in one socket */
+	struct edges e = {0};
+	tmatch_topo_t *t = tree("tleaf 3 4 1 2 1 2 1");
+	tmatch_comm_t *c;
+	tmatch_map_opts_t o;
+	int *m;
+
+	for (int i = 0; i < 8; i++)
+		add_edge(&e, i, i + 8, 100);
+	c = build(16, &e);
+	m = map_with(c, t, "packed", 1); /* worst case: every pair crosses the root */
+	tmatch_map_opts_init(&o);
+	cr_assert_eq(tmatch__refine(c, t, &o, m, NULL), 0);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(m[i] / 2, m[i + 8] / 2, "pair %d on leaves %d and %d", i, m[i],
+		             m[i + 8]);
+	free(m);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Determinism                                                               */
+
+Test(mappers, same_seed_same_mapping)
+{
+	tmatch_topo_t *t = tree("tleaf 3 6 1 2 1 5 1");
+	tmatch_comm_t *c = random_comm(55, 3, 42);
+
+	restrict_leaves(t, 80, 55, 4);
+	for (size_t i = 0; i < NOURS; i++)
+		for (int refine = 0; refine < 2; refine++) {
+			char name[64];
+			snprintf(name, sizeof(name), "%s%s", ours[i], refine ? "+refine" : "");
+			int *a = map_with(c, t, name, 11), *b = map_with(c, t, name, 11);
+			cr_assert_arr_eq(a, b, sizeof(int) * 55, "%s differs between runs", name);
+			free(a);
+			free(b);
+		}
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Known optima                                                              */
+
+/* Permuted block-diagonal matrix: blocks of `bs` ranks, each a clique. */
+static tmatch_comm_t *blocks(int nb, int bs, uint64_t seed, int **block_of)
+{
+	struct edges e = {0};
+	int n = nb * bs, *p = malloc(sizeof(int) * (size_t)n);
+	tmatch__rng_t rng;
+
+	cr_assert_not_null(p);
+	*block_of = malloc(sizeof(int) * (size_t)n);
+	cr_assert_not_null(*block_of);
+	for (int i = 0; i < n; i++)
+		p[i] = i;
+	tmatch__rng_seed(&rng, seed);
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)tmatch__rng_below(&rng, (uint64_t)i + 1), x = p[i];
+		p[i] = p[j];
+		p[j] = x;
+	}
+	for (int i = 0; i < n; i++)
+		(*block_of)[p[i]] = i / bs;
+	for (int b = 0; b < nb; b++)
+		for (int i = 0; i < bs; i++)
+			for (int j = i + 1; j < bs; j++)
+				add_edge(&e, p[b * bs + i], p[b * bs + j], 10 + (i + j) % 3);
+	free(p);
+	return build(n, &e);
+}
+
+Test(mappers, block_diagonal_blocks_land_in_subtrees)
+{
+	static const struct {
+		const char *spec;
+		int nb, bs, span; /* span = leaves of the subtree a block must fill */
+	} cases[] = {
+	    {"tleaf 3 4 1 2 1 4 1", 4, 8, 8},
+	    {"tleaf 2 5 1 6 1", 5, 6, 6},
+	    {"tleaf 3 3 1 7 1 2 1", 3, 14, 14},
+	    {"tleaf 3 2 1 10 1 3 1", 20, 3, 3},
+	};
+	static const char *const exact[] = {"greedy", "rcm", "bisect", "auto", "treematch+refine"};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int *block_of;
+		tmatch_topo_t *t = tree(cases[k].spec);
+		tmatch_comm_t *c = blocks(cases[k].nb, cases[k].bs, 100 + k, &block_of);
+		int n = cases[k].nb * cases[k].bs;
+
+		for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+			int *m = map_with(c, t, exact[i], 1);
+			for (int a = 0; a < n; a++)
+				for (int b = 0; b < n; b++)
+					if (block_of[a] == block_of[b])
+						cr_assert_eq(
+						    m[a] / cases[k].span, m[b] / cases[k].span,
+						    "%s on %s: ranks %d and %d of one block split",
+						    exact[i], cases[k].spec, a, b);
+			free(m);
+		}
+		free(block_of);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+Test(mappers, partial_blocks_use_the_roomy_subtrees)
+{
+	/* 2 nodes x 4 cores, node 0 has 1 allowed core, node 1 all 4: a 4-clique goes on node 1 */
+	static const int allowed[] = {0, 4, 5, 6, 7};
+	struct edges e = {0};
+	tmatch_topo_t *t = tree("tleaf 2 2 1 4 1");
+	tmatch_comm_t *c;
+
+	cr_assert_eq(tmatch_topo_set_allowed(t, allowed, 5, NULL), 0);
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			add_edge(&e, i, j, 5);
+	c = build(4, &e);
+	for (size_t i = 0; i < NOURS; i++) {
+		int *m = map_with(c, t, ours[i], 1);
+		for (int r = 0; r < 4; r++)
+			cr_assert_geq(m[r], 4, "%s put rank %d on node 0", ours[i], r);
+		free(m);
+	}
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(mappers, permuted_stencil_close_to_ordered)
+{
+	/* 16 x 8 stencil on 4 nodes x 2 sockets x 16 cores... as 8 x 16 leaves */
+	tmatch_topo_t *t = tree("tleaf 3 8 1 2 1 8 1");
+	tmatch_comm_t *ordered = stencil(16, 8, 0), *permuted = stencil(16, 8, 99);
+	int *mo = map_with(ordered, t, "packed", 1);
+	double packed = tmatch__hop_bytes(ordered, t, mo);
+
+	for (size_t i = 0; i < NOURS; i++) {
+		if (strcmp(ours[i], "rcm") == 0 || strcmp(ours[i], "greedy") == 0)
+			continue; /* no quality promise for these alone */
+		int *m = map_with(permuted, t, ours[i], 1);
+		/* packed on the ordered stencil is a good placement; ours must match it
+		   within 5 % without knowing the order */
+		cr_assert_leq(tmatch__hop_bytes(permuted, t, m), 1.05 * packed, "%s", ours[i]);
+		free(m);
+	}
+	free(mo);
+	tmatch_comm_destroy(ordered);
+	tmatch_comm_destroy(permuted);
+	tmatch_topo_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* auto                                                                      */
+
+Test(mappers, auto_keeps_the_lowest_cost_candidate)
+{
+	static const char *const cands[] = {"bisect+refine", "treematch+refine", "greedy+refine",
+	                                    "packed+refine", "rcm+refine"};
+	static const char *const specs[] = {"tleaf 3 4 1 2 1 4 1", "tleaf 3 5 1 2 1 7 1",
+	                                    "tleaf 2 10 1 6 1"};
+
+	for (int s = 0; s < 3; s++) {
+		tmatch_topo_t *t = tree(specs[s]);
+		int n = tmatch_topo_nb_allowed(t) - s;
+		tmatch_comm_t *c = random_comm(n, 3, 17 + (uint64_t)s);
+		int *a = map_with(c, t, "auto", 5);
+		double best = -1, got = tmatch__hop_bytes(c, t, a);
+
+		for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+			int *m = map_with(c, t, cands[i], 5);
+			double h = tmatch__hop_bytes(c, t, m);
+			if (best < 0 || h < best)
+				best = h;
+			free(m);
+		}
+		cr_assert_eq(got, best, "%s: auto %g, best candidate %g", specs[s], got, best);
+		free(a);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+Test(mappers, default_is_auto)
+{
+	tmatch_topo_t *t = tree("tleaf 3 4 1 2 1 4 1");
+	tmatch_comm_t *c = stencil(8, 4, 3);
+	tmatch_map_opts_t o;
+	int a[32], *b = map_with(c, t, "auto", 1);
+
+	tmatch_map_opts_init(&o);
+	cr_assert_str_eq(o.mapper, "auto");
+	cr_assert_eq(tmatch_map_compute(c, t, NULL, a, NULL), 0);
+	cr_assert_arr_eq(a, b, sizeof(a));
+	free(b);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
