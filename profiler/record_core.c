@@ -479,7 +479,8 @@ static void put_provenance(FILE *f, const char *names, int len, double wall)
 		put_quoted(f, ni, (size_t)len);
 		fputs(", ranks: [", f);
 		for (int j = i, first = 1; j < st->world_size; j++)
-			if (!done[j] && !strncmp(ni, names + (size_t)j * (size_t)len, (size_t)len)) {
+			if (!done[j] &&
+			    !strncmp(ni, names + (size_t)j * (size_t)len, (size_t)len)) {
 				done[j] = 1;
 				fprintf(f, first ? "%d" : ", %d", j);
 				first = 0;
@@ -616,8 +617,8 @@ static void finish(void)
 	}
 	/* every rank takes part in every collective, whatever failed locally */
 	PMPI_Gather(hdr, 3, MPI_UINT64_T, hdrs, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-	PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
-	            MPI_CHAR, 0, MPI_COMM_WORLD);
+	PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+	            0, MPI_COMM_WORLD);
 	uint64_t total = 0, lost = 0;
 	if (root && hdrs && counts && displs) {
 		for (int i = 0; i < size; i++) {

@@ -41,7 +41,7 @@ static void *next_fn(const char *name, void **slot)
 }
 
 /* Declare the pointer type T, forward to the real NAME with ARGS. */
-#define FORWARD(NAME, T, ARGS)                                                                    \
+#define FORWARD(NAME, T, ARGS)                                                                     \
 	do {                                                                                       \
 		static void *slot;                                                                 \
 		T real = (T)next_fn(#NAME, &slot);                                                 \
@@ -97,7 +97,7 @@ API void mpi_init_thread_(F *required, F *provided, F *ierr)
 typedef void (*send_t)(void *, F *, F *, F *, F *, F *, F *);
 typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 
-#define F_BLOCKING(NAME)                                                                          \
+#define F_BLOCKING(NAME)                                                                           \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);            \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr)             \
 	{                                                                                          \
@@ -106,7 +106,7 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 		FORWARD(NAME, send_t, (buf, count, type, dest, tag, comm, ierr));                  \
 	}
 
-#define F_NONBLOCKING(NAME)                                                                       \
+#define F_NONBLOCKING(NAME)                                                                        \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
 	{                                                                                          \
@@ -115,16 +115,16 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
 	}
 
-#define F_PERSISTENT(NAME)                                                                        \
+#define F_PERSISTENT(NAME)                                                                         \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
 	{                                                                                          \
 		int on = fon();                                                                    \
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
 		if (on && *ierr == MPI_SUCCESS && *dest >= 0)                                      \
-			tmatch__persist_add(                                                       \
-			    MPI_Request_f2c(*req),                                                 \
-			    tmatch__comm_to_world(MPI_Comm_f2c(*comm), *dest), fbytes(count, type)); \
+			tmatch__persist_add(MPI_Request_f2c(*req),                                 \
+			                    tmatch__comm_to_world(MPI_Comm_f2c(*comm), *dest),     \
+			                    fbytes(count, type));                                  \
 	}
 
 F_BLOCKING(mpi_send_)
@@ -186,8 +186,9 @@ API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *
 {
 	if (fon())
 		fcount_send(comm, dest, scount, stype);
-	FORWARD(mpi_sendrecv_, sendrecv_t,
-	        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, ierr));
+	FORWARD(
+	    mpi_sendrecv_, sendrecv_t,
+	    (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, ierr));
 }
 
 API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag,
@@ -216,20 +217,20 @@ static void fcount_rma(const F *win, const F *target, const F *count, const F *t
 	            tmatch__win_to_world(MPI_Win_f2c(*win), *target), 1, fbytes(count, type));
 }
 
-API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
-                  F *ttype, F *win, F *ierr);
-API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
-                  F *ttype, F *win, F *ierr)
+API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
+                  F *win, F *ierr);
+API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
+                  F *win, F *ierr)
 {
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 0);
 	FORWARD(mpi_put_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
 }
 
-API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
-                  F *ttype, F *win, F *ierr);
-API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
-                  F *ttype, F *win, F *ierr)
+API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
+                  F *win, F *ierr);
+API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
+                  F *win, F *ierr)
 {
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 1);
@@ -279,10 +280,8 @@ API void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
 	FORWARD(mpi_bcast_, bcast_t, (buf, count, type, root, comm, ierr));
 }
 
-API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
-                     F *ierr);
-API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
-                     F *ierr)
+API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr);
+API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr)
 {
 	if (fcoll())
 		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(count, type));
@@ -304,7 +303,8 @@ API void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *
 {
 	if (fcoll())
 		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype));
-	FORWARD(mpi_gather_, gather_t, (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
+	FORWARD(mpi_gather_, gather_t,
+	        (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
 }
 
 API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
@@ -319,20 +319,21 @@ API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F 
 }
 
 /* the receive signature, valid with and without MPI_IN_PLACE */
-API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
-                        F *comm, F *ierr);
-API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
-                        F *comm, F *ierr)
+API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                        F *ierr);
+API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                        F *ierr)
 {
 	if (fcoll())
 		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));
-	FORWARD(mpi_allgather_, allgather_t, (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
+	FORWARD(mpi_allgather_, allgather_t,
+	        (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
 }
 
-API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
-                       F *comm, F *ierr);
-API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
-                       F *comm, F *ierr)
+API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                       F *ierr);
+API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                       F *ierr)
 {
 	if (fcoll())
 		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));

@@ -32,9 +32,9 @@ struct tmatch__cell {
 };
 
 struct tmatch__counters {
-	int dense;                 /* 1: cells[world]; 0: open addressing on keys[] */
-	uint32_t cap;              /* number of cells */
-	int32_t *keys;             /* hashed only: world rank or -1 */
+	int dense;     /* 1: cells[world]; 0: open addressing on keys[] */
+	uint32_t cap;  /* number of cells */
+	int32_t *keys; /* hashed only: world rank or -1 */
 	struct tmatch__cell *cells;
 };
 
@@ -47,19 +47,19 @@ enum tmatch__kind {
 };
 
 struct tmatch__state {
-	int ready;        /* set up (counting active) */
-	int finalized;    /* written or given up */
-	int atomic;       /* MPI_THREAD_MULTIPLE: counters need atomic adds */
-	int collectives;  /* model collectives (TREEMATCH_RECORD_COLLECTIVES) */
+	int ready;       /* set up (counting active) */
+	int finalized;   /* written or given up */
+	int atomic;      /* MPI_THREAD_MULTIPLE: counters need atomic adds */
+	int collectives; /* model collectives (TREEMATCH_RECORD_COLLECTIVES) */
 	int world_size;
 	int world_rank;
-	int comm_keyval;  /* translation tables cached on communicators */
-	int win_keyval;   /* ... and on windows */
-	int self_keyval;  /* MPI_COMM_SELF attribute: its deletion is our finalize */
+	int comm_keyval; /* translation tables cached on communicators */
+	int win_keyval;  /* ... and on windows */
+	int self_keyval; /* MPI_COMM_SELF attribute: its deletion is our finalize */
 	MPI_Group world_group;
 	double t_init;
-	uint64_t lost;    /* peers not in MPI_COMM_WORLD, or hash overflow */
-	int used_rma;     /* a one-sided call was counted */
+	uint64_t lost; /* peers not in MPI_COMM_WORLD, or hash overflow */
+	int used_rma;  /* a one-sided call was counted */
 	struct tmatch__counters kind[TMATCH__NKINDS];
 };
 
@@ -110,10 +110,10 @@ void tmatch__persist_start(MPI_Request req);
 void tmatch__persist_forget(MPI_Request req);
 
 /* The collective model (record_wrap.c), also used by the Fortran wrappers. */
-void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes);     /* root -> all */
-void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes);   /* all -> root */
-void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);            /* all -> all */
+void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes);   /* root -> all */
+void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes); /* all -> root */
+void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);          /* all -> all */
 void tmatch__coll_barrier(MPI_Comm comm);
-void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes);                /* i -> i+1 */
+void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes); /* i -> i+1 */
 
 #endif /* TMATCH_PROFILER_RECORD_PRIVATE_H */

@@ -37,7 +37,7 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                            */
 
-#define BLOCKING_SEND(NAME)                                                                       \
+#define BLOCKING_SEND(NAME)                                                                        \
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm)                                                          \
 	{                                                                                          \
@@ -46,7 +46,7 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 		return PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
 	}
 
-#define NONBLOCKING_SEND(NAME)                                                                    \
+#define NONBLOCKING_SEND(NAME)                                                                     \
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                          \
@@ -55,7 +55,7 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 		return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
 	}
 
-#define PERSISTENT_SEND(NAME)                                                                     \
+#define PERSISTENT_SEND(NAME)                                                                      \
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                          \
@@ -178,33 +178,33 @@ API int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, M
 	return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
 }
 
-API int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
-                int tcount, MPI_Datatype ttype, MPI_Win win)
+API int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+                MPI_Datatype ttype, MPI_Win win)
 {
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 1);
 	return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
 }
 
-API int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
-                 int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+API int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+                 MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 1);
 	return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
 }
 
-API int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
-                       MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+API int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
+                       int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 0);
 	return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
 }
 
-API int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
-                           int rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp,
-                           int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+API int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
+                           MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
 	if (tmatch__on()) {
 		count_rma(win, target, ocount, otype, 0);
@@ -328,16 +328,16 @@ API int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm c
 	return PMPI_Ibcast(buf, count, type, root, comm, req);
 }
 
-API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                   int root, MPI_Comm comm)
+API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                   MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
 	return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
 }
 
-API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                    int root, MPI_Comm comm, MPI_Request *req)
+API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Request *req)
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
@@ -433,9 +433,8 @@ API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 	return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
 }
 
-API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                     MPI_Comm comm)
+API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                     void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	int size, me;
 
@@ -464,8 +463,7 @@ API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 }
 
 API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                       const int rcounts[], const int displs[], MPI_Datatype rtype,
-                       MPI_Comm comm)
+                       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
 	int size, me;
 
@@ -520,6 +518,5 @@ API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[]
 				         inplace ? tmatch__bytes(rcounts[i], rtypes[i])
 				                 : tmatch__bytes(scounts[i], stypes[i]));
 	}
-	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
-	                      comm);
+	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
 }

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	MPI_Status sts[4];
 	MPI_Waitall(4, reqs, sts);
 	/* 3 */
-	char text[7] = "abcdef";
+	char text[8] = "abcdefg";
 	if (rank == 0)
 		MPI_Ssend(text, 7, MPI_CHAR, 3, 3, MPI_COMM_WORLD);
 	if (rank == 3)

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# profiler/: the preloadable recorder, built once per MPI ABI
+# (libtreematch-record-openmpi.so with mpicc.openmpi, -mpich.so with
+# mpicc.mpich), and the ABI selector (mpiabi.c) that `treematch record` and
+# the SPANK option --treematch-record use to pick one by DT_NEEDED.
+#
+# The recorders are MPI programs' guests: they are never built with the
+# sanitizers (an ASan library cannot be preloaded into a program without
+# the ASan runtime) and link nothing but the MPI library, libdl and pthread.
+
+MPICC_openmpi  ?= mpicc.openmpi
+MPICC_mpich    ?= mpicc.mpich
+MPIF90_openmpi ?= mpif90.openmpi
+MPIF90_mpich   ?= mpif90.mpich
+RECORD_LIBDIR  ?= $(LIBDIR)/treematch
+
+RECORD_ABIS  := openmpi mpich
+RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c
+RECORD_LIBS  := $(RECORD_ABIS:%=$(B)/profiler/libtreematch-record-%.so)
+RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) $(B)/tests/mpi/pattern_f.$(a))
+
+BIN_TARGETS  += $(RECORD_LIBS)
+CLI_SRCS     += profiler/mpiabi.c
+TEST_SRCS    += tests/unit/test_profiler_mpiabi.c
+CHECK_TARGETS += check-record
+INSTALL_TARGETS += install-profiler
+UNINSTALL_TARGETS += uninstall-profiler
+BENCH_TARGETS += bench-record
+
+# Where the CLI and the plugin look for the recorders once installed.
+$(B)/cli/cmd_record.o $(B)/spank/record.o: ALL_CPPFLAGS += -DTMATCH_RECORD_LIBDIR=\"$(RECORD_LIBDIR)\"
+
+# The plugin (spank/record.c) uses the selector too.
+ifneq ($(SPANK_SO),)
+SPANK_OBJS   += $(B)/profiler/mpiabi.o
+$(SPANK_SO): $(B)/profiler/mpiabi.o
+endif
+
+$(B)/profiler/libtreematch-record-%.so: $(RECORD_SRCS) profiler/record_private.h
+	@mkdir -p $(dir $@)
+	$(MPICC_$*) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(WARN) $(CFLAGS) \
+	    -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o $@.tmp $(RECORD_SRCS) -ldl -lpthread
+	mv -f $@.tmp $@
+
+# MPI test programs with exactly known patterns (tests/mpi/pattern*.expected).
+$(B)/tests/mpi/pattern.%: tests/mpi/pattern.c
+	@mkdir -p $(dir $@)
+	$(MPICC_$*) $(WARN) $(CFLAGS) -o $@ $<
+
+$(B)/tests/mpi/pattern_f.%: tests/mpi/pattern_f.f90
+	@mkdir -p $(dir $@)
+	$(MPIF90_$*) -O1 -fallow-argument-mismatch -w -J $(dir $@) -o $@ $<
+
+# A statically linked program: the selector must refuse it.
+$(B)/tests/mpi/static_prog: tests/mpi/static_prog.c
+	@mkdir -p $(dir $@)
+	$(CC) -static $(WARN) $(CFLAGS) -o $@ $<
+
+# The selector's unit test reads those binaries.
+$(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
+
+RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
+
+.PHONY: check-record bench-record install-profiler uninstall-profiler
+check-record: all $(RECORD_TESTS)
+	$(RECORD_ENV) sh tests/e2e/test_record.sh
+
+bench-record: all $(B)/bench/record_overhead.openmpi $(B)/bench/record_overhead.mpich
+	$(RECORD_ENV) sh bench/record_overhead.sh
+
+$(B)/bench/record_overhead.%: bench/record_overhead.c
+	@mkdir -p $(dir $@)
+	$(MPICC_$*) $(WARN) $(CFLAGS) -o $@ $<
+
+install-profiler: $(RECORD_LIBS)
+	install -d $(DESTDIR)$(RECORD_LIBDIR)
+	install -m 0755 $(RECORD_LIBS) $(DESTDIR)$(RECORD_LIBDIR)/
+
+uninstall-profiler:
+	rm -f $(RECORD_ABIS:%=$(DESTDIR)$(RECORD_LIBDIR)/libtreematch-record-%.so)
+	-rmdir $(DESTDIR)$(RECORD_LIBDIR) 2>/dev/null
