@@ -379,7 +379,7 @@ static void draw_map(FILE *f, const struct picture *pic, const double *cells, do
 	}
 	/* Axis labels: every rank when few, else about eight ticks. */
 	{
-		int every = pic->n <= 32 ? 1 : (pic->n + 7) / 8;
+		int every = pic->n <= 16 ? 1 : pic->n <= 64 ? 4 : (pic->n + 7) / 8;
 		for (int p = 0; p < pic->n; p += every) {
 			double t = (p / b + (b == 1 ? 0.5 : 0.0)) * cs;
 			char lab[24];

@@ -10,7 +10,8 @@
 # packaging/debian as debian/, runs `dpkg-buildpackage -us -uc -b` there (the
 # build runs the unit tests, see debian/rules) and puts the .deb, .buildinfo
 # and .changes files into OUTDIR. Set DEB_BUILD_OPTIONS as usual (nocheck,
-# parallel=2, ...). Needs dpkg-dev, debhelper and the Build-Depends of
+# parallel=2, ...); SOURCE_FILES=all takes every file of the work tree
+# instead of the tracked ones (untracked work in progress). Needs dpkg-dev, debhelper and the Build-Depends of
 # packaging/debian/control (tests/install-deps.sh installs them).
 set -eu
 
@@ -46,14 +47,15 @@ trap 'rm -rf "$work"' EXIT INT TERM
 tree="$work/slurm-treematch-$version"
 mkdir -p "$tree"
 
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [ "${SOURCE_FILES:-git}" = git ] &&
+	git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# Tracked files only: no build directories, no half-written files of
 	# others; deleted-but-not-committed files are skipped.
 	git -C "$src" ls-files -z | (cd "$src" && xargs -0 sh -c '
 		for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
 		(cd "$src" && tar --null -T - -cf -) | (cd "$tree" && tar -xf -)
 else
-	(cd "$src" && tar --exclude='./build*' --exclude='./debian' -cf - .) |
+	(cd "$src" && tar --exclude='./build*' --exclude='./.git' --exclude='./debian' -cf - .) |
 		(cd "$tree" && tar -xf -)
 fi
 rm -rf "$tree/debian"

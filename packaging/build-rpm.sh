@@ -10,7 +10,8 @@
 # scratch _topdir and copies the RPMs to OUTDIR. On Debian (package `rpm`)
 # the build dependencies are Debian packages the RPM database does not know,
 # so RPM_NODEPS=1 (the default there) passes --nodeps; on an RPM system set
-# RPM_NODEPS=0 to have rpmbuild check BuildRequires.
+# RPM_NODEPS=0 to have rpmbuild check BuildRequires. SOURCE_FILES=all takes
+# every file of the work tree instead of the tracked ones.
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -41,13 +42,14 @@ if [ "$RPM_NODEPS" = 1 ]; then nodeps="--nodeps"; fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/treematch-rpm.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$work/SOURCES" "$work/stage/slurm-treematch-$version"
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [ "${SOURCE_FILES:-git}" = git ] &&
+	git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git -C "$src" ls-files -z | (cd "$src" && xargs -0 sh -c '
 		for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
 		(cd "$src" && tar --null -T - -cf -) |
 		(cd "$work/stage/slurm-treematch-$version" && tar -xf -)
 else
-	(cd "$src" && tar --exclude='./build*' -cf - .) |
+	(cd "$src" && tar --exclude='./build*' --exclude='./.git' -cf - .) |
 		(cd "$work/stage/slurm-treematch-$version" && tar -xf -)
 fi
 tar -C "$work/stage" -czf "$work/SOURCES/slurm-treematch-$version.tar.gz" \
