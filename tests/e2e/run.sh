@@ -1,0 +1,496 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run.sh - end-to-end tests of treematch.so on a real, throwaway Slurm
+# (tests/e2e/cluster.sh): one node on loopback with task/affinity and
+# task/none, then four nodes in network namespaces under two switches.
+# Prints PASS/FAIL per test and registers the counts with tests/summary.sh.
+# Needs root; always tears the cluster down (trap), even on failure.
+#
+#   BUILDDIR=/abs/build SRCDIR=/abs/repo sh tests/e2e/run.sh [NAME_FILTER]
+set -u
+
+SRC=${SRCDIR:-$(pwd)}
+B=${BUILDDIR:-$SRC/build}
+FILTER=${1:-}
+SO=$B/spank/treematch.so
+W=$B/tests/e2e/whereami
+CLI=$B/bin/treematch
+[ -x "$CLI" ] || CLI=$B/treematch
+WORK=$B/e2e/work
+export TMATCH_CLUSTER_DIR=$B/e2e/cluster
+CLUSTER="sh $SRC/tests/e2e/cluster.sh"
+PLUGSTACK=$TMATCH_CLUSTER_DIR/etc/plugstack.conf
+T=${TMATCH_E2E_TIMEOUT:-90} # seconds for any one srun/sbatch
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+START=$(date +%s)
+
+PASSED=0
+FAILED=0
+pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
+fail() {
+	echo "FAIL: $1"
+	shift
+	for l in "$@"; do printf '    %s\n' "$l"; done
+	FAILED=$((FAILED + 1))
+}
+# check NAME CONDITION-COMMAND... : pass when the command succeeds.
+check() {
+	name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "$(cat "$WORK/why" 2>/dev/null)"; fi
+	: >"$WORK/why"
+}
+why() { printf '%s\n' "$*" >>"$WORK/why"; }
+want() { [ -z "$FILTER" ] || case $1 in *$FILTER*) return 0 ;; *) return 1 ;; esac; }
+
+finish() {
+	$CLUSTER stop >/dev/null 2>&1
+	echo "e2e: $PASSED passed, $FAILED failed in $(($(date +%s) - START)) s"
+	BUILDDIR=$B sh "$SRC/tests/summary.sh" add e2e "$PASSED" "$FAILED" 2>/dev/null || true
+}
+trap 'finish' EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$WORK"
+: >"$WORK/why"
+if [ "$(id -u)" -ne 0 ]; then
+	fail "e2e needs root to start munge and Slurm daemons (run as root, as CI does)"
+	exit 1
+fi
+for f in "$SO" "$W"; do
+	if [ ! -f "$f" ]; then
+		fail "missing $f: run make first"
+		exit 1
+	fi
+done
+
+# ---------------------------------------------------------------------------
+# Fixtures
+
+profile() { # file ranks edges...
+	f=$1 n=$2
+	shift 2
+	{
+		echo "format: comm-profile"
+		echo "version: 1"
+		echo "ranks: $n"
+		echo "metrics: [bytes]"
+		echo "directed: false"
+		if [ $# -eq 0 ]; then echo "edges: []"; else echo "edges:"; fi
+		for e in "$@"; do echo "  - [$e]"; done
+	} >"$f"
+}
+P1=$WORK/p1.yml
+P2=$WORK/p2.yml
+P8=$WORK/p8.yml
+profile "$P1" 1
+profile "$P2" 2 "0, 1, 1000"
+profile "$P8" 8 "0, 1, 500" "2, 3, 500" "4, 5, 500" "6, 7, 500" "0, 7, 10" "1, 2, 10" "3, 4, 10" "5, 6, 10"
+printf 'format: comm-profile\nversion: 1\nranks: [2\nedges:\n' >"$WORK/bad.yml"
+
+plugstack() { # admin arguments...
+	echo "required $SO $*" >"$PLUGSTACK"
+}
+
+# run OUT ERR srun-args... : srun with a timeout; returns srun's status.
+run() {
+	out=$1 err=$2
+	shift 2
+	(cd "$WORK" && timeout "$T" srun "$@" >"$out" 2>"$err" </dev/null)
+}
+
+# field LINE KEY: value of KEY= in a whereami line.
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+# Every line of whereami output bound where the plugin says: one CPU list
+# per rank, equal to TREEMATCH_CPUS, and distinct within each node.
+bound_as_exported() { # file expected_lines
+	_n=$(grep -c '^rank=' "$1")
+	if [ "$_n" -ne "$2" ]; then
+		why "expected $2 task lines, got $_n"
+		cat "$1" >>"$WORK/why"
+		return 1
+	fi
+	while read -r _l; do
+		_c=$(field "$_l" cpus)
+		_t=$(field "$_l" tm_cpus)
+		if [ "$_t" = "-" ] || [ "$_c" != "$_t" ]; then
+			why "task bound to '$_c' but TREEMATCH_CPUS='$_t': $_l"
+			return 1
+		fi
+	done <"$1"
+	_dups=$(grep '^rank=' "$1" | awk '{print $2, $3}' | sort | uniq -d)
+	if [ -n "$_dups" ]; then
+		why "two tasks share CPUs: $_dups"
+		return 1
+	fi
+	return 0
+}
+
+start() { # cluster.sh start arguments
+	if ! $CLUSTER start "$@" >"$WORK/cluster.out" 2>&1; then
+		fail "cluster start $*" "$(tail -n 20 "$WORK/cluster.out")"
+		return 1
+	fi
+	export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
+	plugstack
+	return 0
+}
+
+# Wait until job $1 has left the queue (poll, bounded by $T).
+wait_job() {
+	n=0
+	while [ -n "$(timeout 10 squeue -h -j "$1" -o %i 2>/dev/null)" ]; do
+		n=$((n + 1))
+		[ $n -gt $((T * 5)) ] && return 1
+		sleep 0.2
+	done
+}
+
+wait_running() {
+	n=0
+	while [ "$(timeout 10 squeue -h -j "$1" -o %T 2>/dev/null)" != RUNNING ]; do
+		n=$((n + 1))
+		[ $n -gt $((T * 5)) ] && return 1
+		sleep 0.2
+	done
+}
+
+build_mpi() {
+	for flavour in openmpi mpich; do
+		if command -v "mpicc.$flavour" >/dev/null 2>&1; then
+			"mpicc.$flavour" -O1 -o "$B/tests/e2e/mpi_hello.$flavour" "$SRC/tests/e2e/mpi_hello.c" \
+				>"$WORK/mpicc.$flavour.log" 2>&1
+		fi
+	done
+}
+
+# ---------------------------------------------------------------------------
+# One node, task/affinity
+
+t_help() {
+	for cmd in srun sbatch salloc; do
+		if $cmd --help 2>&1 | grep -q -- '--treematch='; then
+			pass "$cmd --help lists --treematch"
+		else
+			fail "$cmd --help lists --treematch" "$($cmd --help 2>&1 | tail -n 3)"
+		fi
+	done
+	if run "$WORK/h.out" "$WORK/h.err" -n1 --treematch=help true && grep -q 'treematch: .*--treematch=off' "$WORK/h.err" "$WORK/h.out"; then
+		pass "srun --treematch=help prints the settings and exits 0"
+	else
+		fail "srun --treematch=help prints the settings and exits 0" "$(cat "$WORK/h.err")"
+	fi
+}
+
+# The binding in the task equals what `treematch map` computes for the same
+# profile and topology (the step's CPUs of this node), and wins over
+# --cpu-bind given to Slurm.
+t_binds_like_cli() {
+	run "$WORK/b.out" "$WORK/b.err" -n2 --cpu-bind=map_cpu:1,0 --treematch="$P2" "$W"
+	rc=$?
+	check "srun -n2 --treematch binds every task where TREEMATCH_CPUS says (rc=$rc)" \
+		bound_as_exported "$WORK/b.out" 2
+	expected=$(expected_from_cli "$P2" 2)
+	got=$(sort "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
+	if [ -n "$expected" ] && [ "$expected" = "$got" ]; then
+		pass "srun -n2 --treematch binds as 'treematch map' says ($got)"
+	else
+		fail "srun -n2 --treematch binds as 'treematch map' says" "map: '$expected' tasks: '$got'" \
+			"$(cat "$WORK/cli.err" 2>/dev/null)"
+	fi
+}
+
+# CPUs per rank, in rank order, from the CLI on this node's live topology.
+expected_from_cli() { # profile ranks
+	"$CLI" map --topology local --profile "$1" --format cpus >"$WORK/cli.out" 2>"$WORK/cli.err" ||
+		return 0
+	awk -v n="$2" '
+		/^[ \t]*#/ { next }
+		{ for (i = 1; i <= NF; i++) if ($i ~ /^cpus=/) { sub(/^cpus=/, "", $i); c[$1] = $i } }
+		END { for (r = 0; r < n; r++) printf "%s ", c[r] }' "$WORK/cli.out"
+}
+
+t_verbose() {
+	run "$WORK/v.out" "$WORK/v.err" -n2 --treematch="$P2,verbose=1" "$W"
+	n=$(grep -c 'treematch: cpu-bind=MAP - n0, task .*: cpus .* mask 0x.* set' "$WORK/v.err")
+	if [ "$n" -eq 2 ] && grep -q 'treematch: n0: 2 task(s) mapped by .* cost .*(packed ' "$WORK/v.err"; then
+		pass "verbose=1: one cpu-bind line per task and the cost against packed"
+	else
+		fail "verbose=1: one cpu-bind line per task and the cost against packed" "$(cat "$WORK/v.err")"
+	fi
+}
+
+t_dry_run() {
+	run "$WORK/d.out" "$WORK/d.err" -n2 --cpu-bind=map_cpu:1,0 --treematch="$P2,dry_run=on" "$W"
+	ok=1
+	for r in 0 1; do
+		line=$(grep "^rank=$r " "$WORK/d.out")
+		want_cpu=$((1 - r)) # Slurm's map_cpu:1,0
+		[ "$(field "$line" cpus)" = "$want_cpu" ] || { ok=0; why "rank $r: $line (Slurm's binding expected: $want_cpu)"; }
+		[ "$(field "$line" tm_cpus)" != "-" ] || { ok=0; why "rank $r: no TREEMATCH_CPUS in dry-run"; }
+	done
+	grep -q 'not set (dry-run)' "$WORK/d.err" || { ok=0; why "no dry-run report: $(cat "$WORK/d.err")"; }
+	check "dry_run=on reports the placement and binds nothing" [ $ok -eq 1 ]
+}
+
+t_errors() {
+	for c in "missing:$WORK/nonexistent.yml:cannot read profile $WORK/nonexistent.yml" \
+		"bad YAML:$WORK/bad.yml:bad.yml:[0-9]*:[0-9]*:" \
+		"wrong rank count:$P8:8 ranks but the job step has 2 tasks"; do
+		what=${c%%:*}
+		rest=${c#*:}
+		file=${rest%%:*}
+		msg=${rest#*:}
+		run "$WORK/e.out" "$WORK/e.err" -n2 --treematch="$file" "$W"
+		rc=$?
+		if [ $rc -eq 1 ] && grep -q "srun: error: treematch: .*$msg" "$WORK/e.err" && ! grep -q '^rank=' "$WORK/e.out"; then
+			pass "$what profile fails in srun with exit 1 and names the problem"
+		else
+			fail "$what profile fails in srun with exit 1 and names the problem" "rc=$rc" "$(cat "$WORK/e.err")" "$(cat "$WORK/e.out")"
+		fi
+	done
+	run "$WORK/e.out" "$WORK/e.err" -n2 --treematch="$P2,mapper=nosuch" "$W"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "treematch: .*nosuch" "$WORK/e.err"; then
+		pass "unknown mapper fails in srun"
+	else
+		fail "unknown mapper fails in srun" "rc=$rc" "$(cat "$WORK/e.err")"
+	fi
+}
+
+t_sbatch() {
+	cat >"$WORK/job.sh" <<EOF
+#!/bin/sh
+#SBATCH --treematch=$P2
+#SBATCH -n 2
+#SBATCH -o $WORK/job.out
+#SBATCH -e $WORK/job.err
+echo "batch cpus=\$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) tm=\${TREEMATCH_CPUS:--}"
+srun $W
+EOF
+	rm -f "$WORK/job.out"
+	jid=$(cd "$WORK" && timeout "$T" sbatch --parsable "$WORK/job.sh" 2>"$WORK/sb.err")
+	if [ -z "$jid" ] || ! wait_job "$jid"; then
+		fail "#SBATCH --treematch reaches the job's steps" "sbatch: $(cat "$WORK/sb.err")"
+		return
+	fi
+	grep '^rank=' "$WORK/job.out" >"$WORK/job.ranks" 2>/dev/null
+	check "#SBATCH --treematch reaches the job's steps" bound_as_exported "$WORK/job.ranks" 2
+	if grep -q '^batch .* tm=-$' "$WORK/job.out"; then
+		pass "the batch script itself is not placed"
+	else
+		fail "the batch script itself is not placed" "$(cat "$WORK/job.out")"
+	fi
+}
+
+t_admin_default() {
+	plugstack "profile=$P2"
+	run "$WORK/a.out" "$WORK/a.err" -n2 "$W"
+	check "admin default profile applies without --treematch" bound_as_exported "$WORK/a.out" 2
+	run "$WORK/a.out" "$WORK/a.err" -n2 --treematch=off "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/a.out")" -eq 2 ]; then
+		pass "--treematch=off overrides the admin default"
+	else
+		fail "--treematch=off overrides the admin default" "rc=$rc" "$(cat "$WORK/a.out" "$WORK/a.err")"
+	fi
+	run "$WORK/a.out" "$WORK/a.err" -n1 "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q 'tm_cpus=-' "$WORK/a.out"; then
+		pass "admin default profile of another size leaves the step alone"
+	else
+		fail "admin default profile of another size leaves the step alone" "rc=$rc" "$(cat "$WORK/a.out" "$WORK/a.err")"
+	fi
+	plugstack "failure=bogus"
+	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1" "$W"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'treematch: plugstack.conf.*failure' "$WORK/a.err"; then
+		pass "a bad plugstack.conf argument is reported by srun"
+	else
+		fail "a bad plugstack.conf argument is reported by srun" "rc=$rc" "$(cat "$WORK/a.err")"
+	fi
+	plugstack
+}
+
+# A problem found on the node (3 tasks on 2 CPUs) follows failure=.
+t_node_failure() {
+	profile "$WORK/p3.yml" 3 "0, 1, 10" "1, 2, 10"
+	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml" "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/f.out")" -eq 3 ] &&
+		[ "$(grep -c 'treematch: n0: .*slots.*falling back' "$WORK/f.err")" -eq 1 ]; then
+		pass "node problem, failure=fallback: one clear line, tasks run with Slurm's binding"
+	else
+		fail "node problem, failure=fallback: one clear line, tasks run with Slurm's binding" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")"
+	fi
+	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml,failure=fail" "$W"
+	rc=$?
+	if [ $rc -ne 0 ] && ! grep -q '^rank=' "$WORK/f.out" && grep -q 'treematch: n0: .*failure=fail' "$WORK/f.err" &&
+		[ -n "$(timeout 10 sinfo -h -N -t idle -o %N)" ]; then
+		pass "node problem, failure=fail: the step fails, the node stays up"
+	else
+		fail "node problem, failure=fail: the step fails, the node stays up" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")" "$(sinfo -N)"
+	fi
+}
+
+t_exclusive_only() {
+	plugstack "exclusive_only=on"
+	run "$WORK/x.out" "$WORK/x.err" -n1 --treematch="$P1" "$W"
+	rc1=$?
+	run "$WORK/x2.out" "$WORK/x2.err" -n1 --exclusive --treematch="$P1" "$W"
+	rc2=$?
+	plugstack
+	if [ $rc1 -eq 0 ] && grep -q 'tm_cpus=-' "$WORK/x.out" && grep -q 'whole node' "$WORK/x.err" &&
+		[ $rc2 -eq 0 ] && bound_as_exported "$WORK/x2.out" 1; then
+		pass "exclusive_only=on: shared jobs keep Slurm's binding, exclusive jobs are placed"
+	else
+		fail "exclusive_only=on: shared jobs keep Slurm's binding, exclusive jobs are placed" "$(cat "$WORK/x.out" "$WORK/x.err" "$WORK/x2.out" "$WORK/x2.err" "$WORK/why")"
+	fi
+	: >"$WORK/why"
+}
+
+t_partial_node() {
+	jid=$(timeout "$T" sbatch --parsable -n1 -o /dev/null --wrap 'sleep 300' 2>"$WORK/p.err")
+	if [ -z "$jid" ] || ! wait_running "$jid"; then
+		fail "partial node: blocker job" "$(cat "$WORK/p.err")"
+		return
+	fi
+	run "$WORK/p.out" "$WORK/p.err" -n1 --treematch="$P1" "$W"
+	run "$WORK/p0.out" "$WORK/p0.err" -n1 "$W"
+	timeout 10 scancel "$jid"
+	line=$(grep '^rank=0' "$WORK/p.out")
+	slurm=$(field "$(grep '^rank=0' "$WORK/p0.out")" cpus)
+	if bound_as_exported "$WORK/p.out" 1 && [ "$(field "$line" cpus)" = "$slurm" ]; then
+		pass "partial node: the task stays inside the step's CPUs ($slurm)"
+	else
+		fail "partial node: the task stays inside the step's CPUs" "plugin: $line" "Slurm: $slurm" "$(cat "$WORK/p.err" "$WORK/why")"
+	fi
+	: >"$WORK/why"
+	wait_job "$jid"
+}
+
+t_cpus_per_task() {
+	run "$WORK/c.out" "$WORK/c.err" -n1 -c2 --treematch="$P1" "$W"
+	line=$(grep '^rank=0' "$WORK/c.out")
+	if bound_as_exported "$WORK/c.out" 1 && [ "$(field "$line" cpus)" = "0-1" ] &&
+		[ "$(field "$line" omp)" = 2 ] && [ "$(field "$line" places)" = "{0},{1}" ] &&
+		[ "$(field "$line" bind)" = close ]; then
+		pass "cpus-per-task 2: bound to its group, OMP_NUM_THREADS/PLACES/PROC_BIND exported"
+	else
+		fail "cpus-per-task 2: bound to its group, OMP_NUM_THREADS/PLACES/PROC_BIND exported" "$line" "$(cat "$WORK/c.err" "$WORK/why")"
+	fi
+	: >"$WORK/why"
+	(export OMP_NUM_THREADS=7 && run "$WORK/c.out" "$WORK/c.err" -n1 -c2 --treematch="$P1" "$W")
+	line=$(grep '^rank=0' "$WORK/c.out")
+	check "cpus-per-task: the user's OMP_NUM_THREADS is kept" [ "$(field "$line" omp)" = 7 ]
+}
+
+t_mpi() { # label
+	for flavour in openmpi mpich; do
+		exe=$B/tests/e2e/mpi_hello.$flavour
+		case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
+		name="MPI ($flavour, --mpi=$mpi$1): ranks report the CPUs the mapping chose"
+		if [ ! -x "$exe" ]; then
+			fail "$name" "cannot build $exe: $(cat "$WORK/mpicc.$flavour.log" 2>/dev/null)"
+			continue
+		fi
+		run "$WORK/m.out" "$WORK/m.err" -n2 --mpi=$mpi --treematch="$P2" "$exe"
+		rc=$?
+		n=0
+		bad=""
+		for r in 0 1; do
+			line=$(grep "^mpi rank=$r size=2 " "$WORK/m.out")
+			c=$(field "$line" cpus)
+			t=$(field "$line" tm_cpus)
+			if [ -n "$line" ] && [ "$c" = "$t" ] && [ "$t" != "-" ] && [ "$(field "$line" sum)" = 2 ]; then
+				n=$((n + 1))
+			else
+				bad="$bad rank $r: '$line'"
+			fi
+		done
+		if [ $rc -eq 0 ] && [ $n -eq 2 ]; then pass "$name"; else fail "$name" "rc=$rc$bad" "$(tail -n 5 "$WORK/m.err")"; fi
+	done
+}
+
+# ---------------------------------------------------------------------------
+# One node, task/none: the plugin's binding is the only one.
+
+t_task_none() {
+	run "$WORK/n0.out" "$WORK/n0.err" -n2 "$W"
+	run "$WORK/n.out" "$WORK/n.err" -n2 --treematch="$P2" "$W"
+	all=$(field "$(grep '^rank=0' "$WORK/n0.out")" cpus)
+	if bound_as_exported "$WORK/n.out" 2 && [ "$all" != "$(field "$(grep '^rank=0' "$WORK/n.out")" cpus)" ]; then
+		pass "task/none: the plugin binds each task (without it: $all)"
+	else
+		fail "task/none: the plugin binds each task" "$(cat "$WORK/n.out" "$WORK/n.err" "$WORK/why")"
+	fi
+	: >"$WORK/why"
+}
+
+# ---------------------------------------------------------------------------
+# Four nodes, two switches
+
+t_multinode() {
+	run "$WORK/m4.out" "$WORK/m4.err" -N4 -n8 --treematch="$P8,verbose=1" "$W"
+	rc=$?
+	check "4 nodes: srun -N4 -n8 binds every task (rc=$rc)" bound_as_exported "$WORK/m4.out" 8
+	ok=1
+	for r in 0 1 2 3 4 5 6 7; do
+		line=$(grep "^rank=$r " "$WORK/m4.out")
+		node=n$((r / 2 + 1))
+		sw=$((r / 4))
+		[ "$(field "$line" node)" = "$node" ] || { ok=0; why "rank $r not on $node: $line"; }
+		case ,$(field "$line" pos) in
+		*,switch=$sw/2,node=$((r / 2 % 2))/2,*) ;;
+		*) ok=0; why "rank $r: position $(field "$line" pos) lacks switch=$sw/2,node=$((r / 2 % 2))/2" ;;
+		esac
+	done
+	check "4 nodes: TREEMATCH_POSITION gives the switch and node of each task" [ $ok -eq 1 ]
+	n=$(grep -c 'treematch: cpu-bind=MAP - n[1-4], task' "$WORK/m4.err")
+	check "4 nodes: one verbose line per task ($n)" [ "$n" -eq 8 ]
+	exe=$B/tests/e2e/mpi_hello.mpich
+	if [ -x "$exe" ]; then
+		run "$WORK/mm.out" "$WORK/mm.err" -N4 -n8 --mpi=pmi2 --treematch="$P8" "$exe"
+		n=$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/mm.out")
+		bad=$(grep '^mpi rank=' "$WORK/mm.out" | awk '{ c=$4; t=$5; sub(/cpus=/,"",c); sub(/tm_cpus=/,"",t); if (c != t || t == "-") print }')
+		if [ "$n" -eq 8 ] && [ -z "$bad" ]; then
+			pass "4 nodes: MPICH over pmi2, 8 ranks on the CPUs the mapping chose"
+		else
+			fail "4 nodes: MPICH over pmi2, 8 ranks on the CPUs the mapping chose" "$(cat "$WORK/mm.out")" "$(tail -n 5 "$WORK/mm.err")"
+		fi
+	fi
+}
+
+# ---------------------------------------------------------------------------
+
+build_mpi
+if want affinity; then
+	if start --nodes 1 --task-plugin task/affinity; then
+		t_help
+		t_binds_like_cli
+		t_verbose
+		t_dry_run
+		t_errors
+		t_sbatch
+		t_admin_default
+		t_partial_node
+		t_node_failure
+		t_exclusive_only
+		t_cpus_per_task
+		t_mpi ""
+	fi
+fi
+if want none; then
+	if start --nodes 1 --task-plugin task/none; then
+		t_task_none
+		t_mpi ", task/none"
+	fi
+fi
+if want multi; then
+	if start --nodes 4 --task-plugin task/affinity; then
+		t_multinode
+	fi
+fi
+[ "$FAILED" -eq 0 ]
