@@ -11,6 +11,7 @@ libhwloc-dev hwloc libyaml-dev libcriterion-dev
 slurmd slurmctld slurm-client libslurm-dev munge
 iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
+lammps scalapack-mpi-test
 libscotch-dev libmetis-dev
 clang clang-format clang-tidy cppcheck libclang-rt-14-dev
 time
