@@ -1012,7 +1012,7 @@ static void add_mapper(const char *label, const char *name, int scotch)
 int main(int argc, char **argv)
 {
 	struct options o = {
-	    .treematch = "build/treematch",
+	    .treematch = "build/bin/treematch",
 	    .scotch = NULL,
 	    .workdir = NULL,
 	    .out = NULL,

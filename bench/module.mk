@@ -46,10 +46,13 @@ $(B)/bench/bench: bench/bench.c bench/patterns.c bench/mtxread.c bench/patterns.
 # Runs after `all` and the tools (make bench = all + BENCH_TARGETS in order).
 # Prerequisites name the library and CLI literally: LIB_A and CLI_BIN are
 # defined after the module fragments are read.
-bench-run: bench-tools $(B)/treematch
+bench-run: bench-tools $(B)/bin/treematch
 	$(B)/bench/bench --treematch $(CLI_BIN) --scotch $(B)/bench/scotch_map \
 	    --workdir $(B)/bench/work --reps $(BENCH_REPS) \
 	    $(if $(filter 1,$(BENCH_FULL)),--full) --out $(BENCH_OUT) \
 	    --command "make bench BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 	    $(BENCH_ARGS)
 	@echo "bench: table written to $(BENCH_OUT)"
+
+# Issue 7 (treematch layout), owned with bench/: unit tests of cli/cmd_layout.c.
+TEST_SRCS += $(wildcard tests/unit/test_layout_*.c)

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_layout_cli.c - `treematch layout` as users run it: the hostfile puts
+ * heavy pairs that block distribution splits under one switch, respects
+ * every node's task count, is byte-identical run to run, --stats adds up
+ * and beats block, --exec hands the hostfile to the command and removes it,
+ * and bad input gets a message saying what to fix. Runs the CLI that `make`
+ * built in TMATCH_BUILDDIR.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAXOUT (1 << 16)
+
+static char dir[64];
+static char conf_path[128], split_path[128], ring_path[128];
+
+static const char *cli_path(void)
+{
+	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
+	                                         TMATCH_BUILDDIR "/treematch"};
+	const char *env = getenv("TMATCH_CLI");
+	struct stat st;
+
+	if (env && *env)
+		return env;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (stat(candidates[i], &st) == 0 && access(candidates[i], X_OK) == 0)
+			return candidates[i];
+	cr_assert_fail("the treematch CLI is not built in %s (run make first)", TMATCH_BUILDDIR);
+	return NULL;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * Four nodes under two switches (the e2e cluster's shape), 2 tasks each.
+ * split.mtx: heavy pairs (0,4) (1,5) (2,6) (3,7): block puts ranks 0-3 under
+ * s0 and 4-7 under s1, so all heavy traffic crosses switches.
+ */
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/tm-layout-cli-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(conf_path, sizeof(conf_path), "%s/topology.conf", dir);
+	snprintf(split_path, sizeof(split_path), "%s/split.mtx", dir);
+	snprintf(ring_path, sizeof(ring_path), "%s/ring.mtx", dir);
+	write_file(conf_path, "# two leaf switches\n"
+	                      "SwitchName=s0 Nodes=n[1-2]\n"
+	                      "SwitchName=s1 Nodes=n[3-4]\n"
+	                      "SwitchName=top Switches=s[0-1]\n");
+	write_file(split_path, "%%MatrixMarket matrix coordinate real general\n"
+	                       "8 8 8\n"
+	                       "1 5 1000\n2 6 1000\n3 7 1000\n4 8 1000\n"
+	                       "1 2 10\n3 4 10\n5 6 10\n7 8 10\n");
+	write_file(ring_path, "%%MatrixMarket matrix coordinate real general\n"
+	                      "6 6 6\n"
+	                      "1 2 1\n2 3 1\n3 4 1\n4 5 1\n5 6 1\n1 6 1\n");
+	unsetenv("SLURM_JOB_NODELIST");
+	unsetenv("SLURM_TASKS_PER_NODE");
+	unsetenv("SLURM_JOB_CPUS_PER_NODE");
+	unsetenv("SLURM_CONF");
+	unsetenv("TREEMATCH_TOPOLOGY_CONF");
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(layout_cli, .init = setup, .fini = teardown);
+
+/* Run the CLI with argv (NULL-terminated, without argv[0]); capture. */
+static int run(char *const args[], char *out, char *err)
+{
+	char *argv[32];
+	int po[2], pe[2], status, k = 0;
+	pid_t pid;
+
+	argv[k++] = (char *)cli_path();
+	for (int i = 0; args[i] && k < 31; i++)
+		argv[k++] = args[i];
+	argv[k] = NULL;
+	cr_assert_eq(pipe(po), 0);
+	cr_assert_eq(pipe(pe), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	/* read both (small outputs; stderr first would deadlock only above 64 KiB) */
+	ssize_t no = 0, ne = 0, r;
+	while ((r = read(po[0], out + no, MAXOUT - 1 - (size_t)no)) > 0)
+		no += r;
+	while ((r = read(pe[0], err + ne, MAXOUT - 1 - (size_t)ne)) > 0)
+		ne += r;
+	out[no] = '\0';
+	err[ne] = '\0';
+	close(po[0]);
+	close(pe[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Split a hostfile into names[rank]; returns the number of lines. */
+static int lines(char *text, char **names, int max)
+{
+	int n = 0;
+	for (char *tok = strtok(text, "\n"); tok && n < max; tok = strtok(NULL, "\n"))
+		names[n++] = tok;
+	return n;
+}
+
+static int switch_of(const char *node)
+{
+	return (!strcmp(node, "n1") || !strcmp(node, "n2")) ? 0 : 1;
+}
+
+Test(layout_cli, heavy_pairs_share_a_switch_and_node)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char *names[16];
+	int counts[5] = {0};
+	char *args[] = {"layout",          "--profile", split_path,         "--nodes", "n[1-4]",
+	                "--topology-conf", conf_path,   "--tasks-per-node", "2(x4)",   NULL};
+
+	cr_assert_eq(run(args, out, err), 0, "stderr: %s", err);
+	cr_assert_eq(lines(out, names, 16), 8, "one line per rank expected:\n%s", out);
+	for (int r = 0; r < 8; r++) {
+		cr_assert(names[r][0] == 'n' && names[r][1] >= '1' && names[r][1] <= '4' &&
+		              !names[r][2],
+		          "rank %d: '%s' is not a node of the list", r, names[r]);
+		counts[names[r][1] - '0']++;
+	}
+	for (int i = 1; i <= 4; i++)
+		cr_assert_eq(counts[i], 2, "node n%d got %d ranks, its capacity is 2", i,
+		             counts[i]);
+	for (int r = 0; r < 4; r++) {
+		cr_assert_eq(switch_of(names[r]), switch_of(names[r + 4]),
+		             "heavy pair (%d,%d) split across switches: %s, %s", r, r + 4, names[r],
+		             names[r + 4]);
+		cr_assert_str_eq(names[r], names[r + 4], "heavy pair (%d,%d) not on one node", r,
+		                 r + 4);
+	}
+}
+
+Test(layout_cli, byte_identical_runs)
+{
+	static char a[MAXOUT], b[MAXOUT], err[MAXOUT];
+	char *args[] = {"layout", "-p",      split_path, "-N", "n[1-4]",
+	                "-c",     conf_path, "-t",       "2",  NULL};
+	cr_assert_eq(run(args, a, err), 0, "%s", err);
+	cr_assert_eq(run(args, b, err), 0, "%s", err);
+	cr_assert_str_eq(a, b);
+}
+
+Test(layout_cli, capacities_are_respected)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char *names[16];
+	int counts[5] = {0};
+	/* node n3 runs nothing, n1 three tasks */
+	char *args[] = {"layout", "-p",      split_path, "-N",      "n[1-4]",
+	                "-c",     conf_path, "-t",       "3,3,0,2", NULL};
+
+	cr_assert_eq(run(args, out, err), 0, "%s", err);
+	cr_assert_eq(lines(out, names, 16), 8);
+	for (int r = 0; r < 8; r++)
+		counts[names[r][1] - '0']++;
+	cr_assert(counts[1] <= 3 && counts[2] <= 3 && counts[3] == 0 && counts[4] <= 2,
+	          "counts %d %d %d %d exceed 3,3,0,2", counts[1], counts[2], counts[3], counts[4]);
+}
+
+Test(layout_cli, more_tasks_than_profile_and_env_defaults)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char *names[16];
+	char *args[] = {"layout", "-p", ring_path, "--ntasks", "8", NULL};
+
+	/* inside an allocation: nodes, tasks and topology.conf from the environment */
+	setenv("SLURM_JOB_NODELIST", "n[1-4]", 1);
+	setenv("SLURM_TASKS_PER_NODE", "2(x4)", 1);
+	setenv("TREEMATCH_TOPOLOGY_CONF", conf_path, 1);
+	cr_assert_eq(run(args, out, err), 0, "%s", err);
+	cr_assert_eq(lines(out, names, 16), 8, "8 ranks (6 from the profile, 2 silent)");
+}
+
+Test(layout_cli, stats_add_up_and_beat_block)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char *args[] = {"layout", "-p",    split_path, "-N", "n[1-4]",    "-c", conf_path,
+	                "-t",     "2(x4)", "--stats",  "-o", "/dev/null", NULL};
+	double v[3][6];
+	char *p;
+
+	cr_assert_eq(run(args, out, err), 0, "%s", err);
+	const char *labels[3] = {"treematch", "block", "cyclic"};
+	for (int k = 0; k < 3; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), "\n%s ", labels[k]);
+		p = strstr(out, key);
+		cr_assert_not_null(p, "no '%s' line in:\n%s", labels[k], out);
+		cr_assert_eq(sscanf(p + strlen(key), "%lf %lf%% %lf %lf%% %lf %lf%%", &v[k][0],
+		                    &v[k][1], &v[k][2], &v[k][3], &v[k][4], &v[k][5]),
+		             6, "cannot parse: %.80s", p);
+		cr_assert_float_eq(v[k][0] + v[k][2] + v[k][4], 4040, 1e-6,
+		                   "%s: levels do not add up to the total traffic", labels[k]);
+	}
+	/* block: every heavy pair across switches; ours: none */
+	cr_assert_float_eq(v[1][4], 4000, 1e-6);
+	cr_assert_float_eq(v[0][4], 0, 1e-6);
+	cr_assert(strstr(out, "across switches vs block: -100.0 %"), "%s", out);
+}
+
+Test(layout_cli, exec_gets_the_hostfile_and_it_is_removed)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char *names[16], path[256];
+	char *args[] = {"layout",
+	                "-p",
+	                split_path,
+	                "-N",
+	                "n[1-4]",
+	                "-c",
+	                conf_path,
+	                "-t",
+	                "2",
+	                "--exec",
+	                "sh",
+	                "-c",
+	                "echo $SLURM_HOSTFILE; echo $SLURM_DISTRIBUTION; cat $SLURM_HOSTFILE; "
+	                "exit 3",
+	                NULL};
+
+	cr_assert_eq(run(args, out, err), 3, "the command's exit status is returned: %s", err);
+	cr_assert_eq(lines(out, names, 16), 10, "%s", out);
+	snprintf(path, sizeof(path), "%s", names[0]);
+	cr_assert_str_eq(names[1], "arbitrary");
+	cr_assert_neq(access(path, F_OK), 0, "%s was left behind", path);
+}
+
+struct bad_case {
+	const char *what;
+	char *args[16];
+	int status;
+	const char *msg;
+};
+
+Test(layout_cli, bad_input_says_what_to_fix)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	struct bad_case cases[] = {
+	    {"no profile", {"layout", "-N", "n1", "-t", "1", NULL}, 2, "--profile"},
+	    {"no nodes", {"layout", "-p", split_path, "-t", "2", NULL}, 2, "--nodes"},
+	    {"bad tasks",
+	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2(x9)", NULL},
+	     2,
+	     "more than the 4 nodes"},
+	    {"too few slots",
+	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "1", NULL},
+	     2,
+	     "do not fit"},
+	    {"few ntasks",
+	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "-n", "4", NULL},
+	     2,
+	     "less than the 8 ranks"},
+	    {"bad mapper",
+	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "-M", "nope", NULL},
+	     2,
+	     "unknown mapper"},
+	    {"exec without command",
+	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "--exec", NULL},
+	     2,
+	     "--exec needs a command"},
+	    {"node not in conf",
+	     {"layout", "-p", split_path, "-N", "n[1-3],x9", "-c", conf_path, "-t", "2", NULL},
+	     1,
+	     "x9"},
+	    {"missing profile",
+	     {"layout", "-p", "/nonexistent.mtx", "-N", "n1", NULL},
+	     1,
+	     "/nonexistent.mtx"},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int st = run(cases[k].args, out, err);
+		cr_assert_eq(st, cases[k].status, "%s: exit %d, expected %d (%s)", cases[k].what,
+		             st, cases[k].status, err);
+		cr_assert(strstr(err, cases[k].msg), "%s: message '%s' lacks '%s'", cases[k].what,
+		          err, cases[k].msg);
+		cr_assert(strncmp(err, "treematch: ", 11) == 0, "%s: '%s'", cases[k].what, err);
+		cr_assert_eq(out[0], '\0', "%s: printed a hostfile anyway", cases[k].what);
+	}
+}
