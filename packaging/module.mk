@@ -62,3 +62,10 @@ rpm:
 # (test_cli_manpages), `treematch draw` writes well-formed, complete SVG
 # (test_cli_draw). Both run the CLI built by `all`.
 TEST_SRCS += tests/unit/test_cli_manpages.c tests/unit/test_cli_draw.c
+
+# The picture in the README: an example profile drawn by `treematch draw`.
+DOCS_DRAW_ARGS = --profile docs/examples/stencil32.mtx --topology "tleaf 3 2 100 2 10 8 1" \
+    --title "8 x 4 stencil, 32 ranks in scrambled order, on 2 nodes x 2 packages x 8 cores"
+.PHONY: docs-images
+docs-images: $(CLI_BIN)
+	$(CLI_BIN) draw $(DOCS_DRAW_ARGS) -o docs/draw-example.svg
