@@ -20,7 +20,8 @@ CHECK_TARGETS += conf-fuzz-replay
 FUZZ_CC     ?= clang
 FUZZ_TIME   ?= 60
 FUZZ_RUNS   ?= -1
-FUZZ_SRCS   := conf/fuzz/fuzz_profile.c $(wildcard conf/*.c) treematch/comm.c treematch/error.c
+FUZZ_SRCS   := conf/fuzz/fuzz_profile.c conf/edges.c conf/profile.c conf/profile_load.c \
+               treematch/comm.c treematch/error.c
 FUZZ_BIN    := $(B)/fuzz/fuzz_profile
 REPLAY_BIN  := $(B)/fuzz/replay_profile
 
@@ -33,7 +34,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard conf/*.h) treematch/treematch.h
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(B)/fuzz/corpus
 	cp -n conf/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
-	$(FUZZ_BIN) -jobs=1 -workers=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	$(FUZZ_BIN) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	    -artifact_prefix=$(B)/fuzz/ -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
 	    -runs=$(FUZZ_RUNS) $(B)/fuzz/corpus conf/fuzz/regressions
 

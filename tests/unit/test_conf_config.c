@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_conf_config.c - the option grammar: the three front ends over one key
+ * table, the error positions, admin-only keys and the merge precedence.
+ */
+#include "conf/config.h"
+#include "conf/profile.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+Test(conf_config, defaults)
+{
+	tmatch_config_t c;
+
+	tmatch_config_init(&c);
+	cr_expect_eq(c.enabled, 0);
+	cr_expect_eq(c.metric, -1);
+	cr_expect_eq(c.failure, TMATCH_FAILURE_FALLBACK);
+	cr_expect_eq(c.max_ranks, 1048576);
+	cr_expect_eq(c.max_file_size, (size_t)256 << 20);
+	cr_expect_str_eq(c.profile, "");
+	tmatch_config_init(NULL);
+}
+
+Test(conf_config, user_string)
+{
+	tmatch_config_t c;
+	tmatch_error_t err;
+
+	tmatch_config_init(&c);
+	cr_assert_eq(tmatch_config_parse_string(&c,
+	                                        "app.yml,mapper=greedy,metric=avg,coll=on,seed=42",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             0, "%s", err.msg);
+	cr_expect_str_eq(c.profile, "app.yml");
+	cr_expect_eq(c.enabled, 1);
+	cr_expect_str_eq(c.mapper, "greedy");
+	cr_expect_eq(c.metric, TMATCH_METRIC_AVG);
+	cr_expect_eq(c.coll, 1);
+	cr_expect_eq(c.seed, 42);
+
+	tmatch_config_init(&c);
+	cr_assert_eq(tmatch_config_parse_string(&c, "off", TMATCH_CONFIG_USER, NULL, &err), 0);
+	cr_expect_eq(c.enabled, 0);
+	cr_assert_eq(tmatch_config_parse_string(&c,
+	                                        "profile=x.yml,failure=fail,dry_run=yes,"
+	                                        "verbose=3,max_map_time=2.5",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             0, "%s", err.msg);
+	cr_expect_eq(c.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_eq(c.dry_run, 1);
+	cr_expect_eq(c.verbose, 3);
+	cr_expect_float_eq(c.max_map_time, 2.5, 1e-12);
+}
+
+static void expect_fail(const char *opts, enum tmatch_config_source src, const char *frag,
+                        int column)
+{
+	tmatch_config_t c, before;
+	tmatch_error_t err;
+
+	tmatch_config_init(&c);
+	c.verbose = 2;
+	before = c;
+	errno = 0;
+	cr_expect_eq(tmatch_config_parse_string(&c, opts, src, "--treematch", &err), -1,
+	             "'%s' accepted", opts);
+	cr_expect_eq(errno, EINVAL, "'%s'", opts);
+	cr_expect_not_null(strstr(err.msg, frag), "'%s': '%s' lacks '%s'", opts, err.msg, frag);
+	cr_expect_eq(err.column, column, "'%s': column %d", opts, err.column);
+	cr_expect_str_eq(err.file, "--treematch");
+	cr_expect(!memcmp(&c, &before, sizeof(c)), "'%s' changed the config on failure", opts);
+}
+
+Test(conf_config, user_errors)
+{
+	expect_fail("app.yml,bogus=1", TMATCH_CONFIG_USER,
+	            "unknown option 'bogus': valid options are profile, mapper", 9);
+	expect_fail("app.yml,default=on", TMATCH_CONFIG_USER, "only be set by the administrator",
+	            9);
+	expect_fail("app.yml,mapper=nosuch", TMATCH_CONFIG_USER, "nosuch", 9);
+	expect_fail("app.yml,,metric=bytes", TMATCH_CONFIG_USER, "empty item", 9);
+	expect_fail("", TMATCH_CONFIG_USER, "empty option", 1);
+	expect_fail("metric=time", TMATCH_CONFIG_USER, "bytes, msgs or avg", 1);
+	expect_fail("a.yml,coll=maybe", TMATCH_CONFIG_USER, "on or off", 7);
+	expect_fail("a.yml,verbose=10", TMATCH_CONFIG_USER, "0 to 9", 7);
+	expect_fail("a.yml,max_ranks=0", TMATCH_CONFIG_USER, "1 to 1048576", 7);
+	expect_fail("a.yml,max_map_time=nan", TMATCH_CONFIG_USER, "seconds", 7);
+	expect_fail("a.yml,max_map_time=-1", TMATCH_CONFIG_USER, "seconds", 7);
+	expect_fail("a.yml,max_file_size=12Q", TMATCH_CONFIG_USER, "size in bytes", 7);
+	expect_fail("a.yml,mapper", TMATCH_CONFIG_USER, "expected key=value", 7);
+	expect_fail("a.yml,failure=", TMATCH_CONFIG_USER, "needs a value", 7);
+	expect_fail("a.yml,=x", TMATCH_CONFIG_USER, "missing option name", 7);
+	/* the user list of keys does not offer admin-only keys */
+	tmatch_config_t c;
+	tmatch_error_t err;
+	tmatch_config_init(&c);
+	tmatch_config_parse_string(&c, "zzz=1", TMATCH_CONFIG_USER, NULL, &err);
+	cr_expect_null(strstr(err.msg, "allowed_mappers"), "%s", err.msg);
+}
+
+Test(conf_config, plugstack_argv)
+{
+	tmatch_config_t c;
+	tmatch_error_t err;
+	char *const good[] = {"default=on",
+	                      "failure=fail",
+	                      "max_ranks=4096",
+	                      "allowed_mappers=greedy:packed",
+	                      "max_file_size=16M",
+	                      "exclusive_only=yes",
+	                      "topology_xml=/etc/t.xml"};
+	char *const bad[] = {"mapper=greedy", "max_ranks=abc"};
+
+	tmatch_config_init(&c);
+	cr_assert_eq(tmatch_config_parse_argv(&c, 7, good, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	cr_expect_eq(c.enabled, 1);
+	cr_expect_eq(c.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_eq(c.max_ranks, 4096);
+	cr_expect_eq(c.max_file_size, (size_t)16 << 20);
+	cr_expect_eq(c.exclusive_only, 1);
+	cr_expect_str_eq(c.allowed_mappers, "greedy:packed");
+	cr_expect_str_eq(c.topology_xml, "/etc/t.xml");
+	errno = 0;
+	cr_expect_eq(tmatch_config_parse_argv(&c, 2, bad, "plugstack.conf", &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.column, 2, "column is the argument index");
+	cr_expect_str_eq(c.mapper, "", "unchanged on failure");
+	char *const badmap[] = {"allowed_mappers=greedy:bogus"};
+	cr_expect_eq(tmatch_config_parse_argv(&c, 1, badmap, "plugstack.conf", &err), -1);
+	cr_expect_eq(tmatch_config_parse_argv(NULL, 1, badmap, "p", &err), -1);
+	cr_expect_eq(tmatch_config_parse_argv(&c, 0, NULL, "p", &err), 0);
+}
+
+Test(conf_config, admin_file)
+{
+	tmatch_config_t c;
+	tmatch_error_t err;
+	const char good[] = "# treematch admin file\n"
+	                    "\n"
+	                    "  mapper = greedy+refine\n"
+	                    "metric=msgs\r\n"
+	                    "max_map_time = 30\n";
+	const char bad[] = "mapper = greedy\n# comment\n   nosuch = 3\n";
+
+	tmatch_config_init(&c);
+	cr_assert_eq(tmatch_config_parse_text(&c, good, sizeof(good) - 1, "admin.conf", &err), 0,
+	             "%s", err.msg);
+	cr_expect_str_eq(c.mapper, "greedy+refine");
+	cr_expect_eq(c.metric, TMATCH_METRIC_MSGS);
+	cr_expect_float_eq(c.max_map_time, 30.0, 1e-12);
+	errno = 0;
+	cr_expect_eq(tmatch_config_parse_text(&c, bad, sizeof(bad) - 1, "admin.conf", &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.line, 3);
+	cr_expect_eq(err.column, 4);
+	cr_expect_str_eq(err.file, "admin.conf");
+	cr_expect_not_null(strstr(err.msg, "allowed_mappers"), "admin sees every key: %s", err.msg);
+
+	/* through an fd */
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(write(p[1], good, sizeof(good) - 1), (ssize_t)sizeof(good) - 1);
+	close(p[1]);
+	tmatch_config_init(&c);
+	cr_expect_eq(tmatch_config_parse_fd(&c, p[0], "admin.conf", &err), 0, "%s", err.msg);
+	cr_expect_str_eq(c.mapper, "greedy+refine");
+	close(p[0]);
+	errno = 0;
+	cr_expect_eq(tmatch_config_parse_fd(&c, -1, "admin.conf", &err), -1);
+	cr_expect_eq(errno, EINVAL);
+}
+
+Test(conf_config, merge_precedence)
+{
+	tmatch_config_t admin, user, out;
+	tmatch_error_t err;
+	char *const args[] = {"max_ranks=1000", "max_map_time=5", "allowed_mappers=greedy:rcm",
+	                      "mapper=rcm", "failure=fail"};
+
+	tmatch_config_init(&admin);
+	cr_assert_eq(tmatch_config_parse_argv(&admin, 5, args, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user,
+	                                        "a.yml,max_ranks=50000,max_map_time=1,"
+	                                        "mapper=greedy+refine,failure=fallback",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect_eq(out.max_ranks, 1000, "admin limit caps the user's");
+	cr_expect_float_eq(out.max_map_time, 1.0, 1e-12, "the user may lower a limit");
+	cr_expect_str_eq(out.mapper, "greedy+refine");
+	cr_expect_eq(out.failure, TMATCH_FAILURE_FALLBACK);
+	cr_expect_str_eq(out.profile, "a.yml");
+	cr_expect_eq(out.enabled, 1);
+
+	/* a mapper outside the allowed list */
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "a.yml,mapper=packed", TMATCH_CONFIG_USER,
+	                                        NULL, &err),
+	             0);
+	out.verbose = 7;
+	errno = 0;
+	cr_expect_eq(tmatch_config_merge(&admin, &user, &out, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_not_null(strstr(err.msg, "greedy:rcm"), "%s", err.msg);
+	cr_expect_eq(out.verbose, 7, "out unchanged on failure");
+
+	/* nothing set by the user: admin values */
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
+	cr_expect_str_eq(out.mapper, "rcm");
+	cr_expect_eq(out.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_eq(tmatch_config_merge(NULL, &user, &out, &err), -1);
+}
+
+Test(conf_config, keys_and_format)
+{
+	const char *const *k = tmatch_config_keys();
+	int n = 0;
+	char buf[2048];
+	tmatch_config_t c;
+
+	for (; k[n]; n++)
+		;
+	cr_expect_eq(n, 16);
+	cr_expect_str_eq(k[0], "profile");
+	tmatch_config_init(&c);
+	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
+	for (int i = 0; i < n; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "%s=", k[i]);
+		cr_expect_not_null(strstr(buf, key), "format lacks %s", k[i]);
+	}
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_conf_convert.c - `treematch profile convert|check` end to end: each
+ * input in tests/fixtures/conf/convert/ converts to its hand-checked
+ * expected profile, the output loads, and bad input fails with the file and
+ * line in the message.
+ */
+#include "conf/profile.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLI  TMATCH_BUILDDIR "/bin/treematch"
+#define CDIR TMATCH_SRCDIR "/tests/fixtures/conf/convert"
+
+/* Run a shell command, capture stdout+stderr; returns the exit status. */
+static int run(const char *cmd, char *out, size_t len)
+{
+	char full[2048];
+	FILE *p;
+	size_t n = 0;
+
+	snprintf(full, sizeof(full), "(%s) 2>&1", cmd);
+	p = popen(full, "r");
+	cr_assert_not_null(p);
+	while (n + 1 < len) {
+		size_t r = fread(out + n, 1, len - 1 - n, p);
+		if (r == 0)
+			break;
+		n += r;
+	}
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[1 << 16];
+	size_t n;
+
+	cr_assert_not_null(f, "cannot open %s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static const struct {
+	const char *args;
+	const char *expected;
+} cases[] = {
+    {"ring4.mtx", "ring4.mtx.expected.yml"},
+    {"-m sym3.mat", "sym3.mat.expected.yml"},
+    {"small.edges", "small.edges.expected.yml"},
+    {"-c wire rs.0.prof rs.1.prof", "rs.wire.expected.yml"},
+    {"-c logical rs.0.prof rs.1.prof", "rs.logical.expected.yml"},
+};
+
+Test(conf_convert, inputs_give_expected_profiles)
+{
+	static char out[1 << 16];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[1024];
+		snprintf(cmd, sizeof(cmd), "cd %s && %s profile convert %s 2>/dev/null", CDIR, CLI,
+		         cases[i].args);
+		int rc = run(cmd, out, sizeof(out));
+		cr_expect_eq(rc, 0, "%s: exit %d: %s", cases[i].args, rc, out);
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", CDIR, cases[i].expected);
+		cr_expect_str_eq(out, slurp(path), "%s differs from %s", cases[i].args,
+		                 cases[i].expected);
+		tmatch_error_t err;
+		tmatch_profile_t *p =
+		    tmatch_profile_load_buffer(out, strlen(out), "out", NULL, NULL, NULL, &err);
+		cr_expect_not_null(p, "%s: output does not load: %s", cases[i].args, err.msg);
+		tmatch_profile_destroy(p);
+	}
+}
+
+Test(conf_convert, edge_list_duplicates_are_summed_with_a_warning)
+{
+	static char out[1 << 16];
+	int rc =
+	    run("cd " CDIR " && " CLI " profile convert small.edges >/dev/null", out, sizeof(out));
+	cr_expect_eq(rc, 0);
+	cr_expect_not_null(strstr(out, "duplicate edges summed"), "%s", out);
+}
+
+Test(conf_convert, bad_inputs_name_file_and_line)
+{
+	static char out[4096];
+	int rc = run("cd " CDIR " && " CLI " profile convert frac.mtx", out, sizeof(out));
+	cr_expect_eq(rc, 1);
+	cr_expect_not_null(strstr(out, "frac.mtx:3: value must be a non-negative whole number"),
+	                   "%s", out);
+	rc = run("cd " CDIR " && " CLI " profile convert -c both rs.0.prof", out, sizeof(out));
+	cr_expect_eq(rc, 2);
+	rc = run("cd " CDIR " && " CLI " profile convert -n 2 small.edges", out, sizeof(out));
+	cr_expect_eq(rc, 1);
+	cr_expect_not_null(strstr(out, "rank 2 but --ranks is 2"), "%s", out);
+}
+
+Test(conf_convert, check_reports_and_validates)
+{
+	static char out[1 << 14];
+	int rc = run(CLI " profile check " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	             sizeof(out));
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "ranks:            8"), "%s", out);
+	cr_expect_not_null(strstr(out, "total bytes:      184173408 point-to-point"), "%s", out);
+	cr_expect_not_null(strstr(out, "min 3, mean 3.00, max 3"), "%s", out);
+	cr_expect_not_null(strstr(out, "4      5  23643512"), "top pair: %s", out);
+	rc = run(CLI " profile check -n 16 " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	         sizeof(out));
+	cr_expect_eq(rc, 1);
+	cr_expect_not_null(strstr(out, "has 8 ranks but the job step has 16"), "%s", out);
+	rc = run(CLI " profile check " TMATCH_SRCDIR "/tests/fixtures/conf/invalid/negative.yml",
+	         out, sizeof(out));
+	cr_expect_eq(rc, 1);
+	cr_expect_not_null(strstr(out, "negative.yml:7:12:"), "%s", out);
+	rc = run(CLI " profile stats " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	         sizeof(out));
+	cr_expect_eq(rc, 0);
+	cr_expect_not_null(strstr(out, "recorded on:      2 nodes, 4 ranks per node"), "%s", out);
+}
