@@ -21,8 +21,8 @@ ifneq ($(SCOTCH_INC),)
 BENCH_TOOLS  += $(B)/bench/scotch_map
 endif
 
-BENCH_TARGETS += bench-tools bench-run
-.PHONY: bench-tools bench-run
+BENCH_TARGETS += bench-tools bench-run bench-layout
+.PHONY: bench-tools bench-run bench-layout
 
 bench-tools: $(BENCH_TOOLS)
 
@@ -53,6 +53,10 @@ bench-run: bench-tools $(B)/bin/treematch
 	    --command "make bench BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 	    $(BENCH_ARGS)
 	@echo "bench: table written to $(BENCH_OUT)"
+
+# Issue 7: treematch layout vs block/cyclic on 8 switches x 16 nodes x 64 cores.
+bench-layout: bench-tools $(B)/bin/treematch
+	sh bench/layout.sh $(B) $(B)/bench/layout-results.md
 
 # Issue 7 (treematch layout), owned with bench/: unit tests of cli/cmd_layout.c.
 TEST_SRCS += $(wildcard tests/unit/test_layout_*.c)
