@@ -99,7 +99,7 @@ static int expand_item(const char *s, size_t len, int base, struct names *out, i
 	for (;;) {
 		size_t st = i;
 		long lo = 0, hi;
-		if (nr == 256 || !isdigit((unsigned char)s[i]) || i >= len) {
+		if (nr == 256 || i >= len || !isdigit((unsigned char)s[i])) {
 			*col = base + (int)i + 1;
 			return -1;
 		}

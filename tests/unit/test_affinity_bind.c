@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_affinity_bind.c - binding through hwloc and reading it back. Only
+ * forked children are ever bound; the test process keeps its binding.
+ */
+#include "affinity/affinity.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
+
+static tmatch_affinity_tree_t *live(void)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t;
+	tmatch_affinity_opts_init(&o);
+	o.use_current_binding = 1;
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	return t;
+}
+
+static int last_real_leaf(const tmatch_affinity_tree_t *t)
+{
+	int leaf = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(t)) - 1;
+	while (leaf >= 0 && !tmatch_affinity_leaf_is_real(t, leaf))
+		leaf--;
+	cr_assert_geq(leaf, 0);
+	return leaf;
+}
+
+/* The parent binds a waiting child by pid and reads it back. */
+Test(bind, child_by_pid)
+{
+	tmatch_affinity_tree_t *t = live();
+	char before[256], after[256], mask[64], want[256], wantmask[64];
+	tmatch_error_t err;
+	int leaf = last_real_leaf(t), fds[2], status;
+	pid_t pid;
+	cr_assert_eq(tmatch_affinity_get_binding(0, before, sizeof(before), NULL, 0, &err), 0);
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char c;
+		close(fds[1]);
+		(void)!read(fds[0], &c, 1); /* wait for the parent */
+		_exit(0);
+	}
+	close(fds[0]);
+	cr_assert_eq(tmatch_affinity_bind_leaf(t, leaf, pid, &err), 0, "%s", err.msg);
+	cr_assert_eq(
+	    tmatch_affinity_get_binding(pid, after, sizeof(after), mask, sizeof(mask), &err), 0);
+	tmatch_affinity_leaf_cpulist(t, leaf, want, sizeof(want));
+	tmatch_affinity_leaf_cpumask(t, leaf, wantmask, sizeof(wantmask));
+	cr_assert_str_eq(after, want);
+	cr_assert_str_eq(mask, wantmask);
+	(void)!write(fds[1], "x", 1);
+	close(fds[1]);
+	waitpid(pid, &status, 0);
+	/* ours did not change */
+	cr_assert_eq(tmatch_affinity_get_binding(0, after, sizeof(after), NULL, 0, &err), 0);
+	cr_assert_str_eq(after, before);
+	tmatch_affinity_tree_destroy(t);
+}
+
+/* A child binds itself (pid 0, as the plugin does in task_init) and reports. */
+Test(bind, child_binds_itself)
+{
+	tmatch_affinity_tree_t *t = live();
+	char want[256], got[256] = "";
+	int leaf = last_real_leaf(t), fds[2], status;
+	pid_t pid;
+	tmatch_affinity_leaf_cpulist(t, leaf, want, sizeof(want));
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char list[256] = "bind failed";
+		close(fds[0]);
+		if (tmatch_affinity_bind_cpulist(t, 0, 0, want, NULL) == 0)
+			tmatch_affinity_get_binding(0, list, sizeof(list), NULL, 0, NULL);
+		(void)!write(fds[1], list, strlen(list) + 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_gt(read(fds[0], got, sizeof(got) - 1), 0);
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	cr_assert_str_eq(got, want);
+	tmatch_affinity_tree_destroy(t);
+}
+
+Test(bind, refused_outside_or_not_this_machine)
+{
+	tmatch_affinity_tree_t *t = live();
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	/* outside the allowed set: nothing is bound (the pid would not even exist) */
+	errno = 0;
+	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 0, 999999, "100000", &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(strstr(err.msg, "outside the allowed set"), "%s", err.msg);
+	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 0, 999999, "0-", &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 4, 0, "0", &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tmatch_affinity_bind_leaf(t, -1, 0, &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	tmatch_affinity_tree_destroy(t);
+
+	/* an XML topology is not this machine unless said so */
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_XML;
+	o.input = FIX "intel-1s-14c.xml";
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	errno = 0;
+	cr_assert_eq(tmatch_affinity_bind_leaf(t, 0, 999999, &err), -1);
+	cr_assert_eq(errno, ENOSYS);
+	tmatch_affinity_tree_destroy(t);
+}
+
+Test(bind, read_back_errors)
+{
+	char list[64], mask[64];
+	tmatch_error_t err;
+	pid_t pid = fork();
+	int status;
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, &status, 0); /* reaped: the pid no longer exists */
+	errno = 0;
+	cr_assert_eq(tmatch_affinity_get_binding(pid, list, sizeof(list), mask, sizeof(mask), &err),
+	             -1);
+	cr_assert_eq(errno, ESRCH);
+	cr_assert_eq(tmatch_affinity_get_binding(0, NULL, 5, NULL, 0, &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tmatch_affinity_get_binding(0, list, sizeof(list), mask, sizeof(mask), &err),
+	             0);
+	cr_assert_eq(strncmp(mask, "0x", 2), 0);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_affinity_conf.c - Slurm hostlists, topology.conf files with 1, 2 and 3
+ * switch levels, every invalid fixture with the error (line, column, text)
+ * it states in its first line, and SLURM_TOPOLOGY_ADDR.
+ */
+#include "affinity/affinity.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
+
+struct hl_case {
+	const char *in;
+	const char *out; /* names joined by spaces */
+};
+
+static const struct hl_case hostlist_cases[] = {
+    {"n1", "n1"},
+    {"n[1-4,7]", "n1 n2 n3 n4 n7"},
+    {"cn[001-003]", "cn001 cn002 cn003"},
+    {"a,b,c[9-10]", "a b c9 c10"},
+    {"r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2"},
+    {"x[08-10]-ib", "x08-ib x09-ib x10-ib"},
+    {"login[1,3],n[1-2]", "login1 login3 n1 n2"},
+};
+
+static void run_expand(const struct hl_case *c)
+{
+	tmatch_error_t err;
+	int n = -1, i;
+	char **v = tmatch_affinity_hostlist_expand(c->in, &n, &err);
+	char joined[256] = "";
+	cr_assert_not_null(v, "%s: %s", c->in, err.msg);
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, v[i]);
+	}
+	cr_assert_null(v[n]);
+	cr_assert_str_eq(joined, c->out);
+	tmatch_affinity_hostlist_free(v);
+}
+
+Test(hostlist, expand)
+{
+	size_t i;
+	for (i = 0; i < sizeof(hostlist_cases) / sizeof(hostlist_cases[0]); i++)
+		run_expand(&hostlist_cases[i]);
+}
+
+Test(hostlist, errors)
+{
+	static const struct {
+		const char *in;
+		int col;
+	} bad[] = {{"", 1},     {"n[", 3},   {"n[1-", 5},           {"n[2-1]", 5}, {"n]", 2},
+	           {"n[a]", 3}, {"a,,b", 3}, {"n[1-999999999]", 2}, {"a b", 2}};
+	tmatch_error_t err;
+	size_t i;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		cr_assert_null(tmatch_affinity_hostlist_expand(bad[i].in, NULL, &err), "'%s'",
+		               bad[i].in);
+		cr_assert_eq(errno, EINVAL, "'%s'", bad[i].in);
+		cr_assert_eq(err.column, bad[i].col, "'%s': column %d", bad[i].in, err.column);
+	}
+	cr_assert_null(tmatch_affinity_hostlist_expand(NULL, NULL, &err));
+	tmatch_affinity_hostlist_free(NULL);
+}
+
+static tmatch_affinity_conf_t *load(const char *name)
+{
+	tmatch_error_t err;
+	tmatch_affinity_conf_t *c = tmatch_affinity_conf_load(name, &err);
+	cr_assert_not_null(c, "%s: %s:%d:%d %s", name, err.file, err.line, err.column, err.msg);
+	return c;
+}
+
+static int sw_index(const tmatch_affinity_conf_t *c, const char *name)
+{
+	int i;
+	for (i = 0; i < tmatch_affinity_conf_nb_switches(c); i++)
+		if (!strcmp(tmatch_affinity_conf_switch_name(c, i), name))
+			return i;
+	cr_assert_fail("switch %s not found", name);
+	return -1;
+}
+
+Test(conf, one_level)
+{
+	tmatch_affinity_conf_t *c = load(FIX "topo-1level.conf");
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 1);
+	cr_assert_str_eq(tmatch_affinity_conf_switch_name(c, 0), "s0");
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 0), 0);
+	cr_assert_eq(tmatch_affinity_conf_switch_speed(c, 0), 100);
+	tmatch_affinity_conf_destroy(c);
+}
+
+Test(conf, two_levels)
+{
+	tmatch_affinity_conf_t *c = load(FIX "topo-2level.conf");
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 4);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, sw_index(c, "s2")), 0);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, sw_index(c, "top")), 1);
+	/* LinkSpeed came from a continuation line */
+	cr_assert_eq(tmatch_affinity_conf_switch_speed(c, sw_index(c, "top")), 400);
+	cr_assert_eq(tmatch_affinity_conf_switch_speed(c, sw_index(c, "s0")), 1);
+	tmatch_affinity_conf_destroy(c);
+}
+
+Test(conf, three_levels)
+{
+	tmatch_affinity_conf_t *c = load(FIX "topo-3level.conf");
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 7);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, sw_index(c, "leaf3")), 0);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, sw_index(c, "agg2")), 1);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, sw_index(c, "core")), 2);
+	tmatch_affinity_conf_destroy(c);
+}
+
+Test(conf, from_string)
+{
+	tmatch_error_t err;
+	tmatch_affinity_conf_t *c = tmatch_affinity_conf_parse(
+	    "# comment only\n\n  SwitchName=a Nodes=n[1-2] # trailing\r\n"
+	    "SWITCHNAME=b \\\n  \\\n  Switches=a\n",
+	    "inline", &err);
+	cr_assert_not_null(c, "%d:%d %s", err.line, err.column, err.msg);
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 2);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 1), 1);
+	tmatch_affinity_conf_destroy(c);
+
+	c = tmatch_affinity_conf_parse("SwitchName=a Nodes=n1\nSwitchName=b Bogus=1\n", NULL, &err);
+	cr_assert_null(c);
+	cr_assert_str_eq(err.file, "<string>");
+	cr_assert_eq(err.line, 2);
+	cr_assert_eq(err.column, 14);
+
+	c = tmatch_affinity_conf_parse("# nothing\n", "empty", &err);
+	cr_assert_null(c);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(strstr(err.msg, "no SwitchName"), "%s", err.msg);
+}
+
+/* Every bad-*.conf states "# expect-error: LINE:COL: text" on its first line. */
+Test(conf, invalid_fixtures)
+{
+	DIR *d = opendir(FIX);
+	struct dirent *e;
+	int seen = 0;
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		char path[1024], first[256], text[200];
+		int line, col;
+		FILE *f;
+		tmatch_error_t err;
+		tmatch_affinity_conf_t *c;
+		if (strncmp(e->d_name, "bad-", 4) || !strstr(e->d_name, ".conf"))
+			continue;
+		snprintf(path, sizeof(path), FIX "%s", e->d_name);
+		f = fopen(path, "r");
+		cr_assert_not_null(f);
+		cr_assert_not_null(fgets(first, sizeof(first), f));
+		fclose(f);
+		first[strcspn(first, "\n")] = '\0';
+		cr_assert_eq(sscanf(first, "# expect-error: %d:%d: %199[^\n]", &line, &col, text),
+		             3, "%s: first line must state the expected error", e->d_name);
+		errno = 0;
+		c = tmatch_affinity_conf_load(path, &err);
+		cr_assert_null(c, "%s parsed", e->d_name);
+		cr_assert_eq(errno, EINVAL, "%s", e->d_name);
+		cr_assert_str_eq(err.file, path);
+		cr_assert_eq(err.line, line, "%s: line %d, want %d (%s)", e->d_name, err.line, line,
+		             err.msg);
+		cr_assert_eq(err.column, col, "%s: column %d, want %d (%s)", e->d_name, err.column,
+		             col, err.msg);
+		cr_assert(strstr(err.msg, text), "%s: '%s' lacks '%s'", e->d_name, err.msg, text);
+		seen++;
+	}
+	closedir(d);
+	cr_assert_geq(seen, 10);
+}
+
+Test(conf, bad_arguments)
+{
+	tmatch_error_t err;
+	errno = 0;
+	cr_assert_null(tmatch_affinity_conf_load(FIX "nope.conf", &err));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_null(tmatch_affinity_conf_load(NULL, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(tmatch_affinity_conf_parse(NULL, NULL, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(NULL), -1);
+	cr_assert_null(tmatch_affinity_conf_switch_name(NULL, 0));
+	cr_assert_eq(tmatch_affinity_conf_switch_level(NULL, 0), -1);
+	cr_assert_eq(tmatch_affinity_conf_switch_speed(NULL, 0), -1);
+	tmatch_affinity_conf_destroy(NULL);
+}
+
+Test(conf, topology_addr)
+{
+	static const char *const addrs[] = {"top.s0.n1", "top.s0.n2", "top.s1.n3", "top.s1.n4"};
+	static const char *const bad[] = {"top.s0.n1", "s0.n2"};
+	static const char *const clash[] = {"a.s0.n1", "b.s0.n2"};
+	tmatch_error_t err;
+	tmatch_affinity_conf_t *c = tmatch_affinity_conf_from_addrs(addrs, 4, &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 3);
+	cr_assert_str_eq(tmatch_affinity_conf_switch_name(c, 0), "top");
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 0), 1);
+	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 1), 0);
+	tmatch_affinity_conf_destroy(c);
+	errno = 0;
+	cr_assert_null(tmatch_affinity_conf_from_addrs(bad, 2, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(tmatch_affinity_conf_from_addrs(clash, 2, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(strstr(err.msg, "disagree"), "%s", err.msg);
+	cr_assert_null(tmatch_affinity_conf_from_addrs(NULL, 0, &err));
+	cr_assert_eq(errno, EINVAL);
+}
