@@ -10,13 +10,15 @@
  *   - bisect (graph partitioning) wins on permuted and irregular inputs; it
  *     is skipped on dense matrices, where METIS is slow and any balanced
  *     split is as good as another;
- *   - treematch wins on dense, hierarchical patterns; it is skipped above
- *     TREEMATCH_MAX_RANKS ranks on sparse inputs;
+ *   - treematch wins on dense, hierarchical patterns and on friendly
+ *     orders; it is skipped above TREEMATCH_MAX_RANKS ranks on sparse inputs;
  *   - packed (the identity) is hard to beat when ranks are numbered in a
  *     friendly order;
  *   - greedy and rcm are cheap and sometimes best on odd shapes.
- * Up to REFINE_ALL ranks every candidate is refined; above, only the
- * REFINE_TOP best unrefined ones are.
+ * Bisection runs with several seeds on small inputs (bisect_tries). Up to
+ * REFINE_ALL ranks every candidate is refined; above, only the REFINE_TOP
+ * best unrefined ones are (one on dense matrices, where a refinement pass
+ * is costly and rarely gains).
  */
 #include "treematch/treematch_private.h"
 
@@ -24,85 +26,104 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REFINE_ALL          4096
+#define REFINE_ALL          1024
 #define REFINE_TOP          2
-#define TREEMATCH_MAX_RANKS 4096
+#define TREEMATCH_MAX_RANKS 65536
 #define DENSE_DEGREE        64
+#define MAX_CAND            16
 
 struct cand {
 	const char *name;
+	uint64_t seed;
 	int *map;
 	double cost;
 	int refined;
 };
 
+/* Bisection is cheap and seed-sensitive on small inputs: try several seeds there. */
+static int bisect_tries(int n)
+{
+	return n <= 256 ? 8 : n <= 1024 ? 4 : n <= 4096 ? 2 : 1;
+}
+
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
 	static const char *const all[] = {"bisect", "treematch", "greedy", "packed", "rcm"};
-	enum { NCAND = sizeof(all) / sizeof(all[0]) };
-	struct cand cand[NCAND];
-	int n = comm->n, nc = 0, rc = -1, best = -1;
+	struct cand cand[MAX_CAND];
+	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
+	int refine_top = dense ? 1 : REFINE_TOP;
+	tmatch_map_opts_t copt = *opts;
 	tmatch_error_t cerr;
 
 	memset(cand, 0, sizeof(cand));
 	if (n == 0)
 		return 0;
-	for (int i = 0; i < NCAND; i++) {
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		const struct tmatch__mapper *m = tmatch__mapper_find(all[i]);
-		int *map;
+		int tries = 1;
 
 		if (!m)
 			continue;
-		if (strcmp(all[i], "bisect") == 0 && (dense || comm->nnz > ((size_t)1 << 30)))
-			continue;
+		if (strcmp(all[i], "bisect") == 0) {
+			if (dense || comm->nnz > ((size_t)1 << 30))
+				continue;
+			tries = bisect_tries(n);
+		}
 		if (strcmp(all[i], "treematch") == 0 && !dense && n > TREEMATCH_MAX_RANKS)
 			continue;
 		if (strcmp(all[i], "greedy") == 0 && dense && n > REFINE_ALL)
 			continue;
-		map = malloc(sizeof(int) * (size_t)n);
-		if (!map) {
-			errno = ENOMEM;
-			tmatch__error_set(err, NULL, 0, 0, "auto: out of memory");
-			goto out;
+		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
+			int *map = malloc(sizeof(int) * (size_t)n);
+
+			if (!map) {
+				errno = ENOMEM;
+				tmatch__error_set(err, NULL, 0, 0, "auto: out of memory");
+				goto out;
+			}
+			copt.seed = opts->seed + (uint64_t)k;
+			tmatch_error_clear(&cerr);
+			if (m->fn(comm, topo, &copt, map, &cerr) != 0 ||
+			    tmatch_map_validate(topo, map, n, NULL) != 0) {
+				tmatch__log(opts, TMATCH_LOG_DEBUG,
+				            "auto: candidate %s skipped: %s", all[i], cerr.msg);
+				free(map);
+				continue;
+			}
+			cand[nc].name = all[i];
+			cand[nc].seed = copt.seed;
+			cand[nc].map = map;
+			cand[nc].cost = tmatch__hop_bytes(comm, topo, map);
+			nc++;
 		}
-		tmatch_error_clear(&cerr);
-		if (m->fn(comm, topo, opts, map, &cerr) != 0 ||
-		    tmatch_map_validate(topo, map, n, NULL) != 0) {
-			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: candidate %s skipped: %s",
-			            all[i], cerr.msg);
-			free(map);
-			continue;
-		}
-		cand[nc].name = all[i];
-		cand[nc].map = map;
-		cand[nc].cost = tmatch__hop_bytes(comm, topo, map);
-		nc++;
 	}
 	if (nc == 0) {
 		tmatch__error_set(err, NULL, 0, 0, "auto: no candidate mapper succeeded");
 		errno = ENOMEM;
 		goto out;
 	}
-	/* Refine every candidate on small inputs, the REFINE_TOP cheapest otherwise. */
-	for (int pass = 0; pass < nc && (n <= REFINE_ALL || pass < REFINE_TOP); pass++) {
+	/* Refine every candidate on small inputs, the cheapest few otherwise. */
+	for (int pass = 0; pass < nc && (n <= REFINE_ALL || pass < refine_top); pass++) {
 		int pick = -1;
 		for (int i = 0; i < nc; i++)
 			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
 				pick = i;
-		if (tmatch__refine(comm, topo, opts, cand[pick].map, err) != 0)
+		copt.seed = cand[pick].seed;
+		if (tmatch__refine(comm, topo, &copt, cand[pick].map, err) != 0)
 			goto out;
 		cand[pick].cost = tmatch__hop_bytes(comm, topo, cand[pick].map);
 		cand[pick].refined = 1;
 	}
 	/* Lowest cost; ties keep the earlier candidate. */
-	best = 0;
 	for (int i = 1; i < nc; i++)
 		if (cand[i].cost < cand[best].cost)
 			best = i;
-	tmatch__log(opts, TMATCH_LOG_INFO, "auto: kept %s%s (hop-bytes %.6g) of %d candidates",
-	            cand[best].name, cand[best].refined ? "+refine" : "", cand[best].cost, nc);
+	tmatch__log(opts, TMATCH_LOG_INFO,
+	            "auto: kept %s%s seed %llu (hop-bytes %.6g) of %d candidates", cand[best].name,
+	            cand[best].refined ? "+refine" : "", (unsigned long long)cand[best].seed,
+	            cand[best].cost, nc);
 	memcpy(leaf_of_rank, cand[best].map, sizeof(int) * (size_t)n);
 	rc = 0;
 out:

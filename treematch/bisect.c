@@ -32,6 +32,7 @@ struct bisector {
 	const struct tmatch_comm *c;
 	const struct tmatch_topo *t;
 	uint64_t seed;
+	int ncuts;           /* METIS tries this many bisections and keeps the best */
 	int *perm;           /* ranks, each tree node owns a contiguous segment */
 	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
@@ -176,6 +177,7 @@ static int split(struct bisector *b, int m, int k, const int *target)
 	METIS_SetDefaultOptions(options);
 	options[METIS_OPTION_SEED] = (idx_t)(b->seed & 0x3fffffff);
 	options[METIS_OPTION_UFACTOR] = 1;
+	options[METIS_OPTION_NCUTS] = b->ncuts;
 	options[METIS_OPTION_NUMBERING] = 0;
 	if (METIS_PartGraphRecursive(&nv, &ncon, b->xadj, b->adj, NULL, NULL, b->adjw, &np, tp, &ub,
 	                             options, &cut, b->ipart) != METIS_OK) {
@@ -337,6 +339,8 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.c = comm;
 	b.t = topo;
 	b.seed = opts->seed;
+	/* more tries where they are cheap: about 1-3 % less cut for 2-4x the time */
+	b.ncuts = n <= 4096 ? 4 : n <= 32768 ? 2 : 1;
 	b.leaf_of_rank = leaf_of_rank;
 	b.perm = malloc(sizeof(int) * (size_t)n);
 	b.loc = malloc(sizeof(int) * (size_t)n);

@@ -52,7 +52,8 @@ struct refiner {
 	signed char lvl_of_bit[64];
 	uint64_t *scode; /* code of the first leaf of each slot of the current level */
 	/* level work space, sized for the leaf level (the largest) */
-	int *slot_grp, *grp_slot, *mem_ptr, *mem, *stamp, *mark;
+	int *slot_grp, *grp_slot, *mem_ptr, *mem, *stamp, *mark, *plist;
+	double *pconn;
 	size_t *cptr;
 	int *cadj;
 	double *cw;
@@ -270,19 +271,31 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 
 		for (int g = 0; g < nslots && !stop; g++) {
 			size_t deg = r->cptr[g + 1] - r->cptr[g];
-			int p, best_g2 = -1;
+			int p, best_g2 = -1, np;
 			double best = -eps;
 
 			if (deg == 0)
 				continue;
 			p = r->grp_slot[g];
+			/* Connection of g to each parent node holding a neighbour (FM gain
+			   filter): only parents it is more attached to than its own are tried. */
 			tick++;
+			np = 0;
 			r->stamp[p / ar] = tick;
+			r->pconn[p / ar] = 0;
 			for (size_t k = r->cptr[g]; k < r->cptr[g + 1]; k++) {
 				int par = r->grp_slot[r->cadj[k]] / ar;
-				if (r->stamp[par] == tick)
+				if (r->stamp[par] != tick) {
+					r->stamp[par] = tick;
+					r->pconn[par] = 0;
+					r->plist[np++] = par;
+				}
+				r->pconn[par] += r->cw[k];
+			}
+			for (int i = 0; i < np && !stop; i++) {
+				int par = r->plist[i];
+				if (r->pconn[par] <= r->pconn[p / ar])
 					continue;
-				r->stamp[par] = tick;
 				for (int s = par * ar; s < par * ar + ar; s++) {
 					int g2 = r->slot_grp[s];
 					double d = swap_delta(r, g, g2);
@@ -291,10 +304,8 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 						best_g2 = g2;
 					}
 				}
-				if (spend(r, (long)ar * (long)(2 * deg + 1))) {
+				if (spend(r, (long)ar * (long)(2 * deg + 1)))
 					stop = 1;
-					break;
-				}
 			}
 			if (best_g2 >= 0) {
 				int s = r->grp_slot[best_g2];
@@ -454,9 +465,14 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	r.n = comm->n;
 	r.t0 = now();
 	/* Default: a few full rounds over every level, then threshold accepting on small inputs. */
-	r.budget = opts->iter_budget > 0
-	               ? opts->iter_budget
-	               : 200L * (long)(comm->nnz + (size_t)comm->n) * topo->depth + 2000000L;
+	if (opts->iter_budget > 0) {
+		r.budget = opts->iter_budget;
+	} else {
+		/* about 32 evaluations of every edge per level, capped for dense inputs */
+		double b = 32.0 * (double)(comm->nnz + (size_t)comm->n) * topo->depth + 2e6;
+		double cap = 2e7 + 4.0 * (double)comm->nnz;
+		r.budget = (long)(b < cap ? b : cap);
+	}
 	r.leaf_of_rank = malloc(sizeof(int) * (size_t)r.n);
 	start = malloc(sizeof(int) * (size_t)r.n);
 	r.rank_of_leaf = malloc(sizeof(int) * (size_t)nl);
@@ -466,15 +482,17 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	r.mem = malloc(sizeof(int) * (size_t)r.n);
 	r.stamp = malloc(sizeof(int) * (size_t)nl);
 	r.mark = malloc(sizeof(int) * (size_t)nl);
+	r.plist = malloc(sizeof(int) * (size_t)nl);
+	r.pconn = malloc(sizeof(double) * (size_t)nl);
 	r.cptr = malloc(sizeof(size_t) * ((size_t)nl + 1));
 	r.ccap = comm->nnz + 16;
 	r.cadj = malloc(sizeof(int) * r.ccap);
 	r.cw = malloc(sizeof(double) * r.ccap);
 	r.code = malloc(sizeof(uint64_t) * (size_t)nl);
 	r.scode = malloc(sizeof(uint64_t) * (size_t)nl);
-	if (!r.code || !r.scode || !r.leaf_of_rank || !start || !r.rank_of_leaf || !r.slot_grp ||
-	    !r.grp_slot || !r.mem_ptr || !r.mem || !r.stamp || !r.mark || !r.cptr || !r.cadj ||
-	    !r.cw)
+	if (!r.plist || !r.pconn || !r.code || !r.scode || !r.leaf_of_rank || !start ||
+	    !r.rank_of_leaf || !r.slot_grp || !r.grp_slot || !r.mem_ptr || !r.mem || !r.stamp ||
+	    !r.mark || !r.cptr || !r.cadj || !r.cw)
 		goto nomem;
 	if (make_codes(&r) != 0) {
 		tmatch__log(opts, TMATCH_LOG_INFO,
@@ -527,6 +545,8 @@ out:
 	free(r.mem);
 	free(r.stamp);
 	free(r.mark);
+	free(r.plist);
+	free(r.pconn);
 	free(r.cptr);
 	free(r.cadj);
 	free(r.cw);

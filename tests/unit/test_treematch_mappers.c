@@ -459,6 +459,15 @@ Test(mappers, auto_keeps_the_lowest_cost_candidate)
 				best = h;
 			free(m);
 		}
+		cr_assert_leq(got, best, "%s: auto %g above a candidate's %g", specs[s], got, best);
+		/* auto also tries bisect with the next seeds on small inputs */
+		for (uint64_t k = 1; k < 8; k++) {
+			int *m = map_with(c, t, "bisect+refine", 5 + k);
+			double h = tmatch__hop_bytes(c, t, m);
+			if (h < best)
+				best = h;
+			free(m);
+		}
 		cr_assert_eq(got, best, "%s: auto %g, best candidate %g", specs[s], got, best);
 		free(a);
 		tmatch_comm_destroy(c);
