@@ -18,8 +18,10 @@
  * --stats prints the traffic per level (same node, same leaf switch, across
  * switches) of this layout next to Slurm's block and cyclic layouts of the
  * same tasks. --exec runs a command (normally srun ...) with SLURM_HOSTFILE
- * and SLURM_DISTRIBUTION=arbitrary set to a temporary hostfile, waits for it
- * and removes the file.
+ * set to a temporary hostfile, SLURM_DISTRIBUTION=arbitrary, and
+ * SLURM_NTASKS/SLURM_NPROCS/SLURM_NNODES set to the layout's task and node
+ * counts (srun reads them as -n and -N; inside sbatch they would hold the
+ * job's), waits for it and removes the file.
  */
 #include "affinity/affinity.h"
 #include "cli/cli.h"
@@ -77,7 +79,8 @@ static void usage(FILE *out)
 	    "                            (to stderr, or stdout when -o is given)\n"
 	    "  -o, --output FILE         write the hostfile there (default stdout)\n"
 	    "  -x, --exec COMMAND ...    run COMMAND with SLURM_HOSTFILE and\n"
-	    "                            SLURM_DISTRIBUTION=arbitrary set; must come last\n"
+	    "                            SLURM_DISTRIBUTION=arbitrary, SLURM_NTASKS and\n"
+	    "                            SLURM_NNODES set; must come last\n"
 	    "  -h, --help                this help\n",
 	    TMATCH_DEFAULT_MAPPER);
 }
@@ -339,7 +342,7 @@ static void forward_signal(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-static int run_with_hostfile(const char *hostfile_text, char **cmd)
+static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_used, char **cmd)
 {
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -367,8 +370,16 @@ static int run_with_hostfile(const char *hostfile_text, char **cmd)
 		return 1;
 	}
 	if (pid == 0) {
+		char num[32];
 		setenv("SLURM_HOSTFILE", path, 1);
 		setenv("SLURM_DISTRIBUTION", "arbitrary", 1);
+		/* srun reads these as -n and -N: inside sbatch they hold the job's
+		   values, which need not match the layout's */
+		snprintf(num, sizeof(num), "%ld", ntasks);
+		setenv("SLURM_NTASKS", num, 1);
+		setenv("SLURM_NPROCS", num, 1);
+		snprintf(num, sizeof(num), "%d", nnodes_used);
+		setenv("SLURM_NNODES", num, 1);
 		execvp(cmd[0], cmd);
 		tmatch_cli_error("cannot run '%s': %s", cmd[0], strerror(errno));
 		_exit(127);
@@ -739,7 +750,14 @@ int tmatch_cli_layout(int argc, char **argv)
 	}
 
 	if (exec_at > 0) {
-		rc = run_with_hostfile(text, argv + exec_at + 1);
+		int used = 0;
+		for (int i = 0; i < nnodes; i++) {
+			int any = 0;
+			for (int r = 0; r < ntasks && !any; r++)
+				any = node_tl[r] == i;
+			used += any;
+		}
+		rc = run_with_hostfile(text, ntasks, used, argv + exec_at + 1);
 		goto out;
 	}
 	if (output) {
