@@ -50,3 +50,18 @@ conf-fuzz-replay: $(REPLAY_BIN)
 	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add conf-fuzz-replay 0 1; fi
 
 .PHONY: conf-fuzz-replay
+
+# ---------------------------------------------------------------------------
+# Benchmark: loading a 1,048,576-rank stencil profile (bench/profile_load.sh).
+
+PROFILE_LOAD_BIN := $(B)/bench/profile_load
+
+$(PROFILE_LOAD_BIN): bench/profile_load.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+bench-profile-load: $(PROFILE_LOAD_BIN)
+	sh bench/profile_load.sh $(abspath $(B))
+
+BENCH_TARGETS += bench-profile-load
+.PHONY: bench-profile-load
