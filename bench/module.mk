@@ -60,3 +60,15 @@ bench-layout: bench-tools $(B)/bin/treematch
 
 # Issue 7 (treematch layout), owned with bench/: unit tests of cli/cmd_layout.c.
 TEST_SRCS += $(wildcard tests/unit/test_layout_*.c)
+
+# The launcher of issue 7 (srun with a layout), installed beside the CLI.
+MAN_PAGES         += cli/treematch-srun.1
+INSTALL_TARGETS   += install-treematch-srun
+UNINSTALL_TARGETS += uninstall-treematch-srun
+.PHONY: install-treematch-srun uninstall-treematch-srun
+install-treematch-srun:
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 cli/treematch-srun $(DESTDIR)$(BINDIR)/treematch-srun
+
+uninstall-treematch-srun:
+	rm -f $(DESTDIR)$(BINDIR)/treematch-srun
