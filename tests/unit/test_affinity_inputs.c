@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_affinity_inputs.c - the synthetic:/xml:/local/cluster: branches of the
+ * CLI's --topology SPEC (cli/inputs.c, compiled into this test since the CLI
+ * sources are not in the library).
+ */
+#include "cli/inputs.c"
+
+#include <criterion/criterion.h>
+
+#define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
+
+static void expect_tleaf(const char *spec, const char *want)
+{
+	tmatch_error_t err;
+	char buf[256];
+	tmatch_topo_t *t;
+	memset(&err, 0, sizeof(err));
+	t = tmatch_cli_load_topology(spec, &err);
+	cr_assert_not_null(t, "%s: %s", spec, err.msg);
+	tmatch_topo_format(t, buf, sizeof(buf));
+	cr_assert_str_eq(buf, want, "%s", spec);
+	tmatch_topo_destroy(t);
+}
+
+Test(inputs, node_specs)
+{
+	expect_tleaf("synthetic:pack:2 l3:1 l2:4 l1d:1 core:1 pu:2", "tleaf 2 2 1 4 1");
+	expect_tleaf("xml:" FIX "intel-2s-14c-smt.xml", "tleaf 2 2 1 14 1");
+	expect_tleaf("xml:" FIX "partial-7c.xml", "tleaf 2 2 1 5 1");
+}
+
+Test(inputs, cluster_specs)
+{
+	/* the node list's commas inside brackets belong to it */
+	expect_tleaf("cluster:" FIX "topo-2level.conf,n[1-2,5],synthetic:pack:2 core:2 pu:1",
+	             "tleaf 4 2 1 2 1 2 1 2 1");
+	expect_tleaf("cluster:" FIX "topo-3level.conf,cn[001-016],xml:" FIX "intel-1s-14c.xml",
+	             "tleaf 4 2 1 2 1 4 1 14 1");
+	/* no topology.conf: one flat switch */
+	expect_tleaf("cluster:,a,synthetic:core:3 pu:1", "tleaf 1 3 1"); /* one node: merged */
+	expect_tleaf("cluster:none,x[1-3],synthetic:core:2 pu:1", "tleaf 2 3 1 2 1");
+}
+
+Test(inputs, local_tree_has_slots)
+{
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t;
+	memset(&err, 0, sizeof(err));
+	t = tmatch_cli_load_affinity_tree("local", NULL, NULL, NULL, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_assert_geq(tmatch_affinity_tree_nb_slots(t), 1);
+	tmatch_affinity_tree_destroy(t);
+}
+
+Test(inputs, errors)
+{
+	static const struct {
+		const char *spec, *text;
+	} bad[] = {
+	    {"cluster:" FIX "topo-2level.conf", "cluster:<topology.conf>"},
+	    {"cluster:" FIX "topo-2level.conf,n1", "cluster:<topology.conf>"},
+	    {"cluster:" FIX "topo-2level.conf,n1,tleaf 2 2 1 2 1", "unknown node topology"},
+	    {"cluster:" FIX "topo-2level.conf,n99,synthetic:core:2 pu:1", "n99 is under no switch"},
+	    {"cluster:" FIX "bad-cycle.conf,n1,synthetic:core:2 pu:1", "cycle"},
+	    {"xml:" FIX "missing.xml", "cannot open"},
+	    {"synthetic:nonsense", "invalid hwloc synthetic"},
+	};
+	size_t i;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tmatch_error_t err;
+		memset(&err, 0, sizeof(err));
+		errno = 0;
+		cr_assert_null(tmatch_cli_load_topology(bad[i].spec, &err), "%s", bad[i].spec);
+		cr_assert_neq(errno, 0);
+		cr_assert(strstr(err.msg, bad[i].text), "%s: '%s'", bad[i].spec, err.msg);
+	}
+}
