@@ -72,3 +72,9 @@ install-treematch-srun:
 
 uninstall-treematch-srun:
 	rm -f $(DESTDIR)$(BINDIR)/treematch-srun
+
+# Issue 7 end to end: the 4-node, 2-switch cluster (needs root), in make check.
+CHECK_TARGETS += e2e-layout
+.PHONY: e2e-layout
+e2e-layout: all
+	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh tests/e2e/test_layout.sh

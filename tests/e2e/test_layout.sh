@@ -1,0 +1,254 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_layout.sh - end-to-end tests of the communication-aware rank-to-node
+# layout (treematch layout, treematch-srun) on the four-node, two-switch
+# test cluster of tests/e2e/cluster.sh (n1,n2 under s0; n3,n4 under s1;
+# 2 CPUs each).
+#
+# The profile's heavy pairs are (0,4) (1,5) (2,6) (3,7): Slurm's block
+# distribution puts ranks 0-3 under s0 and 4-7 under s1, splitting every
+# pair across switches (checked first, so the test can fail). With the
+# layout, each pair must land on one node, hence under one switch, as seen
+# from SLURM_TOPOLOGY_ADDR and hostname inside the tasks; the plugin must
+# still bind every task; MPI programs must still run. Prints PASS/FAIL per
+# test and registers the counts with tests/summary.sh. Needs root; tears the
+# cluster down on exit.
+#
+#   BUILDDIR=/abs/build SRCDIR=/abs/repo sh tests/e2e/test_layout.sh
+set -u
+
+SRC=${SRCDIR:-$(pwd)}
+B=${BUILDDIR:-$SRC/build}
+SO=$B/spank/treematch.so
+W=$B/tests/e2e/whereami
+CLI=$B/bin/treematch
+LAUNCHER=$SRC/cli/treematch-srun
+WORK=$B/e2e/work-layout
+export TMATCH_CLUSTER_DIR=$B/e2e/cluster-layout
+CLUSTER="sh $SRC/tests/e2e/cluster.sh"
+T=${TMATCH_E2E_TIMEOUT:-90}
+export TREEMATCH=$CLI
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+START=$(date +%s)
+
+PASSED=0
+FAILED=0
+pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
+fail() {
+	echo "FAIL: $1"
+	shift
+	for l in "$@"; do printf '    %s\n' "$l"; done
+	FAILED=$((FAILED + 1))
+}
+
+finish() {
+	$CLUSTER stop >/dev/null 2>&1
+	echo "e2e-layout: $PASSED passed, $FAILED failed in $(($(date +%s) - START)) s"
+	BUILDDIR=$B sh "$SRC/tests/summary.sh" add e2e-layout "$PASSED" "$FAILED" 2>/dev/null || true
+}
+trap 'finish' EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$WORK"
+if [ "$(id -u)" -ne 0 ]; then
+	fail "e2e-layout needs root to start munge and Slurm daemons (run as root, as CI does)"
+	exit 1
+fi
+for f in "$SO" "$W" "$CLI" "$LAUNCHER"; do
+	if [ ! -f "$f" ]; then
+		fail "missing $f: run make first"
+		exit 1
+	fi
+done
+
+# The profile: heavy pairs split by block distribution, light neighbours.
+P=$WORK/split.yml
+cat >"$P" <<'EOF'
+format: comm-profile
+version: 1
+ranks: 8
+metrics: [bytes]
+directed: false
+edges:
+  - [0, 4, 100000]
+  - [1, 5, 100000]
+  - [2, 6, 100000]
+  - [3, 7, 100000]
+  - [0, 1, 10]
+  - [2, 3, 10]
+  - [4, 5, 10]
+  - [6, 7, 10]
+EOF
+
+# A task that reports where it landed: rank, hostname, topology address.
+REPORT='echo "rank=$SLURM_PROCID host=$(hostname) node=$SLURMD_NODENAME addr=$SLURM_TOPOLOGY_ADDR"'
+
+if ! $CLUSTER start --nodes 4 >"$WORK/cluster.out" 2>&1; then
+	fail "cluster start --nodes 4" "$(tail -n 20 "$WORK/cluster.out")"
+	exit 1
+fi
+export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
+echo "required $SO" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE SLURM_NTASKS SLURM_NNODES \
+	SLURM_HOSTFILE SLURM_DISTRIBUTION 2>/dev/null || true
+
+# in_alloc OUT ERR CMD... : run CMD (a shell command line) inside salloc -N4 -n8.
+in_alloc() {
+	out=$1 err=$2
+	shift 2
+	(cd "$WORK" && timeout "$T" salloc -N4 -n8 --quiet sh -c "$*" >"$out" 2>"$err" </dev/null)
+}
+
+# field LINE KEY
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+# pairs_together FILE: every heavy pair on one node and under one switch,
+# hostname agreeing with the topology address. Prints problems.
+pairs_together() {
+	bad=0
+	for r in 0 1 2 3; do
+		a=$(grep "^rank=$r " "$1")
+		b=$(grep "^rank=$((r + 4)) " "$1")
+		if [ -z "$a" ] || [ -z "$b" ]; then
+			echo "rank $r or $((r + 4)) missing"
+			bad=1
+			continue
+		fi
+		for l in "$a" "$b"; do
+			addr=$(field "$l" addr)
+			if [ "${addr##*.}" != "$(field "$l" host)" ]; then
+				echo "hostname and SLURM_TOPOLOGY_ADDR disagree: $l"
+				bad=1
+			fi
+		done
+		sa=$(field "$a" addr | cut -d. -f2)
+		sb=$(field "$b" addr | cut -d. -f2)
+		if [ "$sa" != "$sb" ]; then
+			echo "pair ($r,$((r + 4))) across switches: $(field "$a" addr) $(field "$b" addr)"
+			bad=1
+		fi
+		if [ "$(field "$a" host)" != "$(field "$b" host)" ]; then
+			echo "pair ($r,$((r + 4))) on two nodes: $(field "$a" host) $(field "$b" host)"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
+# 1. Slurm's own layout splits the pairs (otherwise this test proves nothing).
+in_alloc "$WORK/block.out" "$WORK/block.err" "srun -n8 sh -c '$REPORT'"
+if [ "$(grep -c '^rank=' "$WORK/block.out")" -eq 8 ] &&
+	! pairs_together "$WORK/block.out" >/dev/null; then
+	pass "block distribution splits the heavy pairs across switches (the case to fix)"
+else
+	fail "block distribution splits the heavy pairs across switches" \
+		"$(cat "$WORK/block.out" "$WORK/block.err")"
+fi
+
+# 2. treematch-srun: the pairs share a node, hence a switch.
+in_alloc "$WORK/l.out" "$WORK/l.err" \
+	"sh '$LAUNCHER' -n8 --treematch='$P' sh -c '$REPORT'"
+rc=$?
+why=$(pairs_together "$WORK/l.out")
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/l.out")" -eq 8 ] && [ -z "$why" ]; then
+	pass "treematch-srun --treematch=P: heavy pairs on one node and one switch (SLURM_TOPOLOGY_ADDR, hostname)"
+else
+	fail "treematch-srun --treematch=P: heavy pairs on one node and one switch" \
+		"rc=$rc $why" "$(cat "$WORK/l.out")" "$(tail -n 5 "$WORK/l.err")"
+fi
+
+# 3. Every node runs the tasks Slurm allocated it (2), no more.
+counts=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^host=/) print $i }' "$WORK/l.out" | sort | uniq -c | awk '{ print $1 }' | sort -u | tr '\n' ' ')
+if [ "$counts" = "2 " ]; then
+	pass "treematch-srun: every node runs its 2 allocated tasks"
+else
+	fail "treematch-srun: every node runs its 2 allocated tasks" "counts: $counts" "$(cat "$WORK/l.out")"
+fi
+
+# 4. The documented manual form: treematch layout > hosts; SLURM_HOSTFILE + arbitrary.
+in_alloc "$WORK/h.out" "$WORK/h.err" \
+	"'$CLI' layout --profile '$P' > hosts && SLURM_HOSTFILE=\$PWD/hosts srun -n8 --distribution=arbitrary sh -c '$REPORT'"
+rc=$?
+why=$(pairs_together "$WORK/h.out")
+if [ $rc -eq 0 ] && [ -z "$why" ] && [ "$(grep -c '^rank=' "$WORK/h.out")" -eq 8 ]; then
+	pass "treematch layout > hosts; SLURM_HOSTFILE=hosts srun --distribution=arbitrary: pairs together"
+else
+	fail "treematch layout > hosts; SLURM_HOSTFILE=hosts srun --distribution=arbitrary" \
+		"rc=$rc $why" "$(cat "$WORK/h.out" "$WORK/h.err" | tail -n 12)"
+fi
+
+# 5. The plugin's per-node binding still applies on top of the layout.
+in_alloc "$WORK/w.out" "$WORK/w.err" "sh '$LAUNCHER' -n8 --treematch='$P' '$W'"
+rc=$?
+n=0
+bad=""
+while read -r line; do
+	c=$(field "$line" cpus)
+	t=$(field "$line" tm_cpus)
+	if [ -n "$t" ] && [ "$t" != "-" ] && [ "$c" = "$t" ]; then n=$((n + 1)); else bad="$bad [$line]"; fi
+done <<EOF
+$(grep '^rank=' "$WORK/w.out")
+EOF
+dups=$(grep '^rank=' "$WORK/w.out" | awk '{ print $2, $3 }' | sort | uniq -d)
+if [ $rc -eq 0 ] && [ $n -eq 8 ] && [ -z "$dups" ]; then
+	pass "treematch-srun: the plugin binds every task inside its node (distinct CPUs)"
+else
+	fail "treematch-srun: the plugin binds every task inside its node" "rc=$rc n=$n$bad dups=$dups" \
+		"$(tail -n 5 "$WORK/w.err")"
+fi
+
+# 6. An MPI program still runs correctly with the new layout.
+for flavour in mpich openmpi; do
+	command -v "mpicc.$flavour" >/dev/null 2>&1 || continue
+	exe=$WORK/mpi_hello.$flavour
+	case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
+	name="MPI ($flavour, --mpi=$mpi) with treematch-srun: 8 ranks run and talk, pairs together"
+	if ! "mpicc.$flavour" -O1 -o "$exe" "$SRC/tests/e2e/mpi_hello.c" >"$WORK/mpicc.$flavour.log" 2>&1; then
+		fail "$name" "cannot build: $(tail -n 3 "$WORK/mpicc.$flavour.log")"
+		continue
+	fi
+	in_alloc "$WORK/m.out" "$WORK/m.err" \
+		"sh '$LAUNCHER' -n8 --mpi=$mpi --treematch='$P' sh -c '$REPORT; exec \"$exe\"'"
+	rc=$?
+	n=$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/m.out")
+	why=$(pairs_together "$WORK/m.out")
+	if [ $rc -eq 0 ] && [ "$n" -eq 8 ] && [ -z "$why" ]; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc ranks_ok=$n $why" "$(cat "$WORK/m.out" | head -n 20)" "$(tail -n 5 "$WORK/m.err")"
+	fi
+done
+
+# 7. In a batch script (SLURM_NTASKS/SLURM_NNODES of the job are set there).
+cat >"$WORK/job.sh" <<EOF
+#!/bin/sh
+sh '$LAUNCHER' --treematch='$P' sh -c '$REPORT'
+EOF
+rm -f "$WORK/job.out"
+jid=$(cd "$WORK" && timeout "$T" sbatch --parsable -N4 -n8 -o "$WORK/job.out" "$WORK/job.sh" 2>"$WORK/job.err")
+n=0
+while [ -n "$jid" ] && [ -n "$(timeout 10 squeue -h -j "$jid" -o %i 2>/dev/null)" ] && [ $n -lt $((T * 5)) ]; do
+	n=$((n + 1))
+	sleep 0.2
+done
+why=$( [ -f "$WORK/job.out" ] && pairs_together "$WORK/job.out")
+if [ -n "$jid" ] && [ -f "$WORK/job.out" ] && [ "$(grep -c '^rank=' "$WORK/job.out")" -eq 8 ] && [ -z "$why" ]; then
+	pass "sbatch script calling treematch-srun: pairs together"
+else
+	fail "sbatch script calling treematch-srun" "job=$jid $why" \
+		"$(cat "$WORK/job.out" "$WORK/job.err" 2>/dev/null | tail -n 12)"
+fi
+
+# 8. Outside an allocation: plain srun, and it says so.
+(cd "$WORK" && timeout "$T" sh "$LAUNCHER" -N4 -n8 --treematch="$P" sh -c "$REPORT" \
+	>"$WORK/o.out" 2>"$WORK/o.err" </dev/null)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/o.out")" -eq 8 ] &&
+	grep -q 'not inside an allocation' "$WORK/o.err"; then
+	pass "outside an allocation: treematch-srun runs plain srun and says why"
+else
+	fail "outside an allocation: treematch-srun runs plain srun and says why" "rc=$rc" \
+		"$(cat "$WORK/o.out" "$WORK/o.err" | tail -n 8)"
+fi
+[ "$FAILED" -eq 0 ]
