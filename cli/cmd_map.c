@@ -1,19 +1,485 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* cmd_map.c - `treematch map` and `treematch eval`. PLACEHOLDER. */
+/*
+ * cmd_map.c - `treematch map` (compute a placement) and `treematch eval`
+ * (metrics of a placement next to packed and round-robin).
+ *
+ * The plain mapping format, written by map and read by eval, is one line
+ * per rank: "RANK LEAF" (decimal, leaves numbered depth first). eval also
+ * accepts blank lines and lines starting with '#'.
+ */
 #include "cli/cli.h"
+#include "cli/inputs.h"
+#include "treematch/treematch.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void report(const tmatch_error_t *err)
+{
+	char buf[1024];
+	tmatch_cli_error("%s", tmatch_error_format(err, buf, sizeof(buf)));
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void print_mappers(FILE *out)
+{
+	const char *const *names = tmatch_map_mappers();
+	for (int i = 0; names[i]; i++)
+		fprintf(out, "%s%s", i ? ", " : "", names[i]);
+}
+
+static void map_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: treematch map --profile FILE --topology SPEC [--mapper NAME] [--seed N]\n"
+	    "                     [--format plain|yaml] [--stats]\n"
+	    "\n"
+	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
+	    "tree and print the placement.\n"
+	    "\n"
+	    "  -p, --profile FILE    communication matrix: .mtx, .mat, .yml/.yaml\n"
+	    "  -t, --topology SPEC   \"tleaf DEPTH A0 C0 ...\", synthetic:..., xml:FILE, local,\n"
+	    "                        cluster:CONF,NODES,NODETOPO\n"
+	    "  -m, --mapper NAME     one of: ");
+	print_mappers(out);
+	fprintf(out,
+	        "\n"
+	        "                        optionally with +refine (default: %s)\n"
+	        "  -s, --seed N          seed of every random choice (default: 1)\n"
+	        "  -f, --format FMT      plain: one line \"RANK LEAF\" per rank (default);\n"
+	        "                        yaml: a small mapping document\n"
+	        "      --stats           metrics and run time of the placement on stderr\n"
+	        "  -h, --help            this help\n",
+	        TMATCH_DEFAULT_MAPPER);
+}
+
+static void print_metrics_stderr(const tmatch_metrics_t *m, int depth, double secs)
+{
+	fprintf(stderr, "treematch: hop_bytes %.10g\n", m->hop_bytes);
+	fprintf(stderr, "treematch: cost %.10g\n", m->cost);
+	fprintf(stderr, "treematch: congestion %.10g (node at depth %d, index %d)\n", m->congestion,
+	        m->max_node_depth, m->max_node_index);
+	fprintf(stderr, "treematch: dilation avg %.6g max %d\n", m->dilation_avg, m->dilation_max);
+	for (int l = 0; l < depth; l++)
+		fprintf(stderr, "treematch: traffic with common ancestor at depth %d: %.10g\n", l,
+		        m->level_traffic[l]);
+	fprintf(stderr, "treematch: mapping time %.3f s\n", secs);
+}
+
+static void yaml_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
 
 int tmatch_cli_map(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	tmatch_cli_error("'map' is not available in this build");
-	return 2;
+	static const struct option longopts[] = {
+	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
+	    {"mapper", required_argument, NULL, 'm'},  {"seed", required_argument, NULL, 's'},
+	    {"format", required_argument, NULL, 'f'},  {"stats", no_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	};
+	const char *profile = NULL, *topology = NULL, *mapper = TMATCH_DEFAULT_MAPPER;
+	const char *format = "plain";
+	int stats = 0, opt, rc = 1, n;
+	uint64_t seed = 1;
+	tmatch_error_t err;
+	tmatch_topo_t *topo = NULL;
+	tmatch_comm_t *comm = NULL;
+	tmatch_map_opts_t opts;
+	int *leaf = NULL;
+	double t0, t1;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 't':
+			topology = optarg;
+			break;
+		case 'm':
+			mapper = optarg;
+			break;
+		case 's':
+			if (parse_u64(optarg, &seed)) {
+				tmatch_cli_error("--seed '%s': expected a non-negative integer",
+				                 optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'S':
+			stats = 1;
+			break;
+		case 'h':
+			map_usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				tmatch_cli_error("map: option -%c needs an argument or is unknown",
+				                 optopt);
+			else
+				tmatch_cli_error("map: unknown option '%s'", argv[optind - 1]);
+			map_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		tmatch_cli_error("map: unexpected argument '%s'", argv[optind]);
+		map_usage(stderr);
+		return 2;
+	}
+	if (!profile || !topology) {
+		tmatch_cli_error("map: --profile and --topology are required");
+		map_usage(stderr);
+		return 2;
+	}
+	if (strcmp(format, "plain") && strcmp(format, "yaml")) {
+		tmatch_cli_error("map: --format '%s': use plain or yaml", format);
+		return 2;
+	}
+	tmatch_error_clear(&err);
+	if (tmatch_map_check_name(mapper, &err)) {
+		report(&err);
+		return 2;
+	}
+	tmatch_error_clear(&err);
+	if (!(topo = tmatch_cli_load_topology(topology, &err))) {
+		report(&err);
+		goto out;
+	}
+	tmatch_error_clear(&err);
+	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
+		report(&err);
+		goto out;
+	}
+	n = tmatch_comm_order(comm);
+	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
+	if (!leaf) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	tmatch_map_opts_init(&opts);
+	opts.mapper = mapper;
+	opts.seed = seed;
+	t0 = now();
+	tmatch_error_clear(&err);
+	if (tmatch_map_compute(comm, topo, &opts, leaf, &err)) {
+		report(&err);
+		goto out;
+	}
+	t1 = now();
+	if (!strcmp(format, "plain")) {
+		for (int r = 0; r < n; r++)
+			printf("%d %d\n", r, leaf[r]);
+	} else {
+		char tl[1024];
+		tmatch_topo_format(topo, tl, sizeof(tl));
+		printf("# treematch mapping: rank r runs on leaf leaf_of_rank[r] (depth first)\n");
+		printf("mapper: ");
+		yaml_string(stdout, mapper);
+		printf("\nseed: %llu\ntopology: ", (unsigned long long)seed);
+		yaml_string(stdout, tl);
+		printf("\nleaves: %d\nranks: %d\nleaf_of_rank: [", tmatch_topo_nb_leaves(topo), n);
+		for (int r = 0; r < n; r++)
+			printf("%s%d", r ? (r % 16 ? ", " : ",\n  ") : "", leaf[r]);
+		printf("]\n");
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		tmatch_cli_error("cannot write the mapping to stdout");
+		goto out;
+	}
+	if (stats) {
+		tmatch_metrics_t m;
+		tmatch_error_clear(&err);
+		if (tmatch_eval(comm, topo, leaf, &m, &err)) {
+			report(&err);
+			goto out;
+		}
+		fprintf(stderr, "treematch: mapper %s, %d ranks on %d leaves (%d allowed)\n",
+		        mapper, n, tmatch_topo_nb_leaves(topo), tmatch_topo_nb_allowed(topo));
+		print_metrics_stderr(&m, tmatch_topo_depth(topo), t1 - t0);
+	}
+	rc = 0;
+out:
+	free(leaf);
+	tmatch_comm_destroy(comm);
+	tmatch_topo_destroy(topo);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* eval                                                                      */
+
+static void eval_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: treematch eval --profile FILE --topology SPEC --mapping FILE\n"
+	    "\n"
+	    "Print the metrics of a placement (hop-bytes, tree cost, congestion, dilation,\n"
+	    "traffic per level) next to those of the packed and round-robin placements.\n"
+	    "\n"
+	    "  -p, --profile FILE    communication matrix: .mtx, .mat, .yml/.yaml\n"
+	    "  -t, --topology SPEC   the machine tree, as for treematch map\n"
+	    "  -M, --mapping FILE    one line \"RANK LEAF\" per rank (treematch map's output);\n"
+	    "                        blank lines and lines starting with '#' are ignored\n"
+	    "  -h, --help            this help\n");
+}
+
+/* Read "RANK LEAF" lines; every rank 0..n-1 exactly once. */
+static int read_mapping(const char *path, int n, int *leaf, int *line_of_rank, tmatch_error_t *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, rc = -1;
+
+#define BADM(col, ...)                                                                             \
+	do {                                                                                       \
+		snprintf(err->file, sizeof(err->file), "%s", path);                                \
+		err->line = lineno;                                                                \
+		err->column = (col);                                                               \
+		snprintf(err->msg, sizeof(err->msg), __VA_ARGS__);                                 \
+		goto out;                                                                          \
+	} while (0)
+	if (!f) {
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		snprintf(err->msg, sizeof(err->msg), "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	for (int r = 0; r < n; r++)
+		leaf[r] = -1;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		long long v[2];
+		char *p = line, *end;
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		for (int t = 0; t < 2; t++) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!isdigit((unsigned char)*p))
+				BADM((int)(p - line) + 1, "expected %s: a line is \"RANK LEAF\"",
+				     t ? "a leaf number" : "a rank number");
+			errno = 0;
+			v[t] = strtoll(p, &end, 10);
+			if (errno || v[t] > INT_MAX)
+				BADM((int)(p - line) + 1, "number too large");
+			if (*end && *end != ' ' && *end != '\t')
+				BADM((int)(end - line) + 1, "unexpected character after the %s",
+				     t ? "leaf" : "rank");
+			p = end;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && *p != '#')
+			BADM((int)(p - line) + 1, "unexpected text after \"RANK LEAF\"");
+		if (v[0] >= n)
+			BADM(1, "rank %lld is out of range: the profile has %d ranks (0..%d)", v[0],
+			     n, n - 1);
+		if (leaf[v[0]] >= 0)
+			BADM(1, "rank %lld is placed twice (first on line %d)", v[0],
+			     line_of_rank[v[0]]);
+		leaf[v[0]] = (int)v[1];
+		line_of_rank[v[0]] = lineno;
+	}
+	for (int r = 0; r < n; r++)
+		if (leaf[r] < 0) {
+			lineno = 0;
+			BADM(0, "rank %d has no line: the mapping must place all %d ranks", r, n);
+		}
+	rc = 0;
+#undef BADM
+out:
+	free(line);
+	fclose(f);
+	return rc;
 }
 
 int tmatch_cli_eval(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	tmatch_cli_error("'eval' is not available in this build");
-	return 2;
+	static const struct option longopts[] = {
+	    {"profile", required_argument, NULL, 'p'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"mapping", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *profile = NULL, *topology = NULL, *mapping = NULL;
+	const char *names[3] = {"mapping", "packed", "round-robin"};
+	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL}, *line_of_rank = NULL;
+	tmatch_error_t err;
+	tmatch_topo_t *topo = NULL;
+	tmatch_comm_t *comm = NULL;
+	tmatch_metrics_t m[3];
+	tmatch_map_opts_t opts;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "p:t:M:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 't':
+			topology = optarg;
+			break;
+		case 'M':
+			mapping = optarg;
+			break;
+		case 'h':
+			eval_usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				tmatch_cli_error("eval: option -%c needs an argument or is unknown",
+				                 optopt);
+			else
+				tmatch_cli_error("eval: unknown option '%s'", argv[optind - 1]);
+			eval_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		tmatch_cli_error("eval: unexpected argument '%s'", argv[optind]);
+		eval_usage(stderr);
+		return 2;
+	}
+	if (!profile || !topology || !mapping) {
+		tmatch_cli_error("eval: --profile, --topology and --mapping are required");
+		eval_usage(stderr);
+		return 2;
+	}
+	tmatch_error_clear(&err);
+	if (!(topo = tmatch_cli_load_topology(topology, &err))) {
+		report(&err);
+		goto out;
+	}
+	tmatch_error_clear(&err);
+	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
+		report(&err);
+		goto out;
+	}
+	n = tmatch_comm_order(comm);
+	depth = tmatch_topo_depth(topo);
+	for (int x = 0; x < 3; x++)
+		if (!(leaf[x] = malloc(sizeof(int) * (size_t)(n ? n : 1))))
+			goto nomem;
+	if (!(line_of_rank = malloc(sizeof(int) * (size_t)(n ? n : 1))))
+		goto nomem;
+	tmatch_error_clear(&err);
+	if (read_mapping(mapping, n, leaf[0], line_of_rank, &err)) {
+		report(&err);
+		goto out;
+	}
+	tmatch_error_clear(&err);
+	if (tmatch_map_validate(topo, leaf[0], n, &err)) {
+		/* name the line of the offending rank */
+		int r = -1;
+		if (sscanf(err.msg, "rank %d", &r) == 1 && r >= 0 && r < n) {
+			char msg[sizeof(err.msg)];
+			snprintf(msg, sizeof(msg), "%s", err.msg);
+			snprintf(err.file, sizeof(err.file), "%s", mapping);
+			err.line = line_of_rank[r];
+			err.column = 0;
+			snprintf(err.msg, sizeof(err.msg), "%s", msg);
+		}
+		report(&err);
+		goto out;
+	}
+	tmatch_map_opts_init(&opts);
+	for (int x = 1; x < 3; x++) {
+		opts.mapper = x == 1 ? "packed" : "rr";
+		tmatch_error_clear(&err);
+		if (tmatch_map_compute(comm, topo, &opts, leaf[x], &err)) {
+			report(&err);
+			goto out;
+		}
+	}
+	for (int x = 0; x < 3; x++) {
+		tmatch_error_clear(&err);
+		if (tmatch_eval(comm, topo, leaf[x], &m[x], &err)) {
+			report(&err);
+			goto out;
+		}
+	}
+	printf("%-28s", "metric");
+	for (int x = 0; x < 3; x++)
+		printf(" %16s", names[x]);
+	printf("\n");
+#define ROW(label, fmt, field)                                                                     \
+	do {                                                                                       \
+		printf("%-28s", label);                                                            \
+		for (int x = 0; x < 3; x++)                                                        \
+			printf(" " fmt, m[x].field);                                               \
+		printf("\n");                                                                      \
+	} while (0)
+	ROW("hop_bytes", "%16.10g", hop_bytes);
+	ROW("cost", "%16.10g", cost);
+	ROW("congestion", "%16.10g", congestion);
+	ROW("dilation_avg", "%16.6g", dilation_avg);
+	ROW("dilation_max", "%16d", dilation_max);
+	ROW("max_node_traffic", "%16.10g", max_node_traffic);
+	ROW("max_node_depth", "%16d", max_node_depth);
+	ROW("max_node_index", "%16d", max_node_index);
+	for (int l = 0; l < depth; l++) {
+		char label[48];
+		snprintf(label, sizeof(label), "traffic_lca_depth_%d", l);
+		ROW(label, "%16.10g", level_traffic[l]);
+	}
+#undef ROW
+	rc = 0;
+	goto out;
+nomem:
+	tmatch_cli_error("out of memory");
+out:
+	for (int x = 0; x < 3; x++)
+		free(leaf[x]);
+	free(line_of_rank);
+	tmatch_comm_destroy(comm);
+	tmatch_topo_destroy(topo);
+	return rc;
 }
