@@ -231,6 +231,25 @@ Test(node, synthetic_and_level_names)
 	tmatch_affinity_tree_destroy(t);
 }
 
+/* An L2 shared by two cores branches, so it is kept as a level. */
+Test(node, shared_l2_is_kept)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t;
+	char buf[64];
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
+	o.input = "pack:1 l3:1 l2:4 l1d:2 core:1 pu:1";
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	tleaf_of(t, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "tleaf 2 4 1 2 1");
+	cr_assert_str_eq(tmatch_topo_level_name(tmatch_affinity_tree_topo(t), 1), "l2");
+	check_invariants(t, 1);
+	tmatch_affinity_tree_destroy(t);
+}
+
 Test(node, positions)
 {
 	tmatch_affinity_tree_t *t = load(INTEL, TMATCH_AFFINITY_SMT_ONE, 1, NULL, NULL);

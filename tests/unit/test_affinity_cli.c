@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_affinity_cli.c - `treematch topology show`: levels, arities, CPU sets
+ * and positions printed for XML, synthetic and cluster trees; usage errors
+ * exit 2, bad input exits 1 with a message naming file, line and column.
+ * Runs the CLI that `make` built in TMATCH_BUILDDIR.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
+
+static const char *cli(void)
+{
+	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
+	                                         TMATCH_BUILDDIR "/treematch"};
+	const char *env = getenv("TMATCH_CLI");
+	struct stat st;
+	size_t i;
+	if (env && *env)
+		return env;
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode))
+			return candidates[i];
+	cr_assert_fail("the treematch CLI is not built in %s", TMATCH_BUILDDIR);
+	return NULL;
+}
+
+/* Run the CLI with args; stdout and stderr into *out (caller frees). */
+static int run(char **out, const char *const *args)
+{
+	int fds[2], status;
+	size_t len = 0, cap = 1 << 16;
+	ssize_t n;
+	pid_t pid;
+	char *buf = malloc(cap);
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		const char *argv[32];
+		int i = 0;
+		argv[i++] = cli();
+		while (*args && i < 31)
+			argv[i++] = *args++;
+		argv[i] = NULL;
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(cli, show_xml)
+{
+	const char *args[] = {"topology", "show", "--xml", FIX "partial-7c.xml",
+	                      "--smt",    "core", NULL};
+	char *out;
+	cr_assert_eq(run(&out, args), 0, "%s", out);
+	cr_assert(strstr(out, "tleaf: tleaf 2 2 1 5 1\n"), "%s", out);
+	cr_assert(strstr(out, "level 0: node     arity 2\n"), "%s", out);
+	cr_assert(strstr(out, "level 2: core     (leaves)\n"), "%s", out);
+	cr_assert(strstr(out, "leaf 5: node localhost cpus 14,42 mask 0x40000004000 at "
+	                      "node=0/1,package=1/2,numa=0/1,l3=0/1,l2=0/2,core=0/2\n"),
+	          "%s", out);
+	free(out);
+}
+
+Test(cli, show_cluster)
+{
+	const char *args[] = {"topology",
+	                      "show",
+	                      "--synthetic",
+	                      "pack:2 core:2 pu:1",
+	                      "--topology-conf",
+	                      FIX "topo-2level.conf",
+	                      "--nodes",
+	                      "n[1-2,5]",
+	                      NULL};
+	char *out;
+	cr_assert_eq(run(&out, args), 0, "%s", out);
+	cr_assert(strstr(out, "level 0: switch1  arity 2\n"), "%s", out);
+	cr_assert(strstr(out, "node 2: n5 allowed cpus 0-3 mask 0xf\n"), "%s", out);
+	cr_assert(strstr(out, "node n5 cpus 3 mask 0x8 at switch1=0/1,switch=1/2,node=0/1,"
+	                      "package=1/2,core=1/2\n"),
+	          "%s", out);
+	free(out);
+}
+
+Test(cli, errors)
+{
+	const char *bad_conf[] = {"topology",
+	                          "show",
+	                          "--synthetic",
+	                          "core:2 pu:1",
+	                          "--topology-conf",
+	                          FIX "bad-unknown-key.conf",
+	                          "--nodes",
+	                          "n1",
+	                          NULL};
+	const char *no_nodes[] = {"topology", "show", "--topology-conf", FIX "topo-1level.conf",
+	                          NULL};
+	const char *bad_smt[] = {"topology", "show", "--smt", "two", NULL};
+	const char *no_sub[] = {"topology", "list", NULL};
+	const char *two_src[] = {"topology", "show", "--xml", "a", "--synthetic", "b", NULL};
+	char *out;
+	cr_assert_eq(run(&out, bad_conf), 1);
+	cr_assert(strstr(out, "treematch: " FIX "bad-unknown-key.conf:3:15: unknown key 'Node'"),
+	          "%s", out);
+	free(out);
+	cr_assert_eq(run(&out, no_nodes), 2);
+	cr_assert(strstr(out, "--nodes"), "%s", out);
+	free(out);
+	cr_assert_eq(run(&out, bad_smt), 2);
+	cr_assert(strstr(out, "one, core or all"), "%s", out);
+	free(out);
+	cr_assert_eq(run(&out, no_sub), 2);
+	free(out);
+	cr_assert_eq(run(&out, two_src), 2);
+	free(out);
+}
