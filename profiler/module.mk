@@ -22,7 +22,7 @@ RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) $(B)/test
 BIN_TARGETS  += $(RECORD_LIBS)
 CLI_SRCS     += profiler/mpiabi.c
 TEST_SRCS    += tests/unit/test_profiler_mpiabi.c
-CHECK_TARGETS += check-record
+CHECK_TARGETS += check-record check-record-srun
 INSTALL_TARGETS += install-profiler
 UNINSTALL_TARGETS += uninstall-profiler
 BENCH_TARGETS += bench-record
@@ -61,9 +61,14 @@ $(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: check-record bench-record install-profiler uninstall-profiler
+.PHONY: check-record check-record-srun bench-record install-profiler uninstall-profiler
 check-record: all $(RECORD_TESTS)
 	$(RECORD_ENV) sh tests/e2e/test_record.sh
+
+# srun --treematch-record on a throwaway Slurm (tests/e2e/cluster.sh), then
+# replay with --treematch; needs root, like the plugin's e2e step.
+check-record-srun: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
+	$(RECORD_ENV) sh tests/e2e/test_record_srun.sh
 
 bench-record: all $(B)/bench/record_overhead.openmpi $(B)/bench/record_overhead.mpich
 	$(RECORD_ENV) sh bench/record_overhead.sh

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record.c - the --treematch-record=FILE[,collectives][,mpi=ABI] option of
+ * treematch.so: record the step's communication profile with the
+ * preloadable recorder, for the MPI the program is linked with.
+ *
+ *   srun (local):  check the value, refuse --treematch in the same step
+ *                  (local_user_init: getopt works from there on),
+ *                  turn FILE into an absolute path in a writable directory
+ *                  and pass it to the tasks (TREEMATCH_RECORD_OUTPUT in
+ *                  srun's environment, which the step inherits).
+ *   task_init:     find the program's MPI ABI from its DT_NEEDED entries
+ *                  (profiler/mpiabi.h) and preload the matching recorder
+ *                  (LD_PRELOAD, prepended to the user's). A program whose
+ *                  MPI cannot be told fails the step with a message: the
+ *                  wrong recorder would crash it.
+ *
+ * The recorders live in TMATCH_RECORD_LIBDIR (set at build time), or in
+ * $TREEMATCH_RECORD_LIBDIR of the job's environment (tests, private installs:
+ * the preload only affects the user's own tasks). Hooks called by
+ * spank/treematch.c (see spank_private.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "profiler/mpiabi.h"
+#include "spank/plan.h"
+#include "spank/spank_private.h"
+
+#ifndef TMATCH_RECORD_LIBDIR
+#define TMATCH_RECORD_LIBDIR "/usr/local/lib/treematch"
+#endif
+
+static struct {
+	char *value; /* the option's value, NULL when not given */
+} rec;
+
+struct rec_opts {
+	char file[PATH_MAX];
+	int collectives;
+	int abi_given;
+	tmatch_mpiabi_t abi;
+};
+
+static int rec_cb(int val, const char *optarg, int remote)
+{
+	(void)val;
+	(void)remote;
+	/* called more than once in slurmstepd: keep the last value */
+	free(rec.value);
+	rec.value = strdup(optarg ? optarg : "");
+	return rec.value ? 0 : -1;
+}
+
+static struct spank_option rec_option = {
+    "treematch-record",
+    "file[,collectives][,mpi=openmpi|mpich]",
+    "Record the step's MPI communication profile into <file> (written at MPI_Finalize); "
+    "replay it with --treematch=<file>. See treematch(8)",
+    1,
+    0,
+    rec_cb};
+
+/* FILE[,collectives][,mpi=ABI]: the suffixes are taken from the right. */
+static int parse_value(const char *value, struct rec_opts *o, char *msg, size_t len)
+{
+	char buf[PATH_MAX + 64];
+	char *comma;
+	tmatch_error_t err;
+
+	memset(o, 0, sizeof *o);
+	if (!value || !*value || strlen(value) >= sizeof buf) {
+		snprintf(msg, len, "--treematch-record needs a file name");
+		return -1;
+	}
+	snprintf(buf, sizeof buf, "%s", value);
+	while ((comma = strrchr(buf, ','))) {
+		const char *opt = comma + 1;
+		if (!strcmp(opt, "collectives")) {
+			o->collectives = 1;
+		} else if (!strncmp(opt, "mpi=", 4)) {
+			if (tmatch_mpiabi_parse(opt + 4, &o->abi, &err) != 0) {
+				snprintf(msg, len, "--treematch-record: %s", err.msg);
+				return -1;
+			}
+			o->abi_given = 1;
+		} else {
+			snprintf(msg, len,
+			         "--treematch-record: unknown option '%.40s': valid options are "
+			         "collectives, mpi=openmpi, mpi=mpich",
+			         opt);
+			return -1;
+		}
+		*comma = '\0';
+	}
+	if (!buf[0]) {
+		snprintf(msg, len, "--treematch-record needs a file name before its options");
+		return -1;
+	}
+	if (strlen(buf) >= sizeof o->file) {
+		snprintf(msg, len, "--treematch-record: file name too long");
+		return -1;
+	}
+	memcpy(o->file, buf, strlen(buf) + 1);
+	return 0;
+}
+
+/* Absolute path of `file`, whose directory must exist and be writable. */
+static int absolute_output(const char *file, char *out, size_t len, char *msg, size_t mlen)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *base = file;
+	char *slash;
+
+	snprintf(dir, sizeof dir, "%s", file);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		base = file + (slash - dir) + 1;
+		if (!dir[0])
+			snprintf(dir, sizeof dir, "/");
+	} else {
+		snprintf(dir, sizeof dir, ".");
+	}
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		snprintf(msg, mlen, "--treematch-record=%.200s: name a file", file);
+		return -1;
+	}
+	if (!realpath(dir, real) || access(real, W_OK) != 0) {
+		snprintf(msg, mlen,
+		         "--treematch-record=%.200s: cannot write in directory %.200s: %s", file,
+		         dir, strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(out, len, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base) >= len) {
+		snprintf(msg, mlen, "--treematch-record=%.200s: path too long", file);
+		return -1;
+	}
+	return 0;
+}
+
+int tmatch__spank_record_init(spank_t sp, int ac, char **av)
+{
+	spank_err_t rc = spank_option_register(sp, &rec_option);
+
+	(void)ac;
+	(void)av;
+	if (rc != ESPANK_SUCCESS && spank_context() != S_CTX_SLURMD &&
+	    spank_context() != S_CTX_JOB_SCRIPT) {
+		slurm_error("treematch: cannot register --treematch-record: %s",
+		            spank_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av)
+{
+	struct rec_opts o;
+	char msg[PATH_MAX + 200], abs[PATH_MAX];
+
+	(void)ac;
+	(void)av;
+	if (!rec.value || spank_remote(sp) == 1)
+		return 0;
+	if (parse_value(rec.value, &o, msg, sizeof msg) != 0) {
+		slurm_error("treematch: %s", msg);
+		return -1;
+	}
+	if (spank_context() != S_CTX_LOCAL)
+		return 0; /* sbatch/salloc: syntax only; each srun checks the rest */
+	if (absolute_output(o.file, abs, sizeof abs, msg, sizeof msg) != 0) {
+		slurm_error("treematch: %s", msg);
+		return -1;
+	}
+	/* srun's environment is the step's: the tasks find the file here */
+	if (setenv("TREEMATCH_RECORD_OUTPUT", abs, 1) != 0) {
+		slurm_error("treematch: --treematch-record: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* spank_option_getopt is valid from local_user_init on (spank(8)). */
+int tmatch__spank_record_local_user_init(spank_t sp, int ac, char **av)
+{
+	struct rec_opts o;
+	char msg[PATH_MAX + 200];
+	char *place = NULL;
+	struct spank_option placement = {"treematch", NULL, NULL, 1, 0, NULL};
+
+	(void)ac;
+	(void)av;
+	if (!rec.value || parse_value(rec.value, &o, msg, sizeof msg) != 0)
+		return 0;
+	if (spank_option_getopt(sp, &placement, &place) == ESPANK_SUCCESS && place &&
+	    strcmp(place, "off") != 0) {
+		slurm_error("treematch: --treematch-record and --treematch=%.200s in the same step "
+		            "are refused: record first, then run with --treematch=%.200s",
+		            place, o.file);
+		return -1;
+	}
+	return 0;
+}
+
+int tmatch__spank_record_user_init(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	return 0;
+}
+
+/* Fail this task with a message, once per node (local task 0). */
+static int task_fail(spank_t sp, const char *msg)
+{
+	int local = -1;
+
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
+		slurm_error("treematch: --treematch-record: %s", msg);
+	return -1;
+}
+
+int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
+{
+	struct rec_opts o;
+	char msg[PATH_MAX + 300], out[PATH_MAX], path[8192], libdir[PATH_MAX], lib[PATH_MAX];
+	char old[8192], preload[PATH_MAX + 8192 + 2];
+	uint32_t stepid = 0;
+	int argc = 0;
+	char **argv = NULL;
+	tmatch_mpiabi_t abi;
+	tmatch_error_t err;
+
+	(void)ac;
+	(void)av;
+	if (!rec.value || spank_remote(sp) != 1)
+		return 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+	    !tmatch_spank_step_is_handled(stepid))
+		return 0;
+	if (parse_value(rec.value, &o, msg, sizeof msg) != 0)
+		return task_fail(sp, msg);
+	if (spank_getenv(sp, "TREEMATCH_RECORD_OUTPUT", out, sizeof out) != ESPANK_SUCCESS ||
+	    out[0] != '/')
+		snprintf(out, sizeof out, "%s", o.file);
+	abi = o.abi;
+	if (!o.abi_given) {
+		if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1)
+			return task_fail(sp, "cannot read the step's command line");
+		if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
+			path[0] = '\0';
+		if (tmatch_mpiabi_of_command(argv, path, &abi, NULL, 0, &err) != 0) {
+			snprintf(msg, sizeof msg,
+			         "%.600s (as --treematch-record=%.200s,mpi=openmpi)", err.msg,
+			         o.file);
+			return task_fail(sp, msg);
+		}
+	}
+	if (spank_getenv(sp, "TREEMATCH_RECORD_LIBDIR", libdir, sizeof libdir) != ESPANK_SUCCESS ||
+	    !libdir[0])
+		snprintf(libdir, sizeof libdir, "%s", TMATCH_RECORD_LIBDIR);
+	if (tmatch_mpiabi_recorder(libdir, abi, lib, sizeof lib, &err) != 0)
+		return task_fail(sp, err.msg);
+	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) != ESPANK_SUCCESS)
+		old[0] = '\0';
+	snprintf(preload, sizeof preload, "%s%s%s", lib, old[0] ? ":" : "", old);
+	if (spank_setenv(sp, "LD_PRELOAD", preload, 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, "TREEMATCH_RECORD_OUTPUT", out, 1) != ESPANK_SUCCESS)
+		return task_fail(sp, "cannot set the task's environment");
+	if (o.collectives)
+		spank_setenv(sp, "TREEMATCH_RECORD_COLLECTIVES", "1", 1);
+	else
+		spank_unsetenv(sp, "TREEMATCH_RECORD_COLLECTIVES");
+	return 0;
+}
+
+int tmatch__spank_record_task_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	return 0;
+}
+
+int tmatch__spank_record_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	free(rec.value);
+	rec.value = NULL;
+	return 0;
+}
