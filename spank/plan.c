@@ -526,6 +526,7 @@ int tmatch_spank_verbose_line(const tmatch_spank_plan_t *plan, int local, long p
 int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char *buf, size_t len)
 {
 	double gain = 0.0;
+	char total[48] = "";
 
 	if (!plan || (!buf && len)) {
 		errno = EINVAL;
@@ -533,10 +534,12 @@ int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char
 	}
 	if (plan->cost_packed > 0.0)
 		gain = 100.0 * (plan->cost - plan->cost_packed) / plan->cost_packed;
+	if (plan->node_seconds > 0.0)
+		snprintf(total, sizeof(total), " (node plan %.1f ms)", plan->node_seconds * 1e3);
 	return snprintf(buf, len,
-	                "treematch: %s: %d task(s) mapped by %s in %.1f ms, cost %.6g "
+	                "treematch: %s: %d task(s) mapped by %s in %.1f ms%s, cost %.6g "
 	                "(packed %.6g, %+.1f%%)%s",
-	                plan->node_name, plan->ntasks, plan->mapper, plan->map_seconds * 1e3,
+	                plan->node_name, plan->ntasks, plan->mapper, plan->map_seconds * 1e3, total,
 	                plan->cost, plan->cost_packed, gain,
 	                dry_run ? ", dry-run: nothing bound" : "");
 }

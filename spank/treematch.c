@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/spank.h>
@@ -62,9 +63,18 @@ static struct {
 	tmatch_profile_t *prof; /* srun: kept from init_post_opt to local_user_init */
 	tmatch_affinity_tree_t *node;
 	tmatch_spank_plan_t *plan;
-	int node_failed;    /* a problem was found on the node */
-	char node_msg[700]; /* its one line */
+	double local_seconds; /* srun: time spent in init_post_opt + local_user_init */
+	int node_failed;      /* a problem was found on the node */
+	char node_msg[700];   /* its one line */
 } st;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static int opt_cb(int val, const char *optarg, int remote);
 
@@ -125,8 +135,22 @@ static int opt_cb(int val, const char *optarg, int remote)
 	return st.user_value ? 0 : -1;
 }
 
+/*
+ * hwloc dlopens its plugins (GL/X11, OpenCL, PCI, libxml2 and ICU) at its
+ * first topology: about 25 ms here, and every one of the step's forks then
+ * copies the larger address space. The node tree needs none of them (hwloc's
+ * own XML reader suffices), so slurmstepd keeps them out unless the admin
+ * set HWLOC_PLUGINS_BLACKLIST. Tasks do not inherit it (they get the job's
+ * environment).
+ */
+static const char hwloc_blacklist[] =
+    "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"
+    "hwloc_levelzero";
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+	if (spank_context() == S_CTX_REMOTE)
+		setenv("HWLOC_PLUGINS_BLACKLIST", hwloc_blacklist, 0);
 	for (struct spank_option *o = options; o->name; o++) {
 		spank_err_t rc = spank_option_register(sp, o);
 
@@ -270,6 +294,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_context_t ctx = spank_context();
 	char msg[1000];
 	tmatch_error_t err;
+	double t0 = now_seconds();
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
 		if (compute_config(ac, av) < 0)
@@ -292,6 +317,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 				}
 			}
 		}
+		st.local_seconds = now_seconds() - t0;
 	}
 	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
 }
@@ -301,6 +327,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	uint32_t ntasks = 0;
 	tmatch_error_t err;
 	char buf[900];
+	double t0 = now_seconds();
 
 	if (st.cfg_ok && st.cfg.enabled && st.prof &&
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
@@ -313,6 +340,10 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 			slurm_spank_log("treematch: site default profile not applied: %s",
 			                errmsg(&err, buf, sizeof(buf)));
 		}
+		st.local_seconds += now_seconds() - t0;
+		if (st.cfg.verbose >= 2)
+			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
+			                st.cfg.profile, st.local_seconds * 1e3);
 	}
 	return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
 }
@@ -384,6 +415,7 @@ static int count_list(const char *list)
 /* The whole work of a node, in slurmstepd as the user. */
 static void plan_node(spank_t sp)
 {
+	double t0 = now_seconds();
 	tmatch_affinity_opts_t aopts;
 	tmatch_affinity_conf_t *tconf = NULL;
 	tmatch_affinity_tree_t *cluster = NULL;
@@ -502,6 +534,8 @@ static void plan_node(spank_t sp)
 	tmatch_error_clear(&err);
 	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
 		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
+	else
+		st.plan->node_seconds = now_seconds() - t0;
 out:
 	tmatch_profile_destroy(prof);
 	tmatch_affinity_tree_destroy(cluster);
@@ -531,6 +565,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	char line[1200], buf[900];
 	int local = -1, n;
 	pid_t pid = getpid();
+	double t0 = now_seconds();
 
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
@@ -563,8 +598,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 					    "treematch: %s (failure=fail: step aborted)", line);
 					return -1;
 				}
-				slurm_spank_log("treematch: %s: falling back to Slurm's binding",
-				                line);
+				/* One line for the user (local task 0), the rest in the log. */
+				if (local == 0)
+					slurm_spank_log(
+					    "treematch: %s: falling back to Slurm's binding", line);
+				else
+					slurm_debug(
+					    "treematch: %s: falling back to Slurm's binding", line);
 				spank_setenv(sp, "TREEMATCH_CPUS", "", 1);
 				goto hook;
 			}
@@ -575,8 +615,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				                          sizeof(line));
 				slurm_spank_log("%s", line);
 			}
-			tmatch_spank_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run, line,
-			                          sizeof(line));
+			n = tmatch_spank_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run,
+			                              line, sizeof(line));
+			if (st.cfg.verbose >= 2 && n > 0 && (size_t)n < sizeof(line))
+				snprintf(line + n, sizeof(line) - (size_t)n, " (task_init %.3f ms)",
+				         (now_seconds() - t0) * 1e3);
 			slurm_spank_log("%s", line);
 		}
 	}

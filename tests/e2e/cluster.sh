@@ -17,6 +17,11 @@
 #                      on a private bridge under two switches; four slurmd on
 #                      loopback (fallback when namespaces are unavailable)
 #   --task-plugin P    task/affinity (default) or task/none
+#   --shape SHAPE      declare nodes of this shape instead of `slurmd -C`'s,
+#                      e.g. "CPUs=64 Sockets=2 CoresPerSocket=32
+#                      ThreadsPerCore=1" (slurmd then runs with
+#                      config_overrides; pair it with task/none and a
+#                      topology_xml + dry_run plugin setting: benchmarks)
 #   --plugstack FILE   copy FILE to the cluster's plugstack.conf (tests may
 #                      also rewrite DIR/etc/plugstack.conf between steps:
 #                      Slurm reads it again for every srun and every step)
@@ -45,12 +50,14 @@ fi
 NODES=1
 TASK_PLUGIN=task/affinity
 PLUGSTACK=
+SHAPE=${TMATCH_NODE_SHAPE:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dir) DIR=$2; shift 2 ;;
 	--nodes) NODES=$2; shift 2 ;;
 	--task-plugin) TASK_PLUGIN=$2; shift 2 ;;
 	--plugstack) PLUGSTACK=$2; shift 2 ;;
+	--shape) SHAPE=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -162,6 +169,7 @@ write_conf() {
 	cores=$(field CoresPerSocket)
 	threads=$(field ThreadsPerCore)
 	shape="CPUs=$cpus Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=$threads RealMemory=1000"
+	[ -z "$SHAPE" ] || shape="$SHAPE RealMemory=1000"
 	case $NODES in
 	4) ctl_addr=$NET.1 ;;
 	*) ctl_addr=127.0.0.1 ;;
@@ -203,6 +211,7 @@ MinJobAge=5
 SlurmdTimeout=30
 SlurmctldTimeout=30
 EOF
+	[ -z "$SHAPE" ] || echo "SlurmdParameters=config_overrides" >>"$CONF"
 	case $NODES in
 	1)
 		echo "NodeName=n0 NodeHostname=$(hostname) NodeAddr=127.0.0.1 $shape State=UNKNOWN" >>"$CONF"

@@ -182,6 +182,15 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_SUCCESS;
 }
 
+spank_err_t spank_unsetenv(spank_t sp, const char *var)
+{
+	(void)sp;
+	for (int i = 0; i < mock.nsetenv; i++)
+		if (strcmp(mock.setenv_names[i], var) == 0)
+			mock.setenv_names[i][0] = '\0';
+	return ESPANK_SUCCESS;
+}
+
 static const char *set_value(const char *name)
 {
 	for (int i = mock.nsetenv - 1; i >= 0; i--)
