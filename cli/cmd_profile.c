@@ -53,7 +53,8 @@ struct raw {
 	uint64_t *bytes, *msgs;
 	int max_rank;
 	int have_msgs;
-	int set_coll; /* for .prof: coll edges kept apart */
+	int edge_cols; /* columns of the edge lists read so far (all must agree) */
+	int set_coll;  /* for .prof: coll edges kept apart */
 	unsigned char *coll;
 };
 
@@ -316,7 +317,7 @@ static int read_edgelist(const char *path, struct raw *r)
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
-	int rc = -1, ncols = 0;
+	int rc = -1, ncols = r->edge_cols;
 
 	if (!f) {
 		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
@@ -349,6 +350,7 @@ static int read_edgelist(const char *path, struct raw *r)
 		if (raw_push(r, s, d, b, m, 0))
 			BAD_LINE(path, lineno, "out of memory");
 	}
+	r->edge_cols = ncols;
 	r->have_msgs = ncols == 4;
 	rc = 0;
 out:
@@ -492,8 +494,9 @@ static int cmd_convert(int argc, char **argv)
 		                                                             : "edges";
 	}
 	int nin = argc - optind;
-	if (nin > 1 && strcmp(from, "ompi")) {
-		tmatch_cli_error("only --from ompi takes several input files (one per rank)");
+	if (nin > 1 && strcmp(from, "ompi") && strcmp(from, "edges")) {
+		tmatch_cli_error("several inputs are added up only for edge lists and Open MPI "
+		                 ".prof files");
 		return 2;
 	}
 	if (coll && strcmp(from, "ompi")) {
@@ -513,8 +516,9 @@ static int cmd_convert(int argc, char **argv)
 			if (read_mat(argv[optind], &r, &n, &directed))
 				goto out;
 		} else if (!strcmp(from, "edges")) {
-			if (read_edgelist(argv[optind], &r))
-				goto out;
+			for (int i = optind; i < argc; i++)
+				if (read_edgelist(argv[i], &r))
+					goto out;
 			directed = !undirected;
 		} else if (!strcmp(from, "ompi")) {
 			for (int i = optind; i < argc; i++)
@@ -809,8 +813,6 @@ static int cmd_check(int argc, char **argv, int stats)
 		metric = (int)tmatch_profile_placement_metric(p);
 	if (!quiet && summarise(p, metric, coll, top, stats))
 		goto out;
-	if (quiet)
-		printf("%s: valid\n", argv[optind]);
 	rc = 0;
 out:
 	tmatch_profile_destroy(p);

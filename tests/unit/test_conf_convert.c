@@ -128,3 +128,17 @@ Test(conf_convert, check_reports_and_validates)
 	cr_expect_eq(rc, 0);
 	cr_expect_not_null(strstr(out, "recorded on:      2 nodes, 4 ranks per node"), "%s", out);
 }
+
+Test(conf_convert, several_edge_lists_add_up_and_quiet_check_is_silent)
+{
+	static char out[1 << 14];
+	int rc = run("cd " CDIR " && " CLI " profile convert small.edges small.edges 2>/dev/null",
+	             out, sizeof(out));
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "- [0, 1, 8212, 6]"), "%s", out);
+	rc = run("cd " CDIR " && " CLI " profile convert ring4.mtx sym3.mat", out, sizeof(out));
+	cr_expect_eq(rc, 2, "%s", out);
+	rc = run(CLI " profile check -q " CDIR "/ring4.mtx.expected.yml", out, sizeof(out));
+	cr_expect_eq(rc, 0);
+	cr_expect_str_eq(out, "");
+}
