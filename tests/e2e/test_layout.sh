@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test_layout.sh - end-to-end tests of the communication-aware rank-to-node
-# layout (treematch layout, treematch-srun) on the four-node, two-switch
+# layout (treematch layout, treematch-srun, the cli_filter that makes plain
+# srun --treematch use it) on the four-node, two-switch
 # test cluster of tests/e2e/cluster.sh (n1,n2 under s0; n3,n4 under s1;
 # 2 CPUs each).
 #
@@ -250,5 +251,40 @@ if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/o.out")" -eq 8 ] &&
 else
 	fail "outside an allocation: treematch-srun runs plain srun and says why" "rc=$rc" \
 		"$(cat "$WORK/o.out" "$WORK/o.err" | tail -n 8)"
+fi
+# 9-11. Transparent mode: the admin's cli_filter (cli/cli_filter.lua) makes
+# plain `srun --treematch=P` use the layout. srun reads slurm.conf at every
+# start, so enabling the filter needs no daemon restart.
+cp "$SRC/cli/cli_filter.lua" "$TMATCH_CLUSTER_DIR/etc/cli_filter.lua"
+echo "CliFilterPlugins=cli_filter/lua" >>"$SLURM_CONF"
+in_alloc "$WORK/f.out" "$WORK/f.err" "srun --treematch='$P' sh -c '$REPORT'"
+rc=$?
+why=$(pairs_together "$WORK/f.out")
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/f.out")" -eq 8 ] && [ -z "$why" ]; then
+	pass "cli_filter: plain srun --treematch=P puts the heavy pairs on one node and switch"
+else
+	fail "cli_filter: plain srun --treematch=P puts the heavy pairs on one node and switch" \
+		"rc=$rc $why" "$(cat "$WORK/f.out")" "$(tail -n 5 "$WORK/f.err")"
+fi
+if command -v mpicc.mpich >/dev/null 2>&1 && [ -x "$WORK/mpi_hello.mpich" ]; then
+	in_alloc "$WORK/fm.out" "$WORK/fm.err" \
+		"srun -n8 --mpi=pmi2 --treematch='$P' sh -c '$REPORT; exec \"$WORK/mpi_hello.mpich\"'"
+	rc=$?
+	n=$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/fm.out")
+	why=$(pairs_together "$WORK/fm.out")
+	if [ $rc -eq 0 ] && [ "$n" -eq 8 ] && [ -z "$why" ]; then
+		pass "cli_filter: MPICH program under plain srun --treematch runs, pairs together"
+	else
+		fail "cli_filter: MPICH program under plain srun --treematch runs, pairs together" \
+			"rc=$rc ranks_ok=$n $why" "$(tail -n 5 "$WORK/fm.err")"
+	fi
+fi
+# The user's own distribution wins, and the filter says so.
+in_alloc "$WORK/fc.out" "$WORK/fc.err" "srun -m block --treematch='$P' sh -c '$REPORT'"
+if [ "$(grep -c '^rank=' "$WORK/fc.out")" -eq 8 ] && ! pairs_together "$WORK/fc.out" >/dev/null &&
+	grep -q 'your --nodelist/--distribution decide the nodes' "$WORK/fc.err"; then
+	pass "cli_filter: an explicit -m block is kept (and the filter says the layout is not applied)"
+else
+	fail "cli_filter: an explicit -m block is kept" "$(cat "$WORK/fc.out" "$WORK/fc.err" | tail -n 10)"
 fi
 [ "$FAILED" -eq 0 ]
