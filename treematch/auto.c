@@ -17,8 +17,8 @@
  *   - greedy and rcm are cheap and sometimes best on odd shapes.
  * Bisection runs with several seeds on small inputs (bisect_tries). Up to
  * REFINE_ALL ranks every candidate is refined; above, only the REFINE_TOP
- * best unrefined ones are (one on dense matrices, where a refinement pass
- * is costly and rarely gains).
+ * best unrefined ones are (one above REFINE_ONE ranks and on dense matrices,
+ * where a pass is costly and the unrefined order rarely changes).
  */
 #include "treematch/treematch_private.h"
 
@@ -28,6 +28,7 @@
 
 #define REFINE_ALL          1024
 #define REFINE_TOP          2
+#define REFINE_ONE          8192
 #define TREEMATCH_MAX_RANKS 65536
 #define DENSE_DEGREE        64
 #define MAX_CAND            16
@@ -43,7 +44,7 @@ struct cand {
 /* Bisection is cheap and seed-sensitive on small inputs: try several seeds there. */
 static int bisect_tries(int n)
 {
-	return n <= 256 ? 8 : n <= 1024 ? 4 : n <= 4096 ? 2 : 1;
+	return n <= 256 ? 8 : n <= 1024 ? 2 : 1;
 }
 
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
@@ -53,7 +54,7 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	struct cand cand[MAX_CAND];
 	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
-	int refine_top = dense ? 1 : REFINE_TOP;
+	int refine_top = dense || n > REFINE_ONE ? 1 : REFINE_TOP;
 	tmatch_map_opts_t copt = *opts;
 	tmatch_error_t cerr;
 

@@ -27,6 +27,8 @@
 
 /* Segments of at most this many ranks are bisected exactly. */
 #define SMALL_EXACT 14
+/* Two-stage groupings are tried on segments up to this many ranks. */
+#define GROUPED_MAX 65536
 
 struct bisector {
 	const struct tmatch_comm *c;
@@ -37,7 +39,7 @@ struct bisector {
 	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
 	int *part, *tmp;
-	idx_t *xadj, *adj, *adjw, *ipart;
+	idx_t *xadj, *adj, *adjw;
 	double *conn; /* per part, for the balance repair */
 	int *touched;
 	int *leaf_of_rank;
@@ -50,13 +52,20 @@ static int capacity(const struct bisector *b, int l, int node)
 	return b->allowed_prefix[(node + 1) * span] - b->allowed_prefix[node * span];
 }
 
+/* A graph in METIS's CSR form (local vertex numbers). */
+struct graph {
+	int m;
+	idx_t *xadj, *adj, *adjw;
+};
+
 /*
  * Make part sizes exactly `target`: repeatedly move the vertex of an
  * overfull part whose move to an underfull part costs least (ties: lowest
  * vertex, lowest part). Each move scans the vertices of the overfull parts
  * once, O(segment x degree); METIS leaves only a small excess.
  */
-static void repair_balance(struct bisector *b, int m, int k, const int *target, int *size)
+static void repair_balance(struct bisector *b, const struct graph *g, int k, const int *target,
+                           int *size, int *part)
 {
 	for (;;) {
 		int best_v = -1, best_q = -1, first_under = -1;
@@ -67,19 +76,19 @@ static void repair_balance(struct bisector *b, int m, int k, const int *target, 
 				first_under = q;
 		if (first_under < 0)
 			return;
-		for (int v = 0; v < m; v++) {
-			int p = b->part[v], nt = 0;
+		for (int v = 0; v < g->m; v++) {
+			int p = part[v], nt = 0;
 			double own = 0;
 			if (size[p] <= target[p])
 				continue;
-			for (idx_t e = b->xadj[v]; e < b->xadj[v + 1]; e++) {
-				int q = b->part[b->adj[e]];
+			for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++) {
+				int q = part[g->adj[e]];
 				if (q == p) {
-					own += (double)b->adjw[e];
+					own += (double)g->adjw[e];
 				} else if (size[q] < target[q]) {
 					if (b->conn[q] == 0)
 						b->touched[nt++] = q;
-					b->conn[q] += (double)b->adjw[e];
+					b->conn[q] += (double)g->adjw[e];
 				}
 			}
 			/* An underfull part it has no edge to: gain -own. */
@@ -90,9 +99,9 @@ static void repair_balance(struct bisector *b, int m, int k, const int *target, 
 			}
 			for (int i = 0; i < nt; i++) {
 				int q = b->touched[i];
-				double g = b->conn[q] - own;
-				if (g > best || (g == best && v == best_v && q < best_q)) {
-					best = g;
+				double gain = b->conn[q] - own;
+				if (gain > best) {
+					best = gain;
 					best_v = v;
 					best_q = q;
 				}
@@ -101,101 +110,234 @@ static void repair_balance(struct bisector *b, int m, int k, const int *target, 
 		}
 		if (best_v < 0)
 			return;
-		size[b->part[best_v]]--;
+		size[part[best_v]]--;
 		size[best_q]++;
-		b->part[best_v] = best_q;
+		part[best_v] = best_q;
 	}
 }
 
 /* Weight of the edges inside the set `mask` (bit v = local vertex v in part 0). */
-static idx_t inner_cut(const struct bisector *b, int m, unsigned mask)
+static idx_t mask_cut(const struct graph *g, unsigned mask)
 {
 	idx_t cut = 0;
 
-	for (int v = 0; v < m; v++)
-		for (idx_t e = b->xadj[v]; e < b->xadj[v + 1]; e++)
-			if (((mask >> v) & 1) != ((mask >> b->adj[e]) & 1))
-				cut += b->adjw[e];
+	for (int v = 0; v < g->m; v++)
+		for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++)
+			if (((mask >> v) & 1) != ((mask >> g->adj[e]) & 1))
+				cut += g->adjw[e];
 	return cut;
 }
 
-/* Exact minimum cut bisection of a small segment (m <= SMALL_EXACT), ties by lowest mask. */
-static void split_exact2(struct bisector *b, int m, int size0)
+/* Exact minimum cut bisection of a small graph (m <= SMALL_EXACT), ties by lowest mask. */
+static void split_exact2(const struct graph *g, int size0, int *part)
 {
 	unsigned best_mask = 0;
 	idx_t best = -1;
 
-	for (unsigned mask = 1; mask < (1u << m); mask++) {
+	for (unsigned mask = 1; mask < (1u << g->m); mask++) {
 		if (__builtin_popcount(mask) != size0)
 			continue;
-		if (2 * size0 == m && !(mask & 1u))
+		if (2 * size0 == g->m && !(mask & 1u))
 			continue; /* equal halves: vertex 0 in part 0 gives every cut once */
-		idx_t cut = inner_cut(b, m, mask);
+		idx_t cut = mask_cut(g, mask);
 		if (best < 0 || cut < best) {
 			best = cut;
 			best_mask = mask;
 		}
 	}
-	for (int v = 0; v < m; v++)
-		b->part[v] = (best_mask >> v) & 1 ? 0 : 1;
+	for (int v = 0; v < g->m; v++)
+		part[v] = (best_mask >> v) & 1 ? 0 : 1;
 }
 
-/* Split the m local vertices (graph already in xadj/adj/adjw) into k parts of the given sizes. */
-static int split(struct bisector *b, int m, int k, const int *target)
+/* Cut weight of a partition. */
+static double part_cut(const struct graph *g, const int *part)
 {
-	idx_t nv = m, ncon = 1, np = k, cut = 0, options[METIS_NOPTIONS];
-	real_t *tp = NULL;
-	real_t ub = 1.001f;
-	int *size = NULL, rc = -1, ones = 1;
+	double cut = 0;
 
-	for (int q = 0; q < k; q++)
-		ones &= target[q] == 1;
-	if (k == 2 && m <= SMALL_EXACT && b->xadj[m] > 0) {
-		split_exact2(b, m, target[0]);
-		return 0;
-	}
-	if (b->xadj[m] == 0 || ones) {
-		/* No edges, or one rank per child (all children equidistant): fill in order. */
-		/* No edges: any split is as good; fill in order. */
-		int q = 0, used = 0;
-		for (int v = 0; v < m; v++) {
-			while (used == target[q]) {
-				q++;
-				used = 0;
-			}
-			b->part[v] = q;
-			used++;
-		}
-		return 0;
-	}
+	for (int v = 0; v < g->m; v++)
+		for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++)
+			if (part[v] != part[g->adj[e]])
+				cut += (double)g->adjw[e];
+	return cut / 2;
+}
+
+/* METIS (recursive or k-way) into k parts, repaired to the exact sizes. */
+static int metis_split(struct bisector *b, const struct graph *g, int k, const int *target,
+                       int kway, int *part)
+{
+	idx_t nv = g->m, ncon = 1, np = k, cut = 0, options[METIS_NOPTIONS];
+	real_t *tp = NULL, ub = 1.001f;
+	idx_t *ip = NULL;
+	int *size = NULL, rc = -1, ok;
+
 	tp = malloc(sizeof(*tp) * (size_t)k);
 	size = calloc((size_t)k, sizeof(*size));
-	if (!tp || !size)
+	ip = malloc(sizeof(*ip) * (size_t)g->m);
+	if (!tp || !size || !ip) {
+		errno = ENOMEM;
 		goto out;
+	}
 	for (int q = 0; q < k; q++)
-		tp[q] = (real_t)target[q] / (real_t)m;
+		tp[q] = (real_t)target[q] / (real_t)g->m;
 	METIS_SetDefaultOptions(options);
 	options[METIS_OPTION_SEED] = (idx_t)(b->seed & 0x3fffffff);
 	options[METIS_OPTION_UFACTOR] = 1;
 	options[METIS_OPTION_NCUTS] = b->ncuts;
 	options[METIS_OPTION_NUMBERING] = 0;
-	if (METIS_PartGraphRecursive(&nv, &ncon, b->xadj, b->adj, NULL, NULL, b->adjw, &np, tp, &ub,
-	                             options, &cut, b->ipart) != METIS_OK) {
+	ok = kway ? METIS_PartGraphKway(&nv, &ncon, g->xadj, g->adj, NULL, NULL, g->adjw, &np, tp,
+	                                &ub, options, &cut, ip)
+	          : METIS_PartGraphRecursive(&nv, &ncon, g->xadj, g->adj, NULL, NULL, g->adjw, &np,
+	                                     tp, &ub, options, &cut, ip);
+	if (ok != METIS_OK) {
 		errno = ENOMEM;
 		goto out;
 	}
-	for (int v = 0; v < m; v++) {
-		int q = (int)b->ipart[v];
+	for (int v = 0; v < g->m; v++) {
+		int q = (int)ip[v];
 		if (q < 0 || q >= k)
 			q = 0;
-		b->part[v] = q;
+		part[v] = q;
 		size[q]++;
 	}
-	repair_balance(b, m, k, target, size);
+	repair_balance(b, g, k, target, size, part);
 	rc = 0;
 out:
 	free(tp);
 	free(size);
+	free(ip);
+	return rc;
+}
+
+static int best_split(struct bisector *b, const struct graph *g, int k, const int *target,
+                      int *part);
+
+/*
+ * Split in two stages: first into f groups of k/f consecutive parts, then
+ * each group into its parts. This is the bisection order Scotch-like
+ * recursive bipartitioning of the machine would not take on its own (a
+ * 9 x 8 grid on 6 nodes: 3 strips, then halves, cuts 25 edges; halves
+ * first cuts 29).
+ */
+static int grouped_split(struct bisector *b, const struct graph *g, int k, const int *target, int f,
+                         int *part)
+{
+	int per = k / f, rc = -1, gt[64];
+	int *gpart = malloc(sizeof(int) * (size_t)g->m), *loc = malloc(sizeof(int) * (size_t)g->m);
+	int *glob = malloc(sizeof(int) * (size_t)g->m), *sub = malloc(sizeof(int) * (size_t)g->m);
+	struct graph h = {0, NULL, NULL, NULL};
+
+	h.xadj = malloc(sizeof(idx_t) * ((size_t)g->m + 1));
+	h.adj = malloc(sizeof(idx_t) * ((size_t)g->xadj[g->m] + 1));
+	h.adjw = malloc(sizeof(idx_t) * ((size_t)g->xadj[g->m] + 1));
+	if (!gpart || !loc || !glob || !sub || !h.xadj || !h.adj || !h.adjw || f > 64) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (int j = 0; j < f; j++) {
+		gt[j] = 0;
+		for (int q = j * per; q < (j + 1) * per; q++)
+			gt[j] += target[q];
+	}
+	if (best_split(b, g, f, gt, gpart) != 0)
+		goto out;
+	for (int j = 0; j < f; j++) {
+		idx_t e = 0;
+		h.m = 0;
+		for (int v = 0; v < g->m; v++)
+			if (gpart[v] == j) {
+				loc[v] = h.m;
+				glob[h.m++] = v;
+			}
+		for (int i = 0; i < h.m; i++) {
+			int v = glob[i];
+			h.xadj[i] = e;
+			for (idx_t x = g->xadj[v]; x < g->xadj[v + 1]; x++)
+				if (gpart[g->adj[x]] == j) {
+					h.adj[e] = loc[g->adj[x]];
+					h.adjw[e] = g->adjw[x];
+					e++;
+				}
+		}
+		h.xadj[h.m] = e;
+		if (best_split(b, &h, per, target + j * per, sub) != 0)
+			goto out;
+		for (int i = 0; i < h.m; i++)
+			part[glob[i]] = j * per + sub[i];
+	}
+	rc = 0;
+out:
+	free(gpart);
+	free(loc);
+	free(glob);
+	free(sub);
+	free(h.xadj);
+	free(h.adj);
+	free(h.adjw);
+	return rc;
+}
+
+/*
+ * Split graph g into k parts of exactly target[] vertices with a small cut.
+ * Tries METIS's recursive bisection and, for part counts that are not a
+ * power of two, its k-way partitioner and every two-stage grouping; keeps
+ * the smallest cut (ties: the first tried).
+ */
+static int best_split(struct bisector *b, const struct graph *g, int k, const int *target,
+                      int *part)
+{
+	int ones = 1, rc = -1, *alt = NULL, ncuts = b->ncuts;
+	double best;
+
+	for (int q = 0; q < k; q++)
+		ones &= target[q] == 1;
+	if (k == 1 || g->xadj[g->m] == 0 || ones) {
+		/* One part, no edges, or one rank per child (children are equidistant). */
+		int q = 0, used = 0;
+		for (int v = 0; v < g->m; v++) {
+			while (used == target[q]) {
+				q++;
+				used = 0;
+			}
+			part[v] = q;
+			used++;
+		}
+		return 0;
+	}
+	if (k == 2 && g->m <= SMALL_EXACT) {
+		split_exact2(g, target[0], part);
+		return 0;
+	}
+	if (metis_split(b, g, k, target, 0, part) != 0)
+		return -1;
+	if (k == 2 || (k & (k - 1)) == 0 || g->m > GROUPED_MAX)
+		return 0;
+	alt = malloc(sizeof(int) * (size_t)g->m);
+	if (!alt) {
+		errno = ENOMEM;
+		return -1;
+	}
+	best = part_cut(g, part);
+	/* alternatives get one METIS try each: they are many */
+	ncuts = b->ncuts;
+	b->ncuts = 1;
+	for (int f = 1; f < k; f++) {
+		double c;
+		if (k % f != 0)
+			continue;
+		/* f == 1 stands for METIS k-way */
+		if ((f == 1 ? metis_split(b, g, k, target, 1, alt)
+		            : grouped_split(b, g, k, target, f, alt)) != 0)
+			goto out;
+		c = part_cut(g, alt);
+		if (c < best) {
+			best = c;
+			memcpy(part, alt, sizeof(int) * (size_t)g->m);
+		}
+	}
+	rc = 0;
+out:
+	b->ncuts = ncuts;
+	free(alt);
 	return rc;
 }
 
@@ -293,8 +435,11 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 		goto out;
 	}
 	build_subgraph(b, lo, m);
-	if (split(b, m, k, target) != 0)
-		goto out;
+	{
+		struct graph g = {m, b->xadj, b->adj, b->adjw};
+		if (best_split(b, &g, k, target, b->part) != 0)
+			goto out;
+	}
 	/* Counting sort of the segment by part. */
 	for (int q = 0; q <= k; q++)
 		cnt[q] = 0;
@@ -346,7 +491,6 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.loc = malloc(sizeof(int) * (size_t)n);
 	b.tmp = malloc(sizeof(int) * (size_t)n);
 	b.part = malloc(sizeof(int) * (size_t)n);
-	b.ipart = malloc(sizeof(idx_t) * (size_t)n);
 	b.xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
 	b.adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
 	b.adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
@@ -359,8 +503,8 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		b.conn = calloc((size_t)maxar, sizeof(double));
 		b.touched = malloc(sizeof(int) * (size_t)maxar);
 	}
-	if (!b.conn || !b.touched || !b.perm || !b.loc || !b.tmp || !b.part || !b.ipart ||
-	    !b.xadj || !b.adj || !b.adjw || !b.allowed_prefix) {
+	if (!b.conn || !b.touched || !b.perm || !b.loc || !b.tmp || !b.part || !b.xadj || !b.adj ||
+	    !b.adjw || !b.allowed_prefix) {
 		errno = ENOMEM;
 		goto out;
 	}
@@ -381,7 +525,6 @@ out:
 	free(b.loc);
 	free(b.tmp);
 	free(b.part);
-	free(b.ipart);
 	free(b.xadj);
 	free(b.adj);
 	free(b.adjw);

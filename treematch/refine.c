@@ -390,8 +390,9 @@ static int random_leaf_near(const struct refiner *r, tmatch__rng_t *rng, int nea
 }
 
 /*
- * Threshold accepting on rank swaps. The threshold starts at a fraction of
- * the average weighted edge and shrinks to zero over `rounds` rounds.
+ * Threshold accepting on rank swaps. The threshold starts at 1.5 times
+ * the average edge weight (one level of one average edge, and a half) and
+ * shrinks linearly to zero over `rounds` rounds.
  */
 static int threshold_accept(struct refiner *r, int *best_map, long iters)
 {
@@ -408,7 +409,7 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 	tmatch__rng_seed(&rng, r->opts->seed ^ 0x7a5eedULL);
 	memcpy(best_map, r->leaf_of_rank, sizeof(*best_map) * (size_t)r->n);
 	for (int round = 0; round < rounds; round++) {
-		double thr = avg * 0.5 * (double)(rounds - 1 - round) / (double)rounds;
+		double thr = avg * 1.5 * (double)(rounds - 1 - round) / (double)rounds;
 		for (long it = 0; it < per_round; it++) {
 			int a = (int)tmatch__rng_below(&rng, (uint64_t)r->n);
 			size_t deg = c->row_ptr[a + 1] - c->row_ptr[a];
@@ -513,7 +514,8 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		goto nomem;
 	if (r.n <= TA_MAX_RANKS && r.steps < r.budget && !r.timed_out) {
 		long left = r.budget - r.steps;
-		long ta = left / 2 < 64L * r.n ? left / 2 : 64L * r.n;
+		long tacap = 64L * r.n;
+		long ta = left / 2 < tacap ? left / 2 : tacap;
 		if (threshold_accept(&r, start, ta) != 0)
 			goto nomem;
 		if (descend(&r, eps, 16) != 0)
