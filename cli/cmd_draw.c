@@ -62,7 +62,7 @@ static void usage(FILE *out)
 	        "  -m, --mapping FILE     placement to draw (as written by 'treematch map')\n"
 	        "  -M, --mapper NAME      compute the placement with this mapper instead "
 	        "(default %s)\n"
-	        "  -s, --seed N           seed of the mapper (default 0)\n"
+	        "  -s, --seed N           seed of the mapper (default 1, as treematch map)\n"
 	        "  -o, --output FILE      SVG file to write (required)\n"
 	        "      --png FILE         also write a PNG (needs rsvg-convert, Debian package "
 	        "librsvg2-bin)\n"
@@ -716,7 +716,7 @@ int tmatch_cli_draw(int argc, char **argv)
 	const char *profile = NULL, *topo_spec = NULL, *mapping = NULL, *mapper = NULL;
 	const char *output = NULL, *png = NULL, *title = NULL;
 	int max_cells = DEFAULT_MAX_CELLS, max_leaves = DEFAULT_MAX_LEAVES;
-	unsigned long long seed = 0;
+	unsigned long long seed = 1;
 	tmatch_error_t err;
 	tmatch_comm_t *comm = NULL;
 	tmatch_topo_t *topo = NULL;

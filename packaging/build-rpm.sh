@@ -11,7 +11,8 @@
 # the build dependencies are Debian packages the RPM database does not know,
 # so RPM_NODEPS=1 (the default there) passes --nodeps; on an RPM system set
 # RPM_NODEPS=0 to have rpmbuild check BuildRequires. SOURCE_FILES=all takes
-# every file of the work tree instead of the tracked ones.
+# every file of the work tree instead of the tracked ones; RPMBUILD_FLAGS adds
+# options (e.g. --nocheck).
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -55,9 +56,9 @@ fi
 tar -C "$work/stage" -czf "$work/SOURCES/slurm-treematch-$version.tar.gz" \
 	"slurm-treematch-$version"
 
-echo "build-rpm: rpmbuild -bb $nodeps packaging/treematch.spec"
+echo "build-rpm: rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} packaging/treematch.spec"
 # shellcheck disable=SC2086
-rpmbuild -bb $nodeps --define "_topdir $work" "$src/packaging/treematch.spec"
+rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} --define "_topdir $work" "$src/packaging/treematch.spec"
 
 found=0
 for f in "$work"/RPMS/*/*.rpm; do
