@@ -192,8 +192,9 @@ t_binds_like_cli() {
 	rc=$?
 	check "srun -n2 --treematch binds every task where TREEMATCH_CPUS says (rc=$rc)" \
 		bound_as_exported "$WORK/b.out" 2
-	expected=$(expected_from_cli "$P2" 2)
+	expected=$(expected_from_cli "$P2" 2 local)
 	got=$(sort "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
+	[ "$(grep -c '^rank=' "$WORK/b.out")" -eq 2 ] || got="(no output)"
 	if [ -n "$expected" ] && [ "$expected" = "$got" ]; then
 		pass "srun -n2 --treematch binds as 'treematch map' says ($got)"
 	else
@@ -202,14 +203,16 @@ t_binds_like_cli() {
 	fi
 }
 
-# CPUs per rank, in rank order, from the CLI on this node's live topology.
-expected_from_cli() { # profile ranks
-	"$CLI" map --topology local --profile "$1" --format cpus >"$WORK/cli.out" 2>"$WORK/cli.err" ||
-		return 0
+# CPUs per rank, in rank order, from the CLI: `treematch map` gives each
+# rank's leaf, `treematch topology show` each leaf's CPUs. Seed 0 is the
+# plugin's default.
+expected_from_cli() { # profile ranks topology [mapper]
+	"$CLI" map --profile "$1" --topology "$3" --seed 0 --mapper "${4:-auto}" >"$WORK/cli.map" 2>"$WORK/cli.err" &&
+		"$CLI" topology show --topology "$3" >"$WORK/cli.topo" 2>>"$WORK/cli.err" || return 0
 	awk -v n="$2" '
-		/^[ \t]*#/ { next }
-		{ for (i = 1; i <= NF; i++) if ($i ~ /^cpus=/) { sub(/^cpus=/, "", $i); c[$1] = $i } }
-		END { for (r = 0; r < n; r++) printf "%s ", c[r] }' "$WORK/cli.out"
+		FNR == NR { if ($1 ~ /^[0-9]+$/) leaf[$1] = $2; next }
+		$1 == "leaf" { l = $2; sub(/:$/, "", l); for (i = 3; i < NF; i++) if ($i == "cpus") cpus[l] = $(i + 1) }
+		END { for (r = 0; r < n; r++) printf "%s ", cpus[leaf[r]] }' "$WORK/cli.map" "$WORK/cli.topo"
 }
 
 t_verbose() {
@@ -430,6 +433,31 @@ t_task_none() {
 }
 
 # ---------------------------------------------------------------------------
+# One node declared as 2 packages x 4 cores, the plugin on that node's hwloc
+# XML in dry-run: the placement of a real 8-rank profile equals the CLI's.
+
+t_xml_like_cli() {
+	for mapper in auto treematch greedy; do
+		run "$WORK/x8.out" "$WORK/x8.err" -n8 --treematch="$SRC/conf/examples/lammps-8.yml,dry_run=on,mapper=$mapper" true
+		rc=$?
+		got=$(sed -n 's/.*task *[0-9]* *\([0-9]*\) \[[0-9]*\]: cpus \([^ ]*\) .*/\1 \2/p' "$WORK/x8.err" |
+			sort -n | awk '{ printf "%s ", $2 }')
+		expected=$(expected_from_cli "$SRC/conf/examples/lammps-8.yml" 8 "xml:$XML8" $mapper)
+		if [ $rc -eq 0 ] && [ -n "$expected" ] && [ "$expected" = "$got" ]; then
+			pass "8 ranks on a 2x4-core node (XML, dry-run, $mapper): placed as 'treematch map' says ($got)"
+		else
+			fail "8 ranks on a 2x4-core node (XML, dry-run, $mapper): placed as 'treematch map' says" \
+				"rc=$rc map: '$expected' plugin: '$got'" "$(cat "$WORK/cli.err" "$WORK/x8.err" | tail -n 12)"
+		fi
+	done
+	if grep -q 'treematch: n0: 8 task(s) mapped by .*, cost .*(packed ' "$WORK/x8.err"; then
+		pass "dry-run reports the node's cost against packed"
+	else
+		fail "dry-run reports the node's cost against packed" "$(cat "$WORK/x8.err")"
+	fi
+}
+
+# ---------------------------------------------------------------------------
 # Four nodes, two switches
 
 t_multinode() {
@@ -486,6 +514,17 @@ if want none; then
 	if start --nodes 1 --task-plugin task/none; then
 		t_task_none
 		t_mpi ", task/none"
+	fi
+fi
+if want xml; then
+	XML8=$WORK/node8.xml
+	if lstopo -f --of xml -i "pack:2 core:4 pu:1" "$XML8" >"$WORK/lstopo.err" 2>&1; then
+		if start --nodes 1 --task-plugin task/none --shape "CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1"; then
+			plugstack "topology_xml=$XML8"
+			t_xml_like_cli
+		fi
+	else
+		fail "lstopo writes a synthetic XML topology" "$(cat "$WORK/lstopo.err")"
 	fi
 fi
 if want multi; then
