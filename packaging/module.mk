@@ -16,7 +16,8 @@ PKG_PLUGSTACK := $(B)/packaging/treematch.conf
 
 INSTALL_TARGETS   += install-packaging
 UNINSTALL_TARGETS += uninstall-packaging
-.PHONY: install-packaging uninstall-packaging deb rpm
+CHECK_TARGETS     += check-install
+.PHONY: install-packaging uninstall-packaging check-install deb rpm
 
 # Both generated files depend on the paths they embed: rebuild on every
 # install so `make install PREFIX=x` after `make install PREFIX=y` is right.
@@ -51,6 +52,11 @@ uninstall-packaging:
 	    echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \
 	    rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f; \
 	done
+
+# make install/uninstall into a scratch DESTDIR with other paths: every file
+# where it belongs, nothing left after uninstall (a few seconds).
+check-install: all
+	@BUILDDIR=$(abspath $(B)) sh packaging/check-install.sh
 
 deb:
 	sh packaging/build-deb.sh $(DEB_OUT)

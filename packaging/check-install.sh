@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# check-install.sh - `make install` and `make uninstall` do what the README
+# says: every file goes under DESTDIR at the PREFIX/LIBDIR/SLURM_PLUGINDIR
+# given, the pkg-config file names those paths, and uninstall leaves no file
+# behind. Run by `make check` (step check-install) with the build already
+# done; registers its counts with tests/summary.sh.
+#
+#   BUILDDIR=/abs/build sh packaging/check-install.sh
+set -u
+B=${BUILDDIR:?BUILDDIR must be set}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+D=$(mktemp -d "${TMPDIR:-/tmp}/treematch-install.XXXXXX")
+trap 'rm -rf "$D"' EXIT
+PASSED=0
+FAILED=0
+ok() {
+	if [ "$1" = 0 ]; then
+		echo "PASS: $2"
+		PASSED=$((PASSED + 1))
+	else
+		echo "FAIL: $2"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+VARS="BUILDDIR=$B PREFIX=/opt/tm LIBDIR=/opt/tm/lib64 SLURM_PLUGINDIR=/opt/slurm/plugins"
+# shellcheck disable=SC2086
+make -C "$SRC" --no-print-directory $VARS install DESTDIR="$D/root" >"$D/install.log" 2>&1
+ok $? "make install DESTDIR PREFIX LIBDIR SLURM_PLUGINDIR"
+R=$D/root
+for f in /opt/tm/bin/treematch /opt/tm/lib64/libtreematch.so.0 /opt/tm/lib64/libtreematch.so \
+	/opt/tm/lib64/libtreematch.a /opt/tm/include/treematch/treematch.h \
+	/opt/tm/lib64/pkgconfig/treematch.pc /opt/slurm/plugins/treematch.so \
+	/opt/tm/share/man/man1/treematch.1 /opt/tm/share/man/man5/treematch-profile.5 \
+	/opt/tm/share/man/man8/treematch.8 \
+	/opt/tm/share/doc/slurm-treematch/examples/treematch.conf; do
+	[ -e "$R$f" ]
+	ok $? "installed $f"
+done
+stray=$(cd "$R" && find . ! -type d | grep -v -e '^\./opt/tm/' -e '^\./opt/slurm/plugins/' || true)
+[ -z "$stray" ]
+ok $? "nothing installed outside PREFIX and SLURM_PLUGINDIR${stray:+: $stray}"
+[ "$(readlink "$R/opt/tm/lib64/libtreematch.so.0")" = "$(basename "$B"/libtreematch.so.0.*)" ]
+ok $? "libtreematch.so.0 links to the versioned library"
+grep -qx 'libdir=/opt/tm/lib64' "$R/opt/tm/lib64/pkgconfig/treematch.pc" &&
+	grep -qx 'includedir=/opt/tm/include' "$R/opt/tm/lib64/pkgconfig/treematch.pc"
+ok $? "treematch.pc names LIBDIR and INCLUDEDIR"
+PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/opt/tm/lib64/pkgconfig:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+	pkg-config --cflags --libs treematch >"$D/pc" 2>&1 &&
+	grep -q -- "-L$R/opt/tm/lib64 -ltreematch" "$D/pc"
+ok $? "pkg-config reads treematch.pc"
+grep -q '^optional /opt/slurm/plugins/treematch.so ' \
+	"$R/opt/tm/share/doc/slurm-treematch/examples/treematch.conf"
+ok $? "the plugstack.conf example points at SLURM_PLUGINDIR"
+
+# shellcheck disable=SC2086
+make -C "$SRC" --no-print-directory $VARS uninstall DESTDIR="$D/root" >"$D/uninstall.log" 2>&1
+ok $? "make uninstall"
+left=$(cd "$R" && find . ! -type d)
+[ -z "$left" ]
+ok $? "uninstall removes every installed file${left:+: $(echo $left)}"
+
+echo "check-install: $PASSED passed, $FAILED failed"
+BUILDDIR=$B sh "$SRC/tests/summary.sh" add check-install "$PASSED" "$FAILED"
+[ "$FAILED" -eq 0 ]
