@@ -37,39 +37,53 @@ int tmatch__map_packed(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 }
 
 /*
- * The round-robin position of a leaf: its digits (child index at each
- * level) read with the top level as the least significant one, so that
- * consecutive positions differ first at the top of the tree.
+ * Allowed leaves under node v (depth l) in round-robin order: the orders of
+ * its children, interleaved one leaf at a time, so consecutive positions go
+ * to different children for as long as several still have free leaves.
+ * Writes them to out and returns how many.
  */
-static long long rr_key(const tmatch_topo_t *topo, int leaf)
+static int rr_order(const tmatch_topo_t *topo, int l, int v, int *out, int *scratch)
 {
-	long long key = 0, weight = 1;
-	for (int l = 0; l < topo->depth; l++) {
-		key += (long long)((leaf / topo->span[l + 1]) % topo->arity[l]) * weight;
-		weight *= topo->arity[l];
+	int k, cnt = 0, *start, *len, total = 0;
+
+	if (l == topo->depth) {
+		if (topo->allowed[v])
+			out[cnt++] = v;
+		return cnt;
 	}
-	return key;
-}
-
-struct keyed {
-	long long key;
-	int leaf;
-};
-
-static int cmp_keyed(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-	return (x->key > y->key) - (x->key < y->key);
+	k = topo->arity[l];
+	if (k == 1)
+		return rr_order(topo, l + 1, v, out, scratch);
+	start = malloc(sizeof(int) * 2 * (size_t)k);
+	if (!start)
+		return -1;
+	len = start + k;
+	/* children's orders, one after the other, in scratch */
+	for (int c = 0; c < k; c++) {
+		start[c] = total;
+		len[c] = rr_order(topo, l + 1, v * k + c, scratch + total, out);
+		if (len[c] < 0) {
+			free(start);
+			return -1;
+		}
+		total += len[c];
+	}
+	for (int round = 0; cnt < total; round++)
+		for (int c = 0; c < k; c++)
+			if (round < len[c])
+				out[cnt++] = scratch[start[c] + round];
+	free(start);
+	return cnt;
 }
 
 int tmatch__map_rr(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	struct keyed *k;
-	int cnt = 0;
+	int *order, *scratch;
 
 	(void)opts;
 	if (!topo->allowed) {
+		/* digits of the rank, top level least significant */
 		for (int r = 0; r < comm->n; r++) {
 			int leaf = 0, rest = r;
 			for (int l = 0; l < topo->depth; l++) {
@@ -80,21 +94,19 @@ int tmatch__map_rr(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		}
 		return 0;
 	}
-	k = malloc(sizeof(*k) * (size_t)(topo->nb_allowed ? topo->nb_allowed : 1));
-	if (!k) {
+	order = malloc(sizeof(int) * (size_t)(topo->nb_allowed + 1));
+	scratch = malloc(sizeof(int) * (size_t)(topo->nb_allowed + 1));
+	if (!order || !scratch || rr_order(topo, 0, 0, order, scratch) < 0) {
+		free(order);
+		free(scratch);
 		tmatch__error_set(err, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
-	for (int leaf = 0; leaf < topo->nb_leaves; leaf++)
-		if (topo->allowed[leaf]) {
-			k[cnt].key = rr_key(topo, leaf);
-			k[cnt++].leaf = leaf;
-		}
-	qsort(k, (size_t)cnt, sizeof(*k), cmp_keyed); /* keys are distinct */
 	for (int r = 0; r < comm->n; r++)
-		leaf_of_rank[r] = k[r].leaf;
-	free(k);
+		leaf_of_rank[r] = order[r];
+	free(order);
+	free(scratch);
 	return 0;
 }
 
