@@ -24,6 +24,9 @@ FUZZ_SRCS   := conf/fuzz/fuzz_profile.c conf/edges.c conf/profile.c conf/profile
                treematch/comm.c treematch/error.c
 FUZZ_BIN    := $(B)/fuzz/fuzz_profile
 REPLAY_BIN  := $(B)/fuzz/replay_profile
+FUZZ_CONFIG_SRCS := conf/fuzz/fuzz_config.c $(wildcard conf/*.c) $(wildcard treematch/*.c)
+FUZZ_CONFIG_BIN  := $(B)/fuzz/fuzz_config
+REPLAY_CONFIG_BIN := $(B)/fuzz/replay_config
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard conf/*.h) treematch/treematch.h
 	@mkdir -p $(dir $@)
@@ -31,21 +34,37 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard conf/*.h) treematch/treematch.h
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) -lm
 
-fuzz: $(FUZZ_BIN)
-	@mkdir -p $(B)/fuzz/corpus
+$(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) $(wildcard conf/*.h) treematch/treematch.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $@ $(FUZZ_CONFIG_SRCS) $(YAML_LIBS) -lmetis -lm
+
+fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN)
+	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/config-corpus
 	cp -n conf/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
+	cp -n conf/fuzz/config-corpus/* $(B)/fuzz/config-corpus/ 2>/dev/null || true
 	$(FUZZ_BIN) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
 	    -artifact_prefix=$(B)/fuzz/ -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
 	    -runs=$(FUZZ_RUNS) $(B)/fuzz/corpus conf/fuzz/regressions
+	$(FUZZ_CONFIG_BIN) -max_len=1024 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/fuzz/config- \
+	    -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
+	    -runs=$(FUZZ_RUNS) $(B)/fuzz/config-corpus
 
 $(REPLAY_BIN): conf/fuzz/replay.c conf/fuzz/fuzz_profile.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ conf/fuzz/replay.c conf/fuzz/fuzz_profile.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
-conf-fuzz-replay: $(REPLAY_BIN)
+$(REPLAY_CONFIG_BIN): conf/fuzz/replay.c conf/fuzz/fuzz_config.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ conf/fuzz/replay.c conf/fuzz/fuzz_config.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+conf-fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN)
 	@if $(REPLAY_BIN) conf/fuzz/corpus conf/fuzz/regressions tests/fixtures/conf/valid \
-	    tests/fixtures/conf/invalid; then \
+	    tests/fixtures/conf/invalid && $(REPLAY_CONFIG_BIN) conf/fuzz/config-corpus; then \
 	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add conf-fuzz-replay 1 0; \
 	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add conf-fuzz-replay 0 1; fi
 
