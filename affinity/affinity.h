@@ -116,8 +116,13 @@ TMATCH_API tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affini
 TMATCH_API void tmatch_affinity_tree_destroy(tmatch_affinity_tree_t *tree);
 
 /* The balanced tree for the mapper; owned by `tree`, valid until it is destroyed.
-   Levels are named ("switch", "node", "package", "numa", "l3", "l2", "core",
-   "pu", "group"); padding leaves are not allowed. */
+   Level l (the objects at depth l, l < depth) is named after its objects:
+   "cluster" (a root joining several top switches), "switch" (Slurm level 0,
+   just above nodes), "switch1", "switch2"... (higher Slurm levels), "node",
+   "package", "die", "numa", "group", "l3", "l2", "core", "pu", "virtual"
+   (inserted to balance depths). Leaves are cores, PUs, or "slot"s (groups
+   of cores for cpus_per_task > 1). Padding leaves are not allowed. Costs
+   are the core's default (one per level climbed). */
 TMATCH_API const tmatch_topo_t *tmatch_affinity_tree_topo(const tmatch_affinity_tree_t *tree);
 
 /* A copy of the topo the caller owns (e.g. to hand to code that destroys it). */
@@ -165,14 +170,20 @@ typedef struct tmatch_affinity_pos {
 		char name[16]; /* "switch", "switch1", "node", "package", "numa", "l3", ... */
 		int index;     /* index among its real siblings (0-based) */
 		int count;     /* real siblings including itself */
-		int global;    /* index among all real objects of this level in the tree */
+		int global;    /* index among all real objects of this level: over the
+		                  whole cluster for switches and nodes, over the node
+		                  for levels inside a node */
 	} level[TMATCH_AFFINITY_MAX_LEVELS];
 } tmatch_affinity_pos_t;
 
 /*
  * Position of a real leaf at every level the hardware has (also those merged
- * away from the topo because they do not branch). For a group of cores
- * (cpus_per_task > 1) the levels below the group describe its first core.
+ * away from the topo because they do not branch). Inside a node, an object
+ * is numbered among the objects of its kind in its nearest enclosing
+ * object that is not an L2 cache: a core is "core=5/14" in its L3 (not 0/1
+ * in its private L2), a PU "pu=1/2" in its core; counts are of the CPUs the
+ * step may use. For a group of cores (cpus_per_task > 1) the levels describe
+ * its first core.
  */
 TMATCH_API int tmatch_affinity_leaf_position(const tmatch_affinity_tree_t *tree, int leaf,
                                              tmatch_affinity_pos_t *pos, tmatch_error_t *err);

@@ -247,7 +247,7 @@ static void level_label(int kind, int swlevel, char *buf, size_t len)
 int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *root,
                          tmatch_error_t *err)
 {
-	int depth, d, arity[TMATCH_MAX_DEPTH], stride[TMATCH_MAX_DEPTH];
+	int depth, d, arity[TMATCH_MAX_DEPTH + 1], stride[TMATCH_MAX_DEPTH] = {0};
 	long leaves = 1;
 	struct walk w;
 	int rc = -1;
@@ -272,6 +272,8 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 			return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
 			                        "the padded tree would have too many leaves");
 	}
+	if (leaves < 1)
+		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
 	tree->topo = tmatch_topo_create(depth, arity, NULL, err);
 	if (!tree->topo)
 		return -1;

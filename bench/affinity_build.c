@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--conf") && i + 1 < argc)
 			conf = argv[++i];
 		else {
-			fprintf(stderr, "usage: affinity_build [--reps N] [--xml FILE] [--conf FILE]\n");
+			fprintf(stderr,
+			        "usage: affinity_build [--reps N] [--xml FILE] [--conf FILE]\n");
 			return 2;
 		}
 	}
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < reps; i++) {
 			double t0 = now_ms();
 			tmatch_affinity_tree_t *cl =
-				tmatch_affinity_cluster_build(c, "cn[001-016]", node, NULL, &err);
+			    tmatch_affinity_cluster_build(c, "cn[001-016]", node, NULL, &err);
 			t[i] = now_ms() - t0;
 			if (!cl) {
 				fprintf(stderr, "affinity_build: %s\n", err.msg);
