@@ -805,6 +805,10 @@ int tmatch_cli_draw(int argc, char **argv)
 	if (!topo)
 		goto fail;
 	pic.n = tmatch_comm_order(comm);
+	if (pic.n <= 0) {
+		tmatch_cli_error("%s: the profile has no ranks: nothing to draw", profile);
+		goto out;
+	}
 	leaf_of_rank = malloc(((size_t)pic.n + 1) * sizeof(int));
 	if (!leaf_of_rank) {
 		tmatch_cli_error("out of memory");

@@ -371,3 +371,18 @@ Test(cli_draw, unwritable_output)
 	cr_expect_eq(run(argv, NULL, out, sizeof(out)), 1);
 	cr_expect_neq(strstr(out, "/nonexistent/dir/x.svg: cannot write"), NULL, "got '%s'", out);
 }
+
+Test(cli_draw, title_is_escaped)
+{
+	char out[MAXOUT];
+	char *argv[] = {CLI,   "draw",    "--profile",       RING8, "--topology",
+	                TOPO8, "--title", "a<b & \"c\" 'd'", "-o",  (char *)tmp("t.svg"),
+	                NULL};
+	char *svg;
+
+	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	assert_well_formed(tmp("t.svg"));
+	svg = slurp(tmp("t.svg"), NULL);
+	cr_expect_neq(strstr(svg, ">a&lt;b &amp; &quot;c&quot; &apos;d&apos;</text>"), NULL);
+	free(svg);
+}
