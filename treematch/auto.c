@@ -3,22 +3,25 @@
  * auto.c - the default mapper: run the candidate mappers that fit the size
  * of the problem, refine the most promising ones, keep the lowest hop-bytes.
  *
- * Candidates, in order (ties keep the earlier one): bisect, treematch,
- * greedy, packed, rcm. Which ones run depends only on the input's size and
+ * Candidates, in order (ties keep the earlier one): bisect, packed,
+ * treematch, greedy, rcm. Which ones run depends only on the input's size and
  * density, never on the clock, so the result is the same on every run for a
  * given seed:
  *   - bisect (graph partitioning) wins on permuted and irregular inputs; it
  *     is skipped on dense matrices, where METIS is slow and any balanced
  *     split is as good as another;
  *   - treematch wins on dense, hierarchical patterns and on friendly
- *     orders; it is skipped above TREEMATCH_MAX_RANKS ranks on sparse inputs;
+ *     orders; on sparse inputs it is skipped above TREEMATCH_MAX_RANKS ranks,
+ *     and above REFINE_ONE ranks unless the order looks friendly (packed
+ *     within FRIENDLY_RATIO of bisect), to keep 16384 ranks well under 0.5 s;
  *   - packed (the identity) is hard to beat when ranks are numbered in a
  *     friendly order;
- *   - greedy and rcm are cheap and sometimes best on odd shapes.
+ *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
+ *     left out on dense matrices above 256 ranks: its queue holds every edge).
  * Bisection runs with several seeds on small inputs (bisect_tries). Up to
  * REFINE_ALL ranks every candidate is refined; above, only the REFINE_TOP
- * best unrefined ones are (one above REFINE_ONE ranks and on dense matrices,
- * where a pass is costly and the unrefined order rarely changes).
+ * best unrefined ones are (only the best above REFINE_ONE ranks and on
+ * dense matrices, where a pass is costly and rarely changes the order).
  */
 #include "treematch/treematch_private.h"
 
@@ -32,6 +35,7 @@
 #define TREEMATCH_MAX_RANKS 65536
 #define DENSE_DEGREE        64
 #define MAX_CAND            16
+#define FRIENDLY_RATIO      1.5
 
 struct cand {
 	const char *name;
@@ -40,6 +44,24 @@ struct cand {
 	double cost;
 	int refined;
 };
+
+/*
+ * Whether the ranks look numbered in a friendly order: packed (the
+ * identity) within FRIENDLY_RATIO of the best candidate so far. TreeMatch
+ * only wins on large sparse inputs in that case, so it is skipped otherwise.
+ */
+static int friendly(const struct cand *cand, int nc)
+{
+	double packed = -1, best = -1;
+
+	for (int i = 0; i < nc; i++) {
+		if (strcmp(cand[i].name, "packed") == 0)
+			packed = cand[i].cost;
+		if (best < 0 || cand[i].cost < best)
+			best = cand[i].cost;
+	}
+	return packed < 0 || packed <= FRIENDLY_RATIO * best;
+}
 
 /* Bisection is cheap and seed-sensitive on small inputs: try several seeds there. */
 static int bisect_tries(int n)
@@ -50,7 +72,7 @@ static int bisect_tries(int n)
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	static const char *const all[] = {"bisect", "treematch", "greedy", "packed", "rcm"};
+	static const char *const all[] = {"bisect", "packed", "treematch", "greedy", "rcm"};
 	struct cand cand[MAX_CAND];
 	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
@@ -72,9 +94,10 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 				continue;
 			tries = bisect_tries(n);
 		}
-		if (strcmp(all[i], "treematch") == 0 && !dense && n > TREEMATCH_MAX_RANKS)
+		if (strcmp(all[i], "treematch") == 0 && !dense &&
+		    (n > TREEMATCH_MAX_RANKS || (n > REFINE_ONE && !friendly(cand, nc))))
 			continue;
-		if (strcmp(all[i], "greedy") == 0 && dense && n > REFINE_ALL)
+		if (strcmp(all[i], "greedy") == 0 && dense && n > 256)
 			continue;
 		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
 			int *map = malloc(sizeof(int) * (size_t)n);
@@ -106,7 +129,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		goto out;
 	}
 	/* Refine every candidate on small inputs, the cheapest few otherwise. */
-	for (int pass = 0; pass < nc && (n <= REFINE_ALL || pass < refine_top); pass++) {
+	for (int pass = 0; pass < nc && ((n <= REFINE_ALL && !dense) || pass < refine_top);
+	     pass++) {
 		int pick = -1;
 		for (int i = 0; i < nc; i++)
 			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
