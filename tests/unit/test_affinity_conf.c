@@ -226,3 +226,45 @@ Test(conf, topology_addr)
 	cr_assert_null(tmatch_affinity_conf_from_addrs(NULL, 0, &err));
 	cr_assert_eq(errno, EINVAL);
 }
+
+/* Mutated topology.conf texts never crash the parser: each gives a conf or
+   an error with a message and a line (deterministic mutations). */
+Test(conf, mutations_fail_cleanly)
+{
+	static const char *const files[] = {FIX "topo-2level.conf", FIX "topo-3level.conf"};
+	static const char alphabet[] = "[]-,=\\#\n a1Ss0";
+	unsigned long x = 12345;
+	size_t f;
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char text[4096];
+		size_t len;
+		FILE *fp = fopen(files[f], "r");
+		int it;
+		cr_assert_not_null(fp);
+		len = fread(text, 1, sizeof(text) - 1, fp);
+		fclose(fp);
+		text[len] = '\0';
+		for (it = 0; it < 400; it++) {
+			char m[4096];
+			int k, nmut = 1 + it % 4;
+			tmatch_error_t err;
+			tmatch_affinity_conf_t *c;
+			memcpy(m, text, len + 1);
+			for (k = 0; k < nmut; k++) {
+				x = x * 6364136223846793005UL + 1442695040888963407UL;
+				m[(x >> 33) % len] = alphabet[(x >> 17) % (sizeof(alphabet) - 1)];
+			}
+			memset(&err, 0, sizeof(err));
+			errno = 0;
+			c = tmatch_affinity_conf_parse(m, "mutant", &err);
+			if (c) {
+				cr_assert_gt(tmatch_affinity_conf_nb_switches(c), 0);
+				tmatch_affinity_conf_destroy(c);
+			} else {
+				cr_assert_neq(errno, 0, "iteration %d", it);
+				cr_assert_neq(err.msg[0], '\0', "iteration %d", it);
+				cr_assert_str_eq(err.file, "mutant");
+			}
+		}
+	}
+}
