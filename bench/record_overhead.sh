@@ -38,7 +38,7 @@ runs() { # abi mode -> files $W/plain and $W/rec, one ns/iteration per line
 	done
 }
 
-echo "# recorder overhead: $ITERS iterations of Isend-to-self + Recv + Wait (8 B),"
+echo "# recorder overhead: $ITERS iterations of Isend-to-self + Recv + Wait (8 B), thread CPU time,"
 echo "# $REPS alternating runs each, pinned to CPU $CPU; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %-6s %12s %12s %12s %12s %10s %10s\n' MPI comm "plain min" "rec min" \
 	"plain med" "rec med" "d(min)" "d(med)"
@@ -52,7 +52,7 @@ for abi in openmpi mpich; do
 	done
 done
 
-if command -v lmp >/dev/null 2>&1; then
+if [ "$RANKS" -gt 0 ] && command -v lmp >/dev/null 2>&1; then
 	echo "# finalize: gather + write of a $RANKS-rank LAMMPS profile (Open MPI, oversubscribed)"
 	(cd "$W" && TREEMATCH_RECORD_VERBOSE=1 timeout 900 "$B/bin/treematch" record \
 		-o "$W/lammps$RANKS.yml" -- mpirun.openmpi --oversubscribe -np "$RANKS" \

@@ -10,6 +10,8 @@
  *                                 unset: the library stays passive
  *   TREEMATCH_RECORD_COLLECTIVES  1: model collectives into coll_edges
  *   TREEMATCH_RECORD_VERBOSE      1: rank 0 reports the write and its time
+ *   TREEMATCH_RECORD_DENSE_MAX    largest job with dense counters (default
+ *                                 65536; tests set 0 to exercise the hash)
  *
  * Messages go to stderr and start with "treematch-record:"; the library never
  * aborts the application: if the profile cannot be written, it says why and
@@ -55,10 +57,10 @@ static void say(const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                  */
 
-static int counters_init(struct tmatch__counters *c, int world_size)
+static int counters_init(struct tmatch__counters *c, int world_size, long dense_max)
 {
 	memset(c, 0, sizeof *c);
-	if (world_size <= TMATCH__RECORD_DENSE_MAX) {
+	if (world_size <= dense_max) {
 		c->dense = 1;
 		c->cap = (uint32_t)world_size;
 		c->cells = calloc((size_t)world_size, sizeof *c->cells);
@@ -715,8 +717,11 @@ void tmatch__record_setup(int provided)
 	st->collectives = coll && *coll == '1';
 	st->atomic = provided == MPI_THREAD_MULTIPLE;
 	st->t_init = PMPI_Wtime();
+	/* TREEMATCH_RECORD_DENSE_MAX (tests): hash even small jobs */
+	const char *dm = getenv("TREEMATCH_RECORD_DENSE_MAX");
+	long dense_max = dm && *dm ? strtol(dm, NULL, 10) : TMATCH__RECORD_DENSE_MAX;
 	for (int k = 0; k < TMATCH__NKINDS; k++)
-		if (counters_init(&st->kind[k], st->world_size) != 0)
+		if (counters_init(&st->kind[k], st->world_size, dense_max) != 0)
 			goto fail;
 	if (PMPI_Comm_group(MPI_COMM_WORLD, &st->world_group) != MPI_SUCCESS)
 		goto fail;

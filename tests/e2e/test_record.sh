@@ -111,6 +111,16 @@ for abi in openmpi mpich; do
 	fi
 done
 
+# hashed counters (used beyond 65536 ranks), forced on a small job
+if TREEMATCH_RECORD_DENSE_MAX=0 timeout 120 "$TM" record --collectives -o "$W/hash.yml" -- \
+	mpirun.openmpi -np 4 "$MPI/pattern.openmpi" rma >"$W/hash.log" 2>&1 &&
+	edges "$W/hash.yml" edges | diff - "$W/rma.exp" >"$W/diff.out" 2>&1 &&
+	edges "$W/hash.yml" coll_edges | diff - "$W/coll.exp" >>"$W/diff.out" 2>&1; then
+	ok "hashed counters give the same exact edges"
+else
+	ko "hashed counters give the same exact edges" "$W/diff.out"
+fi
+
 # atomic write: nothing but the profiles (and our own files) in the directory
 if ls "$W"/*.yml.* >/dev/null 2>&1; then
 	ko "no temporary file left next to the profiles"
