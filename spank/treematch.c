@@ -358,7 +358,13 @@ static void node_fail(const char *fmt, ...)
 	vsnprintf(st.node_msg, sizeof(st.node_msg), fmt, ap);
 	va_end(ap);
 	st.node_failed = 1;
-	slurm_error("treematch: %s", st.node_msg);
+	/* One line, in slurmd's log and (forwarded by slurmstepd) on srun's stderr. */
+	if (st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL)
+		slurm_error("treematch: %s (failure=fail: the tasks are not started)", st.node_msg);
+	else if (st.cfg_ok)
+		slurm_error("treematch: %s: falling back to Slurm's binding", st.node_msg);
+	else
+		slurm_error("treematch: %s", st.node_msg);
 }
 
 /* A job variable of the step (spank_getenv), "" when absent. */
@@ -569,17 +575,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
-	if (st.node_failed) {
-		if (st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL) {
-			if (local == 0)
-				slurm_spank_log("treematch: %s (failure=fail: step aborted)",
-				                st.node_msg);
-			return -1;
-		}
-		if (local == 0)
-			slurm_spank_log("treematch: %s: falling back to Slurm's binding",
-			                st.node_msg);
-	}
+	if (st.node_failed && st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL)
+		return -1; /* said once by node_fail() */
 	if (st.plan && local >= 0 && local < st.plan->ntasks) {
 		const tmatch_spank_task_t *t = &st.plan->task[local];
 

@@ -306,6 +306,31 @@ t_admin_default() {
 	else
 		fail "admin default profile of another size leaves the step alone" "rc=$rc" "$(cat "$WORK/a.out" "$WORK/a.err")"
 	fi
+	printf '# site policy\ndefault = on\nprofile = %s\n' "$P2" >"$WORK/admin.conf"
+	plugstack "admin_file=$WORK/admin.conf"
+	run "$WORK/a.out" "$WORK/a.err" -n2 "$W"
+	check "admin file (admin_file=) sets the site default" bound_as_exported "$WORK/a.out" 2
+	plugstack "max_ranks=1"
+	run "$WORK/a.out" "$WORK/a.err" -n2 --treematch="$P2" "$W"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'srun: error: treematch: .*max_ranks\|srun: error: treematch: .*ranks' "$WORK/a.err" && ! grep -q '^rank=' "$WORK/a.out"; then
+		pass "admin limit max_ranks=1 refuses a 2-rank profile in srun"
+	else
+		fail "admin limit max_ranks=1 refuses a 2-rank profile in srun" "rc=$rc" "$(cat "$WORK/a.err")"
+	fi
+	plugstack "max_file_size=16"
+	run "$WORK/a.out" "$WORK/a.err" -n2 --treematch="$P2" "$W"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'srun: error: treematch: .*p2.yml' "$WORK/a.err" && ! grep -q '^rank=' "$WORK/a.out"; then
+		pass "admin limit max_file_size=16 refuses the profile in srun"
+	else
+		fail "admin limit max_file_size=16 refuses the profile in srun" "rc=$rc" "$(cat "$WORK/a.err")"
+	fi
+	plugstack "mpi_pin=on"
+	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1" sh -c 'echo "pin=$OMPI_MCA_hwloc_base_binding_policy,$HYDRA_BINDING,$I_MPI_PIN,$MV2_ENABLE_AFFINITY"'
+	check "mpi_pin=on (admin default) exports the MPI no-rebind variables" grep -q '^pin=none,none,0,0$' "$WORK/a.out"
+	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1,mpi_pin=off" sh -c 'echo "pin=$I_MPI_PIN"'
+	check "mpi_pin=off from the user overrides the admin default" grep -q '^pin=$' "$WORK/a.out"
 	plugstack "failure=bogus"
 	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1" "$W"
 	rc=$?
@@ -335,6 +360,17 @@ t_node_failure() {
 		pass "node problem, failure=fail: the step fails, the node stays up"
 	else
 		fail "node problem, failure=fail: the step fails, the node stays up" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")" "$(sinfo -N)"
+	fi
+}
+
+t_time_budget() {
+	run "$WORK/t.out" "$WORK/t.err" -n2 --treematch="$P2,max_map_time=0.000000001" "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/t.out")" -eq 2 ] &&
+		[ "$(grep -c 'treematch: n0: .*max_map_time.*falling back' "$WORK/t.err")" -eq 1 ]; then
+		pass "mapping time budget exceeded: one line, Slurm's binding kept"
+	else
+		fail "mapping time budget exceeded: one line, Slurm's binding kept" "rc=$rc" "$(cat "$WORK/t.out" "$WORK/t.err")"
 	fi
 }
 
@@ -505,6 +541,7 @@ if want affinity; then
 		t_admin_default
 		t_partial_node
 		t_node_failure
+		t_time_budget
 		t_exclusive_only
 		t_cpus_per_task
 		t_mpi ""

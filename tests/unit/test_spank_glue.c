@@ -496,8 +496,10 @@ Test(spank_glue, node_problem_falls_back)
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
 	cr_expect_null(set_value("TREEMATCH_CPUS"));
-	cr_expect(strstr(mock.log, "user: treematch: n0: ") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "error: treematch: n0: ") != NULL, "%s", mock.log);
 	cr_expect(strstr(mock.log, "falling back") != NULL, "%s", mock.log);
+	cr_expect(strstr(strstr(mock.log, "falling back") + 1, "falling back") == NULL,
+	          "said once: %s", mock.log);
 }
 
 Test(spank_glue, node_problem_fails_step_when_asked)
