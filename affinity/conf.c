@@ -417,6 +417,13 @@ static int parse_line(struct parser *p, struct lline *l)
 			}
 			have_speed = 1;
 			free(val);
+		} else if (KEYIS("BlockName") || KEYIS("BlockSizes")) {
+			free(val);
+			perr(p, EINVAL, l->line[ks], l->col[ks],
+			     "%.*s belongs to the topology/block plugin: only the topology/tree "
+			     "syntax (SwitchName, Switches, Nodes, LinkSpeed) is read",
+			     (int)(ke - ks), key);
+			goto out;
 		} else {
 			free(val);
 			perr(p, EINVAL, l->line[ks], l->col[ks],
