@@ -37,7 +37,7 @@
 #define MAP_SIZE  340.0
 #define MAP_LEFT  70.0
 #define MAP_GAP   90.0
-#define MAP_TOP   90.0
+#define MAP_TOP   104.0
 #define LEGEND_W  16.0
 #define PAGE_W    (MAP_LEFT + 2 * MAP_SIZE + MAP_GAP + 40.0 + LEGEND_W + 70.0)
 #define TREE_LEFT 110.0
