@@ -41,6 +41,42 @@ int tmatch_spank_step_is_handled(uint32_t step_id)
 	}
 }
 
+/* Number of entries of a list "0-3,8" (-1 if malformed). */
+static int count_list(const char *list)
+{
+	int n = 0;
+	const char *p = list;
+
+	while (p && *p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0)
+			return -1;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			hi = strtol(q, &end, 10);
+			if (end == q || hi < lo)
+				return -1;
+		}
+		n += (int)(hi - lo + 1);
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+	return n;
+}
+
+int tmatch_spank_job_has_whole_node(const char *job_cores, int node_cores)
+{
+	int n = job_cores ? count_list(job_cores) : -1;
+
+	return n > 0 && node_cores > 0 && n >= node_cores;
+}
+
 int tmatch_spank_classify_value(const char *value, tmatch_error_t *err)
 {
 	if (!value || !*value) {
@@ -322,7 +358,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	slots = tmatch_affinity_tree_nb_slots(node);
 	if (info->nlocal > slots) {
 		set_err(err,
-		        "%d tasks on this node but only %d slots of %d CPU(s) in the step: "
+		        "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
 		        "ask for fewer tasks per node or more CPUs",
 		        info->nlocal, slots, info->cpus_per_task > 1 ? info->cpus_per_task : 1);
 		errno = EOVERFLOW;
@@ -357,8 +393,8 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 		goto out;
 	plan->map_seconds = now_seconds() - t0;
 	if (cfg->max_map_time > 0 && plan->map_seconds > cfg->max_map_time) {
-		set_err(err, "mapping took %.3f s, over the limit max_map_time=%g s",
-		        plan->map_seconds, cfg->max_map_time);
+		set_err(err, "mapping took %.3f ms, over the limit max_map_time=%g s",
+		        plan->map_seconds * 1e3, cfg->max_map_time);
 		errno = ETIME;
 		goto out;
 	}

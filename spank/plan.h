@@ -39,6 +39,13 @@ extern "C" {
    script, the extern container, interactive and pending steps. */
 int tmatch_spank_step_is_handled(uint32_t step_id);
 
+/*
+ * exclusive_only: 1 when the job's cores on this node (S_JOB_ALLOC_CORES,
+ * "0-3,8") cover all `node_cores` cores of the node, 0 otherwise (also for
+ * a missing or malformed list).
+ */
+int tmatch_spank_job_has_whole_node(const char *job_cores, int node_cores);
+
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
 

@@ -396,28 +396,6 @@ static tmatch_affinity_conf_t *load_topology_conf(spank_t sp)
 	return tmatch_affinity_conf_load(path, NULL);
 }
 
-/* Count the CPUs of a list "0-3,8". */
-static int count_list(const char *list)
-{
-	int n = 0;
-	const char *p = list;
-
-	while (p && *p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -1;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		n += (int)(hi - lo + 1);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	return n;
-}
-
 /* The whole work of a node, in slurmstepd as the user. */
 static void plan_node(spank_t sp)
 {
@@ -488,7 +466,8 @@ static void plan_node(spank_t sp)
 		whole.alloc_cores = NULL;
 		whole.cpus_per_task = 1;
 		t = tmatch_affinity_node_load(&whole, &err);
-		if (!t || !job_cores || count_list(job_cores) < tmatch_affinity_tree_nb_slots(t)) {
+		if (!t ||
+		    !tmatch_spank_job_has_whole_node(job_cores, tmatch_affinity_tree_nb_slots(t))) {
 			slurm_spank_log("treematch: %s: the job does not have the whole node "
 			                "(exclusive_only=on): Slurm's binding kept",
 			                node_name);

@@ -348,7 +348,7 @@ t_node_failure() {
 	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml" "$W"
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/f.out")" -eq 3 ] &&
-		[ "$(grep -c 'treematch: n0: .*slots.*falling back' "$WORK/f.err")" -eq 1 ]; then
+		[ "$(grep -c 'treematch: n0: .*slot(s).*falling back' "$WORK/f.err")" -eq 1 ]; then
 		pass "node problem, failure=fallback: one clear line, tasks run with Slurm's binding"
 	else
 		fail "node problem, failure=fallback: one clear line, tasks run with Slurm's binding" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")"

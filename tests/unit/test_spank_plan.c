@@ -114,6 +114,19 @@ Test(spank_plan, special_steps_are_skipped)
 		             "step %#x", cases[i].id);
 }
 
+Test(spank_plan, whole_node_for_exclusive_only)
+{
+	cr_expect_eq(tmatch_spank_job_has_whole_node("0-3", 4), 1);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("0,1,2-3", 4), 1);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("0-2", 4), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("1", 2), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node(NULL, 2), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("", 2), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("0-x", 2), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("3-1", 2), 0);
+	cr_expect_eq(tmatch_spank_job_has_whole_node("0-1", 0), 0);
+}
+
 Test(spank_plan, option_values)
 {
 	tmatch_error_t err;
@@ -325,7 +338,7 @@ Test(spank_plan, refuses_oversubscription_and_wrong_counts)
 	errno = 0;
 	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
 	cr_expect_eq(errno, EOVERFLOW);
-	cr_expect(strstr(err.msg, "slots") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.msg, "slot(s)") != NULL, "%s", err.msg);
 	cr_expect_null(plan);
 	info_init(&info, ranks, 2, 6);
 	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
