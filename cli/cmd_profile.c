@@ -504,7 +504,10 @@ static int cmd_convert(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(from, "yaml")) {
-		p = tmatch_profile_load(argv[optind], NULL, log_stderr, NULL, &err);
+		tmatch_profile_limits_t lim;
+		tmatch_profile_limits_init(&lim);
+		lim.allow_special = 1;
+		p = tmatch_profile_load(argv[optind], &lim, log_stderr, NULL, &err);
 		if (!p)
 			return report(&err);
 	} else {
@@ -753,6 +756,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	tmatch_profile_t *p;
 
 	tmatch_profile_limits_init(&lim);
+	lim.allow_special = 1; /* a command-line tool may read /dev/stdin */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:M:ct:qh", lo, NULL)) != -1) {
 		switch (c) {

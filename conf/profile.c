@@ -24,6 +24,7 @@ void tmatch_profile_limits_init(tmatch_profile_limits_t *lim)
 	lim->max_depth = 16;
 	lim->max_scalar_len = 4096;
 	lim->max_matrix_ranks = 1024;
+	lim->allow_special = 0;
 }
 
 int tmatch_profile_metric_parse(const char *name, tmatch_profile_metric_t *out, tmatch_error_t *err)

@@ -43,6 +43,8 @@ typedef struct tmatch_profile_limits {
 	int max_depth;         /* YAML nesting depth (default 16) */
 	size_t max_scalar_len; /* longest scalar in bytes (default 4096) */
 	int max_matrix_ranks;  /* largest `ranks` for the dense `matrix` form (default 1024) */
+	int allow_special;     /* 1: also read pipes and devices; default 0: regular files
+	                          only, so a FIFO cannot block the reader */
 } tmatch_profile_limits_t;
 
 #define TMATCH_PROFILE_DEFAULT_MAX_RANKS     1048576
@@ -83,12 +85,15 @@ typedef struct tmatch_profile tmatch_profile_t;
  * warnings (self edges ignored, duplicate directed edges summed, all-zero
  * profile...), each starting with the display name and line.
  *
- * load:        opens `path` itself (O_RDONLY|O_NOFOLLOW is NOT used: the caller
- *              decides who opens; a privileged caller must use load_fd).
- * load_fd:     reads an already-open fd from its current position to EOF
- *              (regular file: size checked with fstat first; pipes: the size
- *              limit is enforced while reading). `name` is only used in
- *              messages (NULL = "<fd>"). The fd is NOT closed.
+ * load:        opens `path` itself (O_RDONLY|O_NONBLOCK, so opening a FIFO
+ *              does not block; symlinks are followed: a privileged caller
+ *              opens the file with the user's rights and uses load_fd).
+ * load_fd:     reads an already-open fd from its current position to EOF.
+ *              Regular files: size checked with fstat first. Anything else
+ *              (pipe, device, socket) is refused with EINVAL unless
+ *              lim->allow_special, in which case the size limit is enforced
+ *              while reading. `name` is only used in messages (NULL =
+ *              "<fd>"). The fd is NOT closed.
  * load_buffer: parses `len` bytes from memory (fuzzing, tests).
  */
 TMATCH_API tmatch_profile_t *tmatch_profile_load(const char *path,

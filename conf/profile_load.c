@@ -1218,7 +1218,7 @@ static int read_handler(void *data, unsigned char *buffer, size_t size, size_t *
 static tmatch_profile_t *load_common(struct loader *L, tmatch_error_t *err)
 {
 	tmatch_profile_t *res = NULL;
-	tmatch_error_t local;
+	tmatch_error_t local = {{0}, 0, 0, {0}};
 
 	L->err = err ? err : &local;
 	L->p = tmatch_profile_create(1, TMATCH_PROFILE_HAS_BYTES, 1, NULL);
@@ -1331,6 +1331,14 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 	}
 	if (loader_init(&L, name, lim, log, log_arg, err))
 		return NULL;
+	if (!S_ISREG(st.st_mode) && !L.lim.allow_special) {
+		tmatch__conf_error(err, name, 0, 0,
+		                   "not a regular file (a pipe, device or socket): give a profile "
+		                   "file");
+		yaml_parser_delete(&L.parser);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)L.lim.max_file_size) {
 		tmatch__conf_error(err, name, 0, 0,
 		                   "profile is %jd bytes, larger than the limit of %zu bytes: "
@@ -1356,13 +1364,17 @@ tmatch_profile_t *tmatch_profile_load(const char *path, const tmatch_profile_lim
 		errno = EINVAL;
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
 		tmatch__conf_error(err, path, 0, 0, "cannot open: %s", strerror(e));
 		errno = e;
 		return NULL;
 	}
+	/* Blocking reads from here on (pipes, when allowed, wait for data). */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	p = tmatch_profile_load_fd(fd, path, lim, log, log_arg, err);
 	e = errno;
 	close(fd);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char small[] = "format: comm-profile\n"
@@ -385,8 +386,34 @@ Test(conf_profile, load_fd_regular_file_and_pipe)
 	close(pfd[1]);
 	errno = 0;
 	cr_expect_null(tmatch_profile_load_fd(pfd[0], "pipe", &lim, NULL, NULL, &err));
+	cr_expect_eq(errno, EINVAL, "pipes are refused by default");
+	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	lim.allow_special = 1;
+	errno = 0;
+	cr_expect_null(tmatch_profile_load_fd(pfd[0], "pipe", &lim, NULL, NULL, &err));
 	cr_expect_eq(errno, EFBIG);
 	close(pfd[0]);
+	/* allowed and within the limit */
+	cr_assert_eq(pipe(pfd), 0);
+	cr_assert_eq(write(pfd[1], small, strlen(small)), (ssize_t)strlen(small));
+	close(pfd[1]);
+	lim.max_file_size = 1 << 20;
+	tmatch_profile_t *pp = tmatch_profile_load_fd(pfd[0], "pipe", &lim, NULL, NULL, &err);
+	cr_expect_not_null(pp, "%s", err.msg);
+	tmatch_profile_destroy(pp);
+	close(pfd[0]);
+
+	/* a FIFO without writer: refused at once, never blocks */
+	char fifo[] = "/tmp/test_conf_fifoXXXXXX";
+	int tfd = mkstemp(fifo);
+	cr_assert_geq(tfd, 0);
+	close(tfd);
+	unlink(fifo);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	cr_expect_null(tmatch_profile_load(fifo, NULL, NULL, NULL, &err));
+	cr_expect_eq(errno, EINVAL);
+	unlink(fifo);
 
 	errno = 0;
 	cr_expect_null(tmatch_profile_load_fd(-1, "x", NULL, NULL, NULL, &err));
