@@ -17,7 +17,8 @@ RECORD_LIBDIR  ?= $(LIBDIR)/treematch
 RECORD_ABIS  := openmpi mpich
 RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c
 RECORD_LIBS  := $(RECORD_ABIS:%=$(B)/profiler/libtreematch-record-%.so)
-RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) $(B)/tests/mpi/pattern_f.$(a))
+RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) \
+                  $(B)/tests/mpi/pattern_f.$(a) $(B)/tests/mpi/pattern_mt.$(a))
 
 BIN_TARGETS  += $(RECORD_LIBS)
 CLI_SRCS     += profiler/mpiabi.c
@@ -46,6 +47,10 @@ $(B)/profiler/libtreematch-record-%.so: $(RECORD_SRCS) profiler/record_private.h
 $(B)/tests/mpi/pattern.%: tests/mpi/pattern.c
 	@mkdir -p $(dir $@)
 	$(MPICC_$*) $(WARN) $(CFLAGS) -o $@ $<
+
+$(B)/tests/mpi/pattern_mt.%: tests/mpi/pattern_mt.c
+	@mkdir -p $(dir $@)
+	$(MPICC_$*) $(WARN) $(CFLAGS) -pthread -o $@ $<
 
 $(B)/tests/mpi/pattern_f.%: tests/mpi/pattern_f.f90
 	@mkdir -p $(dir $@)

@@ -12,8 +12,11 @@
 #     `treematch profile convert -f ompi`, gives the same point-to-point
 #     matrix (within 1 %; exact in practice), except for persistent sends,
 #     which monitoring is known not to see (checked as exactly that gap);
-#   - LAMMPS (lmp, Open MPI) and ScaLAPACK xdlu (MPICH) from Debian packages,
-#     when installed: recorded, loaded, LAMMPS compared with monitoring;
+#   - LAMMPS (lmp, Open MPI) and ScaLAPACK xdlu (both MPIs) from Debian
+#     packages: recorded, loaded; LAMMPS and xdlu/Open MPI compared with
+#     monitoring;
+#   - tests/mpi/pattern_mt.c: 4 threads per rank under MPI_THREAD_MULTIPLE;
+#   - the hashed counters (forced with TREEMATCH_RECORD_DENSE_MAX=0);
 #   - refusals: static programs, --treematch in the same run, scripts.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
@@ -41,7 +44,9 @@ ok() {
 ko() {
 	fail=$((fail + 1))
 	echo "FAIL $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/     | /' "$2" | tail -n 25
+	for f in "${2:-}" "${3:-}"; do
+		[ -n "$f" ] && [ -f "$f" ] && sed 's/^/     | /' "$f" | tail -n 25
+	done
 	return 0
 }
 
@@ -108,6 +113,34 @@ for abi in openmpi mpich; do
 		same "$name: puts and gets counted exactly" "$W/$name.p2p" "$W/rma.exp"
 	else
 		ko "$name: treematch record runs" "$W/$name.log"
+	fi
+done
+
+# MPI_THREAD_MULTIPLE: 4 threads per rank send concurrently, on
+# MPI_COMM_WORLD and on per-thread dups (see tests/mpi/pattern_mt.c)
+mt_expected() { # ranks iters
+	awk -v n="$1" -v it="$2" 'BEGIN {
+		for (r = 0; r < n; r++) {
+			nx = (r + 1) % n; pv = (r + n - 1) % n
+			m[r " " nx] += 4 * it; b[r " " nx] += 80 * it
+			m[r " " pv] += 4 * it; b[r " " pv] += 16 * it
+		}
+		for (k in m) print k, m[k], b[k]
+	}' | sort -n -k1,1 -k2,2
+}
+for mt in "openmpi 3 500" "mpich 2 40"; do
+	set -- $mt
+	mt_expected "$2" "$3" >"$W/mt.exp"
+	case $1 in
+	openmpi) launcher="mpirun.openmpi -np $2" ;;
+	mpich) launcher="mpirun.mpich -np $2" ;;
+	esac
+	# shellcheck disable=SC2086
+	if timeout 120 "$TM" record -o "$W/mt.$1.yml" -- $launcher "$MPI/pattern_mt.$1" "$3" \
+		>"$W/mt.$1.log" 2>&1 && edges "$W/mt.$1.yml" edges | diff - "$W/mt.exp" >"$W/diff.out"; then
+		ok "pattern_mt.$1: concurrent threads counted exactly ($2 ranks x 4 threads)"
+	else
+		ko "pattern_mt.$1: concurrent threads counted exactly" "$W/diff.out" "$W/mt.$1.log"
 	fi
 done
 
@@ -201,6 +234,23 @@ if command -v lmp >/dev/null 2>&1; then
 else
 	echo "note: lmp not installed (package lammps): LAMMPS test not run"
 	ko "lammps installed (tests/install-deps.sh lists it)"
+fi
+XDLU_OMPI=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu
+if [ -x "$XDLU_OMPI" ]; then
+	mkdir -p "$W/xdlu-ompi"
+	cp "$S/tests/mpi/LU.dat" "$W/xdlu-ompi/"
+	if (cd "$W/xdlu-ompi" && monitor xdlu-ompi "$XDLU_OMPI"); then
+		edges "$W/xdlu-ompi.yml" edges >"$W/xdlu-ompi.rec"
+		edges "$W/xdlu-ompi.mon.yml" edges >"$W/xdlu-ompi.ompi"
+		if [ -s "$W/xdlu-ompi.rec" ] &&
+			within1 "$W/xdlu-ompi.rec" "$W/xdlu-ompi.ompi" >"$W/diff.out"; then
+			ok "xdlu (Open MPI): recorder = Open MPI monitoring within 1 % ($(wc -l <"$W/xdlu-ompi.rec") pairs)"
+		else
+			ko "xdlu (Open MPI): recorder = Open MPI monitoring within 1 %" "$W/diff.out"
+		fi
+	else
+		ko "xdlu (Open MPI): record with Open MPI monitoring" "$W/xdlu-ompi.log"
+	fi
 fi
 XDLU=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
 if [ -x "$XDLU" ]; then
