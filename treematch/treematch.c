@@ -40,6 +40,7 @@
 #define DEFAULT_EXACT_MAX_GROUPS 30000
 #define EXACT_MAX_ITEMS          512 /* dense p x p scratch of the exact method */
 #define DEFAULT_SWAP_PASSES      4
+#define PORTFOLIO_MAX_DEGREE     32 /* above: one tie-breaking rule only */
 #define SWAP_WORK_FACTOR         8
 #define SWAP_CANDIDATES                                                                            \
 	4 /* groups tried per item */ /* edges scanned per edge of the level, all passes */
@@ -101,6 +102,7 @@ struct ctx {
 	long exact_max;
 	int swap_passes;
 	int used_exact; /* set when some level ran the exact method */
+	int tie_bfs;    /* break weight ties by breadth-first position, not index */
 };
 
 static int oom(struct ctx *c)
@@ -363,6 +365,7 @@ out:
 struct wedge {
 	double w;
 	int i, j;
+	int ki, kj; /* tie keys: breadth-first positions, smaller first */
 };
 
 static int cmp_wedge(const void *a, const void *b)
@@ -372,9 +375,74 @@ static int cmp_wedge(const void *a, const void *b)
 		return -1;
 	if (x->w < y->w)
 		return 1;
-	if (x->i != y->i)
-		return (x->i > y->i) - (x->i < y->i);
-	return (x->j > y->j) - (x->j < y->j);
+	if (x->ki != y->ki)
+		return (x->ki > y->ki) - (x->ki < y->ki);
+	return (x->kj > y->kj) - (x->kj < y->kj);
+}
+
+/*
+ * Breadth-first positions of the items, each component started from its
+ * lowest-degree item (lowest index on ties). Used to break ties between
+ * equal weights: pairs are then taken along a sweep through the graph,
+ * whatever the numbering of the ranks, which keeps groups compact on
+ * regular patterns whose ranks were permuted.
+ */
+static int bfs_positions(const struct graph *gr, int p, int *pos)
+{
+	int *queue = malloc(sizeof(int) * (size_t)(p ? p : 1)), *order, head = 0, tail = 0,
+	    next = 0;
+	if (!queue)
+		return -1;
+	order = malloc(sizeof(int) * (size_t)(p ? p : 1));
+	if (!order) {
+		free(queue);
+		return -1;
+	}
+	for (int i = 0; i < p; i++) {
+		pos[i] = -1;
+		order[i] = i;
+	}
+	/* starts: items by increasing degree, then index (counting sort on degree) */
+	{
+		size_t maxd = 0;
+		size_t *cnt;
+		for (int i = 0; i < gr->n && i < p; i++)
+			if (gr->rp[i + 1] - gr->rp[i] > maxd)
+				maxd = gr->rp[i + 1] - gr->rp[i];
+		cnt = calloc(maxd + 2, sizeof(size_t));
+		if (!cnt) {
+			free(queue);
+			free(order);
+			return -1;
+		}
+		for (int i = 0; i < p; i++)
+			cnt[(i < gr->n ? gr->rp[i + 1] - gr->rp[i] : 0) + 1]++;
+		for (size_t d = 1; d <= maxd + 1; d++)
+			cnt[d] += cnt[d - 1];
+		for (int i = 0; i < p; i++)
+			order[cnt[i < gr->n ? gr->rp[i + 1] - gr->rp[i] : 0]++] = i;
+		free(cnt);
+	}
+	for (int x = 0; x < p; x++) {
+		int start = order[x];
+		if (pos[start] >= 0)
+			continue;
+		pos[start] = next++;
+		queue[tail++] = start;
+		while (head < tail) {
+			int v = queue[head++];
+			if (v >= gr->n)
+				continue;
+			for (size_t e = gr->rp[v]; e < gr->rp[v + 1]; e++)
+				if (pos[gr->col[e]] < 0) {
+					pos[gr->col[e]] = next++;
+					queue[tail++] = gr->col[e];
+				}
+		}
+	}
+	free(queue);
+	free(order);
+	return 0;
 }
 
 /* Scratch for per-item accumulation with a touched list. */
@@ -437,7 +505,8 @@ static void grow(struct gstate *s, struct acc *a, int g)
 	acc_reset(a);
 }
 
-#define NB_BUCKETS 13 /* pivots from a sample of 2^(NB_BUCKETS - 1) weights */
+#define NB_BUCKETS  13                /* pivots from a sample of 2^(NB_BUCKETS - 1) weights */
+#define CHUNK_PAIRS ((size_t)1 << 21) /* pairs gathered and sorted at once */
 
 static int cmp_double_desc(const void *a, const void *b)
 {
@@ -485,7 +554,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	const struct graph *gr = s->gr;
 	size_t m = 0, stride, ns = 0, cnt[NB_BUCKETS] = {0}, maxb = 0;
 	double sample[1 << (NB_BUCKETS - 1)], piv[NB_BUCKETS - 1];
-	int npiv = 0, rc = -1, unassigned = 0;
+	int npiv = 0, rc = -1, unassigned = 0, *pos = NULL;
 	struct wedge *E = NULL;
 
 	for (int i = 0; i < gr->n; i++)
@@ -518,24 +587,46 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 		for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
 			if (gr->col[e] > i && gr->w[e] > 0)
 				cnt[bucket_of(piv, npiv, gr->w[e])]++;
+	/* consecutive buckets are gathered together up to CHUNK_PAIRS pairs */
 	for (int b = 0; b <= npiv; b++)
 		if (cnt[b] > maxb)
 			maxb = cnt[b];
+	if (maxb < CHUNK_PAIRS)
+		maxb = m < CHUNK_PAIRS ? m : CHUNK_PAIRS;
 	E = malloc(sizeof(*E) * maxb);
-	if (!E)
+	pos = malloc(sizeof(int) * (size_t)s->p);
+	if (pos && !c->tie_bfs)
+		for (int i = 0; i < s->p; i++)
+			pos[i] = i;
+	if (!E || !pos || (c->tie_bfs && bfs_positions(gr, s->p, pos))) {
+		free(E);
+		free(pos);
 		return oom(c);
-	for (int b = 0; b <= npiv && unassigned > 0; b++) {
-		size_t k = 0;
-		if (!cnt[b])
+	}
+	for (int b = 0, b2; b <= npiv && unassigned > 0; b = b2 + 1) {
+		size_t k = 0, total = cnt[b];
+		/* more buckets in one pass only while too few pairs to group the
+		   items left: a dense matrix's light tail is never gathered */
+		for (b2 = b; b2 < npiv && total < (size_t)unassigned && total + cnt[b2 + 1] <= maxb;
+		     b2++)
+			total += cnt[b2 + 1];
+		if (!total)
 			continue;
 		for (int i = 0; i < gr->n; i++)
-			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
-				if (gr->col[e] > i && gr->w[e] > 0 &&
-				    bucket_of(piv, npiv, gr->w[e]) == b) {
+			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++) {
+				int bk;
+				if (gr->col[e] <= i || gr->w[e] <= 0)
+					continue;
+				bk = bucket_of(piv, npiv, gr->w[e]);
+				if (bk >= b && bk <= b2) {
+					int a = pos[i], z = pos[gr->col[e]];
 					E[k].w = gr->w[e];
 					E[k].i = i;
-					E[k++].j = gr->col[e];
+					E[k].j = gr->col[e];
+					E[k].ki = a < z ? a : z;
+					E[k++].kj = a < z ? z : a;
 				}
+			}
 		qsort(E, k, sizeof(*E), cmp_wedge);
 		for (size_t x = 0; x < k; x++) {
 			int before = (s->group_of[E[x].i] < 0) + (s->group_of[E[x].j] < 0);
@@ -546,6 +637,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	}
 	rc = 0;
 	free(E);
+	free(pos);
 	return rc;
 }
 
@@ -1386,40 +1478,61 @@ static int run_once(struct ctx *c, const tmatch_comm_t *comm, const tmatch_topo_
 int tmatch__map_treematch(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                           const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	struct ctx c = {opts, err, DEFAULT_EXACT_MAX_GROUPS, DEFAULT_SWAP_PASSES, 0};
+	struct ctx c = {opts, err, DEFAULT_EXACT_MAX_GROUPS, DEFAULT_SWAP_PASSES, 0, 0};
 	struct eff E;
-	int rc = -1, *alt = NULL;
+	int rc = -1, *alt = NULL, used_exact = 0;
+	long exact_max = DEFAULT_EXACT_MAX_GROUPS;
+	double best = 0;
 
 	if (comm->n == 0)
 		return 0;
 	if (opts->exact_max_groups > 0)
-		c.exact_max = opts->exact_max_groups;
+		exact_max = opts->exact_max_groups;
 	if (opts->iter_budget > 0 && opts->iter_budget < c.swap_passes)
 		c.swap_passes = (int)opts->iter_budget;
 	if (eff_build(topo, &E)) {
 		oom(&c);
 		goto out;
 	}
-	if (run_once(&c, comm, topo, &E, leaf_of_rank))
-		goto out;
 	/*
-	 * The exact heuristic optimises one level at a time; on small inputs
-	 * the greedy's groups can add up to a better tree. When some level
-	 * was exact, also run greedy only and keep the lower hop-bytes
-	 * (exact on ties). Both are deterministic, so the choice is too.
+	 * A small deterministic portfolio, the lowest hop-bytes wins (the
+	 * earlier variant on ties):
+	 * - ties between equal weights broken by rank index (best when the
+	 *   numbering follows the structure, e.g. NAS CG's hypercube rows) or by
+	 *   breadth-first position (best when the ranks were permuted);
+	 * - when some level was small enough for the paper's exact heuristic,
+	 *   the greedy-only run too: the exact heuristic optimises one level at
+	 *   a time and lost to the greedy on 64-rank stencils.
 	 */
-	if (c.used_exact) {
-		alt = malloc(sizeof(int) * (size_t)comm->n);
-		if (!alt) {
-			oom(&c);
+	alt = malloc(sizeof(int) * (size_t)comm->n);
+	if (!alt) {
+		oom(&c);
+		goto out;
+	}
+	for (int variant = 0; variant < 4; variant++) {
+		int *dst = variant ? alt : leaf_of_rank;
+		/* dense matrices: the tie-breaking variants cost a lot for little */
+		if (variant >= 2 && comm->nnz > (size_t)PORTFOLIO_MAX_DEGREE * (size_t)comm->n &&
+		    comm->n > 256)
+			break;
+		c.tie_bfs = variant >= 2;
+		c.exact_max = variant % 2 ? 0 : exact_max;
+		if (variant % 2 && !used_exact)
+			continue;
+		c.used_exact = 0;
+		if (run_once(&c, comm, topo, &E, dst))
 			goto out;
+		if (variant % 2 == 0)
+			used_exact = c.used_exact;
+		if (variant) {
+			double hb = tmatch__hop_bytes(comm, topo, alt);
+			if (hb < best) {
+				best = hb;
+				memcpy(leaf_of_rank, alt, sizeof(int) * (size_t)comm->n);
+			}
+		} else {
+			best = tmatch__hop_bytes(comm, topo, leaf_of_rank);
 		}
-		c.exact_max = 0;
-		if (run_once(&c, comm, topo, &E, alt))
-			goto out;
-		if (tmatch__hop_bytes(comm, topo, alt) <
-		    tmatch__hop_bytes(comm, topo, leaf_of_rank))
-			memcpy(leaf_of_rank, alt, sizeof(int) * (size_t)comm->n);
 	}
 	rc = 0;
 out:
