@@ -66,6 +66,8 @@ void tmatch__conf_log(tmatch_log_fn log, void *arg, int level, const char *fmt, 
 int tmatch__edges_push(struct tmatch__edges *e, unsigned metrics, int src, int dst, uint64_t bytes,
                        uint64_t msgs, uint32_t line);
 void tmatch__edges_free(struct tmatch__edges *e);
+/* Make room for `cap` edges in one step. -1/ENOMEM (arrays still valid). */
+int tmatch__edges_reserve(struct tmatch__edges *e, unsigned metrics, size_t cap);
 
 /*
  * Sort by (src, dst) in O(n + ranks) (two stable counting passes), then

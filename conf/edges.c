@@ -58,6 +58,24 @@ static int grow(void **p, size_t elem, size_t cap)
 	return 0;
 }
 
+int tmatch__edges_reserve(struct tmatch__edges *e, unsigned metrics, size_t cap)
+{
+	if (cap <= e->cap)
+		return 0;
+	if (cap > SIZE_MAX / sizeof(uint64_t) || grow((void **)&e->src, sizeof(int), cap) ||
+	    grow((void **)&e->dst, sizeof(int), cap) ||
+	    ((metrics & TMATCH_PROFILE_HAS_BYTES) &&
+	     grow((void **)&e->bytes, sizeof(uint64_t), cap)) ||
+	    ((metrics & TMATCH_PROFILE_HAS_MSGS) &&
+	     grow((void **)&e->msgs, sizeof(uint64_t), cap)) ||
+	    (e->line && grow((void **)&e->line, sizeof(uint32_t), cap))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	e->cap = cap;
+	return 0;
+}
+
 int tmatch__edges_push(struct tmatch__edges *e, unsigned metrics, int src, int dst, uint64_t bytes,
                        uint64_t msgs, uint32_t line)
 {

@@ -615,6 +615,12 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 		errno = EINVAL;
 		return NULL;
 	}
+	size_t total = ((sets & TMATCH_PROFILE_P2P) ? p->set[0].n : 0) +
+	               ((sets & TMATCH_PROFILE_COLL) ? p->set[1].n : 0);
+	if (tmatch__edges_reserve(&tmp, p->metrics, total ? total : 1)) {
+		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		goto out;
+	}
 	for (int s = 0; s < 2; s++) {
 		const struct tmatch__edges *e = &p->set[s];
 		if (!(sets & (s ? TMATCH_PROFILE_COLL : TMATCH_PROFILE_P2P)))
