@@ -54,147 +54,147 @@ void tmatch_affinity_hostlist_free(char **names)
 	free(names);
 }
 
-/* One bracket range item: lo-hi with a zero-padding width. */
-struct range {
-	long lo, hi;
-	int width;
-};
-
 /*
  * Expand item s[0..len) (no top-level commas): text and [ranges] pieces,
  * cartesian product in order. `base` is the item's column offset.
  */
+/* Parse a number of up to 9 digits at s[*i]; -1 if none or too long. */
+static long parse_index(const char *s, size_t len, size_t *i)
+{
+	long v = 0;
+	size_t st = *i;
+	while (*i < len && isdigit((unsigned char)s[*i])) {
+		v = v * 10 + (s[*i] - '0');
+		if (v > 999999999)
+			return -1;
+		(*i)++;
+	}
+	return *i == st ? -1 : v;
+}
+
+/* Append prefix + every name of `tail` (or prefix alone when tail is NULL). */
+static int push_joined(struct names *out, const char *prefix, const struct names *tail)
+{
+	int t;
+	if (!tail) {
+		char *name = strdup(prefix);
+		if (!name || names_push(out, name) < 0) {
+			free(name);
+			return -1;
+		}
+		return 0;
+	}
+	for (t = 0; t < tail->n; t++) {
+		size_t l = strlen(prefix) + strlen(tail->v[t]) + 1;
+		char *name = malloc(l);
+		if (!name || names_push(out, name) < 0) {
+			free(name);
+			return -1;
+		}
+		snprintf(name, l, "%s%s", prefix, tail->v[t]);
+	}
+	return 0;
+}
+
+/*
+ * Expand item s[0..len) (no top-level commas): text and [ranges] pieces,
+ * cartesian product in order. `base` is the item's column offset.
+ * Returns 0, -1 (syntax, *col set) or -2 (out of memory).
+ */
 static int expand_item(const char *s, size_t len, int base, struct names *out, int *col)
 {
-	/* find the first bracket; recurse on the remainder for each value */
-	size_t i = 0, j;
-	const char *lb = memchr(s, '[', len);
-	struct range r[256];
-	int nr = 0, k;
+	size_t i, j, pre;
+	const char *lb = memchr(s, '[', len), *rb;
+	struct names tail = {NULL, 0, 0};
+	int rc = -1, have_tail;
 
-	for (i = 0; i < len; i++) {
-		if (s[i] == ']' || (s[i] != '[' && (isspace((unsigned char)s[i]) || s[i] == '='))) {
+	for (i = 0; i < len && s[i] != '['; i++) {
+		if (s[i] == ']' || isspace((unsigned char)s[i]) || s[i] == '=') {
 			*col = base + (int)i + 1;
 			return -1;
 		}
-		if (s[i] == '[')
-			break;
 	}
 	if (!lb) {
-		char *name;
 		if (len == 0) {
 			*col = base + 1;
 			return -1;
 		}
-		name = strndup(s, len);
-		if (!name || names_push(out, name) < 0) {
-			free(name);
-			*col = 0;
-			return -2;
+		{
+			char *name = strndup(s, len);
+			if (!name || names_push(out, name) < 0) {
+				free(name);
+				return -2;
+			}
 		}
 		return 0;
 	}
-	/* parse ranges inside [ ... ] */
-	i = (size_t)(lb - s) + 1;
-	for (;;) {
-		size_t st = i;
-		long lo = 0, hi;
-		if (nr == 256 || i >= len || !isdigit((unsigned char)s[i])) {
-			*col = base + (int)i + 1;
-			return -1;
-		}
-		while (i < len && isdigit((unsigned char)s[i])) {
-			lo = lo * 10 + (s[i] - '0');
-			if (lo > 999999999) {
-				*col = base + (int)st + 1;
-				return -1;
-			}
-			i++;
-		}
-		r[nr].width = (int)(i - st);
-		hi = lo;
-		if (i < len && s[i] == '-') {
-			size_t st2 = ++i;
-			hi = 0;
-			if (i >= len || !isdigit((unsigned char)s[i])) {
-				*col = base + (int)i + 1;
-				return -1;
-			}
-			while (i < len && isdigit((unsigned char)s[i])) {
-				hi = hi * 10 + (s[i] - '0');
-				if (hi > 999999999) {
-					*col = base + (int)st2 + 1;
-					return -1;
-				}
-				i++;
-			}
-			if (hi < lo) {
-				*col = base + (int)st2 + 1;
-				return -1;
-			}
-		}
-		r[nr].lo = lo;
-		r[nr].hi = hi;
-		nr++;
-		if (i < len && s[i] == ',') {
-			i++;
-			continue;
-		}
-		if (i < len && s[i] == ']')
-			break;
+	pre = (size_t)(lb - s);
+	rb = memchr(lb, ']', len - pre);
+	if (!rb) {
+		/* point at the first character that cannot be in a range */
+		for (i = pre + 1;
+		     i < len && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == ','); i++)
+			;
 		*col = base + (int)i + 1;
 		return -1;
 	}
-	j = i + 1; /* after ']' */
-	for (k = 0; k < nr; k++) {
-		long v;
-		if (r[k].hi - r[k].lo + 1 + out->n > MAX_HOSTS) {
-			*col = base + (int)(lb - s) + 1;
-			return -1;
+	j = (size_t)(rb - s) + 1; /* after ']' */
+	have_tail = j < len;
+	if (have_tail) {
+		rc = expand_item(s + j, len - j, base + (int)j, &tail, col);
+		if (rc < 0)
+			goto out;
+		rc = -1;
+	}
+	i = pre + 1;
+	for (;;) {
+		size_t st = i, st2;
+		long lo, hi, v;
+		int width;
+		lo = parse_index(s, len, &i);
+		if (lo < 0) {
+			*col = base + (int)i + 1;
+			goto out;
 		}
-		for (v = r[k].lo; v <= r[k].hi; v++) {
+		width = (int)(i - st);
+		hi = lo;
+		if (s[i] == '-') {
+			st2 = ++i;
+			hi = parse_index(s, len, &i);
+			if (hi < 0 || hi < lo) {
+				*col = base + (int)(hi < 0 ? i : st2) + 1;
+				goto out;
+			}
+		}
+		if (s + i != rb && s[i] != ',') {
+			*col = base + (int)i + 1;
+			goto out;
+		}
+		if ((hi - lo + 1) * (have_tail ? tail.n : 1) + out->n > MAX_HOSTS) {
+			*col = base + (int)pre + 1;
+			goto out;
+		}
+		for (v = lo; v <= hi; v++) {
 			char prefix[512];
-			int plen = snprintf(prefix, sizeof(prefix), "%.*s%0*ld", (int)(lb - s), s,
-			                    r[k].width, v);
-			struct names tail = {NULL, 0, 0};
-			int t, rc;
+			int plen =
+			    snprintf(prefix, sizeof(prefix), "%.*s%0*ld", (int)pre, s, width, v);
 			if (plen < 0 || (size_t)plen >= sizeof(prefix)) {
 				*col = base + 1;
-				return -1;
+				goto out;
 			}
-			if (j == len) {
-				char *name = strdup(prefix);
-				if (!name || names_push(out, name) < 0) {
-					free(name);
-					*col = 0;
-					return -2;
-				}
-				continue;
-			}
-			rc = expand_item(s + j, len - j, base + (int)j, &tail, col);
-			if (rc < 0) {
-				tmatch_affinity_hostlist_free(tail.v);
-				return rc;
-			}
-			for (t = 0; t < tail.n; t++) {
-				size_t l = strlen(prefix) + strlen(tail.v[t]) + 1;
-				char *name = malloc(l);
-				if (!name || names_push(out, name) < 0) {
-					free(name);
-					tmatch_affinity_hostlist_free(tail.v);
-					*col = 0;
-					return -2;
-				}
-				snprintf(name, l, "%s%s", prefix, tail.v[t]);
-			}
-			tmatch_affinity_hostlist_free(tail.v);
-			if (out->n > MAX_HOSTS) {
-				*col = base + (int)(lb - s) + 1;
-				return -1;
+			if (push_joined(out, prefix, have_tail ? &tail : NULL) < 0) {
+				rc = -2;
+				goto out;
 			}
 		}
+		if (s + i == rb)
+			break;
+		i++; /* ',' */
 	}
-	return 0;
+	rc = 0;
+out:
+	tmatch_affinity_hostlist_free(tail.v);
+	return rc;
 }
 
 /* -1 syntax error (col set), -2 out of memory. */

@@ -268,3 +268,23 @@ Test(conf, mutations_fail_cleanly)
 		}
 	}
 }
+
+/* SLURM_NODELIST of a scattered allocation: hundreds of items in one bracket. */
+Test(hostlist, long_bracket)
+{
+	char list[8192];
+	size_t p = 0;
+	int i, n = 0;
+	tmatch_error_t err;
+	char **v;
+	p += (size_t)snprintf(list + p, sizeof(list) - p, "n[");
+	for (i = 0; i < 600; i++)
+		p += (size_t)snprintf(list + p, sizeof(list) - p, "%s%d", i ? "," : "", 2 * i + 1);
+	snprintf(list + p, sizeof(list) - p, "]-ib");
+	v = tmatch_affinity_hostlist_expand(list, &n, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	cr_assert_eq(n, 600);
+	cr_assert_str_eq(v[0], "n1-ib");
+	cr_assert_str_eq(v[599], "n1199-ib");
+	tmatch_affinity_hostlist_free(v);
+}
