@@ -273,7 +273,10 @@ TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, 
 /*
  * Build a conf from SLURM_TOPOLOGY_ADDR values ("top.s0.n1", one per node,
  * all with the same number of components; the last one is the node). Used
- * when there is no topology.conf. EINVAL for inconsistent addresses.
+ * when there is no topology.conf. EINVAL for inconsistent addresses. The
+ * cluster tree needs every step node in it: when only this node's address
+ * is known (a task sees only its own SLURM_TOPOLOGY_ADDR), build the
+ * cluster tree with conf = NULL (one flat switch) instead.
  */
 TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs, int n,
                                                                    tmatch_error_t *err);
