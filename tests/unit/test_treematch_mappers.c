@@ -490,3 +490,56 @@ Test(mappers, default_is_auto)
 	tmatch_comm_destroy(c);
 	tmatch_topo_destroy(t);
 }
+
+struct log_count {
+	int warnings;
+};
+
+static void count_log(void *arg, int level, const char *msg)
+{
+	(void)msg;
+	if (level == TMATCH_LOG_WARNING)
+		((struct log_count *)arg)->warnings++;
+}
+
+Test(refine, time_budget_is_a_safety_cap_reported_through_the_log)
+{
+	tmatch_topo_t *t = tree("tleaf 3 8 1 4 1 8 1");
+	tmatch_comm_t *c = random_comm(256, 6, 8);
+	int *m = map_with(c, t, "random", 2);
+	double before = tmatch__hop_bytes(c, t, m);
+	struct log_count lc = {0};
+	tmatch_map_opts_t o;
+
+	tmatch_map_opts_init(&o);
+	o.time_budget = 1e-9; /* expires at the first clock check */
+	o.log = count_log;
+	o.log_arg = &lc;
+	cr_assert_eq(tmatch__refine(c, t, &o, m, NULL), 0);
+	cr_assert_eq(tmatch_map_validate(t, m, 256, NULL), 0);
+	cr_assert_leq(tmatch__hop_bytes(c, t, m), before);
+	cr_assert_eq(lc.warnings, 1, "the cap being hit is logged once as a warning");
+	free(m);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(refine, iteration_budget_drives_the_result)
+{
+	tmatch_topo_t *t = tree("tleaf 3 4 1 4 1 4 1");
+	tmatch_comm_t *c = stencil(8, 8, 21);
+	tmatch_map_opts_t o;
+	int *small = map_with(c, t, "random", 4), *large = map_with(c, t, "random", 4);
+
+	tmatch_map_opts_init(&o);
+	o.iter_budget = 50;
+	cr_assert_eq(tmatch__refine(c, t, &o, small, NULL), 0);
+	o.iter_budget = 5000000;
+	cr_assert_eq(tmatch__refine(c, t, &o, large, NULL), 0);
+	/* a larger budget goes at least as far (the descent is the same prefix) */
+	cr_assert_leq(tmatch__hop_bytes(c, t, large), tmatch__hop_bytes(c, t, small));
+	free(small);
+	free(large);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
