@@ -368,16 +368,55 @@ struct wedge {
 	int ki, kj; /* tie keys: breadth-first positions, smaller first */
 };
 
-static int cmp_wedge(const void *a, const void *b)
+static inline int wedge_before(const struct wedge *x, const struct wedge *y)
 {
-	const struct wedge *x = a, *y = b;
-	if (x->w > y->w)
-		return -1;
-	if (x->w < y->w)
-		return 1;
+	if (x->w != y->w)
+		return x->w > y->w;
 	if (x->ki != y->ki)
-		return (x->ki > y->ki) - (x->ki < y->ki);
-	return (x->kj > y->kj) - (x->kj < y->kj);
+		return x->ki < y->ki;
+	return x->kj < y->kj;
+}
+
+/*
+ * Sort pairs heaviest first, ties by (ki, kj): insertion-sorted runs of
+ * 16, then bottom-up merges through tmp (n entries). The order is total,
+ * so the result is the same as any other sort's.
+ */
+static void sort_wedges(struct wedge *a, size_t n, struct wedge *tmp)
+{
+	struct wedge *src = a, *dst = tmp;
+	for (size_t lo = 0; lo < n; lo += 16) {
+		size_t hi = lo + 16 < n ? lo + 16 : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct wedge x = a[i];
+			size_t j = i;
+			while (j > lo && wedge_before(&x, &a[j - 1])) {
+				a[j] = a[j - 1];
+				j--;
+			}
+			a[j] = x;
+		}
+	}
+	for (size_t width = 16; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = wedge_before(&src[j], &src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		{
+			struct wedge *t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
 }
 
 /*
@@ -555,7 +594,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	size_t m = 0, stride, ns = 0, cnt[NB_BUCKETS] = {0}, maxb = 0;
 	double sample[1 << (NB_BUCKETS - 1)], piv[NB_BUCKETS - 1];
 	int npiv = 0, rc = -1, unassigned = 0, *pos = NULL;
-	struct wedge *E = NULL;
+	struct wedge *E = NULL, *Etmp = NULL;
 
 	for (int i = 0; i < gr->n; i++)
 		for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
@@ -594,12 +633,14 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	if (maxb < CHUNK_PAIRS)
 		maxb = m < CHUNK_PAIRS ? m : CHUNK_PAIRS;
 	E = malloc(sizeof(*E) * maxb);
+	Etmp = malloc(sizeof(*E) * maxb);
 	pos = malloc(sizeof(int) * (size_t)s->p);
 	if (pos && !c->tie_bfs)
 		for (int i = 0; i < s->p; i++)
 			pos[i] = i;
-	if (!E || !pos || (c->tie_bfs && bfs_positions(gr, s->p, pos))) {
+	if (!E || !Etmp || !pos || (c->tie_bfs && bfs_positions(gr, s->p, pos))) {
 		free(E);
+		free(Etmp);
 		free(pos);
 		return oom(c);
 	}
@@ -627,7 +668,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 					E[k++].kj = a < z ? z : a;
 				}
 			}
-		qsort(E, k, sizeof(*E), cmp_wedge);
+		sort_wedges(E, k, Etmp);
 		for (size_t x = 0; x < k; x++) {
 			int before = (s->group_of[E[x].i] < 0) + (s->group_of[E[x].j] < 0);
 			take_pair(s, E[x].i, E[x].j);
@@ -637,6 +678,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	}
 	rc = 0;
 	free(E);
+	free(Etmp);
 	free(pos);
 	return rc;
 }
