@@ -287,6 +287,11 @@ static void write_xml(void)
 static void cleanup(void)
 {
 	if (plugin) {
+		/* Slurm always ends with slurm_spank_exit: it frees the state. */
+		spank_fn done = (spank_fn)(uintptr_t)dlsym(plugin, "slurm_spank_exit");
+
+		if (done)
+			done(SP, 0, NULL);
 		dlclose(plugin);
 		plugin = NULL;
 	}
@@ -337,8 +342,7 @@ Test(spank_glue, option_registered_in_every_context)
 		cr_expect_eq(o->has_arg, 1);
 		cr_expect_not_null(o->cb);
 		cr_expect(strstr(o->usage, "profile") != NULL);
-		dlclose(plugin);
-		plugin = NULL;
+		cleanup();
 	}
 }
 
