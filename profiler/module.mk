@@ -28,8 +28,14 @@ INSTALL_TARGETS += install-profiler
 UNINSTALL_TARGETS += uninstall-profiler
 BENCH_TARGETS += bench-record
 
-# Where the CLI and the plugin look for the recorders once installed.
+# Where the CLI and the plugin look for the recorders once installed; the
+# stamp changes (and they are rebuilt) whenever RECORD_LIBDIR does.
+RECORD_STAMP := $(B)/profiler/libdir.stamp
 $(B)/cli/cmd_record.o $(B)/spank/record.o: ALL_CPPFLAGS += -DTMATCH_RECORD_LIBDIR=\"$(RECORD_LIBDIR)\"
+$(B)/cli/cmd_record.o $(B)/spank/record.o: $(RECORD_STAMP)
+$(RECORD_STAMP): record-libdir-force
+	@mkdir -p $(dir $@)
+	@echo '$(RECORD_LIBDIR)' | cmp -s - $@ || echo '$(RECORD_LIBDIR)' >$@
 
 # The plugin (spank/record.c) uses the selector too.
 ifneq ($(SPANK_SO),)
@@ -66,7 +72,7 @@ $(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: check-record check-record-srun bench-record install-profiler uninstall-profiler
+.PHONY: record-libdir-force check-record check-record-srun bench-record install-profiler uninstall-profiler
 check-record: all $(RECORD_TESTS)
 	$(RECORD_ENV) sh tests/e2e/test_record.sh
 
