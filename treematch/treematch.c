@@ -101,8 +101,9 @@ struct ctx {
 	tmatch_error_t *err;
 	long exact_max;
 	int swap_passes;
-	int used_exact; /* set when some level ran the exact method */
-	int tie_bfs;    /* break weight ties by breadth-first position, not index */
+	int used_exact;     /* set when some level ran the exact method */
+	int tie_bfs;        /* break weight ties by breadth-first position, not index */
+	int quota_in_order; /* partial sets: fill children in index order, not largest first */
 };
 
 static int oom(struct ctx *c)
@@ -1364,7 +1365,8 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 				                  lower_bound(A, (size_t)na, lo));
 				ci[j].j = j;
 			}
-			qsort(ci, (size_t)k, sizeof(*ci), cmp_capidx);
+			if (!c->quota_in_order)
+				qsort(ci, (size_t)k, sizeof(*ci), cmp_capidx);
 			/* reuse key[] as quota per child index */
 			for (int j = 0; j < k; j++)
 				key[j] = 0;
@@ -1520,7 +1522,7 @@ static int run_once(struct ctx *c, const tmatch_comm_t *comm, const tmatch_topo_
 int tmatch__map_treematch(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                           const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	struct ctx c = {opts, err, DEFAULT_EXACT_MAX_GROUPS, DEFAULT_SWAP_PASSES, 0, 0};
+	struct ctx c = {opts, err, DEFAULT_EXACT_MAX_GROUPS, DEFAULT_SWAP_PASSES, 0, 0, 0};
 	struct eff E;
 	int rc = -1, *alt = NULL, used_exact = 0;
 	long exact_max = DEFAULT_EXACT_MAX_GROUPS;
@@ -1551,13 +1553,17 @@ int tmatch__map_treematch(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		oom(&c);
 		goto out;
 	}
-	for (int variant = 0; variant < 4; variant++) {
+	for (int variant = 0; variant < 8; variant++) {
 		int *dst = variant ? alt : leaf_of_rank;
 		/* dense matrices: the tie-breaking variants cost a lot for little */
-		if (variant >= 2 && comm->nnz > (size_t)PORTFOLIO_MAX_DEGREE * (size_t)comm->n &&
-		    comm->n > 256)
+		if (variant % 4 >= 2 &&
+		    comm->nnz > (size_t)PORTFOLIO_MAX_DEGREE * (size_t)comm->n && comm->n > 256)
+			continue;
+		/* partial allocations: quotas filled largest child first, or in order */
+		if (variant >= 4 && (!topo->allowed || topo->nb_allowed == topo->nb_leaves))
 			break;
-		c.tie_bfs = variant >= 2;
+		c.quota_in_order = variant >= 4;
+		c.tie_bfs = variant % 4 >= 2;
 		c.exact_max = variant % 2 ? 0 : exact_max;
 		if (variant % 2 && !used_exact)
 			continue;
