@@ -144,7 +144,7 @@ check "library exports only tmatch_* (internals hidden)" sh -c \
 	 ! nm -D --defined-only /usr/lib/$MULTIARCH/libtreematch.so.0 | grep -q ' tmatch__'"
 check "plugin exports only Slurm entry points" sh -c \
 	"[ -z \"\$(nm -D --defined-only $PLUGIN | awk '{print \$3}' |
-	   grep -v -e '^slurm_spank_' -e '^plugin_' -e '^spank_' -e '^_')\" ]"
+	   grep -v -e '^slurm_spank_' -e '^plugin_' -e '^spank_plugin_version\$' -e '^_')\" ]"
 check "treematch --version is $VERSION" sh -c "treematch --version | grep -qx 'treematch $VERSION'"
 check "pkg-config treematch is $VERSION" sh -c "[ \"\$(pkg-config --modversion treematch)\" = $VERSION ]"
 for page in treematch.1 treematch.8 treematch-profile.5; do

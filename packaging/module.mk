@@ -56,7 +56,7 @@ uninstall-packaging:
 # make install/uninstall into a scratch DESTDIR with other paths: every file
 # where it belongs, nothing left after uninstall (a few seconds).
 check-install: all
-	@BUILDDIR=$(abspath $(B)) sh packaging/check-install.sh
+	@REPORTED=1 BUILDDIR=$(abspath $(B)) sh packaging/check-install.sh
 
 deb:
 	sh packaging/build-deb.sh $(DEB_OUT)
