@@ -82,10 +82,14 @@ typedef struct tmatch_affinity_opts {
 	const char *alloc_cores;   /* Slurm abstract core list, "0-3" (S_STEP_ALLOC_CORES) */
 	int use_current_binding;   /* LIVE only: the CPU binding of process `pid` */
 	pid_t pid;                 /* 0 = the calling process */
-	int cpus_per_task;         /* cores (or PUs with SMT_ALL) per leaf; 0/1 = one */
-	int smt;                   /* enum tmatch_affinity_smt */
-	const char *node_name;     /* name recorded in the leaves; NULL = "localhost" */
-	tmatch_log_fn log;         /* warnings (e.g. cores left over); NULL = silence */
+	/* CPUs of one task (Slurm's --cpus-per-task); 0/1 = one. A leaf is a
+	   group of that many cores with SMT_ONE, PUs with SMT_ALL, and with
+	   SMT_CORE ceil(cpus_per_task / threads per core) whole cores, since
+	   Slurm counts hardware threads as CPUs. */
+	int cpus_per_task;
+	int smt;               /* enum tmatch_affinity_smt */
+	const char *node_name; /* name recorded in the leaves; NULL = "localhost" */
+	tmatch_log_fn log;     /* warnings (e.g. cores left over); NULL = silence */
 	void *log_arg;
 } tmatch_affinity_opts_t;
 

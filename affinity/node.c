@@ -236,6 +236,20 @@ static void positions(struct tmatch__xnode *n, const struct tmatch__pos *path, i
 	}
 }
 
+/* Largest number of CPUs in one unit (threads per core for SMT core). */
+static int max_unit_weight(const struct tmatch__xnode *n)
+{
+	int i, m = 0;
+	if (n->nchild == 0)
+		return n->cpuset ? hwloc_bitmap_weight(n->cpuset) : 0;
+	for (i = 0; i < n->nchild; i++) {
+		int w = max_unit_weight(n->child[i]);
+		if (w > m)
+			m = w;
+	}
+	return m;
+}
+
 struct units {
 	struct tmatch__xnode **v;
 	int n, cap;
@@ -487,6 +501,12 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		p.count[0] = 1;
 		count_kinds(root, tot);
 		positions(root, &p, next, tot, counter);
+	}
+	if (cpt > 1 && opts->smt == TMATCH_AFFINITY_SMT_CORE) {
+		/* Slurm counts CPUs = hardware threads: a task of cpt CPUs gets
+		   ceil(cpt / threads per core) whole cores */
+		int tpc = max_unit_weight(root);
+		cpt = (cpt + tpc - 1) / (tpc > 0 ? tpc : 1);
 	}
 	if (cpt > 1) {
 		struct units left = {NULL, 0, 0};

@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	free(t);
 	if (run("128 cores, one PU per core", xml, TMATCH_AFFINITY_SMT_ONE, 1, NULL, reps) < 0 ||
 	    run("256 PUs (--smt all)", xml, TMATCH_AFFINITY_SMT_ALL, 1, NULL, reps) < 0 ||
-	    run("128 cores, 4 cpus per task", xml, TMATCH_AFFINITY_SMT_CORE, 4, NULL, reps) < 0 ||
+	    run("128 cores, 4 cores per task", xml, TMATCH_AFFINITY_SMT_ONE, 4, NULL, reps) < 0 ||
 	    run("odd partial allocation (37 cores)", xml, TMATCH_AFFINITY_SMT_ONE, 1,
 	        "1,3,5,7,9,11,13,15,17,40-52,100-114", reps) < 0)
 		return 1;

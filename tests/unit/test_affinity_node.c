@@ -123,6 +123,12 @@ static const struct shape_case shape_cases[] = {
     {AMD, TMATCH_AFFINITY_SMT_ONE, 4, NULL, NULL, 32, "tleaf 4 2 1 4 1 2 1 2 1", "0-3", "4-7", 0},
     {AMD, TMATCH_AFFINITY_SMT_ALL, 2, NULL, NULL, 128, "tleaf 4 2 1 4 1 2 1 8 1", "0,128", "1,129",
      1},
+    /* SMT core: Slurm's CPUs are threads, so 2 CPUs = 1 core, 4 CPUs = 2 cores */
+    {INTEL, TMATCH_AFFINITY_SMT_CORE, 2, NULL, NULL, 28, "tleaf 2 2 1 14 1", "0,28", "1,29", 1},
+    {INTEL, TMATCH_AFFINITY_SMT_CORE, 4, NULL, NULL, 14, "tleaf 2 2 1 7 1", "0-1,28-29",
+     "2-3,30-31", 1},
+    {INTEL, TMATCH_AFFINITY_SMT_CORE, 3, NULL, NULL, 14, "tleaf 2 2 1 7 1", "0-1,28-29",
+     "2-3,30-31", 1},
     /* 7 cores by 3: a group in socket 0, one across sockets, one core left */
     {PARTIAL, TMATCH_AFFINITY_SMT_ONE, 3, NULL, NULL, 2, "tleaf 1 2 1", "0-2", "3-4,14", 0},
 };
@@ -163,7 +169,8 @@ Test(node, shapes)
    8k..8k+7). */
 Test(node, groups_stay_in_one_l3)
 {
-	tmatch_affinity_tree_t *t = load(AMD, TMATCH_AFFINITY_SMT_CORE, 4, NULL, NULL);
+	/* 8 CPUs per task = 4 cores of 2 threads */
+	tmatch_affinity_tree_t *t = load(AMD, TMATCH_AFFINITY_SMT_CORE, 8, NULL, NULL);
 	const tmatch_topo_t *topo = tmatch_affinity_tree_topo(t);
 	int leaf;
 	for (leaf = 0; leaf < tmatch_topo_nb_leaves(topo); leaf++) {
