@@ -4,6 +4,7 @@
  * forked children are ever bound; the test process keeps its binding.
  */
 #include "affinity/affinity.h"
+#include "affinity/affinity_private.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -147,4 +148,45 @@ Test(bind, read_back_errors)
 	cr_assert_eq(tmatch_affinity_get_binding(0, list, sizeof(list), mask, sizeof(mask), &err),
 	             0);
 	cr_assert_eq(strncmp(mask, "0x", 2), 0);
+}
+
+/* The plugin's path: the live node restricted to Slurm's allocated cores. */
+Test(bind, live_alloc_cores)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t, *full;
+	char want[256], got[256];
+	int last;
+	tmatch_affinity_opts_init(&o);
+	full = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(full, "%s", err.msg);
+	/* an allowed core, by Slurm's abstract index (= hwloc core logical index) */
+	{
+		hwloc_topology_t topo = full->nodes[0].topo;
+		int pu = hwloc_bitmap_last(full->nodes[0].allowed);
+		hwloc_obj_t obj = hwloc_get_pu_obj_by_os_index(topo, (unsigned)pu);
+		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, obj);
+		last = core ? (int)core->logical_index : (int)obj->logical_index;
+	}
+	snprintf(got, sizeof(got), "%d", last);
+	cr_assert_gt(tmatch_affinity_cores_to_cpus(full, 0, got, want, sizeof(want), &err), 0, "%s",
+	             err.msg);
+	o.alloc_cores = got;
+	o.smt = TMATCH_AFFINITY_SMT_CORE;
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_assert_eq(tmatch_affinity_tree_nb_slots(t), 1);
+	tmatch_affinity_tree_allowed_cpus(t, 0, got, sizeof(got), &err);
+	{
+		/* the allowed CPUs are that core's (those of them the process may use) */
+		hwloc_bitmap_t a = hwloc_bitmap_alloc(), b = hwloc_bitmap_alloc();
+		cr_assert_eq(tmatch__cpulist_parse(got, a, NULL), 0);
+		cr_assert_eq(tmatch__cpulist_parse(want, b, NULL), 0);
+		cr_assert(hwloc_bitmap_isincluded(a, b), "%s not in %s", got, want);
+		hwloc_bitmap_free(a);
+		hwloc_bitmap_free(b);
+	}
+	tmatch_affinity_tree_destroy(t);
+	tmatch_affinity_tree_destroy(full);
 }
