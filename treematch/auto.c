@@ -132,7 +132,7 @@ out:
 /* Bisection is cheap and seed-sensitive on small inputs: try several seeds there. */
 static int bisect_tries(int n)
 {
-	return n <= 256 ? 8 : n <= 1024 ? 4 : 1;
+	return n <= 256 ? 6 : n <= 1024 ? 3 : 1;
 }
 
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,

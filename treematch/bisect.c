@@ -29,12 +29,15 @@
 #define SMALL_EXACT 14
 /* Two-stage groupings are tried on segments up to this many ranks. */
 #define GROUPED_MAX 65536
+/* ... and, inside another alternative, on segments up to this many. */
+#define NESTED_MAX 512
 
 struct bisector {
 	const struct tmatch_comm *c;
 	const struct tmatch_topo *t;
 	uint64_t seed;
 	int ncuts;           /* METIS tries this many bisections and keeps the best */
+	int nested;          /* inside an alternative of best_split: primary split only */
 	int *perm;           /* ranks, each tree node owns a contiguous segment */
 	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
@@ -285,7 +288,7 @@ out:
 static int best_split(struct bisector *b, const struct graph *g, int k, const int *target,
                       int *part)
 {
-	int ones = 1, rc = -1, *alt = NULL, ncuts = b->ncuts;
+	int ones = 1, uneven = 0, rc = -1, *alt = NULL, ncuts = b->ncuts;
 	double best;
 
 	for (int q = 0; q < k; q++)
@@ -309,7 +312,10 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 	}
 	if (metis_split(b, g, k, target, 0, part) != 0)
 		return -1;
-	if (k == 2 || (k & (k - 1)) == 0 || g->m > GROUPED_MAX)
+	for (int q = 1; q < k; q++)
+		uneven |= target[q] != target[0];
+	if (k == 2 || ((k & (k - 1)) == 0 && !uneven) || g->m > GROUPED_MAX ||
+	    (b->nested && g->m > NESTED_MAX))
 		return 0;
 	alt = malloc(sizeof(int) * (size_t)g->m);
 	if (!alt) {
@@ -317,9 +323,10 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 		return -1;
 	}
 	best = part_cut(g, part);
-	/* alternatives get one METIS try each: they are many */
+	/* alternatives get one METIS try each and no alternatives of their own */
 	ncuts = b->ncuts;
 	b->ncuts = 1;
+	b->nested = 1;
 	for (int f = 1; f < k; f++) {
 		double c;
 		if (k % f != 0)
@@ -337,6 +344,7 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 	rc = 0;
 out:
 	b->ncuts = ncuts;
+	b->nested = 0;
 	free(alt);
 	return rc;
 }
@@ -484,8 +492,8 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.c = comm;
 	b.t = topo;
 	b.seed = opts->seed;
-	/* more tries where they are cheap: about 1-3 % less cut for 2-4x the time */
-	b.ncuts = n <= 4096 ? 4 : n <= 32768 ? 2 : 1;
+	/* two METIS tries per split: about 1-2 % less cut for twice the METIS time */
+	b.ncuts = n <= 32768 ? 2 : 1;
 	b.leaf_of_rank = leaf_of_rank;
 	b.perm = malloc(sizeof(int) * (size_t)n);
 	b.loc = malloc(sizeof(int) * (size_t)n);
