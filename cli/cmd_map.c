@@ -50,12 +50,153 @@ static void print_mappers(FILE *out)
 		fprintf(out, "%s%s", i ? ", " : "", names[i]);
 }
 
+/*
+ * --allowed LIST or @FILE: leaves (depth first) separated by commas or
+ * white space, "A-B" for a range. Errors give the column (and, for a
+ * file, the line). Returns 0 with *out (malloc'd) and *count set.
+ */
+static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tmatch_error_t *err)
+{
+	char *text = NULL;
+	const char *origin = "--allowed", *p;
+	int *leaves = NULL, cnt = 0, cap = 0, line = 1, rc = -1;
+	const char *line_start;
+
+	if (arg[0] == '@') {
+		FILE *f = fopen(arg + 1, "r");
+		size_t len = 0, n;
+		char buf[65536];
+		origin = arg + 1;
+		if (!f) {
+			snprintf(err->file, sizeof(err->file), "%s", origin);
+			snprintf(err->msg, sizeof(err->msg), "cannot open: %s", strerror(errno));
+			return -1;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			char *t = realloc(text, len + n + 1);
+			if (!t) {
+				fclose(f);
+				free(text);
+				snprintf(err->msg, sizeof(err->msg), "out of memory");
+				return -1;
+			}
+			text = t;
+			memcpy(text + len, buf, n);
+			len += n;
+		}
+		fclose(f);
+		if (!text && !(text = calloc(1, 1))) {
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			return -1;
+		}
+		text[len] = '\0';
+	} else if (!(text = strdup(arg))) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+#define BADA(at, ...)                                                                              \
+	do {                                                                                       \
+		snprintf(err->file, sizeof(err->file), "%s", origin);                              \
+		err->line = arg[0] == '@' ? line : 1;                                              \
+		err->column = (int)((at)-line_start) + 1;                                          \
+		snprintf(err->msg, sizeof(err->msg), __VA_ARGS__);                                 \
+		goto out;                                                                          \
+	} while (0)
+	p = line_start = text;
+	for (;;) {
+		long a, b;
+		char *end;
+		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+			if (*p == '\n') {
+				line++;
+				line_start = p + 1;
+			}
+			p++;
+		}
+		if (!*p)
+			break;
+		if (!isdigit((unsigned char)*p))
+			BADA(p, "expected a leaf number or a range A-B");
+		errno = 0;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (!errno && *end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				BADA(end + 1, "expected the end of the range");
+			b = strtol(end + 1, &end, 10);
+		}
+		if (errno || a >= nleaves || b >= nleaves)
+			BADA(p, "leaf out of range: the topology has leaves 0..%d", nleaves - 1);
+		if (b < a)
+			BADA(p, "empty range %ld-%ld: write the smaller leaf first", a, b);
+		if (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\r' &&
+		    *end != '\n')
+			BADA(end, "unexpected character: separate leaves with commas");
+		for (long v = a; v <= b; v++) {
+			if (cnt == cap) {
+				int *t;
+				cap = cap ? 2 * cap : 256;
+				if (cap > nleaves)
+					cap = nleaves + 1;
+				t = realloc(leaves, sizeof(int) * (size_t)cap);
+				if (!t) {
+					snprintf(err->msg, sizeof(err->msg), "out of memory");
+					goto out;
+				}
+				leaves = t;
+			}
+			if (cnt >= nleaves)
+				BADA(p,
+				     "more leaves than the topology has: a leaf is listed twice");
+			leaves[cnt++] = (int)v;
+		}
+		p = end;
+	}
+#undef BADA
+	if (cnt == 0) {
+		snprintf(err->file, sizeof(err->file), "%s", origin);
+		snprintf(err->msg, sizeof(err->msg), "no leaf listed");
+		goto out;
+	}
+	*out = leaves;
+	*count = cnt;
+	leaves = NULL;
+	rc = 0;
+out:
+	free(leaves);
+	free(text);
+	return rc;
+}
+
+/* Apply --allowed to topo (NULL arg: nothing). */
+static int apply_allowed(tmatch_topo_t *topo, const char *arg)
+{
+	tmatch_error_t err;
+	int *leaves = NULL, count = 0, rc;
+
+	if (!arg)
+		return 0;
+	tmatch_error_clear(&err);
+	if (parse_allowed(arg, tmatch_topo_nb_leaves(topo), &leaves, &count, &err)) {
+		report(&err);
+		return -1;
+	}
+	tmatch_error_clear(&err);
+	rc = tmatch_topo_set_allowed(topo, leaves, count, &err);
+	if (rc) {
+		snprintf(err.file, sizeof(err.file), "%s", arg[0] == '@' ? arg + 1 : "--allowed");
+		report(&err);
+	}
+	free(leaves);
+	return rc;
+}
+
 static void map_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: treematch map --profile FILE --topology SPEC [--mapper NAME] [--seed N]\n"
-	    "                     [--format plain|yaml] [--stats]\n"
+	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES]\n"
+	    "                     [--mapper NAME] [--seed N] [--format plain|yaml] [--stats]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
 	    "tree and print the placement.\n"
@@ -63,6 +204,8 @@ static void map_usage(FILE *out)
 	    "  -p, --profile FILE    communication matrix: .mtx, .mat, .yml/.yaml\n"
 	    "  -t, --topology SPEC   \"tleaf DEPTH A0 C0 ...\", synthetic:..., xml:FILE, local,\n"
 	    "                        cluster:CONF,NODES,NODETOPO\n"
+	    "  -a, --allowed LEAVES  only these leaves may get a rank: \"0-7,16,18-20\" or\n"
+	    "                        @FILE with the same list (commas or white space)\n"
 	    "  -m, --mapper NAME     one of: ");
 	print_mappers(out);
 	fprintf(out,
@@ -106,12 +249,18 @@ static void yaml_string(FILE *out, const char *s)
 int tmatch_cli_map(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
-	    {"mapper", required_argument, NULL, 'm'},  {"seed", required_argument, NULL, 's'},
-	    {"format", required_argument, NULL, 'f'},  {"stats", no_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"mapper", required_argument, NULL, 'm'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"stats", no_argument, NULL, 'S'},
+	    {"allowed", required_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *topology = NULL, *mapper = TMATCH_DEFAULT_MAPPER;
+	const char *allowed = NULL;
 	const char *format = "plain";
 	int stats = 0, opt, rc = 1, n;
 	uint64_t seed = 1;
@@ -124,10 +273,13 @@ int tmatch_cli_map(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:a:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			profile = optarg;
+			break;
+		case 'a':
+			allowed = optarg;
 			break;
 		case 't':
 			topology = optarg;
@@ -185,6 +337,8 @@ int tmatch_cli_map(int argc, char **argv)
 		report(&err);
 		goto out;
 	}
+	if (apply_allowed(topo, allowed))
+		goto out;
 	tmatch_error_clear(&err);
 	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
 		report(&err);
@@ -253,6 +407,7 @@ static void eval_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: treematch eval --profile FILE --topology SPEC --mapping FILE\n"
+	    "                      [--allowed LEAVES]\n"
 	    "\n"
 	    "Print the metrics of a placement (hop-bytes, tree cost, congestion, dilation,\n"
 	    "traffic per level) next to those of the packed and round-robin placements.\n"
@@ -261,6 +416,8 @@ static void eval_usage(FILE *out)
 	    "  -t, --topology SPEC   the machine tree, as for treematch map\n"
 	    "  -M, --mapping FILE    one line \"RANK LEAF\" per rank (treematch map's output);\n"
 	    "                        blank lines and lines starting with '#' are ignored\n"
+	    "  -a, --allowed LEAVES  the leaves the placement may use, as for map (the\n"
+	    "                        packed and round-robin columns use them too)\n"
 	    "  -h, --help            this help\n");
 }
 
@@ -342,13 +499,11 @@ out:
 int tmatch_cli_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"profile", required_argument, NULL, 'p'},
-	    {"topology", required_argument, NULL, 't'},
-	    {"mapping", required_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
+	    {"mapping", required_argument, NULL, 'M'}, {"allowed", required_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	const char *profile = NULL, *topology = NULL, *mapping = NULL;
+	const char *profile = NULL, *topology = NULL, *mapping = NULL, *allowed = NULL;
 	const char *names[3] = {"mapping", "packed", "round-robin"};
 	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL}, *line_of_rank = NULL;
 	tmatch_error_t err;
@@ -359,8 +514,11 @@ int tmatch_cli_eval(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:M:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:M:a:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			allowed = optarg;
+			break;
 		case 'p':
 			profile = optarg;
 			break;
@@ -398,6 +556,8 @@ int tmatch_cli_eval(int argc, char **argv)
 		report(&err);
 		goto out;
 	}
+	if (apply_allowed(topo, allowed))
+		goto out;
 	tmatch_error_clear(&err);
 	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
 		report(&err);
