@@ -58,6 +58,23 @@ uninstall-packaging:
 check-install: all
 	@REPORTED=1 BUILDDIR=$(abspath $(B)) sh packaging/check-install.sh
 
+# What the Debian and RPM builds run: `make check` without the steps that
+# need root, munge/Slurm daemons, network namespaces or MPI jobs (e2e,
+# e2e-layout, check-record, check-record-srun), which a package build cannot
+# do; CI runs those against the installed packages (ci-deb-e2e.sh).
+PACKAGE_CHECK_STEPS ?= conf-fuzz-replay check-install
+# (TEST_BINS is only defined after the fragments are read: spell it out.)
+.PHONY: check-package
+check-package: all $(TEST_SRCS:%.c=$(B)/%)
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
+	@for t in $(TEST_BINS); do \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
+	done
+	@for s in $(filter $(PACKAGE_CHECK_STEPS),$(CHECK_TARGETS)); do \
+	    $(MAKE) --no-print-directory $$s || BUILDDIR=$(abspath $(B)) sh tests/summary.sh fail-step $$s; \
+	done
+	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh end
+
 deb:
 	sh packaging/build-deb.sh $(DEB_OUT)
 
