@@ -438,6 +438,51 @@ Test(mappers, permuted_stencil_close_to_ordered)
 /* ------------------------------------------------------------------------ */
 /* auto                                                                      */
 
+/* Hop-bytes of treematch run on the ranks renumbered by bisect's leaf order, then refined. */
+static double treematch_on_bisect_order(const tmatch_comm_t *c, const tmatch_topo_t *t,
+                                        uint64_t seed)
+{
+	int n = tmatch_comm_order(c), nl = tmatch_topo_nb_leaves(t), k = 0;
+	int *by = map_with(c, t, "bisect", seed), *rank_at = malloc(sizeof(int) * (size_t)nl);
+	int *new_of = malloc(sizeof(int) * (size_t)n), *m, *back = malloc(sizeof(int) * (size_t)n);
+	struct edges e = {0};
+	tmatch_comm_t *re;
+	tmatch_map_opts_t o;
+	double h;
+
+	cr_assert(rank_at && new_of && back);
+	for (int lf = 0; lf < nl; lf++)
+		rank_at[lf] = -1;
+	for (int r = 0; r < n; r++)
+		rank_at[by[r]] = r;
+	for (int lf = 0; lf < nl; lf++)
+		if (rank_at[lf] >= 0)
+			new_of[rank_at[lf]] = k++;
+	for (int i = 0; i < n; i++) {
+		const int *cols;
+		const double *w;
+		int len = tmatch_comm_row(c, i, &cols, &w);
+		for (int j = 0; j < len; j++)
+			if (cols[j] > i)
+				add_edge(&e, new_of[i], new_of[cols[j]], w[j]);
+	}
+	re = build(n, &e);
+	m = map_with(re, t, "treematch", seed);
+	for (int r = 0; r < n; r++)
+		back[r] = m[new_of[r]];
+	tmatch_map_opts_init(&o);
+	o.seed = seed;
+	cr_assert_eq(tmatch__refine(c, t, &o, back, NULL), 0); /* refined in the user's numbering */
+	h = tmatch__hop_bytes(c, t, back);
+	free(by);
+	free(rank_at);
+	free(new_of);
+	free(m);
+	free(back);
+	tmatch_comm_destroy(re);
+	return h;
+}
+
 Test(mappers, auto_keeps_the_lowest_cost_candidate)
 {
 	static const char *const cands[] = {"bisect+refine", "treematch+refine", "greedy+refine",
@@ -460,13 +505,19 @@ Test(mappers, auto_keeps_the_lowest_cost_candidate)
 			free(m);
 		}
 		cr_assert_leq(got, best, "%s: auto %g above a candidate's %g", specs[s], got, best);
-		/* auto also tries bisect with the next seeds on small inputs */
-		for (uint64_t k = 1; k < 8; k++) {
+		/* auto also tries bisect with the next seeds on small inputs (6 up to 256 ranks) */
+		for (uint64_t k = 1; k < 6; k++) {
 			int *m = map_with(c, t, "bisect+refine", 5 + k);
 			double h = tmatch__hop_bytes(c, t, m);
 			if (h < best)
 				best = h;
 			free(m);
+		}
+		/* ... and treematch on the ranks renumbered in the first bisection's leaf order */
+		{
+			double h = treematch_on_bisect_order(c, t, 5);
+			if (h < best)
+				best = h;
 		}
 		cr_assert_eq(got, best, "%s: auto %g, best candidate %g", specs[s], got, best);
 		free(a);
