@@ -390,6 +390,42 @@ t_exclusive_only() {
 	: >"$WORK/why"
 }
 
+# Profiles are opened with the job owner's privileges: a root-only file is
+# refused to the user `nobody` in srun and, for an admin default profile,
+# on the node too (slurmstepd runs as root).
+t_privileges() {
+	if ! id nobody >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
+		fail "profiles are read with the user's privileges" "needs the user nobody and setpriv (util-linux)"
+		return
+	fi
+	grp=$(id -gn nobody)
+	cp "$P2" "$WORK/secret.yml"
+	chmod 600 "$WORK/secret.yml"
+	cp "$P2" "$WORK/public.yml"
+	chmod 644 "$WORK/public.yml"
+	as_nobody() { (cd "$WORK" && timeout "$T" setpriv --reuid=nobody --regid="$grp" --clear-groups "$@"); }
+	as_nobody srun -n2 --treematch="$WORK/public.yml" "$W" >"$WORK/u.out" 2>"$WORK/u.err"
+	check "a job of the user nobody is placed from a profile it can read" bound_as_exported "$WORK/u.out" 2
+	as_nobody srun -n2 --treematch="$WORK/secret.yml" "$W" >"$WORK/u.out" 2>"$WORK/u.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'srun: error: treematch: cannot read profile .*secret.yml: Permission denied' "$WORK/u.err" &&
+		! grep -q '^rank=' "$WORK/u.out"; then
+		pass "srun refuses a profile the user cannot read"
+	else
+		fail "srun refuses a profile the user cannot read" "rc=$rc" "$(cat "$WORK/u.err" "$WORK/u.out")"
+	fi
+	plugstack "profile=$WORK/secret.yml"
+	as_nobody srun -n2 "$W" >"$WORK/u.out" 2>"$WORK/u.err"
+	rc=$?
+	plugstack
+	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/u.out")" -eq 2 ] &&
+		grep -q 'slurmstepd.*treematch: n0: cannot read profile .*secret.yml: Permission denied' "$WORK/u.err"; then
+		pass "slurmstepd (root) opens the admin's default profile as the job's user"
+	else
+		fail "slurmstepd (root) opens the admin's default profile as the job's user" "rc=$rc" "$(cat "$WORK/u.err" "$WORK/u.out")"
+	fi
+}
+
 t_partial_node() {
 	jid=$(timeout "$T" sbatch --parsable -n1 -o /dev/null --wrap 'sleep 300' 2>"$WORK/p.err")
 	if [ -z "$jid" ] || ! wait_running "$jid"; then
@@ -545,6 +581,7 @@ if want affinity; then
 		t_errors
 		t_sbatch
 		t_admin_default
+		t_privileges
 		t_partial_node
 		t_node_failure
 		t_time_budget
