@@ -687,58 +687,75 @@ void tmatch__record_setup(int provided)
 	struct tmatch__state *st = &tmatch__st;
 	const char *out = getenv("TREEMATCH_RECORD_OUTPUT");
 	const char *coll = getenv("TREEMATCH_RECORD_COLLECTIVES");
+	const char *dm = getenv("TREEMATCH_RECORD_DENSE_MAX");
 	MPI_Comm parent = MPI_COMM_NULL;
+	enum { OK, UNSET, TOO_LONG, NO_RESOURCES } why = OK;
+	int have_group = 0, have_attr = 0, all;
 
 	if (st->ready || st->finalized)
 		return;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &st->world_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &st->world_size);
-	if (!out || !*out) {
-		if (st->world_rank == 0)
-			say("TREEMATCH_RECORD_OUTPUT is not set: nothing is recorded "
-			    "(run through `treematch record -o FILE` or srun --treematch-record)");
-		st->finalized = 1;
-		return;
-	}
 	PMPI_Comm_get_parent(&parent);
 	if (parent != MPI_COMM_NULL) {
-		/* only the job's own MPI_COMM_WORLD is recorded */
+		/* only the job's own MPI_COMM_WORLD is recorded (same answer on every rank) */
 		st->finalized = 1;
 		return;
 	}
-	if (strlen(out) >= sizeof out_path) {
-		if (st->world_rank == 0)
-			say("TREEMATCH_RECORD_OUTPUT is longer than %d bytes: nothing is recorded",
-			    PATH_MAX - 1);
-		st->finalized = 1;
+	if (!out || !*out) {
+		why = UNSET;
+	} else if (strlen(out) >= sizeof out_path) {
+		why = TOO_LONG;
+	} else {
+		snprintf(out_path, sizeof out_path, "%s", out);
+		st->collectives = coll && *coll == '1';
+		st->atomic = provided == MPI_THREAD_MULTIPLE;
+		st->t_init = PMPI_Wtime();
+		/* TREEMATCH_RECORD_DENSE_MAX (tests): hash even small jobs */
+		long dense_max = dm && *dm ? strtol(dm, NULL, 10) : TMATCH__RECORD_DENSE_MAX;
+		for (int k = 0; k < TMATCH__NKINDS; k++)
+			if (counters_init(&st->kind[k], st->world_size, dense_max) != 0)
+				why = NO_RESOURCES;
+		if (why == OK && PMPI_Comm_group(MPI_COMM_WORLD, &st->world_group) == MPI_SUCCESS)
+			have_group = 1;
+		if (why != OK || !have_group ||
+		    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlat_delete, &st->comm_keyval,
+		                            NULL) != MPI_SUCCESS ||
+		    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, xlat_win_delete, &st->win_keyval,
+		                           NULL) != MPI_SUCCESS ||
+		    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &st->self_keyval,
+		                            NULL) != MPI_SUCCESS)
+			why = NO_RESOURCES;
+		else if (PMPI_Comm_set_attr(MPI_COMM_SELF, st->self_keyval, NULL) == MPI_SUCCESS)
+			have_attr = 1;
+		else
+			why = NO_RESOURCES;
+	}
+	/* every rank records or none does: the gathers at finalize need them all */
+	all = why == OK;
+	PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (all) {
+		st->ready = 1;
 		return;
 	}
-	snprintf(out_path, sizeof out_path, "%s", out);
-	st->collectives = coll && *coll == '1';
-	st->atomic = provided == MPI_THREAD_MULTIPLE;
-	st->t_init = PMPI_Wtime();
-	/* TREEMATCH_RECORD_DENSE_MAX (tests): hash even small jobs */
-	const char *dm = getenv("TREEMATCH_RECORD_DENSE_MAX");
-	long dense_max = dm && *dm ? strtol(dm, NULL, 10) : TMATCH__RECORD_DENSE_MAX;
-	for (int k = 0; k < TMATCH__NKINDS; k++)
-		if (counters_init(&st->kind[k], st->world_size, dense_max) != 0)
-			goto fail;
-	if (PMPI_Comm_group(MPI_COMM_WORLD, &st->world_group) != MPI_SUCCESS)
-		goto fail;
-	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlat_delete, &st->comm_keyval, NULL) !=
-	        MPI_SUCCESS ||
-	    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, xlat_win_delete, &st->win_keyval, NULL) !=
-	        MPI_SUCCESS ||
-	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &st->self_keyval, NULL) !=
-	        MPI_SUCCESS ||
-	    PMPI_Comm_set_attr(MPI_COMM_SELF, st->self_keyval, NULL) != MPI_SUCCESS)
-		goto fail;
-	st->ready = 1;
-	return;
-fail:
-	say("rank %d: cannot set up (out of memory or MPI error): nothing is recorded",
-	    st->world_rank);
-	for (int k = 0; k < TMATCH__NKINDS; k++)
-		counters_fini(&st->kind[k]);
+	if (why == UNSET && st->world_rank == 0)
+		say("TREEMATCH_RECORD_OUTPUT is not set: nothing is recorded "
+		    "(run through `treematch record -o FILE` or srun --treematch-record)");
+	else if (why == TOO_LONG && st->world_rank == 0)
+		say("TREEMATCH_RECORD_OUTPUT is longer than %d bytes: nothing is recorded",
+		    PATH_MAX - 1);
+	else if (why == NO_RESOURCES)
+		say("rank %d: cannot set up (out of memory or MPI error): nothing is recorded",
+		    st->world_rank);
+	else if (why == OK && st->world_rank == 0)
+		say("another rank could not set up: nothing is recorded");
+	if (have_attr) {
+		PMPI_Comm_delete_attr(MPI_COMM_SELF, st->self_keyval); /* runs self_delete */
+	} else {
+		if (have_group)
+			PMPI_Group_free(&st->world_group);
+		for (int k = 0; k < TMATCH__NKINDS; k++)
+			counters_fini(&st->kind[k]);
+	}
 	st->finalized = 1;
 }

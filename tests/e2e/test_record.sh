@@ -154,6 +154,17 @@ else
 	ko "hashed counters give the same exact edges" "$W/diff.out"
 fi
 
+# output known to some ranks only: nobody records, nobody hangs at finalize
+rm -f "$W/part.yml"
+if timeout 60 mpirun.mpich -genv LD_PRELOAD "$B/profiler/libtreematch-record-mpich.so" \
+	-n 2 -env TREEMATCH_RECORD_OUTPUT "$W/part.yml" "$MPI/pattern.mpich" : \
+	-n 2 "$MPI/pattern.mpich" >"$W/part.log" 2>&1 && [ ! -e "$W/part.yml" ] &&
+	grep -q 'another rank could not set up' "$W/part.log"; then
+	ok "ranks that disagree at MPI_Init: nothing recorded, no hang, a message"
+else
+	ko "ranks that disagree at MPI_Init: nothing recorded, no hang, a message" "$W/part.log"
+fi
+
 # atomic write: nothing but the profiles (and our own files) in the directory
 if ls "$W"/*.yml.* >/dev/null 2>&1; then
 	ko "no temporary file left next to the profiles"
