@@ -374,19 +374,18 @@ static void job_env(spank_t sp, const char *name, char *buf, int len)
 		buf[0] = '\0';
 }
 
-/* topology.conf beside the slurm.conf in use, or NULL. */
-static tmatch_affinity_conf_t *load_topology_conf(spank_t sp)
+/*
+ * topology.conf beside the slurm.conf slurmstepd itself uses (its own
+ * SLURM_CONF, else /etc/slurm), or NULL. The job's environment is not
+ * trusted for this.
+ */
+static tmatch_affinity_conf_t *load_topology_conf(void)
 {
 	char conf[PATH_MAX], path[PATH_MAX + 32];
 	const char *env = getenv("SLURM_CONF");
 	char *slash;
 
-	if (env && *env)
-		snprintf(conf, sizeof(conf), "%s", env);
-	else
-		job_env(sp, "SLURM_CONF", conf, sizeof(conf));
-	if (!conf[0])
-		snprintf(conf, sizeof(conf), "/etc/slurm/slurm.conf");
+	snprintf(conf, sizeof(conf), "%s", env && *env ? env : "/etc/slurm/slurm.conf");
 	slash = strrchr(conf, '/');
 	if (slash)
 		*slash = '\0';
@@ -498,7 +497,7 @@ static void plan_node(spank_t sp)
 		ranks[i] = (int)g;
 	}
 	if (nnodes > 1 && nodelist[0]) {
-		tconf = load_topology_conf(sp);
+		tconf = load_topology_conf();
 		cluster = tmatch_affinity_cluster_build(tconf, nodelist, st.node, NULL, NULL);
 	}
 	memset(&info, 0, sizeof(info));
