@@ -38,6 +38,7 @@
 #include <string.h>
 
 #define DEFAULT_EXACT_MAX_GROUPS 30000
+#define EXACT_HARD_MAX           (1L << 22)
 #define EXACT_MAX_ITEMS          512 /* dense p x p scratch of the exact method */
 #define DEFAULT_SWAP_PASSES      4
 #define PORTFOLIO_MAX_DEGREE     32 /* above: one tie-breaking rule only */
@@ -341,7 +342,7 @@ static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 			ok = !taken[m[a]];
 		if (!ok)
 			continue;
-		g = open_group(s, 0, -1);
+		g = open_group(s, s->T->ent_shape[0], -1);
 		if (g < 0)
 			break;
 		for (int a = 0; a < k; a++) {
@@ -1532,6 +1533,8 @@ int tmatch__map_treematch(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return 0;
 	if (opts->exact_max_groups > 0)
 		exact_max = opts->exact_max_groups;
+	if (exact_max > EXACT_HARD_MAX) /* candidates are stored: bound the memory */
+		exact_max = EXACT_HARD_MAX;
 	if (opts->iter_budget > 0 && opts->iter_budget < c.swap_passes)
 		c.swap_passes = (int)opts->iter_budget;
 	if (eff_build(topo, &E)) {
