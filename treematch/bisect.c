@@ -29,6 +29,8 @@
 #define SMALL_EXACT 14
 /* Two-stage groupings are tried on segments up to this many ranks. */
 #define GROUPED_MAX 65536
+/* ... at nodes of at most this many children (the groupings multiply). */
+#define GROUPED_ARITY 32
 /* ... and, inside another alternative, on segments up to this many. */
 #define NESTED_MAX 512
 
@@ -224,7 +226,7 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 static int grouped_split(struct bisector *b, const struct graph *g, int k, const int *target, int f,
                          int *part)
 {
-	int per = k / f, rc = -1, gt[64];
+	int per = k / f, rc = -1, gt[64] = {0};
 	int *gpart = malloc(sizeof(int) * (size_t)g->m), *loc = malloc(sizeof(int) * (size_t)g->m);
 	int *glob = malloc(sizeof(int) * (size_t)g->m), *sub = malloc(sizeof(int) * (size_t)g->m);
 	struct graph h = {0, NULL, NULL, NULL};
@@ -282,8 +284,9 @@ out:
 /*
  * Split graph g into k parts of exactly target[] vertices with a small cut.
  * Tries METIS's recursive bisection and, for part counts that are not a
- * power of two, its k-way partitioner and every two-stage grouping; keeps
- * the smallest cut (ties: the first tried).
+ * power of two or uneven targets (partial allocations), and at most
+ * GROUPED_ARITY parts, its k-way partitioner and every two-stage grouping;
+ * keeps the smallest cut (ties: the first tried).
  */
 static int best_split(struct bisector *b, const struct graph *g, int k, const int *target,
                       int *part)
@@ -314,7 +317,7 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 		return -1;
 	for (int q = 1; q < k; q++)
 		uneven |= target[q] != target[0];
-	if (k == 2 || ((k & (k - 1)) == 0 && !uneven) || g->m > GROUPED_MAX ||
+	if (k == 2 || k > GROUPED_ARITY || ((k & (k - 1)) == 0 && !uneven) || g->m > GROUPED_MAX ||
 	    (b->nested && g->m > NESTED_MAX))
 		return 0;
 	alt = malloc(sizeof(int) * (size_t)g->m);
@@ -329,7 +332,7 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 	b->nested = 1;
 	for (int f = 1; f < k; f++) {
 		double c;
-		if (k % f != 0)
+		if (k % f != 0 || f > 64)
 			continue;
 		/* f == 1 stands for METIS k-way */
 		if ((f == 1 ? metis_split(b, g, k, target, 1, alt)

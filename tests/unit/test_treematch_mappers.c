@@ -166,6 +166,8 @@ static const struct shape shapes[] = {
     {"tleaf 3 4 1 3 1 2 1", 50, 7, 0},          /* all-zero, partial, fewer */
     {"tleaf 1 9 1", 100, 9, 8},                 /* one level */
     {"tleaf 5 2 1 3 1 2 1 5 1 2 1", 100, 0, 3}, /* deep, mixed */
+    {"tleaf 2 100 1 2 1", 70, 0, 3},            /* wide and partial */
+    {"tleaf 2 12 1 6 1", 80, 0, 4},             /* composite arity, partial */
 };
 
 Test(mappers, every_mapper_every_shape_is_valid)
