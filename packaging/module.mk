@@ -11,6 +11,12 @@ DEB_OUT      ?= $(B)/deb
 RPM_OUT      ?= $(B)/rpm
 
 MAN_PAGES    += cli/treematch.1
+
+# Tests of this module (before any rule that lists TEST_SRCS): treematch(1)
+# documents every option of every subcommand (test_cli_manpages), `treematch
+# draw` writes well-formed, complete SVG (test_cli_draw). Both run the CLI
+# built by `all`.
+TEST_SRCS += tests/unit/test_cli_manpages.c tests/unit/test_cli_draw.c
 PKG_PC       := $(B)/packaging/treematch.pc
 PKG_PLUGSTACK := $(B)/packaging/treematch.conf
 
@@ -80,11 +86,6 @@ deb:
 
 rpm:
 	sh packaging/build-rpm.sh $(RPM_OUT)
-
-# Tests of this module: treematch(1) and treematch(8) document every option
-# (test_cli_manpages), `treematch draw` writes well-formed, complete SVG
-# (test_cli_draw). Both run the CLI built by `all`.
-TEST_SRCS += tests/unit/test_cli_manpages.c tests/unit/test_cli_draw.c
 
 # The picture in the README: an example profile drawn by `treematch draw`.
 DOCS_DRAW_ARGS = --profile docs/examples/stencil32.mtx --topology "tleaf 3 2 100 2 10 8 1" \
