@@ -50,7 +50,7 @@ bench-run: bench-tools $(B)/bin/treematch
 	$(B)/bench/bench --treematch $(CLI_BIN) --scotch $(B)/bench/scotch_map \
 	    --workdir $(B)/bench/work --reps $(BENCH_REPS) \
 	    $(if $(filter 1,$(BENCH_FULL)),--full) --out $(BENCH_OUT) \
-	    --command "make bench BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
+	    --command "make $(or $(MAKECMDGOALS),bench) BUILDDIR=$(B) BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 	    $(BENCH_ARGS)
 	@echo "bench: table written to $(BENCH_OUT)"
 
