@@ -96,8 +96,12 @@ while [ $i -lt "${VREPS:-5}" ]; do
 	idle
 	timeout 120 srun -n 64 --treematch="$WORK/stencil64.yml,verbose=2,dry_run=on" true \
 		>/dev/null 2>"$WORK/verbose.err"
-	sed -n 's/.*checked in \([0-9.]*\) ms.*/srun \1/p; s/.*node plan \([0-9.]*\) ms.*/node \1/p; s/.*task_init \([0-9.]*\) ms.*/task \1/p' \
-		"$WORK/verbose.err" >>"$WORK/timers"
+	{
+		sed -n 's/.*checked in \([0-9.]*\) ms.*/srun \1/p' "$WORK/verbose.err"
+		sed -n 's/.*node plan \([0-9.]*\) ms.*/node \1/p' "$WORK/verbose.err"
+		sed -n 's/.*node plan [0-9.]* ms, cpu \([0-9.]*\) ms.*/cpu \1/p' "$WORK/verbose.err"
+		sed -n 's/.*task_init \([0-9.]*\) ms.*/task \1/p' "$WORK/verbose.err"
+	} >>"$WORK/timers"
 	i=$((i + 1))
 done
 summary=$(grep 'treematch: n0: 64 task' "$WORK/verbose.err" | head -n 1)
@@ -131,10 +135,13 @@ stats() { # variant: "median q1 q3"
 	ts=$(tmedian srun)
 	tn=$(tmedian node)
 	tt=$(tmedian task)
+	tc=$(tmedian cpu)
 	echo "plugin's own timers (median of ${VREPS:-5} launches, verbose=2):"
 	echo "  srun: options + profile check   $ts ms"
-	echo "  slurmstepd: node plan           $tn ms   (profile, hwloc XML tree, mapping of 64 ranks)"
+	echo "  slurmstepd: node plan           $tn ms   (profile, hwloc XML tree, mapping of 64 ranks; CPU $tc ms)"
 	echo "  each task: task_init            $tt ms"
 	echo "  total on the launch path        $(echo "$ts $tn $tt" | awk '{ printf "%.2f", $1 + $2 + $3 }') ms (target < 20 ms)"
 	echo "last summary: ${summary#treematch: }"
+	echo "# On a loaded machine the wall-clock difference is the plugin's CPU time"
+	echo "# multiplied by the run queue (load / CPUs): compare the CPU figure."
 } | tee "$OUT"

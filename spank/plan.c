@@ -562,7 +562,7 @@ int tmatch_spank_verbose_line(const tmatch_spank_plan_t *plan, int local, long p
 int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char *buf, size_t len)
 {
 	double gain = 0.0;
-	char total[48] = "";
+	char total[80] = "";
 
 	if (!plan || (!buf && len)) {
 		errno = EINVAL;
@@ -571,7 +571,8 @@ int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char
 	if (plan->cost_packed > 0.0)
 		gain = 100.0 * (plan->cost - plan->cost_packed) / plan->cost_packed;
 	if (plan->node_seconds > 0.0)
-		snprintf(total, sizeof(total), " (node plan %.1f ms)", plan->node_seconds * 1e3);
+		snprintf(total, sizeof(total), " (node plan %.1f ms, cpu %.1f ms)",
+		         plan->node_seconds * 1e3, plan->node_cpu_seconds * 1e3);
 	return snprintf(buf, len,
 	                "treematch: %s: %d task(s) mapped by %s in %.1f ms%s, cost %.6g "
 	                "(packed %.6g, %+.1f%%)%s",

@@ -108,9 +108,10 @@ typedef struct tmatch_spank_plan {
 	int node_index, node_count;
 	int cpus_per_task;
 	char mapper[64];
-	double cost;         /* the mapping's cost on the node tree (tmatch_eval) */
-	double cost_packed;  /* the same for tasks packed in leaf order (Slurm's block default) */
-	double map_seconds;  /* wall time of the mapping */
+	double cost;        /* the mapping's cost on the node tree (tmatch_eval) */
+	double cost_packed; /* the same for tasks packed in leaf order (Slurm's block default) */
+	double map_seconds; /* wall time of the mapping */
+	double node_cpu_seconds; /* CPU time of the same (thread CPU clock), set by the caller */
 	double node_seconds; /* wall time of the whole node plan (profile, tree, mapping), set by
 	                        the caller; 0 = unknown */
 } tmatch_spank_plan_t;

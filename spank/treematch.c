@@ -76,6 +76,15 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread: what the plugin costs, whatever the load. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int opt_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[] = {
@@ -398,7 +407,7 @@ static tmatch_affinity_conf_t *load_topology_conf(void)
 /* The whole work of a node, in slurmstepd as the user. */
 static void plan_node(spank_t sp)
 {
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	tmatch_affinity_opts_t aopts;
 	tmatch_affinity_conf_t *tconf = NULL;
 	tmatch_affinity_tree_t *cluster = NULL;
@@ -518,8 +527,10 @@ static void plan_node(spank_t sp)
 	tmatch_error_clear(&err);
 	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
 		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
-	else
+	else {
 		st.plan->node_seconds = now_seconds() - t0;
+		st.plan->node_cpu_seconds = cpu_seconds() - c0;
+	}
 out:
 	tmatch_profile_destroy(prof);
 	tmatch_affinity_tree_destroy(cluster);
