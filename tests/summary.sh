@@ -40,6 +40,13 @@ unit)
 	if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 		failed=1
 	fi
+	# Criterion runs each test in a child and does not fail it on a
+	# sanitizer report printed at the child's exit: count those here.
+	reports=$(grep -c -E 'ERROR: (AddressSanitizer|LeakSanitizer)|: runtime error: ' "$log")
+	if [ "$reports" -gt 0 ]; then
+		echo "summary: $name: $reports sanitizer report(s)" >&2
+		failed=$((failed + reports))
+	fi
 	add "$name" "$passing" "$failed"
 	[ "$failed" -eq 0 ]
 	;;
