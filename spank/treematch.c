@@ -462,8 +462,10 @@ static void plan_node(spank_t sp)
 		aopts.this_system = !st.cfg.dry_run;
 	}
 	aopts.alloc_cores = step_cores;
+	/* As Slurm counts them: one task per core by default (all its hardware
+	   threads); with -c N, N CPUs (hardware threads) per task. */
 	aopts.cpus_per_task = cpt16;
-	aopts.smt = TMATCH_AFFINITY_SMT_CORE;
+	aopts.smt = cpt16 > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
 	aopts.node_name = node_name;
 	aopts.log = lib_log;
 

@@ -185,20 +185,33 @@ t_help() {
 }
 
 # The binding in the task equals what `treematch map` computes for the same
-# profile and topology (the step's CPUs of this node), and wins over
-# --cpu-bind given to Slurm.
+# profile and topology, and wins over --cpu-bind given to Slurm. The step
+# takes every core of the node, so the CLI's "local" tree is the step's.
 t_binds_like_cli() {
 	run "$WORK/b.out" "$WORK/b.err" -n2 --cpu-bind=map_cpu:1,0 --treematch="$P2" "$W"
 	rc=$?
-	check "srun -n2 --treematch binds every task where TREEMATCH_CPUS says (rc=$rc)" \
+	check "srun -n2 --cpu-bind=map_cpu:1,0 --treematch: every task bound where TREEMATCH_CPUS says (rc=$rc)" \
 		bound_as_exported "$WORK/b.out" 2
-	expected=$(expected_from_cli "$P2" 2 local)
-	got=$(sort "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
-	[ "$(grep -c '^rank=' "$WORK/b.out")" -eq 2 ] || got="(no output)"
+	cores=$(slurmd -C | head -n 1 | tr ' ' '\n' | awk -F= '$1 == "SocketsPerBoard" { s = $2 } $1 == "CoresPerSocket" { c = $2 } END { print s * c }')
+	[ "$cores" -gt 64 ] && cores=64
+	pn=$WORK/ring$cores.yml
+	edges=""
+	r=0
+	while [ $r -lt "$cores" ]; do
+		[ $r -gt 0 ] && edges="$edges|$((r - 1)), $r, $((1000 * (r % 3 + 1)))"
+		r=$((r + 1))
+	done
+	# shellcheck disable=SC2086
+	(IFS='|' && profile "$pn" "$cores" ${edges#|})
+	run "$WORK/b.out" "$WORK/b.err" -n "$cores" --treematch="$pn" "$W"
+	expected=$(expected_from_cli "$pn" "$cores" local)
+	# First CPU of each rank (the CLI names a core by its first thread).
+	got=$(sort -t= -k2 -n "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus | sed 's/[-,].*//')"; done)
+	[ "$(grep -c '^rank=' "$WORK/b.out")" -eq "$cores" ] || got="(no output: $(cat "$WORK/b.err"))"
 	if [ -n "$expected" ] && [ "$expected" = "$got" ]; then
-		pass "srun -n2 --treematch binds as 'treematch map' says ($got)"
+		pass "srun -n $cores (whole node) binds as 'treematch map' says ($got)"
 	else
-		fail "srun -n2 --treematch binds as 'treematch map' says" "map: '$expected' tasks: '$got'" \
+		fail "srun -n $cores (whole node) binds as 'treematch map' says" "map: '$expected' tasks: '$got'" \
 			"$(cat "$WORK/cli.err" 2>/dev/null)"
 	fi
 }
