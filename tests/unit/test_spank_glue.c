@@ -7,6 +7,7 @@
  * man page documents every option and argument the plugin accepts.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <hwloc.h>
@@ -363,7 +364,7 @@ Test(spank_glue, option_callback_checks_syntax_locally)
 	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
 }
 
-Test(spank_glue, help_prints_and_exits, .exit_code = 0)
+Test(spank_glue, help_prints_and_exits, .exit_code = 0, .init = cr_redirect_stderr)
 {
 	struct spank_option *o;
 
