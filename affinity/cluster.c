@@ -50,7 +50,7 @@ static struct tmatch__xnode *make_node(struct cbuild *b, int i, const struct tma
 	x->global = i;
 	/* depth-first over the copy: set node, prefix the position, apply capacity */
 	{
-		struct tmatch__xnode **todo = malloc(sizeof(*todo) * 64);
+		struct tmatch__xnode **todo = malloc(sizeof(struct tmatch__xnode *) * 64);
 		int ntodo = 0, tcap = 64;
 		if (!todo) {
 			tmatch__xnode_free(x);
@@ -94,7 +94,8 @@ static struct tmatch__xnode *make_node(struct cbuild *b, int i, const struct tma
 			for (k = c->nchild - 1; k >= 0; k--) {
 				if (ntodo == tcap) {
 					struct tmatch__xnode **t =
-					    realloc(todo, sizeof(*t) * 2 * (size_t)tcap);
+					    realloc(todo, sizeof(struct tmatch__xnode *) * 2 *
+					                      (size_t)tcap);
 					if (!t) {
 						free(todo);
 						tmatch__xnode_free(x);

@@ -259,7 +259,8 @@ static int units_push(struct units *u, struct tmatch__xnode *x)
 {
 	if (u->n == u->cap) {
 		int cap = u->cap ? 2 * u->cap : 16;
-		struct tmatch__xnode **v = realloc(u->v, (size_t)cap * sizeof(*v));
+		struct tmatch__xnode **v =
+		    realloc(u->v, (size_t)cap * sizeof(struct tmatch__xnode *));
 		if (!v)
 			return -1;
 		u->v = v;
@@ -280,6 +281,10 @@ static int group(struct tmatch__xnode *n, int cpt, struct units *left)
 	struct tmatch__xnode **kids = n->child;
 	int nk = n->nchild, i, start, rc = -1;
 
+	if (cpt < 1) { /* a slot holds at least one unit */
+		errno = EINVAL;
+		return -1;
+	}
 	n->child = NULL;
 	n->nchild = n->cap = 0;
 	for (i = 0; i < nk; i++) {

@@ -30,7 +30,8 @@ int tmatch__xnode_add(struct tmatch__xnode *parent, struct tmatch__xnode *child)
 {
 	if (parent->nchild == parent->cap) {
 		int cap = parent->cap ? 2 * parent->cap : 4;
-		struct tmatch__xnode **c = realloc(parent->child, (size_t)cap * sizeof(*c));
+		struct tmatch__xnode **c =
+		    realloc(parent->child, (size_t)cap * sizeof(struct tmatch__xnode *));
 		if (!c)
 			return -1;
 		parent->child = c;
@@ -278,7 +279,7 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 	if (!tree->topo)
 		return -1;
 	tree->nb_leaves = (int)leaves;
-	tree->leaf = calloc((size_t)leaves, sizeof(*tree->leaf));
+	tree->leaf = calloc((size_t)leaves, sizeof(struct tmatch__xnode *));
 	w.allowed = malloc((size_t)leaves * sizeof(int));
 	if (!tree->leaf || !w.allowed) {
 		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
