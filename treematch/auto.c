@@ -23,7 +23,8 @@
  *   - packed (the identity) is hard to beat when ranks are numbered in a
  *     friendly order;
  *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
- *     left out on dense matrices above 256 ranks: its queue holds every edge).
+ *     left out on dense matrices above 256 ranks, its queue holds every edge,
+ *     and above TREEMATCH_MAX_RANKS ranks, where it never won);
  * Bisection runs with several seeds on small inputs (bisect_tries). Up to
  * REFINE_ALL ranks every candidate is refined; above, only the REFINE_TOP
  * best unrefined ones are (only the best above REFINE_ONE ranks and on
@@ -86,7 +87,8 @@ static int treematch_reordered(const tmatch_comm_t *comm, const tmatch_topo_t *t
 	size_t ne = 0;
 	tmatch_comm_t *re = NULL;
 
-	new_of = malloc(sizeof(int) * (size_t)n);
+	/* zeroed: new_of[] stays in range even if `by` were not injective */
+	new_of = calloc((size_t)n, sizeof(int));
 	rank_at = malloc(sizeof(int) * (size_t)topo->nb_leaves);
 	tmp = malloc(sizeof(int) * (size_t)n);
 	src = malloc(sizeof(int) * (comm->nnz / 2 + 1));
@@ -166,7 +168,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 				continue;
 			ran_treematch = 1;
 		}
-		if (strcmp(all[i], "greedy") == 0 && dense && n > 256)
+		if (strcmp(all[i], "greedy") == 0 &&
+		    ((dense && n > 256) || n > TREEMATCH_MAX_RANKS))
 			continue;
 		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
 			int *map = malloc(sizeof(int) * (size_t)n);
@@ -225,6 +228,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		for (int i = 0; i < nc; i++)
 			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
 				pick = i;
+		if (pick < 0) /* every candidate already refined */
+			break;
 		copt.seed = cand[pick].seed;
 		if (tmatch__refine(comm, topo, &copt, cand[pick].map, err) != 0)
 			goto out;

@@ -63,29 +63,54 @@ struct graph {
 	idx_t *xadj, *adj, *adjw;
 };
 
-/*
- * Make part sizes exactly `target`: repeatedly move the vertex of an
- * overfull part whose move to an underfull part costs least (ties: lowest
- * vertex, lowest part). Each move scans the vertices of the overfull parts
- * once, O(segment x degree); METIS leaves only a small excess.
- */
-static void repair_balance(struct bisector *b, const struct graph *g, int k, const int *target,
-                           int *size, int *part)
+struct move {
+	double gain;
+	int v, q;
+};
+
+static int move_order(const void *pa, const void *pb)
 {
+	const struct move *a = pa, *b = pb;
+
+	if (a->gain != b->gain)
+		return a->gain > b->gain ? -1 : 1;
+	return a->v - b->v;
+}
+
+/*
+ * Make part sizes exactly `target`. In rounds: every vertex of an overfull
+ * part gets its best move to an underfull part (largest gain = weight to
+ * that part minus weight to its own; any underfull part when it has no edge
+ * to one), then the moves are applied best first while the source is still
+ * overfull and the destination still has room. O(segment x degree) per
+ * round; METIS leaves little excess, so one or two rounds do.
+ */
+static int repair_balance(struct bisector *b, const struct graph *g, int k, const int *target,
+                          int *size, int *part)
+{
+	struct move *mv = NULL;
+	int rc = -1;
+
 	for (;;) {
-		int best_v = -1, best_q = -1, first_under = -1;
-		double best = -INFINITY;
+		int first_under = -1, nm = 0, moved = 0;
 
 		for (int q = 0; q < k && first_under < 0; q++)
 			if (size[q] < target[q])
 				first_under = q;
 		if (first_under < 0)
-			return;
+			break;
 		for (int v = 0; v < g->m; v++) {
-			int p = part[v], nt = 0;
-			double own = 0;
+			int p = part[v], nt = 0, best_q = first_under;
+			double own = 0, best;
 			if (size[p] <= target[p])
 				continue;
+			if (!mv) {
+				mv = malloc(sizeof(*mv) * (size_t)g->m);
+				if (!mv) {
+					errno = ENOMEM;
+					goto out;
+				}
+			}
 			for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++) {
 				int q = part[g->adj[e]];
 				if (q == p) {
@@ -96,29 +121,41 @@ static void repair_balance(struct bisector *b, const struct graph *g, int k, con
 					b->conn[q] += (double)g->adjw[e];
 				}
 			}
-			/* An underfull part it has no edge to: gain -own. */
-			if (-own > best) {
-				best = -own;
-				best_v = v;
-				best_q = first_under;
-			}
+			best = -own;
 			for (int i = 0; i < nt; i++) {
 				int q = b->touched[i];
-				double gain = b->conn[q] - own;
-				if (gain > best) {
-					best = gain;
-					best_v = v;
+				if (b->conn[q] - own > best ||
+				    (b->conn[q] - own == best && q < best_q)) {
+					best = b->conn[q] - own;
 					best_q = q;
 				}
 				b->conn[q] = 0;
 			}
+			mv[nm].gain = best;
+			mv[nm].v = v;
+			mv[nm].q = best_q;
+			nm++;
 		}
-		if (best_v < 0)
-			return;
-		size[part[best_v]]--;
-		size[best_q]++;
-		part[best_v] = best_q;
+		qsort(mv, (size_t)nm, sizeof(*mv), move_order);
+		for (int i = 0; i < nm; i++) {
+			int v = mv[i].v, p = part[v], q = mv[i].q;
+			if (size[p] > target[p] && size[q] < target[q]) {
+				size[p]--;
+				size[q]++;
+				part[v] = q;
+				moved++;
+			}
+		}
+		if (moved == 0) {
+			/* cannot happen (an overfull part implies an underfull one); be safe */
+			errno = EINVAL;
+			goto out;
+		}
 	}
+	rc = 0;
+out:
+	free(mv);
+	return rc;
 }
 
 /* Weight of the edges inside the set `mask` (bit v = local vertex v in part 0). */
@@ -204,7 +241,8 @@ static int metis_split(struct bisector *b, const struct graph *g, int k, const i
 		part[v] = q;
 		size[q]++;
 	}
-	repair_balance(b, g, k, target, size, part);
+	if (repair_balance(b, g, k, target, size, part) != 0)
+		goto out;
 	rc = 0;
 out:
 	free(tp);
