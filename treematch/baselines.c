@@ -94,8 +94,10 @@ int tmatch__map_rr(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		}
 		return 0;
 	}
-	order = malloc(sizeof(int) * (size_t)(topo->nb_allowed + 1));
-	scratch = malloc(sizeof(int) * (size_t)(topo->nb_allowed + 1));
+	/* zeroed: rr_order() swaps the two buffers level by level, every read
+	   position has been written, and clang-analyzer cannot follow the swap */
+	order = calloc((size_t)topo->nb_allowed + 1, sizeof(int));
+	scratch = calloc((size_t)topo->nb_allowed + 1, sizeof(int));
 	if (!order || !scratch || rr_order(topo, 0, 0, order, scratch) < 0) {
 		free(order);
 		free(scratch);
