@@ -75,7 +75,7 @@ tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, cons
 	}
 	m2 = 2 * kept;
 	c->n = n;
-	c->row_ptr = malloc(((size_t)n + 1) * sizeof(*c->row_ptr));
+	c->row_ptr = calloc((size_t)n + 1, sizeof(*c->row_ptr));
 	brow = malloc((m2 ? m2 : 1) * sizeof(*brow));
 	bw = malloc((m2 ? m2 : 1) * sizeof(*bw));
 	c->col = malloc((m2 ? m2 : 1) * sizeof(*c->col));
