@@ -105,19 +105,19 @@ static inline int leaf_dist(const struct refiner *r, int a, int b)
 static int make_codes(struct refiner *r)
 {
 	const struct tmatch_topo *t = r->t;
-	int shift[TMATCH_MAX_DEPTH], bits = 0;
+	int shift[TMATCH_MAX_DEPTH] = {0}, bits = 0;
 
 	for (int l = t->depth - 1; l >= 0; l--) {
 		int w = 0;
 		while ((1 << w) < t->arity[l])
 			w++;
+		if (bits + w > 64) /* lvl_of_bit has 64 entries: check before filling it */
+			return 1;
 		shift[l] = bits;
 		bits += w;
 		for (int b = shift[l]; b < shift[l] + w; b++)
 			r->lvl_of_bit[b] = (signed char)(t->depth - l);
 	}
-	if (bits > 64)
-		return 1;
 	for (int lf = 0; lf < t->nb_leaves; lf++) {
 		uint64_t code = 0;
 		for (int l = 0; l < t->depth; l++) {
