@@ -565,7 +565,7 @@ static int write_svg(FILE *f, const struct picture *pic)
 	int depth = tmatch_topo_depth(pic->topo), cut = depth;
 	double tree_y = MAP_TOP + MAP_SIZE + 50;
 	char buf[400];
-	tmatch_metrics_t m_place, m_pack;
+	tmatch_metrics_t m_place = {0}, m_pack = {0}; /* read only if have_metrics */
 	int *packed = NULL, have_metrics = 0;
 
 	while (cut > 0 && nodes_at(pic->topo, cut) > pic->max_leaves)
