@@ -118,6 +118,7 @@ stats() { # variant: "median q1 q3"
 }
 
 {
+	echo "# SPDX-License-Identifier: BSD-3-Clause"
 	echo "# Launch overhead of treematch.so: srun -n 64 true on one node"
 	echo "# (node declared 2x32 cores, plugin on the hwloc XML of that node, dry-run;"
 	echo "#  $REPS interleaved launches each, node idle before each; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
