@@ -532,7 +532,7 @@ static void grow(struct gstate *s, struct acc *a, int g)
 			int x = a->touched[t];
 			if (s->group_of[x] >= 0 || !free_slots(s, g, ishape_of(s, x)))
 				continue;
-			if (best < 0 || a->v[x] > a->v[best] || (a->v[x] == a->v[best] && x < best))
+			if (best < 0 || a->v[x] > a->v[best] || (x < best && a->v[x] == a->v[best]))
 				best = x;
 		}
 		if (best < 0)
@@ -720,7 +720,7 @@ static int group_greedy(struct ctx *c, struct gstate *s)
 		for (int t = 0; t < ga.nt; t++) {
 			int g = ga.touched[t];
 			if (ga.v[g] > 0 && (best < 0 || ga.v[g] > ga.v[best] ||
-			                    (ga.v[g] == ga.v[best] && g < best)))
+			                    (g < best && ga.v[g] == ga.v[best])))
 				best = g;
 		}
 		acc_reset(&ga);
@@ -856,7 +856,7 @@ static int refine_swaps(struct ctx *c, struct gstate *s)
 				for (int u = t + 1; u < ga.nt; u++) {
 					int gu = ga.touched[u], gb = ga.touched[best];
 					if (ga.v[gu] > ga.v[gb] ||
-					    (ga.v[gu] == ga.v[gb] && gu < gb))
+					    (gu < gb && ga.v[gu] == ga.v[gb]))
 						best = u;
 				}
 				{
