@@ -125,7 +125,7 @@ static int repair_balance(struct bisector *b, const struct graph *g, int k, cons
 			for (int i = 0; i < nt; i++) {
 				int q = b->touched[i];
 				if (b->conn[q] - own > best ||
-				    (b->conn[q] - own == best && q < best_q)) {
+				    (q < best_q && b->conn[q] - own == best)) {
 					best = b->conn[q] - own;
 					best_q = q;
 				}
