@@ -407,7 +407,7 @@ static uint64_t *local_edges(int *n_out)
 static void put_quoted(FILE *f, const char *s, size_t max)
 {
 	fputc('"', f);
-	for (size_t i = 0; s[i] && i < max; i++) {
+	for (size_t i = 0; i < max && s[i]; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch < 0x20 || ch == 0x7f)
 			continue;
