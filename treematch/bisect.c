@@ -136,7 +136,8 @@ static int repair_balance(struct bisector *b, const struct graph *g, int k, cons
 			mv[nm].q = best_q;
 			nm++;
 		}
-		qsort(mv, (size_t)nm, sizeof(*mv), move_order);
+		if (nm > 0) /* mv is still NULL when no vertex was over its target */
+			qsort(mv, (size_t)nm, sizeof(*mv), move_order);
 		for (int i = 0; i < nm; i++) {
 			int v = mv[i].v, p = part[v], q = mv[i].q;
 			if (size[p] > target[p] && size[q] < target[q]) {
@@ -364,8 +365,8 @@ static int best_split(struct bisector *b, const struct graph *g, int k, const in
 		return -1;
 	}
 	best = part_cut(g, part);
-	/* alternatives get one METIS try each and no alternatives of their own */
-	ncuts = b->ncuts;
+	/* alternatives get one METIS try each and no alternatives of their own
+	   (ncuts holds the caller's value, restored at out) */
 	b->ncuts = 1;
 	b->nested = 1;
 	for (int f = 1; f < k; f++) {
@@ -536,7 +537,7 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* two METIS tries per split: about 1-2 % less cut for twice the METIS time */
 	b.ncuts = n <= 32768 ? 2 : 1;
 	b.leaf_of_rank = leaf_of_rank;
-	b.perm = malloc(sizeof(int) * (size_t)n);
+	b.perm = calloc((size_t)n, sizeof(int));
 	b.loc = malloc(sizeof(int) * (size_t)n);
 	b.tmp = malloc(sizeof(int) * (size_t)n);
 	b.part = malloc(sizeof(int) * (size_t)n);
