@@ -72,12 +72,13 @@ static struct edge heap_pop(struct edge *h, size_t *len)
 
 struct freetree {
 	const struct tmatch_topo *t;
+	int depth; /* t->depth read once (for the analyser, leaf_of_rank may alias t) */
 	int *count[TMATCH_MAX_DEPTH + 1]; /* free allowed leaves under node i at depth l */
 };
 
 static void take_leaf(struct freetree *f, int leaf)
 {
-	for (int l = 0; l <= f->t->depth; l++)
+	for (int l = 0; l <= f->depth; l++)
 		f->count[l][leaf / f->t->span[l]]--;
 }
 
@@ -85,7 +86,7 @@ static void take_leaf(struct freetree *f, int leaf)
 static int nearest_free(const struct freetree *f, int near)
 {
 	const struct tmatch_topo *t = f->t;
-	int l = t->depth, node;
+	int l = f->depth, node;
 
 	while (l >= 0 && f->count[l][near / t->span[l]] == 0)
 		l--;
@@ -93,7 +94,7 @@ static int nearest_free(const struct freetree *f, int near)
 		return -1;
 	node = near / t->span[l];
 	/* Descend: prefer the child towards `near`, else the first child with room. */
-	for (; l < t->depth; l++) {
+	for (; l < f->depth; l++) {
 		int ar = t->arity[l], towards = near / t->span[l + 1], next = -1;
 		if (towards / ar == node && f->count[l + 1][towards] > 0) {
 			next = towards;
@@ -120,7 +121,7 @@ static int roomiest_free(const struct freetree *f)
 
 	if (f->count[0][0] == 0)
 		return -1;
-	for (int l = 0; l < t->depth; l++) {
+	for (int l = 0; l < f->depth; l++) {
 		int ar = t->arity[l], best = node * ar;
 		for (int i = 1; i < ar; i++)
 			if (f->count[l + 1][node * ar + i] > f->count[l + 1][best])
@@ -144,16 +145,22 @@ int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	(void)opts;
 	memset(&f, 0, sizeof(f));
 	f.t = topo;
+	f.depth = topo->depth;
+	if (f.depth < 0 || f.depth > TMATCH_MAX_DEPTH) { /* tmatch_topo_create's bounds */
+		tmatch__error_set(err, NULL, 0, 0, "greedy: tree depth %d out of range", f.depth);
+		errno = EINVAL;
+		return -1;
+	}
 	if (n == 0)
 		return 0;
-	for (int l = 0; l <= topo->depth; l++) {
+	for (int l = 0; l <= f.depth; l++) {
 		f.count[l] = calloc((size_t)(topo->nb_leaves / topo->span[l]), sizeof(int));
 		if (!f.count[l])
 			goto nomem;
 	}
 	for (int lf = 0; lf < topo->nb_leaves; lf++)
 		if (!topo->allowed || topo->allowed[lf])
-			for (int l = 0; l <= topo->depth; l++)
+			for (int l = 0; l <= f.depth; l++)
 				f.count[l][lf / topo->span[l]]++;
 	order = malloc(sizeof(*order) * (size_t)n);
 	vw = calloc((size_t)n, sizeof(*vw));
@@ -218,7 +225,7 @@ nomem:
 	tmatch__error_set(err, NULL, 0, 0, "greedy: out of memory");
 	errno = ENOMEM;
 out:
-	for (int l = 0; l <= topo->depth; l++)
+	for (int l = 0; l <= f.depth; l++)
 		free(f.count[l]);
 	free(order);
 	free(vw);
