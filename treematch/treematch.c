@@ -297,7 +297,7 @@ static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 
 	dm = calloc((size_t)p * (size_t)p, sizeof(*dm));
 	deg = calloc((size_t)p, sizeof(*deg));
-	comb = malloc(sizeof(int) * (size_t)k);
+	comb = calloc((size_t)k + 1, sizeof(int));
 	cmem = malloc(sizeof(int) * (size_t)ncand * (size_t)k);
 	cand = malloc(sizeof(*cand) * (size_t)ncand);
 	taken = calloc((size_t)p, 1);
@@ -1141,8 +1141,8 @@ static int map_full(struct ctx *c, const tmatch_comm_t *comm, const struct eff *
 		p = st[e].G;
 	}
 	/* Top down: group g of step e sits on node node[g]; its slot j is child j. */
-	node = malloc(sizeof(int) * (size_t)(comm->n > 1 ? comm->n : 1));
-	nnode = malloc(sizeof(int) * (size_t)(comm->n > 1 ? comm->n : 1));
+	node = calloc((size_t)(comm->n > 1 ? comm->n : 1), sizeof(int));
+	nnode = calloc((size_t)(comm->n > 1 ? comm->n : 1), sizeof(int));
 	if (!node || !nnode) {
 		oom(c);
 		goto out;
@@ -1347,8 +1347,9 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 	for (int e = 0; e < D; e++) {
 		int k = E->arity[e], nc = 0;
 		long long sp = E->span[e + 1];
-		L[e].cstart = malloc(sizeof(int) * (size_t)L[e].cnt);
-		L[e].ccnt = malloc(sizeof(int) * (size_t)L[e].cnt);
+		/* + 1: a level may have no node, and malloc(0) may return NULL */
+		L[e].cstart = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
+		L[e].ccnt = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
 		/* children: at most min(n, cnt * k) are non-empty */
 		long long maxc = (long long)L[e].cnt * k;
 		if (maxc > n)
@@ -1387,7 +1388,7 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 		L[e + 1].cnt = nc;
 	}
 	/* Shapes, bottom up: leaves are shape 0. */
-	L[D].shape = calloc((size_t)L[D].cnt, sizeof(int));
+	L[D].shape = calloc((size_t)L[D].cnt + 1, sizeof(int));
 	if (!L[D].shape)
 		goto nomem;
 	for (int e = D - 1; e >= 0; e--) {
@@ -1397,10 +1398,10 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 		memset(&S, 0, sizeof(S));
 		S.cap = cap;
 		S.slot = malloc(sizeof(int) * (size_t)cap);
-		S.koff = malloc(sizeof(size_t) * (size_t)L[e].cnt);
-		S.klen = malloc(sizeof(int) * (size_t)L[e].cnt);
-		S.kcount = malloc(sizeof(int) * (size_t)L[e].cnt);
-		L[e].shape = malloc(sizeof(int) * (size_t)L[e].cnt);
+		S.koff = malloc(sizeof(size_t) * ((size_t)L[e].cnt + 1));
+		S.klen = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
+		S.kcount = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
+		L[e].shape = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
 		if (!S.slot || !S.koff || !S.klen || !S.kcount || !L[e].shape)
 			goto nomem;
 		for (int x = 0; x < cap; x++)
@@ -1443,7 +1444,7 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 	}
 	/* Top down: each group goes to a node of its shape; members to
 	   children of matching shape, first free one. */
-	pos = malloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
+	pos = calloc((size_t)(n > 1 ? n : 1), sizeof(int));
 	npos = malloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
 	used = calloc((size_t)(n > 1 ? n : 1), 1);
 	if (!pos || !npos || !used)
