@@ -166,18 +166,18 @@ static int read_mtx(const char *path, struct raw *r, int *ranks, int *directed)
 			char obj[32], fmt[32], field[32], sym[32];
 			if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field,
 			           sym) != 4 ||
-			    strcmp(fmt, "coordinate"))
+			    strcmp(fmt, "coordinate") != 0)
 				BAD_LINE(path, lineno,
 				         "expected a '%%%%MatrixMarket matrix coordinate "
 				         "<field> <symmetry>' header");
 			if (!strcmp(field, "pattern"))
 				pattern = 1;
-			else if (strcmp(field, "integer") && strcmp(field, "real"))
+			else if (strcmp(field, "integer") != 0 && strcmp(field, "real") != 0)
 				BAD_LINE(path, lineno,
 				         "field must be integer, real or pattern (not complex)");
 			if (!strcmp(sym, "symmetric"))
 				*directed = 0;
-			else if (strcmp(sym, "general"))
+			else if (strcmp(sym, "general") != 0)
 				BAD_LINE(path, lineno, "symmetry must be general or symmetric");
 			continue;
 		}
@@ -494,12 +494,12 @@ static int cmd_convert(int argc, char **argv)
 		                                                             : "edges";
 	}
 	int nin = argc - optind;
-	if (nin > 1 && strcmp(from, "ompi") && strcmp(from, "edges")) {
+	if (nin > 1 && strcmp(from, "ompi") != 0 && strcmp(from, "edges") != 0) {
 		tmatch_cli_error("several inputs are added up only for edge lists and Open MPI "
 		                 ".prof files");
 		return 2;
 	}
-	if (coll && strcmp(from, "ompi")) {
+	if (coll && strcmp(from, "ompi") != 0) {
 		tmatch_cli_error("--coll applies to Open MPI .prof input only");
 		return 2;
 	}
