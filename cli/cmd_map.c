@@ -323,7 +323,7 @@ int tmatch_cli_map(int argc, char **argv)
 		map_usage(stderr);
 		return 2;
 	}
-	if (strcmp(format, "plain") && strcmp(format, "yaml")) {
+	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0) {
 		tmatch_cli_error("map: --format '%s': use plain or yaml", format);
 		return 2;
 	}
