@@ -64,7 +64,7 @@ int tmatch_cli_topology(int argc, char **argv)
 
 	tmatch_affinity_opts_init(&opts);
 	memset(&err, 0, sizeof(err));
-	if (argc < 2 || strcmp(argv[1], "show")) {
+	if (argc < 2 || strcmp(argv[1], "show") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			usage(stdout);
 			return 0;
