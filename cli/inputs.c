@@ -95,7 +95,7 @@ tmatch_affinity_tree_t *tmatch_cli_load_affinity_tree(const char *spec,
 			errno = EINVAL;
 			goto out;
 		}
-		conf_path = (*copy && strcmp(copy, "none")) ? copy : NULL;
+		conf_path = (*copy && strcmp(copy, "none") != 0) ? copy : NULL;
 		nodes = nl;
 		spec = nt;
 	}
@@ -166,8 +166,8 @@ static tmatch_comm_t *load_yaml_profile(const char *path, tmatch_error_t *err)
 
 	if (!p)
 		return NULL;
-	comm = tmatch_profile_to_comm(p, tmatch_profile_placement_metric(p), TMATCH_PROFILE_P2P,
-	                              err);
+	comm =
+	    tmatch_profile_to_comm(p, tmatch_profile_placement_metric(p), TMATCH_PROFILE_P2P, err);
 	if (!comm && err && !err->file[0])
 		snprintf(err->file, sizeof(err->file), "%s", path);
 	tmatch_profile_destroy(p);
