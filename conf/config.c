@@ -98,6 +98,11 @@ void tmatch_config_init(tmatch_config_t *cfg)
 	cfg->max_ranks = TMATCH_PROFILE_DEFAULT_MAX_RANKS;
 	cfg->max_file_size = TMATCH_PROFILE_DEFAULT_MAX_FILE_SIZE;
 	cfg->max_map_time = 10.0;
+	/* The same default seed as the library and `treematch map`, so a
+	   placement computed by hand and one made at launch agree. */
+	tmatch_map_opts_t mopts;
+	tmatch_map_opts_init(&mopts);
+	cfg->seed = mopts.seed;
 }
 
 /* Where an item came from, for messages. */

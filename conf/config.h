@@ -23,7 +23,7 @@
  *   failure=fallback|fail   what to do when mapping fails (default fallback)
  *   verbose=N               0..9 (default 0)
  *   dry_run=on|off          compute and report, do not bind (default off)
- *   seed=N                  mapper seed (default 0)
+ *   seed=N                  mapper seed (default 1, as treematch map)
  *   mpi_pin=on|off          also export the MPI's own binding variables (default off)
  *   max_ranks=N             limit on profile ranks (default 1048576); user may only lower it
  *   max_file_size=N[K|M|G]  limit on profile size (default 256M); user may only lower it

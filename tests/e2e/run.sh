@@ -220,7 +220,7 @@ t_binds_like_cli() {
 # rank's leaf, `treematch topology show` each leaf's CPUs. Seed 0 is the
 # plugin's default.
 expected_from_cli() { # profile ranks topology [mapper]
-	"$CLI" map --profile "$1" --topology "$3" --seed 0 --mapper "${4:-auto}" >"$WORK/cli.map" 2>"$WORK/cli.err" &&
+	"$CLI" map --profile "$1" --topology "$3" --mapper "${4:-auto}" >"$WORK/cli.map" 2>"$WORK/cli.err" &&
 		"$CLI" topology show --topology "$3" >"$WORK/cli.topo" 2>>"$WORK/cli.err" || return 0
 	awk -v n="$2" '
 		FNR == NR { if ($1 ~ /^[0-9]+$/) leaf[$1] = $2; next }

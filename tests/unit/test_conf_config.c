@@ -25,6 +25,17 @@ Test(conf_config, defaults)
 	tmatch_config_init(NULL);
 }
 
+/* The plugin and `treematch map` must place identically by default. */
+Test(conf_config, default_seed_is_the_library_default)
+{
+	tmatch_config_t c;
+	tmatch_map_opts_t m;
+
+	tmatch_config_init(&c);
+	tmatch_map_opts_init(&m);
+	cr_expect_eq(c.seed, m.seed);
+}
+
 Test(conf_config, user_string)
 {
 	tmatch_config_t c;
