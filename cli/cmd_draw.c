@@ -315,9 +315,9 @@ static void draw_legend(FILE *f, const tmatch_cli_svg_scale_t *s, double x, doub
 	        "stroke=\"#555555\" stroke-width=\"0.5\"/>\n",
 	        x, y, w, h, gradient);
 	/* Ticks at the powers of ten inside the range, plus both ends. */
-	for (double e = lo_exp; e <= hi_exp; e += step) {
+	for (int e = (int)lo_exp; e <= (int)hi_exp; e += step) {
 		double t = tmatch_cli_svg_scale_pos(s, pow(10.0, e));
-		snprintf(label, sizeof(label), "1e%d", (int)e);
+		snprintf(label, sizeof(label), "1e%d", e);
 		if (vertical) {
 			double ty = y + h - t * h;
 			tmatch_cli_svg_line(f, x + w, ty, x + w + 4, ty, "#333333", 0.8);
@@ -381,7 +381,8 @@ static void draw_map(FILE *f, const struct picture *pic, const double *cells, do
 	{
 		int every = pic->n <= 16 ? 1 : pic->n <= 64 ? 4 : (pic->n + 7) / 8;
 		for (int p = 0; p < pic->n; p += every) {
-			double t = (p / b + (b == 1 ? 0.5 : 0.0)) * cs;
+			int block = p / b;
+			double t = (block + (b == 1 ? 0.5 : 0.0)) * cs;
 			char lab[24];
 			snprintf(lab, sizeof(lab), "%d", placement && b == 1 ? pic->rank_at[p] : p);
 			tmatch_cli_svg_text(f, x0 - 4, y0 + t + 3, 8, "end", lab);
@@ -411,10 +412,11 @@ static void draw_map(FILE *f, const struct picture *pic, const double *cells, do
 		for (int p = 1; p < pic->n; p++) {
 			long a0 = pic->leaf_of_rank[pic->rank_at[p - 1]] / span;
 			long a1 = pic->leaf_of_rank[pic->rank_at[p]] / span;
+			int block = p / b;
 			double t;
 			if (a0 == a1 || p % b != 0)
 				continue;
-			t = (p / b) * cs;
+			t = block * cs;
 			tmatch_cli_svg_line(f, x0 + t, y0, x0 + t, y0 + MAP_SIZE, stroke, width);
 			tmatch_cli_svg_line(f, x0, y0 + t, x0 + MAP_SIZE, y0 + t, stroke, width);
 		}
@@ -436,7 +438,7 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 	double by = y0 + 30 + cut * LEVEL_H;
 	double *box_traffic = calloc((size_t)nbox, sizeof(double));
 	int *box_ranks = calloc((size_t)nbox, sizeof(int));
-	int *rank_of_leaf = malloc((size_t)nleaves * sizeof(int));
+	int *rank_of_leaf = calloc((size_t)nleaves + 1, sizeof(int));
 	tmatch_cli_svg_scale_t s = {HUGE_VAL, 0};
 	char buf[200], name[32], col[8];
 	int ret = -1;
