@@ -205,14 +205,16 @@ struct dirs {
 
 static void dirs_add(struct dirs *ds, const char *d, size_t len)
 {
-	if (len == 0 || ds->n >= MAX_DIRS)
+	char *copy;
+
+	if (len == 0 || ds->n < 0 || ds->n >= MAX_DIRS)
 		return;
 	for (int i = 0; i < ds->n; i++)
 		if (strlen(ds->d[i]) == len && !strncmp(ds->d[i], d, len))
 			return;
-	ds->d[ds->n] = strndup(d, len);
-	if (ds->d[ds->n])
-		ds->n++;
+	copy = strndup(d, len);
+	if (copy)
+		ds->d[ds->n++] = copy;
 }
 
 /* A ':'-separated list; $ORIGIN replaced by `origin`. */
