@@ -281,7 +281,8 @@ static struct persist *persist_tab[PERSIST_BUCKETS];
 static unsigned persist_hash(MPI_Request req)
 {
 	uint64_t k = 0;
-	memcpy(&k, &req, sizeof req < sizeof k ? sizeof req : sizeof k);
+	/* the handle's own bytes: an int (MPICH) or a pointer (Open MPI) */
+	memcpy(&k, &req, sizeof(MPI_Request) < sizeof k ? sizeof(MPI_Request) : sizeof k);
 	k ^= k >> 17;
 	k *= 0x9e3779b97f4a7c15ull;
 	return (unsigned)(k >> 40) % PERSIST_BUCKETS;
