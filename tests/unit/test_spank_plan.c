@@ -92,6 +92,41 @@ static void check_disjoint(const tmatch_spank_plan_t *plan)
 	}
 }
 
+/* One node's inputs (profile, synthetic tree, default options) and its plan. */
+struct node_case {
+	tmatch_profile_t *p;
+	tmatch_affinity_tree_t *t;
+	tmatch_spank_node_info_t info;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+};
+
+static void case_init(struct node_case *c, const char *profile, const char *spec, int cpt,
+                      const int *ranks, int nlocal, int total)
+{
+	c->p = load(profile);
+	c->t = synthetic(spec, cpt);
+	tmatch_config_init(&c->cfg);
+	info_init(&c->info, ranks, nlocal, total);
+	c->info.cpus_per_task = cpt;
+}
+
+/* The plan of the case's inputs, which must succeed. */
+static tmatch_spank_plan_t *case_plan(struct node_case *c)
+{
+	tmatch_spank_plan_t *plan = NULL;
+
+	cr_assert_eq(tmatch_spank_plan_compute(&c->cfg, c->p, c->t, &c->info, &plan, &c->err), 0,
+	             "%s", c->err.msg);
+	return plan;
+}
+
+static void case_fini(struct node_case *c)
+{
+	tmatch_affinity_tree_destroy(c->t);
+	tmatch_profile_destroy(c->p);
+}
+
 /* ------------------------------------------------------------------------ */
 
 Test(spank_plan, special_steps_are_skipped)
@@ -239,17 +274,12 @@ Test(spank_plan, check_profile_rank_count)
 
 Test(spank_plan, maps_pairs_together_and_beats_packed)
 {
-	tmatch_profile_t *p = load(pairs4);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
 	const int ranks[] = {0, 1, 2, 3};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *plan = NULL;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 4);
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
+	plan = case_plan(&c);
 	cr_assert_eq(plan->ntasks, 4);
 	check_disjoint(plan);
 	/* 0 and 3 share a package, so do 1 and 2. */
@@ -265,49 +295,37 @@ Test(spank_plan, maps_pairs_together_and_beats_packed)
 		          plan->task[a].levels);
 	}
 	tmatch_spank_plan_destroy(plan);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 Test(spank_plan, same_inputs_same_plan)
 {
-	tmatch_profile_t *p = load(pairs8);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:4 pu:1", 1);
 	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *a = NULL, *b = NULL;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
+	struct node_case c;
+	tmatch_spank_plan_t *a, *b;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 8, 8);
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &a, &err), 0, "%s", err.msg);
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &b, &err), 0, "%s", err.msg);
+	case_init(&c, pairs8, "pack:2 core:4 pu:1", 1, ranks, 8, 8);
+	a = case_plan(&c);
+	b = case_plan(&c);
 	for (int i = 0; i < 8; i++)
 		cr_expect_eq(a->task[i].leaf, b->task[i].leaf);
 	check_disjoint(a);
 	tmatch_spank_plan_destroy(a);
 	tmatch_spank_plan_destroy(b);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 Test(spank_plan, second_node_uses_its_global_ranks)
 {
-	tmatch_profile_t *p = load(pairs8);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
 	const int ranks[] = {4, 5, 6, 7};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *plan = NULL;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 8);
-	info.node_name = "n2";
-	info.node_index = 1;
-	info.node_count = 2;
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	case_init(&c, pairs8, "pack:2 core:2 pu:1", 1, ranks, 4, 8);
+	c.info.node_name = "n2";
+	c.info.node_index = 1;
+	c.info.node_count = 2;
+	plan = case_plan(&c);
 	check_disjoint(plan);
 	/* Within the node 4-6 and 5-7 talk: each pair on one package. */
 	cr_expect_eq(plan->task[0].leaf / 2, plan->task[2].leaf / 2);
@@ -318,42 +336,35 @@ Test(spank_plan, second_node_uses_its_global_ranks)
 	          plan->task[0].position);
 	cr_expect_str_eq(plan->node_name, "n2");
 	tmatch_spank_plan_destroy(plan);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 Test(spank_plan, refuses_oversubscription_and_wrong_counts)
 {
-	tmatch_profile_t *p = load(pairs8);
-	tmatch_affinity_tree_t *t = synthetic("pack:1 core:2 pu:1", 1);
 	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
 	const int dup[] = {0, 0};
-	tmatch_spank_node_info_t info;
+	struct node_case c;
 	tmatch_spank_plan_t *plan = NULL;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 8);
+	case_init(&c, pairs8, "pack:1 core:2 pu:1", 1, ranks, 4, 8);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
 	cr_expect_eq(errno, EOVERFLOW);
-	cr_expect(strstr(err.msg, "slot(s)") != NULL, "%s", err.msg);
+	cr_expect(strstr(c.err.msg, "slot(s)") != NULL, "%s", c.err.msg);
 	cr_expect_null(plan);
-	info_init(&info, ranks, 2, 6);
-	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
-	cr_expect(strstr(err.msg, "8") && strstr(err.msg, "6"), "%s", err.msg);
-	info_init(&info, dup, 2, 8);
-	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
-	cr_expect(strstr(err.msg, "repeated") != NULL, "%s", err.msg);
-	info_init(&info, ranks, 0, 8);
+	info_init(&c.info, ranks, 2, 6);
+	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect(strstr(c.err.msg, "8") && strstr(c.err.msg, "6"), "%s", c.err.msg);
+	info_init(&c.info, dup, 2, 8);
+	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect(strstr(c.err.msg, "repeated") != NULL, "%s", c.err.msg);
+	info_init(&c.info, ranks, 0, 8);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), -1);
+	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
 	cr_expect_eq(errno, EINVAL);
 	cr_expect_null(plan);
 	tmatch_spank_plan_destroy(NULL);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 static const tmatch_spank_env_t *find_env(const tmatch_spank_env_t *env, int n, const char *name)
@@ -366,26 +377,20 @@ static const tmatch_spank_env_t *find_env(const tmatch_spank_env_t *env, int n, 
 
 Test(spank_plan, cpus_per_task_groups_and_openmp)
 {
-	tmatch_profile_t *p = load(pairs4);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:4 pu:1", 2);
 	const int ranks[] = {0, 1, 2, 3};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *plan = NULL;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
 	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
 	const tmatch_spank_env_t *e;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
 	int n;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 4);
-	info.cpus_per_task = 2;
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	case_init(&c, pairs4, "pack:2 core:4 pu:1", 2, ranks, 4, 4);
+	plan = case_plan(&c);
 	check_disjoint(plan);
 	for (int a = 0; a < 4; a++)
 		cr_expect(strchr(plan->task[a].cpulist, '-') || strchr(plan->task[a].cpulist, ','),
 		          "two CPUs per task: %s", plan->task[a].cpulist);
-	n = tmatch_spank_task_env(plan, &cfg, 0, env, TMATCH_SPANK_MAX_ENV);
+	n = tmatch_spank_task_env(plan, &c.cfg, 0, env, TMATCH_SPANK_MAX_ENV);
 	cr_assert_gt(n, 0);
 	e = find_env(env, n, "OMP_NUM_THREADS");
 	cr_assert_not_null(e);
@@ -401,28 +406,22 @@ Test(spank_plan, cpus_per_task_groups_and_openmp)
 	cr_expect_str_eq(e->value, plan->task[0].cpulist);
 	cr_expect_eq(e->overwrite, 1);
 	tmatch_spank_plan_destroy(plan);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 Test(spank_plan, task_env_and_mpi_pinning)
 {
-	tmatch_profile_t *p = load(pairs4);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
 	const int ranks[] = {0, 1, 2, 3};
 	static const char *const mpi_vars[] = {"OMPI_MCA_hwloc_base_binding_policy",
 	                                       "HYDRA_BINDING", "I_MPI_PIN", "MV2_ENABLE_AFFINITY"};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *plan = NULL;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
 	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
-	tmatch_config_t cfg;
-	tmatch_error_t err;
 	int n;
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 4);
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
-	n = tmatch_spank_task_env(plan, &cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
+	plan = case_plan(&c);
+	n = tmatch_spank_task_env(plan, &c.cfg, 2, env, TMATCH_SPANK_MAX_ENV);
 	cr_expect_str_eq(find_env(env, n, "TREEMATCH_RANK")->value, "2");
 	cr_expect_not_null(find_env(env, n, "TREEMATCH_POSITION"));
 	cr_expect_not_null(find_env(env, n, "TREEMATCH_LEVELS"));
@@ -431,35 +430,29 @@ Test(spank_plan, task_env_and_mpi_pinning)
 	cr_expect_null(find_env(env, n, "OMP_NUM_THREADS"), "no OpenMP without -c");
 	for (size_t i = 0; i < 4; i++)
 		cr_expect_null(find_env(env, n, mpi_vars[i]));
-	cfg.mpi_pin = 1;
-	n = tmatch_spank_task_env(plan, &cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	c.cfg.mpi_pin = 1;
+	n = tmatch_spank_task_env(plan, &c.cfg, 2, env, TMATCH_SPANK_MAX_ENV);
 	for (size_t i = 0; i < 4; i++) {
 		const tmatch_spank_env_t *e = find_env(env, n, mpi_vars[i]);
 
 		cr_assert_not_null(e, "%s", mpi_vars[i]);
 		cr_expect_eq(e->overwrite, 0);
 	}
-	cr_expect_eq(tmatch_spank_task_env(plan, &cfg, 4, env, TMATCH_SPANK_MAX_ENV), -1);
-	cr_expect_eq(tmatch_spank_task_env(plan, &cfg, 0, env, 3), 3, "bounded by max");
+	cr_expect_eq(tmatch_spank_task_env(plan, &c.cfg, 4, env, TMATCH_SPANK_MAX_ENV), -1);
+	cr_expect_eq(tmatch_spank_task_env(plan, &c.cfg, 0, env, 3), 3, "bounded by max");
 	tmatch_spank_plan_destroy(plan);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
 
 Test(spank_plan, lines_for_the_user)
 {
-	tmatch_profile_t *p = load(pairs4);
-	tmatch_affinity_tree_t *t = synthetic("pack:2 core:2 pu:1", 1);
 	const int ranks[] = {0, 1, 2, 3};
-	tmatch_spank_node_info_t info;
-	tmatch_spank_plan_t *plan = NULL;
-	tmatch_config_t cfg;
-	tmatch_error_t err;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
 	char line[1024], want[1024];
 
-	tmatch_config_init(&cfg);
-	info_init(&info, ranks, 4, 4);
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
+	plan = case_plan(&c);
 	cr_assert_gt(tmatch_spank_verbose_line(plan, 1, 4242, 0, line, sizeof(line)), 0);
 	snprintf(want, sizeof(want), "cpus %s mask %s set", plan->task[1].cpulist,
 	         plan->task[1].cpumask);
@@ -474,6 +467,5 @@ Test(spank_plan, lines_for_the_user)
 	cr_expect_eq(tmatch_spank_verbose_line(plan, 9, 1, 0, line, sizeof(line)), -1);
 	cr_expect_eq(tmatch_spank_summary_line(NULL, 0, line, sizeof(line)), -1);
 	tmatch_spank_plan_destroy(plan);
-	tmatch_affinity_tree_destroy(t);
-	tmatch_profile_destroy(p);
+	case_fini(&c);
 }
