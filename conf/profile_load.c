@@ -253,7 +253,9 @@ static int expect_scalar(struct loader *L, const char *what, const char *hint)
 	            event_what(&L->ev));
 }
 
-/* Current event must be a plain decimal integer <= max. */
+/* Current event must be a plain decimal integer <= max. Callers zero *out:
+   clang-analyzer does not inline the variadic fail(), so it cannot see that
+   every error path returns -1 before they read it. */
 static int get_uint(struct loader *L, const char *what, uint64_t max, uint64_t *out)
 {
 	if (expect_scalar(L, what, "a non-negative integer"))
@@ -317,7 +319,7 @@ static int parse_format(struct loader *L)
 
 static int parse_version(struct loader *L)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (get_uint(L, "version", INT_MAX, &v))
 		return -1;
@@ -331,7 +333,7 @@ static int parse_version(struct loader *L)
 
 static int parse_ranks(struct loader *L)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (get_uint(L, "ranks", UINT64_MAX, &v))
 		return -1;
@@ -474,7 +476,7 @@ static int check_created(struct loader *L)
 
 static int parse_nodes(struct loader *L)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int count = 0, rpn = -1;
 
 	if (is_scalar(L)) {
@@ -540,7 +542,7 @@ static int parse_nodes(struct loader *L)
 
 static int parse_provenance(struct loader *L)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (L->ev.type != YAML_MAPPING_START_EVENT) {
 		warn(L, &L->ev.start_mark, "'provenance' ignored: expected a mapping");
@@ -644,7 +646,7 @@ static void describe_cols(const enum col_kind *cols, int ncols, char *buf, size_
 static int parse_row(struct loader *L, struct tmatch__edges *e, const enum col_kind *cols,
                      int ncols)
 {
-	uint64_t v[4] = {0, 0, 0, 0}, x;
+	uint64_t v[4] = {0, 0, 0, 0}, x = 0;
 	yaml_mark_t start = L->ev.start_mark;
 	char desc[128];
 	int c;
@@ -865,7 +867,7 @@ static int parse_matrix_rows(struct loader *L)
 			if (j >= n)
 				return fail(L, &L->ev.start_mark, EINVAL,
 				            "matrix row %d has more than %d values", i, n);
-			uint64_t x;
+			uint64_t x = 0;
 			if (get_uint(L, "matrix value", TMATCH__WEIGHT_MAX, &x))
 				return -1;
 			if (i == j && x)
