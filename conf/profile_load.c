@@ -245,6 +245,31 @@ static int scalar_is(const struct loader *L, const char *word)
 	return is_scalar(L) && slen(L) == n && memcmp(sval(L), word, n) == 0;
 }
 
+/*
+ * Step to the next key of the mapping being read and past it. Returns 1 with
+ * the key's value current, *key set to the key's index in names (-1 for any
+ * other key, scalar or not) and *key_mark to where the key stands; 0 at the
+ * end of the mapping; -1 on error.
+ */
+static int next_key(struct loader *L, const char *const *names, int nnames, int *key,
+                    yaml_mark_t *key_mark)
+{
+	if (next_event(L))
+		return -1;
+	if (L->ev.type == YAML_MAPPING_END_EVENT)
+		return 0;
+	*key = -1;
+	for (int i = 0; i < nnames && *key < 0; i++)
+		if (scalar_is(L, names[i]))
+			*key = i;
+	*key_mark = L->ev.start_mark;
+	if (!is_scalar(L) && skip_node(L))
+		return -1;
+	if (next_event(L))
+		return -1;
+	return 1;
+}
+
 static int expect_scalar(struct loader *L, const char *what, const char *hint)
 {
 	if (is_scalar(L))
@@ -429,27 +454,21 @@ static int set_info_here(struct loader *L, int key, const char *what)
 /* application: NAME | {name: NAME}; tool: NAME | {name: NAME, version: V} */
 static int parse_named(struct loader *L, int key, int version_key, const char *what)
 {
+	static const char *const names[] = {"name", "version"};
+	yaml_mark_t km;
+	int k, r;
+
 	if (L->ev.type != YAML_MAPPING_START_EVENT)
 		return set_info_here(L, key, what);
-	for (;;) {
-		if (next_event(L))
-			return -1;
-		if (L->ev.type == YAML_MAPPING_END_EVENT)
-			return 0;
-		int k = scalar_is(L, "name")                            ? key
-		        : (version_key >= 0 && scalar_is(L, "version")) ? version_key
-		                                                        : -1;
-		if (!is_scalar(L) && skip_node(L))
-			return -1;
-		if (next_event(L))
-			return -1;
+	while ((r = next_key(L, names, version_key >= 0 ? 2 : 1, &k, &km)) > 0) {
 		if (k < 0) {
 			if (skip_node(L))
 				return -1;
-		} else if (set_info_here(L, k, what)) {
+		} else if (set_info_here(L, k == 0 ? key : version_key, what)) {
 			return -1;
 		}
 	}
+	return r;
 }
 
 static int check_created(struct loader *L)
@@ -502,18 +521,11 @@ static int parse_nodes(struct loader *L)
 				return -1;
 			continue;
 		}
-		int nr = -1;
-		for (;;) {
-			if (next_event(L))
-				return -1;
-			if (L->ev.type == YAML_MAPPING_END_EVENT)
-				break;
-			int is_ranks = scalar_is(L, "ranks");
-			if (!is_scalar(L) && skip_node(L))
-				return -1;
-			if (next_event(L))
-				return -1;
-			if (is_ranks && L->ev.type == YAML_SEQUENCE_START_EVENT) {
+		static const char *const names[] = {"ranks"};
+		yaml_mark_t km;
+		int nr = -1, k, r;
+		while ((r = next_key(L, names, 1, &k, &km)) > 0) {
+			if (k == 0 && L->ev.type == YAML_SEQUENCE_START_EVENT) {
 				nr = 0;
 				for (;;) {
 					if (next_event(L))
@@ -528,6 +540,8 @@ static int parse_nodes(struct loader *L)
 				return -1;
 			}
 		}
+		if (r < 0)
+			return -1;
 		if (nr < 0)
 			rpn = 0;
 		else if (rpn == -1)
@@ -791,8 +805,10 @@ static int parse_columns(struct loader *L, enum col_kind *cols, int *ncols, cons
 /* edges: [[...], ...] | {columns: [...], data: [[...], ...]} */
 static int parse_edges(struct loader *L, struct tmatch__edges *e, const char *what)
 {
+	static const char *const names[] = {"columns", "data"};
 	enum col_kind cols[MAX_COLS];
-	int ncols, have_cols = 0, have_data = 0;
+	int ncols, have_cols = 0, have_data = 0, k, r;
+	yaml_mark_t km;
 
 	if (need_header(L, what))
 		return -1;
@@ -803,18 +819,8 @@ static int parse_edges(struct loader *L, struct tmatch__edges *e, const char *wh
 		return fail(L, &L->ev.start_mark, EINVAL,
 		            "'%s' must be a list of edges or a mapping with columns and data",
 		            what);
-	for (;;) {
-		if (next_event(L))
-			return -1;
-		if (L->ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		int k = scalar_is(L, "columns") ? 1 : scalar_is(L, "data") ? 2 : 0;
-		yaml_mark_t km = L->ev.start_mark;
-		if (!is_scalar(L) && skip_node(L))
-			return -1;
-		if (next_event(L))
-			return -1;
-		if (k == 1) {
+	while ((r = next_key(L, names, 2, &k, &km)) > 0) {
+		if (k == 0) {
 			if (have_cols || have_data)
 				return fail(L, &km, EINVAL,
 				            "'%s.columns' must come once, before '%s.data'", what,
@@ -822,7 +828,7 @@ static int parse_edges(struct loader *L, struct tmatch__edges *e, const char *wh
 			if (parse_columns(L, cols, &ncols, what))
 				return -1;
 			have_cols = 1;
-		} else if (k == 2) {
+		} else if (k == 1) {
 			if (have_data)
 				return fail(L, &km, EINVAL, "'%s.data' given twice", what);
 			if (parse_rows(L, e, cols, ncols, what))
@@ -832,7 +838,7 @@ static int parse_edges(struct loader *L, struct tmatch__edges *e, const char *wh
 			return -1;
 		}
 	}
-	return 0;
+	return r;
 }
 
 /* matrix: {metric: bytes|msgs, rows: [[...] x ranks]} */
@@ -888,8 +894,10 @@ static int parse_matrix_rows(struct loader *L)
 
 static int parse_matrix(struct loader *L)
 {
-	int have_rows = 0;
+	static const char *const names[] = {"metric", "rows"};
+	int have_rows = 0, k, r;
 	unsigned metric = 0;
+	yaml_mark_t km;
 
 	if (need_header(L, "matrix"))
 		return -1;
@@ -906,18 +914,8 @@ static int parse_matrix(struct loader *L)
 	L->row_line = calloc(n, sizeof(*L->row_line));
 	if (!L->dense || !L->row_line)
 		return fail(L, NULL, ENOMEM, "out of memory for a %zu x %zu matrix", n, n);
-	for (;;) {
-		if (next_event(L))
-			return -1;
-		if (L->ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		int k = scalar_is(L, "metric") ? 1 : scalar_is(L, "rows") ? 2 : 0;
-		yaml_mark_t km = L->ev.start_mark;
-		if (!is_scalar(L) && skip_node(L))
-			return -1;
-		if (next_event(L))
-			return -1;
-		if (k == 1) {
+	while ((r = next_key(L, names, 2, &k, &km)) > 0) {
+		if (k == 0) {
 			if (have_rows)
 				return fail(L, &km, EINVAL,
 				            "'matrix.metric' must come before 'matrix.rows'");
@@ -927,7 +925,7 @@ static int parse_matrix(struct loader *L)
 			if (!metric)
 				return fail(L, &L->ev.start_mark, EINVAL,
 				            "'matrix.metric' must be bytes or msgs");
-		} else if (k == 2) {
+		} else if (k == 1) {
 			if (have_rows)
 				return fail(L, &km, EINVAL, "'matrix.rows' given twice");
 			if (parse_matrix_rows(L))
@@ -937,6 +935,8 @@ static int parse_matrix(struct loader *L)
 			return -1;
 		}
 	}
+	if (r < 0)
+		return -1;
 	if (!metric) {
 		if (L->p->metrics != TMATCH_PROFILE_HAS_BYTES &&
 		    L->p->metrics != TMATCH_PROFILE_HAS_MSGS)
