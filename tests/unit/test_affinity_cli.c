@@ -5,6 +5,8 @@
  * exit 2, bad input exits 1 with a message naming file, line and column.
  * Runs the CLI that `make` built in TMATCH_BUILDDIR.
  */
+#include "cli_helpers.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,59 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
-
-static const char *cli(void)
-{
-	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
-	                                         TMATCH_BUILDDIR "/treematch"};
-	const char *env = getenv("TMATCH_CLI");
-	struct stat st;
-	size_t i;
-	if (env && *env)
-		return env;
-	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
-		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode))
-			return candidates[i];
-	cr_assert_fail("the treematch CLI is not built in %s", TMATCH_BUILDDIR);
-	return NULL;
-}
+#define FIX    TMATCH_SRCDIR "/tests/fixtures/affinity/"
+#define MAXOUT (1 << 20)
 
 /* Run the CLI with args; stdout and stderr into *out (caller frees). */
 static int run(char **out, const char *const *args)
 {
-	int fds[2], status;
-	size_t len = 0, cap = 1 << 16;
-	ssize_t n;
-	pid_t pid;
-	char *buf = malloc(cap);
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		const char *argv[32];
-		int i = 0;
-		argv[i++] = cli();
-		while (*args && i < 31)
-			argv[i++] = *args++;
-		argv[i] = NULL;
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (len + 1 >= cap)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	*out = buf;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	const char *argv[32];
+	int i = 0;
+
+	argv[i++] = cli_path();
+	while (*args && i < 31)
+		argv[i++] = *args++;
+	argv[i] = NULL;
+	*out = malloc(MAXOUT);
+	cr_assert_not_null(*out);
+	return cli_run((char *const *)argv, NULL, *out, NULL, MAXOUT);
 }
 
 Test(cli, show_xml)

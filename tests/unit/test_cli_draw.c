@@ -6,6 +6,7 @@
  * Runs the CLI that `make` built in TMATCH_BUILDDIR.
  */
 #include "treematch/treematch.h"
+#include "cli_helpers.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -22,24 +23,6 @@
 #define RING8  FIX "ring8.mat"
 #define TOPO8  "tleaf 2 2 10 4 1"
 #define MAXOUT (1 << 16)
-
-/* The CLI `make` built: $TMATCH_CLI if set, else the build directory's. */
-static const char *cli_path(void)
-{
-	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
-	                                         TMATCH_BUILDDIR "/treematch"};
-	const char *env = getenv("TMATCH_CLI");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
-		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(candidates[i], X_OK) == 0)
-			return candidates[i];
-	cr_assert_fail("the treematch CLI is not built in %s (run make first)", TMATCH_BUILDDIR);
-	return NULL;
-}
 
 static char tmpdir[64];
 
@@ -63,40 +46,6 @@ static const char *tmp(const char *name)
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
 	return buf[k];
-}
-
-/*
- * Run argv (argv[0] is the program) with PATH set to `path` (NULL: inherit),
- * stdout and stderr into `out` (NUL-terminated, truncated). Returns the exit
- * status, or -1 if the program did not exit normally.
- */
-static int run(char *const *argv, const char *path, char *out, size_t outlen)
-{
-	int fds[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
-
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		if (path)
-			setenv("PATH", path, 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while ((got = read(fds[0], out + len, outlen - 1 - len)) > 0)
-		len += (size_t)got;
-	out[len] = 0;
-	close(fds[0]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -146,7 +95,7 @@ static void assert_well_formed(const char *svg_path)
 	char *argv[] = {"/usr/bin/xmllint", "--noout", (char *)svg_path, NULL};
 	cr_assert_eq(access(argv[0], X_OK), 0,
 	             "xmllint is missing: install libxml2-utils (tests/install-deps.sh)");
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "xmllint: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "xmllint: %s", out);
 }
 
 TestSuite(cli_draw, .init = setup, .fini = teardown);
@@ -162,7 +111,7 @@ Test(cli_draw, ring_with_mapping_file)
 	char *svg;
 
 	cr_assert_not_null(comm);
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	assert_well_formed(tmp("ring8.svg"));
 	svg = slurp(tmp("ring8.svg"), NULL);
 
@@ -199,7 +148,7 @@ Test(cli_draw, empty_and_disallowed_leaves)
 	const char *from, *to;
 	char *svg;
 
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	svg = slurp(tmp("r.svg"), NULL);
 	group(svg, "tree", &from, &to);
 	cr_expect_eq(count(from, to, "class=\"leaf\""), 12);
@@ -235,7 +184,7 @@ Test(cli_draw, large_inputs_are_downsampled)
 	char *svg;
 
 	write_ring(prof, 200);
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	assert_well_formed(tmp("big.svg"));
 	svg = slurp(tmp("big.svg"), &len);
 	cr_expect_neq(strstr(svg, "each cell sums a block of 4 x 4 ranks"), NULL);
@@ -262,8 +211,8 @@ Test(cli_draw, output_is_deterministic)
 	size_t la, lb;
 	char *sa, *sb;
 
-	cr_assert_eq(run(a, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
-	cr_assert_eq(run(b, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(a, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(b, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	sa = slurp(tmp("a.svg"), &la);
 	sb = slurp(tmp("b.svg"), &lb);
 	cr_expect_eq(la, lb);
@@ -283,7 +232,7 @@ Test(cli_draw, png_through_rsvg_convert)
 
 	cr_assert_eq(access("/usr/bin/rsvg-convert", X_OK), 0,
 	             "rsvg-convert is missing: install librsvg2-bin (tests/install-deps.sh)");
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	f = fopen(tmp("p.png"), "rb");
 	cr_assert_not_null(f);
 	cr_expect_eq(fread(magic, 1, 8, f), 8u);
@@ -298,7 +247,7 @@ Test(cli_draw, png_without_rsvg_convert_says_what_to_install)
 	                TOPO8, "-o",   (char *)tmp("n.svg"), "--png", (char *)tmp("n.png"),
 	                NULL};
 
-	cr_expect_eq(run(argv, tmpdir, out, sizeof(out)), 1);
+	cr_expect_eq(cli_run(argv, tmpdir, out, NULL, sizeof(out)), 1);
 	cr_expect_neq(strstr(out, "librsvg2-bin"), NULL, "message: %s", out);
 	cr_expect_eq(access(tmp("n.svg"), R_OK), 0, "the SVG is still written");
 	cr_expect_neq(access(tmp("n.png"), F_OK), 0);
@@ -320,7 +269,7 @@ Test(cli_draw, bad_mapping_files_name_file_and_line)
 		                TOPO8, "--mapping", map,         "-o",  (char *)tmp("x.svg"),
 		                NULL};
 		snprintf(map, sizeof(map), "%s%s", FIX, cases[i].file);
-		cr_expect_eq(run(argv, NULL, out, sizeof(out)), 1, "%s", cases[i].file);
+		cr_expect_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 1, "%s", cases[i].file);
 		cr_expect_neq(strstr(out, cases[i].msg), NULL, "%s: got '%s'", cases[i].file, out);
 	}
 }
@@ -337,7 +286,7 @@ Test(cli_draw, missing_ranks_in_mapping)
 	cr_assert_not_null(f);
 	fputs("0\n1\n2\n", f); /* lone leaves for ranks 0..2 only */
 	fclose(f);
-	cr_expect_eq(run(argv, NULL, out, sizeof(out)), 1);
+	cr_expect_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 1);
 	cr_expect_neq(strstr(out, "rank 3 has no leaf"), NULL, "got '%s'", out);
 }
 
@@ -351,14 +300,14 @@ Test(cli_draw, usage_errors)
 	char *bad_cells[] = {CLI, "draw", "--max-cells", "0", NULL};
 	char *help[] = {CLI, "draw", "--help", NULL};
 
-	cr_expect_eq(run(no_output, NULL, out, sizeof(out)), 2);
+	cr_expect_eq(cli_run(no_output, NULL, out, NULL, sizeof(out)), 2);
 	cr_expect_neq(strstr(out, "-o/--output"), NULL, "got '%s'", out);
-	cr_expect_eq(run(both, NULL, out, sizeof(out)), 2);
+	cr_expect_eq(cli_run(both, NULL, out, NULL, sizeof(out)), 2);
 	cr_expect_neq(strstr(out, "not both"), NULL, "got '%s'", out);
-	cr_expect_eq(run(unknown, NULL, out, sizeof(out)), 2);
+	cr_expect_eq(cli_run(unknown, NULL, out, NULL, sizeof(out)), 2);
 	cr_expect_neq(strstr(out, "--colour"), NULL, "got '%s'", out);
-	cr_expect_eq(run(bad_cells, NULL, out, sizeof(out)), 2);
-	cr_expect_eq(run(help, NULL, out, sizeof(out)), 0);
+	cr_expect_eq(cli_run(bad_cells, NULL, out, NULL, sizeof(out)), 2);
+	cr_expect_eq(cli_run(help, NULL, out, NULL, sizeof(out)), 0);
 	cr_expect_neq(strstr(out, "--max-leaves"), NULL);
 }
 
@@ -368,7 +317,7 @@ Test(cli_draw, unwritable_output)
 	char *argv[] = {CLI,          "draw", "--profile", RING8,
 	                "--topology", TOPO8,  "-o",        "/nonexistent/dir/x.svg",
 	                NULL};
-	cr_expect_eq(run(argv, NULL, out, sizeof(out)), 1);
+	cr_expect_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 1);
 	cr_expect_neq(strstr(out, "/nonexistent/dir/x.svg: cannot write"), NULL, "got '%s'", out);
 }
 
@@ -380,7 +329,7 @@ Test(cli_draw, title_is_escaped)
 	                NULL};
 	char *svg;
 
-	cr_assert_eq(run(argv, NULL, out, sizeof(out)), 0, "draw failed: %s", out);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
 	assert_well_formed(tmp("t.svg"));
 	svg = slurp(tmp("t.svg"), NULL);
 	cr_expect_neq(strstr(svg, ">a&lt;b &amp; &quot;c&quot; &apos;d&apos;</text>"), NULL);

@@ -9,6 +9,8 @@
  * registers and every plugstack.conf argument.)
  * Runs the CLI that `make` built in TMATCH_BUILDDIR.
  */
+#include "cli_helpers.h"
+
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <errno.h>
@@ -22,24 +24,6 @@
 #define CLI     (char *)cli_path()
 #define PAGE1   TMATCH_SRCDIR "/cli/treematch.1"
 #define MAXHELP (1 << 16)
-
-/* The CLI `make` built: $TMATCH_CLI if set, else the build directory's. */
-static const char *cli_path(void)
-{
-	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
-	                                         TMATCH_BUILDDIR "/treematch"};
-	const char *env = getenv("TMATCH_CLI");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
-		if (stat(candidates[i], &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(candidates[i], X_OK) == 0)
-			return candidates[i];
-	cr_assert_fail("the treematch CLI is not built in %s (run make first)", TMATCH_BUILDDIR);
-	return NULL;
-}
 
 /* Read a man page and drop the roff markup that can split a word: font
    changes (\fB \fI \fR \fP \f(CW), "\-" -> "-", "\&" -> "". */
@@ -78,29 +62,8 @@ static char *read_page(const char *path)
 static int run_cli(const char *a1, const char *a2, const char *a3, char *out, size_t outlen)
 {
 	char *argv[] = {CLI, (char *)a1, (char *)a2, (char *)a3, NULL};
-	int fds[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
 
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execv(CLI, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while ((got = read(fds[0], out + len, outlen - 1 - len)) > 0)
-		len += (size_t)got;
-	out[len] = 0;
-	close(fds[0]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return cli_run(argv, NULL, out, NULL, outlen);
 }
 
 static int is_word(int c)

@@ -7,6 +7,8 @@
  * and bad input gets a message saying what to fix. Runs the CLI that `make`
  * built in TMATCH_BUILDDIR.
  */
+#include "cli_helpers.h"
+
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,22 +23,6 @@
 
 static char dir[64];
 static char conf_path[128], split_path[128], ring_path[128];
-
-static const char *cli_path(void)
-{
-	static const char *const candidates[] = {TMATCH_BUILDDIR "/bin/treematch",
-	                                         TMATCH_BUILDDIR "/treematch"};
-	const char *env = getenv("TMATCH_CLI");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
-		if (stat(candidates[i], &st) == 0 && access(candidates[i], X_OK) == 0)
-			return candidates[i];
-	cr_assert_fail("the treematch CLI is not built in %s (run make first)", TMATCH_BUILDDIR);
-	return NULL;
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -89,39 +75,13 @@ TestSuite(layout_cli, .init = setup, .fini = teardown);
 static int run(char *const args[], char *out, char *err)
 {
 	char *argv[32];
-	int po[2], pe[2], status, k = 0;
-	pid_t pid;
+	int k = 0;
 
 	argv[k++] = (char *)cli_path();
 	for (int i = 0; args[i] && k < 31; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	cr_assert_eq(pipe(po), 0);
-	cr_assert_eq(pipe(pe), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		close(po[0]);
-		close(pe[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	/* read both (small outputs; stderr first would deadlock only above 64 KiB) */
-	ssize_t no = 0, ne = 0, r;
-	while ((r = read(po[0], out + no, MAXOUT - 1 - (size_t)no)) > 0)
-		no += r;
-	while ((r = read(pe[0], err + ne, MAXOUT - 1 - (size_t)ne)) > 0)
-		ne += r;
-	out[no] = '\0';
-	err[ne] = '\0';
-	close(po[0]);
-	close(pe[0]);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	return cli_run(argv, NULL, out, err, MAXOUT);
 }
 
 /* Split a hostfile into names[rank]; returns the number of lines. */
