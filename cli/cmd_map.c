@@ -191,6 +191,41 @@ static int apply_allowed(tmatch_topo_t *topo, const char *arg)
 	return rc;
 }
 
+/*
+ * The inputs of map and eval: the topology, its --allowed leaves, the
+ * profile. Reports what fails; the caller destroys what was loaded.
+ */
+static int load_inputs(const char *topology, const char *allowed, const char *profile,
+                       tmatch_topo_t **topo, tmatch_comm_t **comm)
+{
+	tmatch_error_t err;
+
+	tmatch_error_clear(&err);
+	if (!(*topo = tmatch_cli_load_topology(topology, &err))) {
+		report(&err);
+		return -1;
+	}
+	if (apply_allowed(*topo, allowed))
+		return -1;
+	tmatch_error_clear(&err);
+	if (!(*comm = tmatch_cli_load_profile(profile, &err))) {
+		report(&err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A getopt error of `treematch CMD`: say which option, show usage; exit status 2. */
+static int bad_option(const char *cmd, char **argv, void (*usage)(FILE *))
+{
+	if (optopt)
+		tmatch_cli_error("%s: option -%c needs an argument or is unknown", cmd, optopt);
+	else
+		tmatch_cli_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+	usage(stderr);
+	return 2;
+}
+
 static void map_usage(FILE *out)
 {
 	fprintf(
@@ -304,13 +339,7 @@ int tmatch_cli_map(int argc, char **argv)
 			map_usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				tmatch_cli_error("map: option -%c needs an argument or is unknown",
-				                 optopt);
-			else
-				tmatch_cli_error("map: unknown option '%s'", argv[optind - 1]);
-			map_usage(stderr);
-			return 2;
+			return bad_option("map", argv, map_usage);
 		}
 	}
 	if (optind < argc) {
@@ -332,18 +361,8 @@ int tmatch_cli_map(int argc, char **argv)
 		report(&err);
 		return 2;
 	}
-	tmatch_error_clear(&err);
-	if (!(topo = tmatch_cli_load_topology(topology, &err))) {
-		report(&err);
+	if (load_inputs(topology, allowed, profile, &topo, &comm))
 		goto out;
-	}
-	if (apply_allowed(topo, allowed))
-		goto out;
-	tmatch_error_clear(&err);
-	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
-		report(&err);
-		goto out;
-	}
 	n = tmatch_comm_order(comm);
 	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
 	if (!leaf) {
@@ -532,13 +551,7 @@ int tmatch_cli_eval(int argc, char **argv)
 			eval_usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				tmatch_cli_error("eval: option -%c needs an argument or is unknown",
-				                 optopt);
-			else
-				tmatch_cli_error("eval: unknown option '%s'", argv[optind - 1]);
-			eval_usage(stderr);
-			return 2;
+			return bad_option("eval", argv, eval_usage);
 		}
 	}
 	if (optind < argc) {
@@ -551,18 +564,8 @@ int tmatch_cli_eval(int argc, char **argv)
 		eval_usage(stderr);
 		return 2;
 	}
-	tmatch_error_clear(&err);
-	if (!(topo = tmatch_cli_load_topology(topology, &err))) {
-		report(&err);
+	if (load_inputs(topology, allowed, profile, &topo, &comm))
 		goto out;
-	}
-	if (apply_allowed(topo, allowed))
-		goto out;
-	tmatch_error_clear(&err);
-	if (!(comm = tmatch_cli_load_profile(profile, &err))) {
-		report(&err);
-		goto out;
-	}
 	n = tmatch_comm_order(comm);
 	depth = tmatch_topo_depth(topo);
 	for (int x = 0; x < 3; x++)
