@@ -217,6 +217,136 @@ static void run_process(char *const argv[], const char *out_path, const char *er
 	}
 }
 
+/*
+ * The launcher: a small process forked at start-up, before the driver loads
+ * any matrix, that does every fork/exec/wait4. Linux carries the peak RSS
+ * of a process's memory image across exec into ru_maxrss, so a mapper
+ * forked from the driver itself would report the driver's own footprint.
+ */
+static int launch_req = -1, launch_rep = -1;
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	while (len > 0) {
+		ssize_t r = read(fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static int send_str(int fd, const char *s)
+{
+	int len = (int)strlen(s);
+	return write_all(fd, &len, sizeof(len)) || write_all(fd, s, (size_t)len);
+}
+
+static char *recv_str(int fd)
+{
+	int len;
+	char *s;
+	if (read_all(fd, &len, sizeof(len)) || len < 0 || len > (1 << 20))
+		return NULL;
+	s = malloc((size_t)len + 1);
+	if (!s || read_all(fd, s, (size_t)len)) {
+		free(s);
+		return NULL;
+	}
+	s[len] = '\0';
+	return s;
+}
+
+/* Request: argc, argv strings, out path, err path, timeout. Reply: struct run. */
+static void launcher_loop(int req, int rep)
+{
+	for (;;) {
+		int argc, timeout, ok = 1;
+		char *argv[32] = {NULL}, *out = NULL, *err = NULL;
+		struct run r;
+		if (read_all(req, &argc, sizeof(argc)) || argc < 1 || argc > 31)
+			_exit(0); /* the driver is gone or done */
+		for (int i = 0; i < argc; i++)
+			ok &= (argv[i] = recv_str(req)) != NULL;
+		out = recv_str(req);
+		err = recv_str(req);
+		ok &= out && err && !read_all(req, &timeout, sizeof(timeout));
+		if (!ok)
+			_exit(1);
+		run_process(argv, out, err, timeout, &r);
+		if (write_all(rep, &r, sizeof(r)))
+			_exit(1);
+		for (int i = 0; i < argc; i++)
+			free(argv[i]);
+		free(out);
+		free(err);
+	}
+}
+
+static int launcher_start(void)
+{
+	int req[2], rep[2];
+	pid_t pid;
+	if (pipe(req) || pipe(rep))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(req[1]);
+		close(rep[0]);
+		launcher_loop(req[0], rep[1]);
+	}
+	close(req[0]);
+	close(rep[1]);
+	launch_req = req[1];
+	launch_rep = rep[0];
+	return 0;
+}
+
+/* run_process through the launcher (directly if it could not start). */
+static void launch(char *const argv[], const char *out_path, const char *err_path, int timeout,
+                   struct run *r)
+{
+	int argc = 0;
+	if (launch_req < 0) {
+		run_process(argv, out_path, err_path, timeout, r);
+		return;
+	}
+	while (argv[argc])
+		argc++;
+	int bad = write_all(launch_req, &argc, sizeof(argc));
+	for (int i = 0; i < argc && !bad; i++)
+		bad = send_str(launch_req, argv[i]);
+	bad = bad || send_str(launch_req, out_path) || send_str(launch_req, err_path) ||
+	      write_all(launch_req, &timeout, sizeof(timeout)) ||
+	      read_all(launch_rep, r, sizeof(*r));
+	if (bad) {
+		memset(r, 0, sizeof(*r));
+		r->status = RUN_FAILED;
+		snprintf(r->why, sizeof(r->why), "the launcher process failed");
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* Mappings                                                                */
 
@@ -727,7 +857,7 @@ static void run_case(const struct options *o, struct bcase *c, int idx)
 			struct run r;
 			snprintf(outp[rep ? 1 : 0], sizeof(outp[0]), "%s/case%d-%s.map%s",
 			         o->workdir, idx, mp->label, rep ? ".again" : "");
-			run_process(argv, outp[rep ? 1 : 0], errp, o->timeout, &r);
+			launch(argv, outp[rep ? 1 : 0], errp, o->timeout, &r);
 			if (r.status == RUN_UNAVAILABLE) {
 				mp->unavailable = 1;
 				snprintf(mp->unavailable_why, sizeof(mp->unavailable_why), "%s",
@@ -1228,6 +1358,8 @@ int main(int argc, char **argv)
 			add_mapper("Scotch", NULL, 1);
 	}
 
+	if (launcher_start())
+		note("cannot start the launcher process: peak RSS will include the driver's");
 	plan(&o);
 	if (o.out) {
 		out_copy = fopen(o.out, "w");
