@@ -440,59 +440,6 @@ struct bcase {
 	struct result res[MAX_MAPPERS];
 };
 
-static char self_exe[4096];
-
-/*
- * --map-allowed TREE MTX MAPPER ALLOWED_FILE: what `treematch map` does, on
- * a tree restricted to the leaves listed in ALLOWED_FILE (comma separated),
- * printing "RANK LEAF". Run as its own process by the driver.
- */
-static int map_allowed(const char *tree, const char *mtx, const char *mapper, const char *path)
-{
-	tmatch_error_t err;
-	tmatch_topo_t *topo = NULL;
-	tmatch_comm_t *comm = NULL;
-	tmatch_map_opts_t mo;
-	int *leaves = NULL, *map = NULL, count = 0, rc = 1, n;
-	FILE *f = fopen(path, "r");
-	long v;
-
-	tmatch_error_clear(&err);
-	if (!f || !(topo = tmatch_topo_from_tleaf(tree, &err)))
-		goto out;
-	leaves = malloc((size_t)tmatch_topo_nb_leaves(topo) * sizeof(int));
-	if (!leaves)
-		goto out;
-	while (count < tmatch_topo_nb_leaves(topo) && fscanf(f, "%ld,", &v) == 1)
-		leaves[count++] = (int)v;
-	if (tmatch_topo_set_allowed(topo, leaves, count, &err))
-		goto out;
-	if (!(comm = tmatch_comm_load(mtx, &err)))
-		goto out;
-	n = tmatch_comm_order(comm);
-	map = malloc((size_t)n * sizeof(int));
-	if (!map)
-		goto out;
-	tmatch_map_opts_init(&mo);
-	if (*mapper)
-		mo.mapper = mapper;
-	if (tmatch_map_compute(comm, topo, &mo, map, &err))
-		goto out;
-	for (int r = 0; r < n; r++)
-		printf("%d %d\n", r, map[r]);
-	rc = fflush(stdout) ? 1 : 0;
-out:
-	if (rc)
-		fprintf(stderr, "bench --map-allowed: %s\n", err.msg[0] ? err.msg : "failed");
-	if (f)
-		fclose(f);
-	free(leaves);
-	free(map);
-	tmatch_comm_destroy(comm);
-	tmatch_topo_destroy(topo);
-	return rc;
-}
-
 static struct mapper mappers[MAX_MAPPERS];
 static int nmappers;
 static struct bcase cases[MAX_CASES];
@@ -817,17 +764,6 @@ static void run_case(const struct options *o, struct bcase *c, int idx)
 			reps = 1;
 		if (mp->scotch) {
 			argv[argc++] = (char *)o->scotch;
-		} else if (allowed_arg[0]) {
-			/* `treematch map` takes no allowed-leaf set: our mappers run
-			   through this program's --map-allowed (same library calls) */
-			argv[argc++] = self_exe;
-			argv[argc++] = "--map-allowed";
-			argv[argc++] = c->tree;
-			argv[argc++] = mtx;
-			argv[argc++] = (char *)(mp->name ? mp->name : "");
-			argv[argc++] = allowed_path;
-			argv[argc] = NULL;
-			goto built;
 		} else {
 			argv[argc++] = (char *)o->treematch;
 			argv[argc++] = "map";
@@ -849,7 +785,6 @@ static void run_case(const struct options *o, struct bcase *c, int idx)
 			argv[argc++] = allowed_arg;
 		}
 		argv[argc] = NULL;
-	built:
 		(void)nstr;
 		snprintf(errp, sizeof(errp), "%s/case%d-%s.err", o->workdir, idx, mp->label);
 		res->deterministic = 1;
@@ -1255,12 +1190,6 @@ int main(int argc, char **argv)
 	time_t start = time(NULL);
 	double t0 = now();
 
-	if (argc == 6 && !strcmp(argv[1], "--map-allowed"))
-		return map_allowed(argv[2], argv[3], argv[4], argv[5]);
-	{
-		ssize_t l = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-		self_exe[l > 0 ? l : 0] = '\0';
-	}
 	snprintf(o.sizes, sizeof(o.sizes), "64,256,1024,4096,16384");
 	snprintf(o.patterns, sizeof(o.patterns), "stencil2d,stencil3d,cg,alltoall,hier,random");
 	snprintf(o.mappers, sizeof(o.mappers), "treematch,greedy,rcm,bisect,auto,default,scotch");
@@ -1411,10 +1340,8 @@ int main(int argc, char **argv)
 	print_case_tables(FAM_REFERENCE, "Reference tree (tleaf 4 S 1 16 1 2 1 4 1)");
 	print_case_tables(FAM_ODD, "Odd machine shapes (arities 3, 5, 6, 7, 10, 14)");
 	print_case_tables(FAM_PARTIAL,
-	                  "Partial allocations (4 switches x 16 nodes x 2 x 4; Scotch via "
-	                  "SCOTCH_archSub; ours via `bench --map-allowed`, the same library "
-	                  "calls as `treematch map` plus tmatch_topo_set_allowed, since "
-	                  "`treematch map` takes no allowed-leaf set)");
+	                  "Partial allocations (4 switches x 16 nodes x 2 x 4; ours with "
+	                  "`treematch map --allowed`, Scotch with SCOTCH_archSub)");
 	print_case_tables(FAM_FULL, "One million ranks (default mapper only)");
 	if (out_copy)
 		fclose(out_copy);
