@@ -45,6 +45,9 @@ OUT=${OUT:-$SRC/build/deb}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/treematch-ci-deb.XXXXXX")
+# The e2e suite runs some jobs as the user nobody: its cluster directory
+# (under WORK) must be traversable by everyone.
+chmod 0755 "$WORK"
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 PLUGIN=/usr/lib/$MULTIARCH/slurm-wlm/treematch.so
 SNIPPET_SRC=/usr/share/doc/slurm-treematch/examples/treematch.conf
