@@ -76,8 +76,9 @@ tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, cons
 	m2 = 2 * kept;
 	c->n = n;
 	c->row_ptr = calloc((size_t)n + 1, sizeof(*c->row_ptr));
-	brow = malloc((m2 ? m2 : 1) * sizeof(*brow));
-	bw = malloc((m2 ? m2 : 1) * sizeof(*bw));
+	/* zeroed: clang-analyzer cannot see that pass 1 fills every bucket */
+	brow = calloc(m2 ? m2 : 1, sizeof(*brow));
+	bw = calloc(m2 ? m2 : 1, sizeof(*bw));
 	c->col = malloc((m2 ? m2 : 1) * sizeof(*c->col));
 	c->w = malloc((m2 ? m2 : 1) * sizeof(*c->w));
 	if (!c->row_ptr || !brow || !bw || !c->col || !c->w)
