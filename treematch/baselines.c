@@ -11,7 +11,7 @@
 
 static int *allowed_list(const tmatch_topo_t *topo, tmatch_error_t *err)
 {
-	int *list = malloc(sizeof(*list) * (size_t)(topo->nb_allowed ? topo->nb_allowed : 1));
+	int *list = calloc((size_t)(topo->nb_allowed ? topo->nb_allowed : 1), sizeof(*list));
 	int k = 0;
 
 	if (!list) {
