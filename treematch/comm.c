@@ -403,11 +403,40 @@ static void close_reader(struct reader *r)
 
 enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN };
 
+/*
+ * The end of both loaders: the matrix of order n from the edges read, unless
+ * a parse error was recorded (msg not empty); on failure NULL with errno
+ * set and err naming path, line and column. Frees the edges, closes the file.
+ */
+static tmatch_comm_t *load_end(struct reader *r, struct edges *E, int n, const char *path, int line,
+                               int column, int errnum, const char *msg, tmatch_error_t *err)
+{
+	tmatch_comm_t *c = NULL;
+	char why[sizeof(((tmatch_error_t *)0)->msg)];
+
+	if (!*msg) {
+		c = tmatch_comm_from_edges(n, E->n, E->src, E->dst, E->w, err);
+		if (!c) {
+			errnum = errno;
+			snprintf(why, sizeof(why), "%s",
+			         err ? err->msg : "cannot build the matrix");
+			msg = why;
+			line = 0;
+		}
+	}
+	if (!c) {
+		tmatch__error_set(err, path, line, column, "%s", msg);
+		errno = errnum;
+	}
+	edges_free(E);
+	close_reader(r);
+	return c;
+}
+
 tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err)
 {
 	struct reader r;
 	struct edges E = {0};
-	tmatch_comm_t *c = NULL;
 	char *line;
 	const char *p, *e, *bad, *why;
 	const char *tok[5], *tend[5];
@@ -575,22 +604,10 @@ tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err)
 		         seen, nnz);
 		goto out;
 	}
-	c = tmatch_comm_from_edges(n, E.n, E.src, E.dst, E.w, err);
-	if (!c) {
-		errnum = errno;
-		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "cannot build the matrix");
-		lineno_err = 0;
-	}
 #undef BAD
 #undef TOKEQ
 out:
-	if (!c) {
-		tmatch__error_set(err, path, lineno_err, col_err, "%s", msg);
-		errno = errnum;
-	}
-	edges_free(&E);
-	close_reader(&r);
-	return c;
+	return load_end(&r, &E, n, path, lineno_err, col_err, errnum, msg, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -600,7 +617,6 @@ tmatch_comm_t *tmatch_comm_load_mat(const char *path, tmatch_error_t *err)
 {
 	struct reader r;
 	struct edges E = {0};
-	tmatch_comm_t *c = NULL;
 	char *line;
 	const char *p, *e, *bad, *why;
 	long long n = -1, row = 0;
@@ -680,21 +696,9 @@ tmatch_comm_t *tmatch_comm_load_mat(const char *path, tmatch_error_t *err)
 		         row, n, n);
 		goto out;
 	}
-	c = tmatch_comm_from_edges((int)n, E.n, E.src, E.dst, E.w, err);
-	if (!c) {
-		errnum = errno;
-		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "cannot build the matrix");
-		lineno_err = 0;
-	}
 #undef BAD
 out:
-	if (!c) {
-		tmatch__error_set(err, path, lineno_err, col_err, "%s", msg);
-		errno = errnum;
-	}
-	edges_free(&E);
-	close_reader(&r);
-	return c;
+	return load_end(&r, &E, (int)n, path, lineno_err, col_err, errnum, msg, err);
 }
 
 tmatch_comm_t *tmatch_comm_load(const char *path, tmatch_error_t *err)
