@@ -44,21 +44,32 @@ static int inside(const tmatch_affinity_tree_t *tree, int node, hwloc_const_bitm
 	return 0;
 }
 
+/* A CPU list "0-3,8" as a new set (the caller frees it), or NULL and err. */
+static hwloc_bitmap_t parse_cpulist(const char *cpulist, tmatch_error_t *err)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int col = 0;
+	if (!set) {
+		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	if (tmatch__cpulist_parse(cpulist, set, &col) < 0) {
+		tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+		                 "malformed CPU list at column %d: write it like \"0-3,8\"", col);
+		hwloc_bitmap_free(set);
+		return NULL;
+	}
+	return set;
+}
+
 int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node, const char *cpulist,
                                  tmatch_error_t *err)
 {
 	hwloc_bitmap_t set;
-	int col = 0, rc;
-	if (check_node(tree, node, err) < 0)
+	int rc;
+	if (check_node(tree, node, err) < 0 || !(set = parse_cpulist(cpulist, err)))
 		return -1;
-	if (!(set = hwloc_bitmap_alloc()))
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (tmatch__cpulist_parse(cpulist, set, &col) < 0)
-		rc = tmatch__aff_fail(err, EINVAL, NULL, 0, col,
-		                      "malformed CPU list at column %d: write it like \"0-3,8\"",
-		                      col);
-	else
-		rc = inside(tree, node, set, err);
+	rc = inside(tree, node, set, err);
 	hwloc_bitmap_free(set);
 	return rc;
 }
@@ -119,17 +130,10 @@ int tmatch_affinity_bind_cpulist(const tmatch_affinity_tree_t *tree, int node, p
                                  const char *cpulist, tmatch_error_t *err)
 {
 	hwloc_bitmap_t set;
-	int col = 0, rc;
-	if (check_node(tree, node, err) < 0)
+	int rc;
+	if (check_node(tree, node, err) < 0 || !(set = parse_cpulist(cpulist, err)))
 		return -1;
-	if (!(set = hwloc_bitmap_alloc()))
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (tmatch__cpulist_parse(cpulist, set, &col) < 0)
-		rc = tmatch__aff_fail(err, EINVAL, NULL, 0, col,
-		                      "malformed CPU list at column %d: write it like \"0-3,8\"",
-		                      col);
-	else
-		rc = bind_set(tree, node, pid, set, err);
+	rc = bind_set(tree, node, pid, set, err);
 	hwloc_bitmap_free(set);
 	return rc;
 }
