@@ -192,89 +192,90 @@ int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
 
 /* ------------------------------------------------------------------------ */
 
+/* CPUs (PUs) the tree may use on its node 0, -1 if unknown. */
+static int tree_cpus(const tmatch_affinity_tree_t *t)
+{
+	char list[4096];
+
+	if (tmatch_affinity_tree_allowed_cpus(t, 0, list, sizeof(list), NULL) < 0)
+		return -1;
+	return count_list(list);
+}
+
+tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
+                                               int *smt_used, tmatch_error_t *err)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *t = NULL;
+	int cpt, ncpus;
+	char e[sizeof(err->msg)];
+	const char *name;
+
+	if (!opts || nlocal < 1) {
+		set_err(err, "tmatch_spank_node_tree: invalid argument");
+		errno = EINVAL;
+		return NULL;
+	}
+	o = *opts;
+	cpt = o.cpus_per_task > 1 ? o.cpus_per_task : 1;
+	name = o.node_name ? o.node_name : "localhost";
+	/* As Slurm counts CPUs: one task per core (all its hardware threads),
+	   with -c N N hardware threads per task. */
+	o.smt = cpt > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
+	t = tmatch_affinity_node_load(&o, err);
+	if (!t)
+		return NULL;
+	if (tmatch_affinity_tree_nb_slots(t) >= nlocal)
+		goto done;
+	if (o.smt == TMATCH_AFFINITY_SMT_CORE) {
+		/* More tasks than cores: Slurm put several tasks on one core's
+		   hardware threads. One slot per hardware thread, if enough. */
+		tmatch_affinity_tree_t *pus;
+
+		o.smt = TMATCH_AFFINITY_SMT_ALL;
+		pus = tmatch_affinity_node_load(&o, err);
+		if (!pus)
+			goto fail;
+		tmatch_affinity_tree_destroy(t);
+		t = pus;
+		if (tmatch_affinity_tree_nb_slots(t) >= nlocal)
+			goto done;
+	}
+	/* True oversubscription (srun --overcommit): no placement keeps every
+	   task on CPUs of its own. */
+	ncpus = tree_cpus(t);
+	if (cpt > 1)
+		snprintf(e, sizeof(e),
+		         "node %s: %d tasks of %d CPUs for %d CPUs: more CPUs asked than the "
+		         "step has here (oversubscribed, e.g. --overcommit); ask for fewer tasks "
+		         "per node or more CPUs",
+		         name, nlocal, cpt, ncpus);
+	else
+		snprintf(e, sizeof(e),
+		         "node %s: %d tasks for %d CPUs: more tasks than CPUs (oversubscribed, "
+		         "e.g. --overcommit); ask for fewer tasks per node or more CPUs",
+		         name, nlocal, ncpus);
+	set_err(err, "%s", e);
+	tmatch_affinity_tree_destroy(t);
+	errno = EOVERFLOW;
+	return NULL;
+done:
+	if (smt_used)
+		*smt_used = o.smt;
+	return t;
+fail:
+	tmatch_affinity_tree_destroy(t);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+
 static double now_seconds(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/*
- * The profile restricted to the node's ranks, in local order: weight(a, b)
- * = weight(ranks[a], ranks[b]) of the full matrix.
- */
-static tmatch_comm_t *node_comm(const tmatch_comm_t *full, const int *ranks, int nlocal,
-                                tmatch_error_t *err)
-{
-	int n = tmatch_comm_order(full);
-	int *local_of = NULL, *src = NULL, *dst = NULL;
-	double *w = NULL;
-	size_t cap = 0, ne = 0;
-	tmatch_comm_t *sub = NULL;
-
-	local_of = malloc((size_t)n * sizeof(*local_of));
-	if (!local_of)
-		goto nomem;
-	for (int i = 0; i < n; i++)
-		local_of[i] = -1;
-	for (int a = 0; a < nlocal; a++) {
-		if (ranks[a] < 0 || ranks[a] >= n || local_of[ranks[a]] >= 0) {
-			set_err(
-			    err,
-			    "task %d has global rank %d, outside the profile's 0..%d or repeated",
-			    a, ranks[a], n - 1);
-			errno = EINVAL;
-			goto out;
-		}
-		local_of[ranks[a]] = a;
-	}
-	for (int a = 0; a < nlocal; a++) {
-		const int *cols;
-		const double *wts;
-		int len = tmatch_comm_row(full, ranks[a], &cols, &wts);
-
-		for (int k = 0; k < len; k++) {
-			int b = local_of[cols[k]];
-
-			if (b <= a) /* each unordered pair once; other nodes dropped */
-				continue;
-			if (ne == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				int *ns = realloc(src, ncap * sizeof(*ns));
-				int *nd;
-				double *nw;
-
-				if (!ns)
-					goto nomem;
-				src = ns;
-				nd = realloc(dst, ncap * sizeof(*nd));
-				if (!nd)
-					goto nomem;
-				dst = nd;
-				nw = realloc(w, ncap * sizeof(*nw));
-				if (!nw)
-					goto nomem;
-				w = nw;
-				cap = ncap;
-			}
-			src[ne] = a;
-			dst[ne] = b;
-			w[ne] = wts[k];
-			ne++;
-		}
-	}
-	sub = tmatch_comm_from_edges(nlocal, ne, src, dst, w, err);
-	goto out;
-nomem:
-	set_err(err, "out of memory");
-	errno = ENOMEM;
-out:
-	free(local_of);
-	free(src);
-	free(dst);
-	free(w);
-	return sub;
 }
 
 static void log_to_nowhere(void *arg, int level, const char *msg)
@@ -370,7 +371,8 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	                           TMATCH_PROFILE_P2P | (cfg->coll ? TMATCH_PROFILE_COLL : 0), err);
 	if (!full)
 		goto out;
-	sub = node_comm(full, info->ranks, info->nlocal, err);
+	/* One implementation with `treematch map --ranks`. */
+	sub = tmatch_comm_submatrix(full, info->ranks, info->nlocal, err);
 	if (!sub)
 		goto out;
 

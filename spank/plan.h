@@ -88,6 +88,25 @@ int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
                                tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
+/* The node tree                                                             */
+
+/*
+ * The tree of the step's CPUs on this node for `nlocal` tasks, built from
+ * `opts` (source, restrictions, cpus_per_task, node_name; its smt field is
+ * chosen here): one slot per core (the task gets all the core's hardware
+ * threads, as Slurm counts a CPU per core), or, when the node has more
+ * tasks than cores, one slot per hardware thread if that gives enough
+ * slots (Slurm then placed tasks on sibling threads). With cpus_per_task >
+ * 1 a slot is that many hardware threads. *smt_used (may be NULL) tells
+ * which policy was taken. When even hardware threads are too few (true
+ * oversubscription, srun --overcommit), fails with EOVERFLOW and one line
+ * in err: "node n0: 4 tasks for 2 CPUs: ...". Other failures are those of
+ * tmatch_affinity_node_load. Destroy with tmatch_affinity_tree_destroy.
+ */
+tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
+                                               int *smt_used, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
 /* The plan of one node                                                      */
 
 typedef struct tmatch_spank_task {

@@ -462,8 +462,8 @@ static void plan_node(spank_t sp)
 		aopts.this_system = !st.cfg.dry_run;
 	}
 	aopts.alloc_cores = step_cores;
-	/* As Slurm counts them: one task per core by default (all its hardware
-	   threads); with -c N, N CPUs (hardware threads) per task. */
+	/* The SMT policy (whole cores, or hardware threads when the node has
+	   more tasks than cores) is chosen by tmatch_spank_node_tree(). */
 	aopts.cpus_per_task = cpt16;
 	aopts.smt = cpt16 > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
 	aopts.node_name = node_name;
@@ -487,10 +487,13 @@ static void plan_node(spank_t sp)
 		tmatch_affinity_tree_destroy(t);
 	}
 
-	st.node = tmatch_affinity_node_load(&aopts, &err);
+	st.node = tmatch_spank_node_tree(&aopts, nlocal ? (int)nlocal : 1, NULL, &err);
 	if (!st.node) {
-		node_fail("%s: cannot build the node topology: %s", node_name,
-		          errmsg(&err, buf, sizeof(buf)));
+		if (errno == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
+			node_fail("%s", errmsg(&err, buf, sizeof(buf)));
+		else
+			node_fail("%s: cannot build the node topology: %s", node_name,
+			          errmsg(&err, buf, sizeof(buf)));
 		goto out;
 	}
 	ranks = calloc(nlocal ? nlocal : 1, sizeof(*ranks));

@@ -6,4 +6,4 @@ LIB_DEPLIBS += -lmetis
 TEST_SRCS   += tests/unit/test_treematch_mappers.c
 TEST_SRCS   += tests/unit/test_treematch_error.c tests/unit/test_treematch_topo.c \
                tests/unit/test_treematch_comm.c tests/unit/test_treematch_eval.c \
-               tests/unit/test_treematch_map.c
+               tests/unit/test_treematch_map.c tests/unit/test_treematch_comm_sub.c

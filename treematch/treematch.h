@@ -157,6 +157,16 @@ TMATCH_API int tmatch_comm_row(const tmatch_comm_t *comm, int i, const int **col
                                const double **weights);
 /* Weight of (i, j), 0 when absent (binary search in row i). */
 TMATCH_API double tmatch_comm_get(const tmatch_comm_t *comm, int i, int j);
+/*
+ * The matrix restricted to `ranks` (nranks distinct ranks of `full`), in the
+ * list's order: entry (a, b) of the result is entry (ranks[a], ranks[b]) of
+ * `full`; traffic with ranks not listed is dropped. This is the sub-profile
+ * of one node's tasks that the SPANK plugin maps, and what `treematch map
+ * --ranks` maps. Fails with EINVAL (NULL, empty list, a rank out of range
+ * or repeated: err names it) or ENOMEM; the caller destroys the result.
+ */
+TMATCH_API tmatch_comm_t *tmatch_comm_submatrix(const tmatch_comm_t *full, const int *ranks,
+                                                int nranks, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Mapping                                                                   */

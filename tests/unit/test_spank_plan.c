@@ -469,3 +469,131 @@ Test(spank_plan, lines_for_the_user)
 	tmatch_spank_plan_destroy(plan);
 	case_fini(&c);
 }
+
+/* ------------------------------------------------------------------------ */
+/* SMT and oversubscription: the node tree for the node's task count, on a
+   saved 2-socket Intel with 2 hardware threads per core. */
+
+static void smt_opts(tmatch_affinity_opts_t *o, const char *cores, int cpt)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/affinity/intel-2s-14c-smt.xml",
+	         TMATCH_SRCDIR);
+	tmatch_affinity_opts_init(o);
+	o->source = TMATCH_AFFINITY_SRC_XML;
+	o->input = path;
+	o->alloc_cores = cores;
+	o->cpus_per_task = cpt;
+	o->node_name = "n0";
+}
+
+Test(spank_plan, smt_policy_follows_the_task_count)
+{
+	static const struct {
+		const char *cores; /* S_STEP_ALLOC_CORES */
+		int cpt, nlocal;
+		int smt;         /* expected policy, -1 = EOVERFLOW */
+		int slots;       /* of the tree chosen */
+		int cpus;        /* CPUs per slot */
+		const char *msg; /* expected in the error */
+	} cases[] = {
+	    {"0-1", 1, 1, TMATCH_AFFINITY_SMT_CORE, 2, 2, NULL},
+	    {"0-1", 1, 2, TMATCH_AFFINITY_SMT_CORE, 2, 2, NULL},
+	    {"0-1", 1, 3, TMATCH_AFFINITY_SMT_ALL, 4, 1, NULL},
+	    {"0-1", 1, 4, TMATCH_AFFINITY_SMT_ALL, 4, 1, NULL},
+	    {"0-1", 1, 5, -1, 0, 0, "node n0: 5 tasks for 4 CPUs: "},
+	    {"0", 1, 8, -1, 0, 0, "node n0: 8 tasks for 2 CPUs: "},
+	    {"0-27", 1, 28, TMATCH_AFFINITY_SMT_CORE, 28, 2, NULL},
+	    {"0-27", 1, 56, TMATCH_AFFINITY_SMT_ALL, 56, 1, NULL},
+	    {"0-27", 1, 57, -1, 0, 0, "node n0: 57 tasks for 56 CPUs: "},
+	    {"0-1", 2, 2, TMATCH_AFFINITY_SMT_ALL, 2, 2, NULL},
+	    {"0-1", 2, 3, -1, 0, 0, "node n0: 3 tasks of 2 CPUs for 4 CPUs: "},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tmatch_affinity_opts_t o;
+		tmatch_affinity_tree_t *t;
+		tmatch_error_t err;
+		int smt = 99;
+
+		smt_opts(&o, cases[i].cores, cases[i].cpt);
+		errno = 0;
+		t = tmatch_spank_node_tree(&o, cases[i].nlocal, &smt, &err);
+		if (cases[i].smt < 0) {
+			cr_expect_null(t, "case %zu", i);
+			cr_expect_eq(errno, EOVERFLOW, "case %zu", i);
+			cr_expect(strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)) == 0,
+			          "case %zu: '%s', want '%s...'", i, err.msg, cases[i].msg);
+			cr_expect(strstr(err.msg, "oversubscribed") != NULL, "%s", err.msg);
+			cr_expect_null(strchr(err.msg, '\n'), "one line: %s", err.msg);
+			cr_expect_eq(smt, 99, "case %zu: output untouched on failure", i);
+			tmatch_affinity_tree_destroy(t);
+			continue;
+		}
+		cr_assert_not_null(t, "case %zu: %s", i, err.msg);
+		cr_expect_eq(smt, cases[i].smt, "case %zu", i);
+		cr_expect_eq(tmatch_affinity_tree_nb_slots(t), cases[i].slots, "case %zu", i);
+		for (int l = 0, k = 0; l < tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(t));
+		     l++) {
+			char list[64];
+
+			if (!tmatch_affinity_leaf_is_real(t, l))
+				continue;
+			cr_assert_gt(tmatch_affinity_leaf_cpulist(t, l, list, sizeof(list)), 0);
+			cr_expect_eq(count_list(list), cases[i].cpus, "case %zu slot %d: %s", i,
+			             k++, list);
+		}
+		tmatch_affinity_tree_destroy(t);
+	}
+}
+
+Test(spank_plan, node_tree_bad_arguments)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+
+	smt_opts(&o, "0-1", 1);
+	errno = 0;
+	cr_expect_null(tmatch_spank_node_tree(NULL, 2, NULL, &err));
+	cr_expect_eq(errno, EINVAL);
+	errno = 0;
+	cr_expect_null(tmatch_spank_node_tree(&o, 0, NULL, &err));
+	cr_expect_eq(errno, EINVAL);
+	o.input = "/nonexistent/topology.xml";
+	cr_expect_null(tmatch_spank_node_tree(&o, 2, NULL, &err));
+	cr_expect_neq(err.msg[0], '\0');
+}
+
+/* 4 tasks on 2 SMT cores: one hardware thread each, and the pairs that talk
+   (0-3, 1-2) share a core. */
+Test(spank_plan, smt_plan_pairs_share_a_core)
+{
+	const int ranks[] = {0, 1, 2, 3};
+	tmatch_affinity_opts_t o;
+	struct node_case c;
+	tmatch_spank_plan_t *plan;
+	int smt = -1;
+
+	smt_opts(&o, "0-1", 1);
+	c.p = load(pairs4);
+	c.t = tmatch_spank_node_tree(&o, 4, &smt, &c.err);
+	cr_assert_not_null(c.t, "%s", c.err.msg);
+	cr_expect_eq(smt, TMATCH_AFFINITY_SMT_ALL);
+	tmatch_config_init(&c.cfg);
+	info_init(&c.info, ranks, 4, 4);
+	plan = case_plan(&c);
+	check_disjoint(plan);
+	for (int a = 0; a < 4; a++)
+		cr_expect_eq(count_list(plan->task[a].cpulist), 1, "%s", plan->task[a].cpulist);
+	cr_expect_eq(plan->task[0].leaf / 2, plan->task[3].leaf / 2);
+	cr_expect_eq(plan->task[1].leaf / 2, plan->task[2].leaf / 2);
+	/* Core 0 is PUs 0 and 28, core 1 PUs 1 and 29. */
+	cr_expect(strcmp(plan->task[0].cpulist, plan->task[3].cpulist) != 0);
+	cr_expect_eq(atoi(plan->task[0].cpulist) % 28, atoi(plan->task[3].cpulist) % 28, "%s %s",
+	             plan->task[0].cpulist, plan->task[3].cpulist);
+	cr_expect_eq(atoi(plan->task[1].cpulist) % 28, atoi(plan->task[2].cpulist) % 28, "%s %s",
+	             plan->task[1].cpulist, plan->task[2].cpulist);
+	tmatch_spank_plan_destroy(plan);
+	case_fini(&c);
+}
