@@ -12,28 +12,17 @@ set -u
 
 SRC=${SRCDIR:-$(pwd)}
 B=${BUILDDIR:-$SRC/build}
+. "$SRC/tests/e2e/lib.sh"
 FILTER=${1:-}
 SO=$B/spank/treematch.so
 W=$B/tests/e2e/whereami
-CLI=$B/bin/treematch
-[ -x "$CLI" ] || CLI=$B/treematch
 WORK=$B/e2e/work
 export TMATCH_CLUSTER_DIR=$B/e2e/cluster
 CLUSTER="sh $SRC/tests/e2e/cluster.sh"
 PLUGSTACK=$TMATCH_CLUSTER_DIR/etc/plugstack.conf
 T=${TMATCH_E2E_TIMEOUT:-90} # seconds for any one srun/sbatch
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 START=$(date +%s)
 
-PASSED=0
-FAILED=0
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
-fail() {
-	echo "FAIL: $1"
-	shift
-	for l in "$@"; do printf '    %s\n' "$l"; done
-	FAILED=$((FAILED + 1))
-}
 # check NAME CONDITION-COMMAND... : pass when the command succeeds.
 check() {
 	name=$1
@@ -44,12 +33,7 @@ check() {
 why() { printf '%s\n' "$*" >>"$WORK/why"; }
 want() { [ -z "$FILTER" ] || case $1 in *$FILTER*) return 0 ;; *) return 1 ;; esac; }
 
-finish() {
-	$CLUSTER stop >/dev/null 2>&1
-	echo "e2e: $PASSED passed, $FAILED failed in $(($(date +%s) - START)) s"
-	BUILDDIR=$B sh "$SRC/tests/summary.sh" add e2e "$PASSED" "$FAILED" 2>/dev/null || true
-}
-trap 'finish' EXIT
+trap 'e2e_finish e2e e2e' EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$WORK"
@@ -220,8 +204,8 @@ t_binds_like_cli() {
 # rank's leaf, `treematch topology show` each leaf's CPUs. Seed 0 is the
 # plugin's default.
 expected_from_cli() { # profile ranks topology [mapper]
-	"$CLI" map --profile "$1" --topology "$3" --mapper "${4:-auto}" >"$WORK/cli.map" 2>"$WORK/cli.err" &&
-		"$CLI" topology show --topology "$3" >"$WORK/cli.topo" 2>>"$WORK/cli.err" || return 0
+	"$TM" map --profile "$1" --topology "$3" --mapper "${4:-auto}" >"$WORK/cli.map" 2>"$WORK/cli.err" &&
+		"$TM" topology show --topology "$3" >"$WORK/cli.topo" 2>>"$WORK/cli.err" || return 0
 	awk -v n="$2" '
 		FNR == NR { if ($1 ~ /^[0-9]+$/) leaf[$1] = $2; next }
 		$1 == "leaf" { l = $2; sub(/:$/, "", l); for (i = 3; i < NF; i++) if ($i == "cpus") cpus[l] = $(i + 1) }

@@ -22,56 +22,19 @@
 set -u
 
 B=${BUILDDIR:?BUILDDIR must be set}
-S=${SRCDIR:-$(pwd)}
-TM=$B/bin/treematch
-[ -x "$TM" ] || TM=$B/treematch
+SRC=${SRCDIR:-$(pwd)}
+. "$SRC/tests/e2e/lib.sh"
 MPI=$B/tests/mpi
 W=$B/e2e/record
 rm -rf "$W"
 mkdir -p "$W"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # keep Open MPI off the network interfaces and quiet about them
 export OMPI_MCA_btl=self,vader
 unset TREEMATCH_RECORD_OUTPUT TREEMATCH_RECORD_COLLECTIVES
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-ko() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-	for f in "${2:-}" "${3:-}"; do
-		[ -n "$f" ] && [ -f "$f" ] && sed 's/^/     | /' "$f" | tail -n 25
-	done
-	return 0
-}
-
-# edges FILE SECTION: "src dst msgs bytes" rows of SECTION (edges or
-# coll_edges), whatever the column order the writer chose.
-edges() {
-	awk -v want="$2" '
-	/^[A-Za-z_]+:/ { sec = $1; sub(":", "", sec); next }
-	sec == want && /columns:/ {
-		s = $0; gsub(/[][,]/, " ", s); n = split(s, c, " ")
-		for (i = 2; i <= n; i++) col[c[i]] = i - 2
-		next
-	}
-	sec == want && /^ *- *\[/ {
-		s = $0; gsub(/[][,-]/, " ", s); n = split(s, v, " ")
-		print v[col["src"] + 1], v[col["dst"] + 1], v[col["msgs"] + 1], v[col["bytes"] + 1]
-	}' "$1" | sort -n -k1,1 -k2,2
-}
-
-expected() {
-	grep -v '^#' "$1" | sort -n -k1,1 -k2,2
-}
-
 same() { # name got-file expected-file
-	if diff "$2" "$3" >"$W/diff.out" 2>&1; then ok "$1"; else ko "$1" "$W/diff.out"; fi
+	if diff "$2" "$3" >"$W/diff.out" 2>&1; then pass "$1"; else fail_files "$1" "$W/diff.out"; fi
 }
 
 run() { # log abi prog [args]: record with collectives
@@ -86,25 +49,25 @@ run() { # log abi prog [args]: record with collectives
 }
 
 # --- exact patterns, both ABIs, C and Fortran ------------------------------
-expected "$S/tests/mpi/pattern.expected" >"$W/p2p.exp"
-expected "$S/tests/mpi/pattern-coll.expected" >"$W/coll.exp"
-expected "$S/tests/mpi/pattern-rma.expected" >"$W/rma.exp"
+expected "$SRC/tests/mpi/pattern.expected" >"$W/p2p.exp"
+expected "$SRC/tests/mpi/pattern-coll.expected" >"$W/coll.exp"
+expected "$SRC/tests/mpi/pattern-rma.expected" >"$W/rma.exp"
 for abi in openmpi mpich; do
 	for prog in pattern pattern_f; do
 		name=$prog.$abi
 		if ! run "$name" "$abi" "$MPI/$name"; then
-			ko "$name: treematch record runs" "$W/$name.log"
+			fail_files "$name: treematch record runs" "$W/$name.log"
 			continue
 		fi
-		ok "$name: treematch record runs"
+		pass "$name: treematch record runs"
 		edges "$W/$name.yml" edges >"$W/$name.p2p"
 		same "$name: point-to-point edges exact" "$W/$name.p2p" "$W/p2p.exp"
 		edges "$W/$name.yml" coll_edges >"$W/$name.coll"
 		same "$name: collective edges (logical model) exact" "$W/$name.coll" "$W/coll.exp"
 		if "$TM" profile check "$W/$name.yml" >"$W/$name.check" 2>&1; then
-			ok "$name: profile loads (treematch profile check)"
+			pass "$name: profile loads (treematch profile check)"
 		else
-			ko "$name: profile loads (treematch profile check)" "$W/$name.check"
+			fail_files "$name: profile loads (treematch profile check)" "$W/$name.check"
 		fi
 	done
 	name=rma.$abi
@@ -112,7 +75,7 @@ for abi in openmpi mpich; do
 		edges "$W/$name.yml" edges >"$W/$name.p2p"
 		same "$name: puts and gets counted exactly" "$W/$name.p2p" "$W/rma.exp"
 	else
-		ko "$name: treematch record runs" "$W/$name.log"
+		fail_files "$name: treematch record runs" "$W/$name.log"
 	fi
 done
 
@@ -138,9 +101,9 @@ for mt in "openmpi 3 500" "mpich 2 40"; do
 	# shellcheck disable=SC2086
 	if timeout 120 "$TM" record -o "$W/mt.$1.yml" -- $launcher "$MPI/pattern_mt.$1" "$3" \
 		>"$W/mt.$1.log" 2>&1 && edges "$W/mt.$1.yml" edges | diff - "$W/mt.exp" >"$W/diff.out"; then
-		ok "pattern_mt.$1: concurrent threads counted exactly ($2 ranks x 4 threads)"
+		pass "pattern_mt.$1: concurrent threads counted exactly ($2 ranks x 4 threads)"
 	else
-		ko "pattern_mt.$1: concurrent threads counted exactly" "$W/diff.out" "$W/mt.$1.log"
+		fail_files "pattern_mt.$1: concurrent threads counted exactly" "$W/diff.out" "$W/mt.$1.log"
 	fi
 done
 
@@ -149,9 +112,9 @@ if TREEMATCH_RECORD_DENSE_MAX=0 timeout 120 "$TM" record --collectives -o "$W/ha
 	mpirun.openmpi -np 4 "$MPI/pattern.openmpi" rma >"$W/hash.log" 2>&1 &&
 	edges "$W/hash.yml" edges | diff - "$W/rma.exp" >"$W/diff.out" 2>&1 &&
 	edges "$W/hash.yml" coll_edges | diff - "$W/coll.exp" >>"$W/diff.out" 2>&1; then
-	ok "hashed counters give the same exact edges"
+	pass "hashed counters give the same exact edges"
 else
-	ko "hashed counters give the same exact edges" "$W/diff.out"
+	fail_files "hashed counters give the same exact edges" "$W/diff.out"
 fi
 
 # output known to some ranks only: nobody records, nobody hangs at finalize
@@ -160,34 +123,34 @@ if timeout 60 mpirun.mpich -genv LD_PRELOAD "$B/profiler/libtreematch-record-mpi
 	-n 2 -env TREEMATCH_RECORD_OUTPUT "$W/part.yml" "$MPI/pattern.mpich" : \
 	-n 2 "$MPI/pattern.mpich" >"$W/part.log" 2>&1 && [ ! -e "$W/part.yml" ] &&
 	grep -q 'another rank could not set up' "$W/part.log"; then
-	ok "ranks that disagree at MPI_Init: nothing recorded, no hang, a message"
+	pass "ranks that disagree at MPI_Init: nothing recorded, no hang, a message"
 else
-	ko "ranks that disagree at MPI_Init: nothing recorded, no hang, a message" "$W/part.log"
+	fail_files "ranks that disagree at MPI_Init: nothing recorded, no hang, a message" "$W/part.log"
 fi
 
 # atomic write: nothing but the profiles (and our own files) in the directory
 if ls "$W"/*.yml.* >/dev/null 2>&1; then
-	ko "no temporary file left next to the profiles"
+	fail_files "no temporary file left next to the profiles"
 else
-	ok "no temporary file left next to the profiles"
+	pass "no temporary file left next to the profiles"
 fi
 if grep -q '^ranks: 4$' "$W/pattern.openmpi.yml" &&
 	grep -q 'tool: {name: treematch-record' "$W/pattern.openmpi.yml" &&
 	grep -q 'mpi_library: "Open MPI' "$W/pattern.openmpi.yml" &&
 	grep -q 'mpi_library: "MPICH' "$W/pattern.mpich.yml" &&
 	grep -q 'scope: \[p2p, coll_logical\]' "$W/pattern.mpich.yml"; then
-	ok "provenance names the tool, the MPI library and the scope"
+	pass "provenance names the tool, the MPI library and the scope"
 else
-	ko "provenance names the tool, the MPI library and the scope" "$W/pattern.mpich.yml"
+	fail_files "provenance names the tool, the MPI library and the scope" "$W/pattern.mpich.yml"
 fi
 
 # without --collectives: no coll_edges
 if timeout 120 "$TM" record -o "$W/nocoll.yml" -- mpirun.mpich -np 4 "$MPI/pattern.mpich" \
 	>"$W/nocoll.log" 2>&1 && ! grep -q '^coll_edges:' "$W/nocoll.yml" &&
 	edges "$W/nocoll.yml" edges | diff - "$W/p2p.exp" >/dev/null; then
-	ok "without --collectives: same edges, no coll_edges"
+	pass "without --collectives: same edges, no coll_edges"
 else
-	ko "without --collectives: same edges, no coll_edges" "$W/nocoll.log"
+	fail_files "without --collectives: same edges, no coll_edges" "$W/nocoll.log"
 fi
 
 # --- Open MPI monitoring, same launch --------------------------------------
@@ -220,63 +183,63 @@ if monitor mon.pattern "$MPI/pattern.openmpi"; then
 	awk '$1 == 1 && $2 == 2 { $3 -= 5; $4 -= 320 } { print }' "$W/mon.pattern.rec" \
 		>"$W/mon.pattern.rec-persist"
 	if within1 "$W/mon.pattern.rec-persist" "$W/mon.pattern.ompi" >"$W/diff.out"; then
-		ok "pattern: recorder = Open MPI monitoring (but its known persistent-send gap)"
+		pass "pattern: recorder = Open MPI monitoring (but its known persistent-send gap)"
 	else
-		ko "pattern: recorder = Open MPI monitoring (but its known persistent-send gap)" \
+		fail_files "pattern: recorder = Open MPI monitoring (but its known persistent-send gap)" \
 			"$W/diff.out"
 	fi
 else
-	ko "pattern: record with Open MPI monitoring in the same launch" "$W/mon.pattern.log"
+	fail_files "pattern: record with Open MPI monitoring in the same launch" "$W/mon.pattern.log"
 fi
 
 # --- real applications from Debian packages --------------------------------
 if command -v lmp >/dev/null 2>&1; then
-	if monitor lammps lmp -in "$S/tests/mpi/in.melt" -log none -screen none; then
+	if monitor lammps lmp -in "$SRC/tests/mpi/in.melt" -log none -screen none; then
 		edges "$W/lammps.yml" edges >"$W/lammps.rec"
 		edges "$W/lammps.mon.yml" edges >"$W/lammps.ompi"
 		if [ -s "$W/lammps.rec" ] && within1 "$W/lammps.rec" "$W/lammps.ompi" >"$W/diff.out"; then
-			ok "lammps: recorder = Open MPI monitoring within 1 % ($(wc -l <"$W/lammps.rec") pairs)"
+			pass "lammps: recorder = Open MPI monitoring within 1 % ($(wc -l <"$W/lammps.rec") pairs)"
 		else
-			ko "lammps: recorder = Open MPI monitoring within 1 %" "$W/diff.out"
+			fail_files "lammps: recorder = Open MPI monitoring within 1 %" "$W/diff.out"
 		fi
 	else
-		ko "lammps: record with Open MPI monitoring" "$W/lammps.log"
+		fail_files "lammps: record with Open MPI monitoring" "$W/lammps.log"
 	fi
 else
 	echo "note: lmp not installed (package lammps): LAMMPS test not run"
-	ko "lammps installed (tests/install-deps.sh lists it)"
+	fail_files "lammps installed (tests/install-deps.sh lists it)"
 fi
 XDLU_OMPI=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu
 if [ -x "$XDLU_OMPI" ]; then
 	mkdir -p "$W/xdlu-ompi"
-	cp "$S/tests/mpi/LU.dat" "$W/xdlu-ompi/"
+	cp "$SRC/tests/mpi/LU.dat" "$W/xdlu-ompi/"
 	if (cd "$W/xdlu-ompi" && monitor xdlu-ompi "$XDLU_OMPI"); then
 		edges "$W/xdlu-ompi.yml" edges >"$W/xdlu-ompi.rec"
 		edges "$W/xdlu-ompi.mon.yml" edges >"$W/xdlu-ompi.ompi"
 		if [ -s "$W/xdlu-ompi.rec" ] &&
 			within1 "$W/xdlu-ompi.rec" "$W/xdlu-ompi.ompi" >"$W/diff.out"; then
-			ok "xdlu (Open MPI): recorder = Open MPI monitoring within 1 % ($(wc -l <"$W/xdlu-ompi.rec") pairs)"
+			pass "xdlu (Open MPI): recorder = Open MPI monitoring within 1 % ($(wc -l <"$W/xdlu-ompi.rec") pairs)"
 		else
-			ko "xdlu (Open MPI): recorder = Open MPI monitoring within 1 %" "$W/diff.out"
+			fail_files "xdlu (Open MPI): recorder = Open MPI monitoring within 1 %" "$W/diff.out"
 		fi
 	else
-		ko "xdlu (Open MPI): record with Open MPI monitoring" "$W/xdlu-ompi.log"
+		fail_files "xdlu (Open MPI): record with Open MPI monitoring" "$W/xdlu-ompi.log"
 	fi
 fi
 XDLU=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
 if [ -x "$XDLU" ]; then
 	mkdir -p "$W/xdlu"
-	cp "$S/tests/mpi/LU.dat" "$W/xdlu/"
+	cp "$SRC/tests/mpi/LU.dat" "$W/xdlu/"
 	if (cd "$W/xdlu" && timeout 180 "$TM" record -o "$W/xdlu.yml" -- mpirun.mpich -np 4 \
 		"$XDLU" >"$W/xdlu.log" 2>&1) && grep -q 'passed' "$W/xdlu.log" &&
 		"$TM" profile check "$W/xdlu.yml" >/dev/null 2>&1 &&
 		[ "$(edges "$W/xdlu.yml" edges | wc -l)" -ge 4 ]; then
-		ok "xdlu (MPICH): recorded, loads, 2x2 grid traffic present"
+		pass "xdlu (MPICH): recorded, loads, 2x2 grid traffic present"
 	else
-		ko "xdlu (MPICH): recorded, loads, 2x2 grid traffic present" "$W/xdlu.log"
+		fail_files "xdlu (MPICH): recorded, loads, 2x2 grid traffic present" "$W/xdlu.log"
 	fi
 else
-	ko "scalapack-mpi-test installed (tests/install-deps.sh lists it)"
+	fail_files "scalapack-mpi-test installed (tests/install-deps.sh lists it)"
 fi
 
 # --- refusals ---------------------------------------------------------------
@@ -284,11 +247,11 @@ expect_refusal() { # name pattern command...
 	name=$1 pat=$2
 	shift 2
 	if "$@" >"$W/refuse.log" 2>&1; then
-		ko "$name: refused" "$W/refuse.log"
+		fail_files "$name: refused" "$W/refuse.log"
 	elif grep -q "$pat" "$W/refuse.log"; then
-		ok "$name: refused with a clear message"
+		pass "$name: refused with a clear message"
 	else
-		ko "$name: refused with a clear message" "$W/refuse.log"
+		fail_files "$name: refused with a clear message" "$W/refuse.log"
 	fi
 }
 expect_refusal "static program" "statically linked" \
@@ -307,11 +270,10 @@ expect_refusal "program that never calls MPI_Finalize" "was not written" \
 if timeout 120 "$TM" record --mpi=mpich -o "$W/wrapped.yml" -- "$W/wrap.sh" mpirun.mpich -np 4 \
 	"$MPI/pattern.mpich" >"$W/wrapped.log" 2>&1 &&
 	edges "$W/wrapped.yml" edges | diff - "$W/p2p.exp" >/dev/null; then
-	ok "script with --mpi=mpich: recorded exactly"
+	pass "script with --mpi=mpich: recorded exactly"
 else
-	ko "script with --mpi=mpich: recorded exactly" "$W/wrapped.log"
+	fail_files "script with --mpi=mpich: recorded exactly" "$W/wrapped.log"
 fi
 
-echo "record: $pass passed, $fail failed"
-BUILDDIR=$B sh "$S/tests/summary.sh" add test_record "$pass" "$fail"
-[ "$fail" -eq 0 ]
+e2e_finish record test_record
+[ "$FAILED" -eq 0 ]

@@ -17,63 +17,29 @@ set -u
 
 SRC=${SRCDIR:-$(pwd)}
 B=${BUILDDIR:?BUILDDIR must be set}
-TM=$B/bin/treematch
-[ -x "$TM" ] || TM=$B/treematch
+. "$SRC/tests/e2e/lib.sh"
 MPI=$B/tests/mpi
 WORK=$B/e2e/record-srun
 export TMATCH_CLUSTER_DIR=$B/e2e/cluster-record
 CLUSTER="sh $SRC/tests/e2e/cluster.sh"
 T=${TMATCH_E2E_TIMEOUT:-120}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader,tcp
 # the recorders of this build, not an installed copy
 export TREEMATCH_RECORD_LIBDIR=$B/profiler
 unset TREEMATCH_RECORD_OUTPUT TREEMATCH_RECORD_COLLECTIVES
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-ko() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-	for f in "${2:-}" "${3:-}"; do
-		[ -n "$f" ] && [ -f "$f" ] && sed 's/^/     | /' "$f" | tail -n 20
-	done
-	return 0
-}
-finish() {
-	$CLUSTER stop >/dev/null 2>&1
-	echo "record-srun: $pass passed, $fail failed"
-	BUILDDIR=$B sh "$SRC/tests/summary.sh" add test_record_srun "$pass" "$fail"
-}
-trap finish EXIT
+trap 'e2e_finish record-srun test_record_srun' EXIT
 trap 'exit 130' INT TERM
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
 if [ "$(id -u)" -ne 0 ]; then
-	ko "srun recording tests need root (munge and Slurm daemons)"
+	fail "srun recording tests need root (munge and Slurm daemons)"
 	exit 1
 fi
 
-edges() { # FILE SECTION -> "src dst msgs bytes", sorted
-	awk -v want="$2" '
-	/^[A-Za-z_]+:/ { sec = $1; sub(":", "", sec); next }
-	sec == want && /columns:/ {
-		s = $0; gsub(/[][,]/, " ", s); n = split(s, c, " ")
-		for (i = 2; i <= n; i++) col[c[i]] = i - 2
-		next
-	}
-	sec == want && /^ *- *\[/ {
-		s = $0; gsub(/[][,-]/, " ", s); n = split(s, v, " ")
-		print v[col["src"] + 1], v[col["dst"] + 1], v[col["msgs"] + 1], v[col["bytes"] + 1]
-	}' "$1" | sort -n -k1,1 -k2,2
-}
-grep -v '^#' "$SRC/tests/mpi/pattern.expected" | sort -n -k1,1 -k2,2 >"$WORK/p2p.exp"
-grep -v '^#' "$SRC/tests/mpi/pattern-coll.expected" | sort -n -k1,1 -k2,2 >"$WORK/coll.exp"
+expected "$SRC/tests/mpi/pattern.expected" >"$WORK/p2p.exp"
+expected "$SRC/tests/mpi/pattern-coll.expected" >"$WORK/coll.exp"
 
 run() { # name srun-args...: in $WORK, stdout/stderr to $WORK/name.{out,err}
 	name=$1
@@ -83,7 +49,7 @@ run() { # name srun-args...: in $WORK, stdout/stderr to $WORK/name.{out,err}
 
 start() {
 	if ! $CLUSTER start "$@" >"$WORK/cluster.out" 2>&1; then
-		ko "cluster start $*" "$WORK/cluster.out"
+		fail_files "cluster start $*" "$WORK/cluster.out"
 		return 1
 	fi
 	export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
@@ -98,17 +64,17 @@ placed() {
 exact() { # tag description yml section expected-file
 	edges "$3" "$4" >"$WORK/$1.got"
 	if [ -s "$3" ] && diff "$WORK/$1.got" "$5" >"$WORK/$1.diff" 2>&1; then
-		ok "$2"
+		pass "$2"
 	else
-		ko "$2" "$WORK/$1.diff" "$WORK/$1.err"
+		fail_files "$2" "$WORK/$1.diff" "$WORK/$1.err"
 	fi
 }
 
 if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
 	if srun --help 2>&1 | grep -q -- '--treematch-record='; then
-		ok "srun --help lists --treematch-record"
+		pass "srun --help lists --treematch-record"
 	else
-		ko "srun --help lists --treematch-record"
+		fail_files "srun --help lists --treematch-record"
 	fi
 
 	run c-ompi -n4 -O --mpi=pmix --treematch-record=c-ompi.yml "$MPI/pattern.openmpi"
@@ -121,30 +87,30 @@ if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
 	exact f-mpich "f-mpich: srun-recorded Fortran/MPICH collectives exact" "$WORK/f-mpich.yml" \
 		coll_edges "$WORK/coll.exp"
 	if grep -q '^  job: {id: [0-9]*, step: [0-9]*}' "$WORK/f-mpich.yml"; then
-		ok "provenance records the Slurm job and step"
+		pass "provenance records the Slurm job and step"
 	else
-		ko "provenance records the Slurm job and step" "$WORK/f-mpich.yml"
+		fail_files "provenance records the Slurm job and step" "$WORK/f-mpich.yml"
 	fi
 
 	# refusals
 	if ! run both -n4 -O --mpi=pmi2 --treematch-record=x.yml --treematch=f-mpich.yml \
 		"$MPI/pattern.mpich" && grep -q 'treematch-record and --treematch' "$WORK/both.err" &&
 		[ ! -e "$WORK/x.yml" ]; then
-		ok "recording and placing in one step: refused by srun with a message"
+		pass "recording and placing in one step: refused by srun with a message"
 	else
-		ko "recording and placing in one step: refused by srun with a message" "$WORK/both.err"
+		fail_files "recording and placing in one step: refused by srun with a message" "$WORK/both.err"
 	fi
 	if ! run static -n1 --treematch-record=s.yml "$MPI/static_prog" &&
 		grep -q 'statically linked' "$WORK/static.err"; then
-		ok "static program: the step fails with a message"
+		pass "static program: the step fails with a message"
 	else
-		ko "static program: the step fails with a message" "$WORK/static.err"
+		fail_files "static program: the step fails with a message" "$WORK/static.err"
 	fi
 	if ! run badopt -n1 --treematch-record=x.yml,sideways "$MPI/pattern.mpich" &&
 		grep -q "valid options are collectives" "$WORK/badopt.err"; then
-		ok "unknown --treematch-record option: refused, valid ones listed"
+		pass "unknown --treematch-record option: refused, valid ones listed"
 	else
-		ko "unknown --treematch-record option: refused, valid ones listed" "$WORK/badopt.err"
+		fail_files "unknown --treematch-record option: refused, valid ones listed" "$WORK/badopt.err"
 	fi
 
 	$CLUSTER stop >/dev/null 2>&1
@@ -158,9 +124,9 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 	run n4 -N4 -n4 --mpi=pmi2 --treematch-record=n4.yml "$MPI/pattern.mpich"
 	exact n4 "n4: 4 nodes, MPICH/pmi2 edges exact" "$WORK/n4.yml" edges "$WORK/p2p.exp"
 	if [ "$(grep -c '^    - {name: "n[1-4]", ranks: \[[0-3]\]}' "$WORK/n4.yml" 2>/dev/null)" = 4 ]; then
-		ok "n4: provenance lists the 4 nodes and their ranks"
+		pass "n4: provenance lists the 4 nodes and their ranks"
 	else
-		ko "n4: provenance lists the 4 nodes and their ranks" "$WORK/n4.yml"
+		fail_files "n4: provenance lists the 4 nodes and their ranks" "$WORK/n4.yml"
 	fi
 	# real applications: record, then replay the recorded profile
 	if command -v lmp >/dev/null 2>&1; then
@@ -168,19 +134,19 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 			lmp -in "$SRC/tests/mpi/in.melt" -log none -screen none
 		if [ -s "$WORK/lammps.yml" ] && "$TM" profile check "$WORK/lammps.yml" \
 			>"$WORK/lammps.check" 2>&1 && [ "$(edges "$WORK/lammps.yml" edges | wc -l)" -ge 4 ]; then
-			ok "lammps: recorded under srun on 4 nodes, loads"
+			pass "lammps: recorded under srun on 4 nodes, loads"
 		else
-			ko "lammps: recorded under srun on 4 nodes, loads" "$WORK/lmp-rec.err" "$WORK/lammps.check"
+			fail_files "lammps: recorded under srun on 4 nodes, loads" "$WORK/lmp-rec.err" "$WORK/lammps.check"
 		fi
 		if run lmp-play -N4 -n8 --mpi=pmix --treematch="$WORK/lammps.yml,verbose=1" \
 			lmp -in "$SRC/tests/mpi/in.melt" -log none -screen none &&
 			placed "$WORK/lmp-play.err"; then
-			ok "lammps: replayed with --treematch= of the recorded profile, placed"
+			pass "lammps: replayed with --treematch= of the recorded profile, placed"
 		else
-			ko "lammps: replayed with --treematch= of the recorded profile, placed" "$WORK/lmp-play.err"
+			fail_files "lammps: replayed with --treematch= of the recorded profile, placed" "$WORK/lmp-play.err"
 		fi
 	else
-		ko "lammps installed (tests/install-deps.sh lists it)"
+		fail_files "lammps installed (tests/install-deps.sh lists it)"
 	fi
 	XDLU=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests/xdlu
 	if [ -x "$XDLU" ]; then
@@ -188,19 +154,19 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 		run xdlu-rec -N2 -n4 --mpi=pmi2 --treematch-record=xdlu.yml "$XDLU"
 		if [ -s "$WORK/xdlu.yml" ] && "$TM" profile check "$WORK/xdlu.yml" >/dev/null 2>&1 &&
 			grep -q passed "$WORK/xdlu-rec.out"; then
-			ok "xdlu (MPICH): recorded under srun on 2 nodes, loads"
+			pass "xdlu (MPICH): recorded under srun on 2 nodes, loads"
 		else
-			ko "xdlu (MPICH): recorded under srun on 2 nodes, loads" "$WORK/xdlu-rec.err"
+			fail_files "xdlu (MPICH): recorded under srun on 2 nodes, loads" "$WORK/xdlu-rec.err"
 		fi
 		if run xdlu-play -N2 -n4 --mpi=pmi2 --treematch="$WORK/xdlu.yml,verbose=1" "$XDLU" &&
 			grep -q passed "$WORK/xdlu-play.out" && placed "$WORK/xdlu-play.err"; then
-			ok "xdlu (MPICH): replayed with --treematch= of the recorded profile, placed"
+			pass "xdlu (MPICH): replayed with --treematch= of the recorded profile, placed"
 		else
-			ko "xdlu (MPICH): replayed with --treematch= of the recorded profile, placed" \
+			fail_files "xdlu (MPICH): replayed with --treematch= of the recorded profile, placed" \
 				"$WORK/xdlu-play.err"
 		fi
 	else
-		ko "scalapack-mpi-test installed (tests/install-deps.sh lists it)"
+		fail_files "scalapack-mpi-test installed (tests/install-deps.sh lists it)"
 	fi
 fi
-[ "$fail" -eq 0 ]
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# lib.sh - sourced by the end-to-end scripts (run.sh, test_record.sh,
+# test_record_srun.sh): the CLI of this build, the MPI environment, result
+# counting and reporting, and the profile readers the recording tests share.
+# The sourcing script sets B (build directory) and SRC (source tree) first,
+# and CLUSTER (its cluster.sh command) and START (date +%s) after, if it has
+# them.
+CLUSTER=
+START=
+
+# The treematch CLI `make` built.
+TM=$B/bin/treematch
+[ -x "$TM" ] || TM=$B/treematch
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# pass NAME; fail NAME [LINE...]: count and print one result, with the
+# lines that say why it failed.
+PASSED=0
+FAILED=0
+pass() {
+	echo "PASS: $1"
+	PASSED=$((PASSED + 1))
+}
+fail() {
+	echo "FAIL: $1"
+	shift
+	for l in "$@"; do printf '    %s\n' "$l"; done
+	FAILED=$((FAILED + 1))
+}
+# fail_files NAME [FILE...]: fail, showing the end of each FILE that exists.
+fail_files() {
+	echo "FAIL: $1"
+	shift
+	for f in "$@"; do
+		[ -n "$f" ] && [ -f "$f" ] && sed 's/^/     | /' "$f" | tail -n 25
+	done
+	FAILED=$((FAILED + 1))
+	return 0
+}
+
+# e2e_finish LABEL STEP: stop the test cluster if the script started one
+# ($CLUSTER), print the counts (and the time since $START if set) and
+# register them with tests/summary.sh as STEP.
+e2e_finish() {
+	[ -n "${CLUSTER:-}" ] && $CLUSTER stop >/dev/null 2>&1
+	echo "$1: $PASSED passed, $FAILED failed${START:+ in $(($(date +%s) - START)) s}"
+	BUILDDIR=$B sh "$SRC/tests/summary.sh" add "$2" "$PASSED" "$FAILED" 2>/dev/null || true
+}
+
+# edges FILE SECTION: "src dst msgs bytes" rows of SECTION (edges or
+# coll_edges) of a profile, whatever the column order the writer chose, sorted.
+edges() {
+	awk -v want="$2" '
+	/^[A-Za-z_]+:/ { sec = $1; sub(":", "", sec); next }
+	sec == want && /columns:/ {
+		s = $0; gsub(/[][,]/, " ", s); n = split(s, c, " ")
+		for (i = 2; i <= n; i++) col[c[i]] = i - 2
+		next
+	}
+	sec == want && /^ *- *\[/ {
+		s = $0; gsub(/[][,-]/, " ", s); n = split(s, v, " ")
+		print v[col["src"] + 1], v[col["dst"] + 1], v[col["msgs"] + 1], v[col["bytes"] + 1]
+	}' "$1" | sort -n -k1,1 -k2,2
+}
+
+# expected FILE: a hand-computed tests/mpi/*.expected, comments dropped, sorted
+# as edges sorts.
+expected() {
+	grep -v '^#' "$1" | sort -n -k1,1 -k2,2
+}
