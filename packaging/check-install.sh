@@ -25,7 +25,12 @@ ok() {
 	fi
 }
 
-VARS="BUILDDIR=$B PREFIX=/opt/tm LIBDIR=/opt/tm/lib64 SLURM_PLUGINDIR=/opt/slurm/plugins"
+# Every directory variable is given: a caller's own (the RPM build passes
+# BINDIR, MANDIR, ... to make) would otherwise reach this make via MAKEFLAGS.
+VARS="BUILDDIR=$B PREFIX=/opt/tm LIBDIR=/opt/tm/lib64 SLURM_PLUGINDIR=/opt/slurm/plugins
+BINDIR=/opt/tm/bin INCLUDEDIR=/opt/tm/include MANDIR=/opt/tm/share/man DATADIR=/opt/tm/share
+SYSCONFDIR=/opt/tm/etc PKGCONFIGDIR=/opt/tm/lib64/pkgconfig
+EXAMPLESDIR=/opt/tm/share/doc/slurm-treematch/examples RECORD_LIBDIR=/opt/tm/lib64/treematch"
 # shellcheck disable=SC2086
 make -C "$SRC" --no-print-directory $VARS install DESTDIR="$D/root" >"$D/install.log" 2>&1
 ok $? "make install DESTDIR PREFIX LIBDIR SLURM_PLUGINDIR"
