@@ -397,11 +397,14 @@ static void close_reader(struct reader *r)
 }
 
 #define COL(p) ((int)((p)-line) + 1)
-
-/* ------------------------------------------------------------------------ */
-/* Matrix Market                                                             */
-
-enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN };
+/* In the loaders: record a parse error at the current line, column colp; go to out. */
+#define BAD(colp, ...)                                                                             \
+	do {                                                                                       \
+		lineno_err = r.lineno;                                                             \
+		col_err = (colp);                                                                  \
+		snprintf(msg, sizeof(msg), __VA_ARGS__);                                           \
+		goto out;                                                                          \
+	} while (0)
 
 /*
  * The end of both loaders: the matrix of order n from the edges read, unless
@@ -433,6 +436,11 @@ static tmatch_comm_t *load_end(struct reader *r, struct edges *E, int n, const c
 	return c;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Matrix Market                                                             */
+
+enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN };
+
 tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err)
 {
 	struct reader r;
@@ -451,13 +459,6 @@ tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err)
 		return fail_null(err, NULL, 0, 0, EINVAL, "tmatch_comm_load_mtx: path is NULL");
 	if (open_reader(&r, path, err))
 		return NULL;
-#define BAD(colp, ...)                                                                             \
-	do {                                                                                       \
-		lineno_err = r.lineno;                                                             \
-		col_err = (colp);                                                                  \
-		snprintf(msg, sizeof(msg), __VA_ARGS__);                                           \
-		goto out;                                                                          \
-	} while (0)
 
 	/* Banner. */
 	line = read_line(&r);
@@ -604,7 +605,6 @@ tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err)
 		         seen, nnz);
 		goto out;
 	}
-#undef BAD
 #undef TOKEQ
 out:
 	return load_end(&r, &E, n, path, lineno_err, col_err, errnum, msg, err);
@@ -627,13 +627,6 @@ tmatch_comm_t *tmatch_comm_load_mat(const char *path, tmatch_error_t *err)
 		return fail_null(err, NULL, 0, 0, EINVAL, "tmatch_comm_load_mat: path is NULL");
 	if (open_reader(&r, path, err))
 		return NULL;
-#define BAD(colp, ...)                                                                             \
-	do {                                                                                       \
-		lineno_err = r.lineno;                                                             \
-		col_err = (colp);                                                                  \
-		snprintf(msg, sizeof(msg), __VA_ARGS__);                                           \
-		goto out;                                                                          \
-	} while (0)
 	while ((line = read_line(&r))) {
 		long long count = 0;
 
@@ -696,7 +689,6 @@ tmatch_comm_t *tmatch_comm_load_mat(const char *path, tmatch_error_t *err)
 		         row, n, n);
 		goto out;
 	}
-#undef BAD
 out:
 	return load_end(&r, &E, (int)n, path, lineno_err, col_err, errnum, msg, err);
 }
