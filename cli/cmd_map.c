@@ -226,11 +226,72 @@ static int bad_option(const char *cmd, char **argv, void (*usage)(FILE *))
 	return 2;
 }
 
+/*
+ * --ranks LIST: global ranks "0-3,8" (commas, "A-B" ranges), in the order
+ * given. Range and repetition are checked by tmatch_comm_submatrix. Returns
+ * 0 with *out (malloc'd) and *count set, or -1 after reporting.
+ */
+static int parse_ranks(const char *arg, int **out, int *count)
+{
+	const char *p = arg;
+	int *ranks = NULL, cnt = 0, cap = 0;
+
+	while (*p) {
+		long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		errno = 0;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				goto bad;
+			b = strtol(end + 1, &end, 10);
+		}
+		if (errno || a > INT_MAX || b > INT_MAX || b < a || (*end && *end != ','))
+			goto bad;
+		for (long v = a; v <= b; v++) {
+			if (cnt == cap) {
+				int *t;
+
+				if (cap > INT_MAX / 4)
+					goto bad;
+				cap = cap ? 2 * cap : 64;
+				t = realloc(ranks, sizeof(*t) * (size_t)cap);
+				if (!t) {
+					free(ranks);
+					tmatch_cli_error("out of memory");
+					return -1;
+				}
+				ranks = t;
+			}
+			ranks[cnt++] = (int)v;
+		}
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			goto bad;
+	}
+	if (cnt == 0)
+		goto bad;
+	*out = ranks;
+	*count = cnt;
+	return 0;
+bad:
+	free(ranks);
+	tmatch_cli_error("--ranks, column %d: expected global ranks such as \"0-3,8\" "
+	                 "(commas, A-B ranges with A <= B)",
+	                 (int)(p - arg) + 1);
+	return -1;
+}
+
 static void map_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES]\n"
+	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES] [--ranks "
+	    "LIST]\n"
 	    "                     [--mapper NAME] [--seed N] [--format plain|yaml] [--stats]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
@@ -241,6 +302,9 @@ static void map_usage(FILE *out)
 	    "                        cluster:CONF,NODES,NODETOPO\n"
 	    "  -a, --allowed LEAVES  only these leaves may get a rank: \"0-7,16,18-20\" or\n"
 	    "                        @FILE with the same list (commas or white space)\n"
+	    "  -r, --ranks LIST      map only these global ranks (\"4-7\", \"0,3,5\"): the\n"
+	    "                        profile restricted to them, as the SPANK plugin maps\n"
+	    "                        one node's tasks; lines keep the global rank numbers\n"
 	    "  -m, --mapper NAME     one of: ");
 	print_mappers(out);
 	fprintf(out,
@@ -284,18 +348,15 @@ static void yaml_string(FILE *out, const char *s)
 int tmatch_cli_map(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"profile", required_argument, NULL, 'p'},
-	    {"topology", required_argument, NULL, 't'},
-	    {"mapper", required_argument, NULL, 'm'},
-	    {"seed", required_argument, NULL, 's'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"stats", no_argument, NULL, 'S'},
-	    {"allowed", required_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
+	    {"mapper", required_argument, NULL, 'm'},  {"seed", required_argument, NULL, 's'},
+	    {"format", required_argument, NULL, 'f'},  {"stats", no_argument, NULL, 'S'},
+	    {"allowed", required_argument, NULL, 'a'}, {"ranks", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *topology = NULL, *mapper = TMATCH_DEFAULT_MAPPER;
-	const char *allowed = NULL;
+	const char *allowed = NULL, *ranks_arg = NULL;
+	int *ranks = NULL, nranks = 0;
 	const char *format = "plain";
 	int stats = 0, opt, rc = 1, n;
 	uint64_t seed = 1;
@@ -308,13 +369,16 @@ int tmatch_cli_map(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:a:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:a:r:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			profile = optarg;
 			break;
 		case 'a':
 			allowed = optarg;
+			break;
+		case 'r':
+			ranks_arg = optarg;
 			break;
 		case 't':
 			topology = optarg;
@@ -361,8 +425,24 @@ int tmatch_cli_map(int argc, char **argv)
 		report(&err);
 		return 2;
 	}
+	if (ranks_arg && parse_ranks(ranks_arg, &ranks, &nranks))
+		return 2;
 	if (load_inputs(topology, allowed, profile, &topo, &comm))
 		goto out;
+	if (ranks) {
+		/* The same sub-profile the SPANK plugin maps for one node. */
+		tmatch_comm_t *sub;
+
+		tmatch_error_clear(&err);
+		sub = tmatch_comm_submatrix(comm, ranks, nranks, &err);
+		if (!sub) {
+			snprintf(err.file, sizeof(err.file), "--ranks");
+			report(&err);
+			goto out;
+		}
+		tmatch_comm_destroy(comm);
+		comm = sub;
+	}
 	n = tmatch_comm_order(comm);
 	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
 	if (!leaf) {
@@ -381,7 +461,7 @@ int tmatch_cli_map(int argc, char **argv)
 	t1 = now();
 	if (!strcmp(format, "plain")) {
 		for (int r = 0; r < n; r++)
-			printf("%d %d\n", r, leaf[r]);
+			printf("%d %d\n", ranks ? ranks[r] : r, leaf[r]);
 	} else {
 		char tl[1024];
 		tmatch_topo_format(topo, tl, sizeof(tl));
@@ -394,6 +474,13 @@ int tmatch_cli_map(int argc, char **argv)
 		for (int r = 0; r < n; r++)
 			printf("%s%d", r ? (r % 16 ? ", " : ",\n  ") : "", leaf[r]);
 		printf("]\n");
+		if (ranks) {
+			/* leaf_of_rank[i] is the leaf of global rank global_rank[i]. */
+			printf("global_rank: [");
+			for (int r = 0; r < n; r++)
+				printf("%s%d", r ? (r % 16 ? ", " : ",\n  ") : "", ranks[r]);
+			printf("]\n");
+		}
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		tmatch_cli_error("cannot write the mapping to stdout");
@@ -412,6 +499,7 @@ int tmatch_cli_map(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	free(ranks);
 	free(leaf);
 	tmatch_comm_destroy(comm);
 	tmatch_topo_destroy(topo);

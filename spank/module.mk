@@ -14,6 +14,8 @@ SPANK_SO     := $(B)/spank/treematch.so
 BIN_TARGETS  += $(SPANK_SO) $(B)/tests/e2e/whereami
 MAN_PAGES    += spank/treematch.8
 TEST_SRCS    += tests/unit/test_spank_plan.c tests/unit/test_spank_glue.c
+# `treematch map --ranks` against the plugin's node plan (runs the CLI).
+TEST_SRCS    += tests/unit/test_cli_map_ranks.c
 CHECK_TARGETS += e2e
 INSTALL_TARGETS += install-spank
 UNINSTALL_TARGETS += uninstall-spank

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_cli_map_ranks.c - `treematch map --ranks LIST` places the listed
+ * global ranks exactly where the SPANK plugin's node plan (spank/plan.c)
+ * places the same ranks on one node: both map tmatch_comm_submatrix of the
+ * profile. Runs the CLI `make` built.
+ */
+#include "spank/plan.c" /* the plugin's logic is not part of libtreematch */
+
+#include "tests/unit/cli_helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 8 ranks: i talks to i^4 heavily, 4-6 and 5-7 less, a light 0-1. */
+static const char pairs8[] = "format: comm-profile\n"
+                             "version: 1\n"
+                             "ranks: 8\n"
+                             "metrics: [bytes]\n"
+                             "directed: false\n"
+                             "edges:\n"
+                             "  - [0, 4, 1000]\n"
+                             "  - [1, 5, 1000]\n"
+                             "  - [2, 6, 1000]\n"
+                             "  - [3, 7, 1000]\n"
+                             "  - [4, 6, 500]\n"
+                             "  - [5, 7, 500]\n"
+                             "  - [0, 1, 1]\n";
+
+#define NODE "pack:2 core:2 pu:1"
+
+static char profile_path[64];
+
+static void write_profile(void)
+{
+	int fd;
+
+	snprintf(profile_path, sizeof(profile_path), "/tmp/test_cli_map_ranks_XXXXXX.yml");
+	fd = mkstemps(profile_path, 4);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, pairs8, sizeof(pairs8) - 1), (ssize_t)sizeof(pairs8) - 1);
+	close(fd);
+}
+
+static void remove_profile(void)
+{
+	unlink(profile_path);
+}
+
+TestSuite(cli_map_ranks, .init = write_profile, .fini = remove_profile);
+
+/* The plugin's plan for these ranks on one node NODE (as its glue builds it). */
+static tmatch_spank_plan_t *plugin_plan(const int *ranks, int n)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *t;
+	tmatch_spank_node_info_t info;
+	tmatch_config_t cfg;
+	tmatch_profile_t *p;
+	tmatch_spank_plan_t *plan = NULL;
+	tmatch_error_t err;
+
+	p = tmatch_profile_load_buffer(pairs8, strlen(pairs8), "p.yml", NULL, NULL, NULL, &err);
+	cr_assert_not_null(p, "%s", err.msg);
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
+	o.input = NODE;
+	o.node_name = "n1";
+	t = tmatch_spank_node_tree(&o, n, NULL, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	tmatch_config_init(&cfg);
+	memset(&info, 0, sizeof(info));
+	info.node_name = "n1";
+	info.node_count = 2;
+	info.ranks = ranks;
+	info.nlocal = n;
+	info.ntasks_total = 8;
+	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
+	tmatch_affinity_tree_destroy(t);
+	tmatch_profile_destroy(p);
+	return plan;
+}
+
+Test(cli_map_ranks, same_leaves_as_the_plugin)
+{
+	static const struct {
+		const char *arg;
+		int n, ranks[4];
+	} cases[] = {
+	    {"4-7", 4, {4, 5, 6, 7}},     {"0-3", 4, {0, 1, 2, 3}}, {"6,4,7,5", 4, {6, 4, 7, 5}},
+	    {"0,4,1,5", 4, {0, 4, 1, 5}}, {"2-3", 2, {2, 3}},       {"7", 1, {7}},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {
+		    (char *)cli_path(), "map",     "--profile",          profile_path, "--topology",
+		    "synthetic:" NODE,  "--ranks", (char *)cases[i].arg, NULL};
+		char out[4096], err[4096], *line, *save = NULL;
+		tmatch_spank_plan_t *plan = plugin_plan(cases[i].ranks, cases[i].n);
+		int k = 0;
+
+		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "--ranks %s: %s",
+		             cases[i].arg, err);
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			int rank, leaf;
+
+			cr_assert_eq(sscanf(line, "%d %d", &rank, &leaf), 2, "line '%s'", line);
+			cr_assert_lt(k, cases[i].n, "--ranks %s: too many lines", cases[i].arg);
+			cr_expect_eq(rank, cases[i].ranks[k], "--ranks %s line %d: global rank",
+			             cases[i].arg, k);
+			cr_expect_eq(leaf, plan->task[k].leaf,
+			             "--ranks %s rank %d: CLI leaf %d, plugin %d", cases[i].arg,
+			             rank, leaf, plan->task[k].leaf);
+			k++;
+		}
+		cr_expect_eq(k, cases[i].n, "--ranks %s: one line per listed rank", cases[i].arg);
+		tmatch_spank_plan_destroy(plan);
+	}
+}
+
+Test(cli_map_ranks, bad_lists)
+{
+	static const struct {
+		const char *arg;
+		int status;
+		const char *msg;
+	} cases[] = {
+	    {"", 2, "--ranks"},       {"4,,5", 2, "column 3"}, {"5-4", 2, "--ranks"},
+	    {"a", 2, "column 1"},     {"1,", 2, "--ranks"},    {"4,9", 1, "rank 9"},
+	    {"4,5,4", 1, "repeated"}, {"0-8", 1, "0..7"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {
+		    (char *)cli_path(), "map",     "--profile",          profile_path, "--topology",
+		    "synthetic:" NODE,  "--ranks", (char *)cases[i].arg, NULL};
+		char out[4096], err[4096];
+
+		cr_expect_eq(cli_run(argv, NULL, out, err, sizeof(out)), cases[i].status,
+		             "--ranks '%s': %s", cases[i].arg, err);
+		cr_expect(strstr(err, cases[i].msg) != NULL, "--ranks '%s': '%s' lacks '%s'",
+		          cases[i].arg, err, cases[i].msg);
+		cr_expect_eq(out[0], '\0', "--ranks '%s': nothing on stdout: %s", cases[i].arg,
+		             out);
+	}
+}
