@@ -773,31 +773,32 @@ int tmatch_affinity_conf_nb_switches(const tmatch_affinity_conf_t *conf)
 	return conf->nsw;
 }
 
-const char *tmatch_affinity_conf_switch_name(const tmatch_affinity_conf_t *conf, int i)
+/* Switch i of conf, or NULL with errno EINVAL. */
+static const struct tmatch__sw *switch_at(const tmatch_affinity_conf_t *conf, int i)
 {
 	if (!conf || i < 0 || i >= conf->nsw) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return conf->sw[i].name;
+	return &conf->sw[i];
+}
+
+const char *tmatch_affinity_conf_switch_name(const tmatch_affinity_conf_t *conf, int i)
+{
+	const struct tmatch__sw *s = switch_at(conf, i);
+	return s ? s->name : NULL;
 }
 
 int tmatch_affinity_conf_switch_level(const tmatch_affinity_conf_t *conf, int i)
 {
-	if (!conf || i < 0 || i >= conf->nsw) {
-		errno = EINVAL;
-		return -1;
-	}
-	return conf->sw[i].level;
+	const struct tmatch__sw *s = switch_at(conf, i);
+	return s ? s->level : -1;
 }
 
 long tmatch_affinity_conf_switch_speed(const tmatch_affinity_conf_t *conf, int i)
 {
-	if (!conf || i < 0 || i >= conf->nsw) {
-		errno = EINVAL;
-		return -1;
-	}
-	return conf->sw[i].speed;
+	const struct tmatch__sw *s = switch_at(conf, i);
+	return s ? s->speed : -1;
 }
 
 /* ------------------------------------------------------------------------ */
