@@ -116,6 +116,8 @@ int tmatch__cpumask_format(hwloc_const_bitmap_t set, char *buf, size_t len);
 struct tmatch__xnode *tmatch__xnode_new(int kind);
 int tmatch__xnode_add(struct tmatch__xnode *parent, struct tmatch__xnode *child);
 void tmatch__xnode_free(struct tmatch__xnode *n);
+/* Put `levels` virtual nodes above *slot (a parent's child pointer); 0/-1. */
+int tmatch__xnode_raise(struct tmatch__xnode **slot, int levels);
 struct tmatch__xnode *tmatch__xnode_copy(const struct tmatch__xnode *n);
 
 /*

@@ -194,15 +194,8 @@ static int lower_nodes(struct tmatch__xnode *n, int d, int target)
 	for (i = 0; i < n->nchild; i++) {
 		struct tmatch__xnode *c = n->child[i];
 		if (c->kind == TMATCH__K_NODE) {
-			int k;
-			for (k = d + 1; k < target; k++) {
-				struct tmatch__xnode *v = tmatch__xnode_new(TMATCH__K_VIRTUAL);
-				if (!v || tmatch__xnode_add(v, n->child[i]) < 0) {
-					free(v);
-					return -1;
-				}
-				n->child[i] = v;
-			}
+			if (tmatch__xnode_raise(&n->child[i], target - d - 1) < 0)
+				return -1;
 		} else if (lower_nodes(c, d + 1, target) < 0) {
 			return -1;
 		}

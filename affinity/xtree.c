@@ -41,6 +41,19 @@ int tmatch__xnode_add(struct tmatch__xnode *parent, struct tmatch__xnode *child)
 	return 0;
 }
 
+int tmatch__xnode_raise(struct tmatch__xnode **slot, int levels)
+{
+	for (int k = 0; k < levels; k++) {
+		struct tmatch__xnode *v = tmatch__xnode_new(TMATCH__K_VIRTUAL);
+		if (!v || tmatch__xnode_add(v, *slot) < 0) {
+			free(v);
+			return -1;
+		}
+		*slot = v;
+	}
+	return 0;
+}
+
 void tmatch__xnode_free(struct tmatch__xnode *n)
 {
 	int i;
@@ -102,15 +115,8 @@ static int equalize(struct tmatch__xnode *n, int depth, int target)
 	for (i = 0; i < n->nchild; i++) {
 		struct tmatch__xnode *c = n->child[i];
 		if (c->nchild == 0) {
-			int d;
-			for (d = depth + 1; d < target; d++) {
-				struct tmatch__xnode *v = tmatch__xnode_new(TMATCH__K_VIRTUAL);
-				if (!v || tmatch__xnode_add(v, n->child[i]) < 0) {
-					free(v);
-					return -1;
-				}
-				n->child[i] = v;
-			}
+			if (tmatch__xnode_raise(&n->child[i], target - depth - 1) < 0)
+				return -1;
 		} else if (equalize(c, depth + 1, target) < 0) {
 			return -1;
 		}
