@@ -96,16 +96,23 @@ static const char *next_token(const char *p, const char **end)
 	return p;
 }
 
-static int parse_int_token(const char *s, const char *e, long *out)
+/* The token [s, e) as a string in buf of `size` bytes; -1 if empty or too long. */
+static int token_copy(const char *s, const char *e, char *buf, size_t size)
 {
-	char buf[32], *stop;
 	size_t len = (size_t)(e - s);
 
-	if (len == 0 || len >= sizeof(buf))
+	if (len == 0 || len >= size)
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	if (!isdigit((unsigned char)buf[0]))
+	return 0;
+}
+
+static int parse_int_token(const char *s, const char *e, long *out)
+{
+	char buf[32], *stop;
+
+	if (token_copy(s, e, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]))
 		return -1;
 	errno = 0;
 	*out = strtol(buf, &stop, 10);
@@ -117,13 +124,9 @@ static int parse_int_token(const char *s, const char *e, long *out)
 static int parse_double_token(const char *s, const char *e, double *out)
 {
 	char buf[64], *stop;
-	size_t len = (size_t)(e - s);
 
-	if (len == 0 || len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (!isdigit((unsigned char)buf[0]) && buf[0] != '.' && buf[0] != '+')
+	if (token_copy(s, e, buf, sizeof(buf)) ||
+	    (!isdigit((unsigned char)buf[0]) && buf[0] != '.' && buf[0] != '+'))
 		return -1;
 	errno = 0;
 	*out = strtod(buf, &stop);
