@@ -444,6 +444,10 @@ int tmatch_cli_map(int argc, char **argv)
 		comm = sub;
 	}
 	n = tmatch_comm_order(comm);
+	if (ranks && n != nranks) { /* the submatrix has one row per listed rank */
+		tmatch_cli_error("--ranks: internal error, %d rows for %d ranks", n, nranks);
+		goto out;
+	}
 	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
 	if (!leaf) {
 		tmatch_cli_error("out of memory");
