@@ -40,6 +40,7 @@ enum key_id {
 	KEY_MAX_RANKS,
 	KEY_MAX_FILE_SIZE,
 	KEY_MAX_MAP_TIME,
+	KEY_MAX_MAP_MEMORY,
 	KEY_DEFAULT,
 	KEY_ALLOWED_MAPPERS,
 	KEY_EXCLUSIVE_ONLY,
@@ -68,6 +69,8 @@ static const struct key {
                            "a size in bytes, with an optional K, M or G suffix"},
     [KEY_MAX_MAP_TIME] = {"max_map_time", T_SECONDS, 0, 0, 0,
                           "seconds, more than 0 and at most 3600"},
+    [KEY_MAX_MAP_MEMORY] = {"max_map_memory", T_SIZE, 0, 0, 0,
+                            "a size in bytes, with an optional K, M or G suffix"},
     [KEY_DEFAULT] = {"default", T_BOOL, 1, 0, 0, "on or off"},
     [KEY_ALLOWED_MAPPERS] = {"allowed_mappers", T_MAPPERS, 1, 0, 0,
                              "mapper names separated by ':'"},
@@ -76,11 +79,11 @@ static const struct key {
 };
 
 static const char *const key_names[KEY_COUNT + 1] = {
-    "profile", "mapper",          "metric",         "coll",
-    "failure", "verbose",         "dry_run",        "seed",
-    "mpi_pin", "max_ranks",       "max_file_size",  "max_map_time",
-    "default", "allowed_mappers", "exclusive_only", "topology_xml",
-    NULL,
+    "profile",        "mapper",    "metric",          "coll",
+    "failure",        "verbose",   "dry_run",         "seed",
+    "mpi_pin",        "max_ranks", "max_file_size",   "max_map_time",
+    "max_map_memory", "default",   "allowed_mappers", "exclusive_only",
+    "topology_xml",   NULL,
 };
 
 const char *const *tmatch_config_keys(void)
@@ -98,6 +101,7 @@ void tmatch_config_init(tmatch_config_t *cfg)
 	cfg->max_ranks = TMATCH_PROFILE_DEFAULT_MAX_RANKS;
 	cfg->max_file_size = TMATCH_PROFILE_DEFAULT_MAX_FILE_SIZE;
 	cfg->max_map_time = 10.0;
+	cfg->max_map_memory = (size_t)1 << 30;
 	/* The same default seed as the library and `treematch map`, so a
 	   placement computed by hand and one made at launch agree. */
 	tmatch_map_opts_t mopts;
@@ -293,7 +297,10 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 		if (tmatch__parse_u64(v, dn, UINT64_MAX / mult, &u) || u == 0 ||
 		    u * mult > (uint64_t)SIZE_MAX / 2)
 			return fail(err, w, "'%s' must be %s (more than 0)", key->name, key->hint);
-		cfg->max_file_size = (size_t)(u * mult);
+		if (id == KEY_MAX_MAP_MEMORY)
+			cfg->max_map_memory = (size_t)(u * mult);
+		else
+			cfg->max_file_size = (size_t)(u * mult);
 		break;
 	}
 	case T_SECONDS: {
@@ -542,6 +549,8 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 		res.max_file_size = user->max_file_size;
 	if ((m & (1u << KEY_MAX_MAP_TIME)) && user->max_map_time < res.max_map_time)
 		res.max_map_time = user->max_map_time;
+	if ((m & (1u << KEY_MAX_MAP_MEMORY)) && user->max_map_memory < res.max_map_memory)
+		res.max_map_memory = user->max_map_memory;
 	/* When the admin's default mapper is not in the allowed list, keep it
 	   anyway: the admin chose both. */
 	res.set_mask = admin->set_mask | user->set_mask;
@@ -555,17 +564,17 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 
 	if (!cfg)
 		return snprintf(buf, len, "%s", "");
-	return snprintf(buf, len,
-	                "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
-	                "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
-	                "max_map_time=%g default=%s allowed_mappers=%s exclusive_only=%s "
-	                "topology_xml=%s",
-	                cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
-	                cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
-	                cfg->coll ? "on" : "off",
-	                cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback", cfg->verbose,
-	                cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed,
-	                cfg->mpi_pin ? "on" : "off", cfg->max_ranks, cfg->max_file_size,
-	                cfg->max_map_time, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
-	                cfg->exclusive_only ? "on" : "off", cfg->topology_xml);
+	return snprintf(
+	    buf, len,
+	    "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
+	    "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
+	    "max_map_time=%g max_map_memory=%zu default=%s allowed_mappers=%s exclusive_only=%s "
+	    "topology_xml=%s",
+	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
+	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
+	    cfg->coll ? "on" : "off", cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback",
+	    cfg->verbose, cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed,
+	    cfg->mpi_pin ? "on" : "off", cfg->max_ranks, cfg->max_file_size, cfg->max_map_time,
+	    cfg->max_map_memory, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
+	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml);
 }

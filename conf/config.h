@@ -28,6 +28,8 @@
  *   max_ranks=N             limit on profile ranks (default 1048576); user may only lower it
  *   max_file_size=N[K|M|G]  limit on profile size (default 256M); user may only lower it
  *   max_map_time=SECONDS    mapper time cap (default 10); user may only lower it
+ *   max_map_memory=N[K|M|G] memory the mapping may add on a node (default 1G); user may
+ *                           only lower it
  *   default=on|off          (admin) apply treematch without --treematch (default off)
  *   allowed_mappers=a:b:c   (admin) mappers users may choose ("" = all)
  *   exclusive_only=on|off   (admin) only act on jobs with whole nodes (default off)
@@ -76,6 +78,7 @@ typedef struct tmatch_config {
 	int max_ranks;
 	size_t max_file_size;
 	double max_map_time;       /* seconds, > 0 */
+	size_t max_map_memory;     /* bytes the node's mapping process may add, > 0 */
 	char allowed_mappers[512]; /* ':'-separated; "" = all */
 	int exclusive_only;
 	char topology_xml[TMATCH_CONFIG_PATH_MAX]; /* "" = none */
@@ -115,7 +118,8 @@ TMATCH_API int tmatch_config_parse_text(tmatch_config_t *cfg, const char *text, 
 
 /*
  * Combine: out = admin, overridden by every key the user set, then
- * - limits (max_ranks, max_file_size, max_map_time) = the smaller of the two;
+ * - limits (max_ranks, max_file_size, max_map_time, max_map_memory) = the
+ *   smaller of the two;
  * - a user mapper must be in admin->allowed_mappers (when non-empty);
  * - admin-only keys keep the admin values.
  * out may alias admin. -1/EINVAL (out unchanged) when the user's mapper is

@@ -3,6 +3,7 @@
  * plan.c - the SPANK plugin's decisions, without Slurm (see plan.h).
  */
 #include "spank/plan.h"
+#include "spank/spank_private.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -100,7 +101,7 @@ const char *tmatch_spank_help_text(void)
 	       "treematch: keys: mapper=NAME[+refine]  metric=bytes|msgs|avg  coll=on|off\n"
 	       "treematch:       verbose=N  dry_run=on|off  seed=N  mpi_pin=on|off\n"
 	       "treematch:       failure=fallback|fail  max_ranks=N  max_file_size=N[K|M|G]\n"
-	       "treematch:       max_map_time=SECONDS\n"
+	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 
@@ -391,15 +392,13 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	mopts.time_budget = cfg->max_map_time;
 	mopts.log = log_to_nowhere;
 	t0 = now_seconds();
-	if (tmatch_map_compute(sub, topo, &mopts, leaf_of, err) < 0)
+	/* In a child with hard limits: slurmstepd must outlive the mapping
+	   (time, memory, METIS's global state, a crash). The deadline is
+	   enforced while it runs, not checked after. */
+	if (tmatch__spank_isolate_map(sub, topo, &mopts, cfg->max_map_time, cfg->max_map_memory,
+	                              leaf_of, err) < 0)
 		goto out;
 	plan->map_seconds = now_seconds() - t0;
-	if (cfg->max_map_time > 0 && plan->map_seconds > cfg->max_map_time) {
-		set_err(err, "mapping took %.3f ms, over the limit max_map_time=%g s",
-		        plan->map_seconds * 1e3, cfg->max_map_time);
-		errno = ETIME;
-		goto out;
-	}
 	if (tmatch_map_validate(topo, leaf_of, info->nlocal, err) < 0)
 		goto out;
 	/* Slurm's default block placement: local task i on the i-th slot. */

@@ -239,7 +239,7 @@ Test(conf_config, keys_and_format)
 
 	for (; k[n]; n++)
 		;
-	cr_expect_eq(n, 16);
+	cr_expect_eq(n, 17);
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
@@ -248,4 +248,44 @@ Test(conf_config, keys_and_format)
 		snprintf(key, sizeof(key), "%s=", k[i]);
 		cr_expect_not_null(strstr(buf, key), "format lacks %s", k[i]);
 	}
+}
+
+Test(conf_config, max_map_memory_is_an_admin_capped_size)
+{
+	tmatch_config_t admin, user, out;
+	tmatch_error_t err;
+	char *const args[] = {"max_map_memory=512M"};
+
+	tmatch_config_init(&admin);
+	cr_expect_eq(admin.max_map_memory, (size_t)1 << 30, "default 1 GiB");
+	cr_assert_eq(tmatch_config_parse_argv(&admin, 1, args, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	cr_expect_eq(admin.max_map_memory, (size_t)512 << 20);
+	cr_expect_eq(admin.max_file_size, (size_t)256 << 20, "a size key sets only itself");
+	/* a user may lower it, never raise it */
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "a.yml,max_map_memory=2G",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect_eq(out.max_map_memory, (size_t)512 << 20, "admin limit caps the user's");
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "a.yml,max_map_memory=64M",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect_eq(out.max_map_memory, (size_t)64 << 20, "the user may lower it");
+	/* bad values name the key and the column */
+	errno = 0;
+	cr_expect_eq(tmatch_config_parse_string(&user, "a.yml,max_map_memory=0", TMATCH_CONFIG_USER,
+	                                        NULL, &err),
+	             -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.column, 7);
+	cr_expect_not_null(strstr(err.msg, "max_map_memory"), "%s", err.msg);
+	cr_expect_eq(tmatch_config_parse_string(&user, "a.yml,max_map_memory=1T",
+	                                        TMATCH_CONFIG_USER, NULL, &err),
+	             -1);
+	cr_expect_not_null(strstr(err.msg, "size in bytes"), "%s", err.msg);
+	cr_expect_eq(out.max_map_memory, (size_t)64 << 20, "output untouched on failure");
 }

@@ -5,7 +5,8 @@
  * plan on synthetic hwloc topologies, the task environment and the lines
  * shown to the user.
  */
-#include "spank/plan.c" /* the plugin's logic is not part of libtreematch */
+#include "spank/plan.c"    /* the plugin's logic is not part of libtreematch */
+#include "spank/isolate.c" /* plan.c maps through it */
 
 #include <criterion/criterion.h>
 #include <errno.h>
