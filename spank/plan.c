@@ -247,15 +247,15 @@ tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opt
 	ncpus = tree_cpus(t);
 	if (cpt > 1)
 		snprintf(e, sizeof(e),
-		         "node %s: %d tasks of %d CPUs for %d CPUs: more CPUs asked than the "
+		         "node %s: %d tasks of %d CPUs for %d CPU%s: more CPUs asked than the "
 		         "step has here (oversubscribed, e.g. --overcommit); ask for fewer tasks "
 		         "per node or more CPUs",
-		         name, nlocal, cpt, ncpus);
+		         name, nlocal, cpt, ncpus, ncpus == 1 ? "" : "s");
 	else
 		snprintf(e, sizeof(e),
-		         "node %s: %d tasks for %d CPUs: more tasks than CPUs (oversubscribed, "
+		         "node %s: %d tasks for %d CPU%s: more tasks than CPUs (oversubscribed, "
 		         "e.g. --overcommit); ask for fewer tasks per node or more CPUs",
-		         name, nlocal, ncpus);
+		         name, nlocal, ncpus, ncpus == 1 ? "" : "s");
 	set_err(err, "%s", e);
 	tmatch_affinity_tree_destroy(t);
 	errno = EOVERFLOW;

@@ -345,18 +345,55 @@ t_node_failure() {
 	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml" "$W"
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/f.out")" -eq 3 ] &&
-		[ "$(grep -c 'treematch: n0: .*slot(s).*falling back' "$WORK/f.err")" -eq 1 ]; then
+		[ "$(grep -c 'treematch: node n0: 3 tasks for [0-9]* CPUs\?: .*falling back' "$WORK/f.err")" -eq 1 ]; then
 		pass "node problem, failure=fallback: one clear line, tasks run with Slurm's binding"
 	else
 		fail "node problem, failure=fallback: one clear line, tasks run with Slurm's binding" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")"
 	fi
 	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml,failure=fail" "$W"
 	rc=$?
-	if [ $rc -ne 0 ] && ! grep -q '^rank=' "$WORK/f.out" && grep -q 'treematch: n0: .*failure=fail' "$WORK/f.err" &&
+	if [ $rc -ne 0 ] && ! grep -q '^rank=' "$WORK/f.out" && grep -q 'treematch: node n0: 3 tasks for [0-9]* CPUs\?: .*failure=fail' "$WORK/f.err" &&
 		[ -n "$(timeout 10 sinfo -h -N -t idle -o %N)" ]; then
 		pass "node problem, failure=fail: the step fails, the node stays up"
 	else
 		fail "node problem, failure=fail: the step fails, the node stays up" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")" "$(sinfo -N)"
+	fi
+}
+
+# node_up NODE: wait (up to 10 s, past "completing") until NODE is idle,
+# mixed or allocated; fails at once if it is drained, down or failing.
+# Sets STATE.
+node_up() {
+	_n=0
+	while [ $_n -lt 50 ]; do
+		STATE=$(timeout 10 sinfo -h -n "$1" -o %t 2>&1)
+		case $STATE in
+		idle* | mix* | alloc*) return 0 ;;
+		drain* | drng* | down* | fail*) return 1 ;;
+		esac
+		_n=$((_n + 1))
+		sleep 0.2
+	done
+	return 1
+}
+
+# Oversubscription: srun -n 4 --overcommit on a node with fewer CPUs than
+# tasks (every policy, whole cores or hardware threads, has too few slots).
+# The step runs with Slurm's binding, one line says why, the node stays up.
+t_overcommit() {
+	cpus=$(slurmd -C | head -n 1 | tr ' ' '\n' | sed -n 's/^CPUs=//p')
+	n=$((cpus + 2))
+	STATE=
+	profile "$WORK/po.yml" $n "0, 1, 10"
+	run "$WORK/o.out" "$WORK/o.err" -n $n --overcommit --treematch="$WORK/po.yml,verbose=1" "$W"
+	rc=$?
+	lines=$(grep -c "treematch: node n0: $n tasks for [0-9]* CPUs\\?: .*oversubscribed.*falling back to Slurm's binding" "$WORK/o.err")
+	if [ $rc -eq 0 ] && [ "$(grep -c '^rank=.* tm_cpus=- ' "$WORK/o.out")" -eq $n ] && [ "$lines" -eq 1 ] &&
+		! grep -q 'cpu-bind=MAP' "$WORK/o.err" && node_up n0; then
+		pass "srun -n $n --overcommit on $cpus CPUs: the step runs with Slurm's binding, one line, node $STATE"
+	else
+		fail "srun -n $n --overcommit on $cpus CPUs: the step runs with Slurm's binding, one line, no drain" \
+			"rc=$rc lines=$lines node=$STATE" "$(cat "$WORK/o.out" "$WORK/o.err")"
 	fi
 }
 
@@ -526,6 +563,118 @@ t_xml_like_cli() {
 	fi
 }
 
+# per_node_like_cli OUT PROFILE TOPOLOGY KEY: on every node of OUT (whereami
+# lines), the first CPU of KEY (cpus: what /proc/self/status says; tm_cpus:
+# TREEMATCH_CPUS) of each of the node's global ranks is where `treematch map
+# --ranks <the node's ranks> --topology TOPOLOGY` puts it (the first thread
+# of the leaf's CPUs). Sets CHECKED to "node:cpus..." for the message.
+per_node_like_cli() {
+	CHECKED=
+	"$TM" topology show --topology "$3" >"$WORK/pn.topo" 2>"$WORK/pn.err" ||
+		{ why "treematch topology show --topology $3: $(cat "$WORK/pn.err")"; return 1; }
+	_nodes=$(grep '^rank=' "$1" | tr ' ' '\n' | sed -n 's/^node=//p' | sort -u)
+	[ -n "$_nodes" ] || { why "no task lines: $(cat "$1")"; return 1; }
+	for _nd in $_nodes; do
+		# Slurm numbers a node's tasks in increasing global rank (block, cyclic).
+		_ranks=$(grep "^rank=[0-9]* node=$_nd " "$1" | sed 's/^rank=\([0-9]*\) .*/\1/' | sort -n | paste -sd, -)
+		"$TM" map --profile "$2" --topology "$3" --ranks "$_ranks" >"$WORK/pn.map" 2>"$WORK/pn.err" ||
+			{ why "treematch map --ranks $_ranks: $(cat "$WORK/pn.err")"; return 1; }
+		_want=$(awk 'FNR == NR { if ($1 == "leaf") { l = $2; sub(/:$/, "", l); for (i = 3; i < NF; i++) if ($i == "cpus") c[l] = $(i + 1) } next }
+			{ split(c[$2], f, /[-,]/); printf "%s:%s ", $1, f[1] }' "$WORK/pn.topo" "$WORK/pn.map")
+		_got=
+		for _r in $(echo "$_ranks" | tr ',' ' '); do
+			_c=$(field "$(grep "^rank=$_r " "$1")" "$4")
+			_got="$_got$_r:${_c%%[-,]*} "
+		done
+		if [ "$_want" != "$_got" ]; then
+			why "$_nd, ranks $_ranks: treematch map --ranks says '$_want', the tasks ($4) '$_got'"
+			return 1
+		fi
+		CHECKED="$CHECKED $_nd[$_got]"
+	done
+	return 0
+}
+
+# One node declared as 1 package x 2 cores x 2 hardware threads (its hwloc
+# XML, dry-run): 2 tasks with --ntasks-per-core=1 get a whole core each;
+# 2 tasks by default (Slurm gives them one core) a hardware thread each of
+# that core; 4 tasks (two per core) a hardware thread each, the pairs that
+# talk on one core; 5 tasks with --overcommit: one line, Slurm's binding.
+t_smt() {
+	run "$WORK/s2.out" "$WORK/s2.err" -n2 --ntasks-per-core=1 --treematch="$P2,dry_run=on" "$W"
+	got=$(sort -n -t= -k2 "$WORK/s2.out" | while read -r l; do printf '%s ' "$(field "$l" tm_cpus)"; done)
+	case $got in
+	"0-1 2-3 " | "2-3 0-1 ") pass "SMT node, 2 tasks on 2 cores: a whole core (both threads) each ($got)" ;;
+	*) fail "SMT node, 2 tasks on 2 cores: a whole core (both threads) each" "got '$got'" "$(cat "$WORK/s2.out" "$WORK/s2.err")" ;;
+	esac
+	run "$WORK/s2.out" "$WORK/s2.err" -n2 --treematch="$P2,dry_run=on" "$W"
+	got=$(sort -n -t= -k2 "$WORK/s2.out" | while read -r l; do printf '%s/%s ' "$(field "$l" cpus)" "$(field "$l" tm_cpus)"; done)
+	case $got in
+	"0-1/0 0-1/1 " | "0-1/1 0-1/0 " | "2-3/2 2-3/3 " | "2-3/3 2-3/2 ") pass "SMT node, 2 tasks Slurm put on one core: a hardware thread each (Slurm/plugin: $got)" ;;
+	*) fail "SMT node, 2 tasks Slurm put on one core: a hardware thread each" "Slurm/plugin: '$got'" "$(cat "$WORK/s2.out" "$WORK/s2.err")" ;;
+	esac
+	profile "$WORK/p4s.yml" 4 "0, 3, 1000" "1, 2, 1000" "0, 1, 1" "2, 3, 1"
+	run "$WORK/s4.out" "$WORK/s4.err" -n4 --treematch="$WORK/p4s.yml,dry_run=on" "$W"
+	rc=$?
+	ok=1
+	c0=$(field "$(grep '^rank=0 ' "$WORK/s4.out")" tm_cpus)
+	c1=$(field "$(grep '^rank=1 ' "$WORK/s4.out")" tm_cpus)
+	c2=$(field "$(grep '^rank=2 ' "$WORK/s4.out")" tm_cpus)
+	c3=$(field "$(grep '^rank=3 ' "$WORK/s4.out")" tm_cpus)
+	all="$c0 $c1 $c2 $c3"
+	for c in $all; do case $c in [0-3]) ;; *) ok=0 ;; esac; done
+	[ "$(printf '%s\n' $all | sort -u | wc -l)" -eq 4 ] || ok=0
+	# Core k holds PUs 2k and 2k+1 in this XML.
+	[ $((c0 / 2)) -eq $((c3 / 2)) ] 2>/dev/null && [ $((c1 / 2)) -eq $((c2 / 2)) ] 2>/dev/null || ok=0
+	if [ $rc -eq 0 ] && [ $ok -eq 1 ]; then
+		pass "SMT node, 4 tasks on 2 cores: one hardware thread each, talking pairs share a core (0..3 on $all)"
+	else
+		fail "SMT node, 4 tasks on 2 cores: one hardware thread each, talking pairs share a core" "rc=$rc CPUs by rank: $all" "$(cat "$WORK/s4.out" "$WORK/s4.err")"
+	fi
+	profile "$WORK/p5.yml" 5 "0, 1, 10"
+	run "$WORK/s5.out" "$WORK/s5.err" -n5 --overcommit --treematch="$WORK/p5.yml,dry_run=on" "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c '^rank=.* tm_cpus=- ' "$WORK/s5.out")" -eq 5 ] &&
+		[ "$(grep -c "treematch: node n0: 5 tasks for [0-9]* CPUs\\?: .*oversubscribed" "$WORK/s5.err")" -eq 1 ] &&
+		node_up n0; then
+		pass "SMT node, 5 tasks --overcommit: one line, Slurm's binding, node $STATE"
+	else
+		fail "SMT node, 5 tasks --overcommit: one line, Slurm's binding, node not drained" "rc=$rc node=$STATE" "$(cat "$WORK/s5.out" "$WORK/s5.err")"
+	fi
+}
+
+# Four nodes declared as 2 packages x 4 cores, the plugin on that hwloc XML
+# in dry-run, 8 tasks per node (the step has every core, as the CLI's tree):
+# on every node the CPUs per global rank (TREEMATCH_CPUS) are what
+# `treematch map --ranks` says for the node's ranks on the same XML.
+t_multinode_xml() {
+	edges=""
+	r=0
+	while [ $r -lt 32 ]; do
+		# Under -m block (ranks 8k..8k+7 on a node) local task i talks
+		# with local task 7-i; under -m cyclic (ranks j, j+4, ...) with
+		# local task i+4. Neither node mapping is the identity, and they
+		# differ: a node mapping the wrong ranks' rows is caught.
+		i=$((r % 8))
+		[ $i -lt 4 ] && edges="$edges|$r, $((r + 7 - 2 * i)), 1000"
+		[ $r -lt 16 ] && edges="$edges|$r, $((r + 16)), 900"
+		r=$((r + 1))
+	done
+	# shellcheck disable=SC2086
+	(IFS='|' && profile "$WORK/p32.yml" 32 ${edges#|})
+	for dist in block cyclic; do
+		run "$WORK/mx.out" "$WORK/mx.err" -N4 -n32 -m $dist --treematch="$WORK/p32.yml,dry_run=on" "$W"
+		rc=$?
+		if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/mx.out")" -eq 32 ] && per_node_like_cli "$WORK/mx.out" "$WORK/p32.yml" "xml:$XML8" tm_cpus; then
+			pass "4 nodes of 2x4 cores (XML, dry-run), -m $dist: each node as 'treematch map --ranks' says:$CHECKED"
+		else
+			fail "4 nodes of 2x4 cores (XML, dry-run), -m $dist: each node as 'treematch map --ranks' says" "rc=$rc" \
+				"$(cat "$WORK/why")" "$(cat "$WORK/mx.out")" "$(tail -n 5 "$WORK/mx.err")"
+		fi
+		: >"$WORK/why"
+	done
+}
+
 # ---------------------------------------------------------------------------
 # Four nodes, two switches
 
@@ -547,6 +696,20 @@ t_multinode() {
 	check "4 nodes: TREEMATCH_POSITION gives the switch and node of each task" [ $ok -eq 1 ]
 	n=$(grep -c 'treematch: cpu-bind=MAP - n[1-4], task' "$WORK/m4.err")
 	check "4 nodes: one verbose line per task ($n)" [ "$n" -eq 8 ]
+	# Each node maps the sub-profile of its global ranks: the CPUs the
+	# kernel enforces per rank equal `treematch map --ranks` on that node's
+	# tree (the nodes share this machine's hardware: --topology local).
+	for dist in block cyclic; do
+		run "$WORK/mc.out" "$WORK/mc.err" -N4 -n8 -m $dist --treematch="$P8,verbose=1" "$W"
+		rc=$?
+		if [ $rc -eq 0 ] && bound_as_exported "$WORK/mc.out" 8 && per_node_like_cli "$WORK/mc.out" "$P8" local cpus; then
+			pass "4 nodes, -m $dist: each node's CPUs per global rank (/proc) as 'treematch map --ranks' says:$CHECKED"
+		else
+			fail "4 nodes, -m $dist: each node's CPUs per global rank (/proc) as 'treematch map --ranks' says" "rc=$rc" \
+				"$(cat "$WORK/why")" "$(tail -n 5 "$WORK/mc.err")"
+		fi
+		: >"$WORK/why"
+	done
 	for flavour in mpich openmpi; do
 		exe=$B/tests/e2e/mpi_hello.$flavour
 		case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
@@ -581,6 +744,7 @@ if want affinity; then
 		t_privileges
 		t_partial_node
 		t_node_failure
+		t_overcommit
 		t_time_budget
 		t_exclusive_only
 		t_cpus_per_task
@@ -603,6 +767,15 @@ if want xml; then
 	else
 		fail "lstopo writes a synthetic XML topology" "$(cat "$WORK/lstopo.err")"
 	fi
+	XMLSMT=$WORK/node-smt.xml
+	if lstopo -f --of xml -i "pack:1 core:2 pu:2" "$XMLSMT" >"$WORK/lstopo.err" 2>&1; then
+		if start --nodes 1 --task-plugin task/none --shape "CPUs=4 Sockets=1 CoresPerSocket=2 ThreadsPerCore=2"; then
+			plugstack "topology_xml=$XMLSMT"
+			t_smt
+		fi
+	else
+		fail "lstopo writes a synthetic SMT XML topology" "$(cat "$WORK/lstopo.err")"
+	fi
 fi
 if want multi; then
 	# Network namespaces need CAP_NET_ADMIN; without them, four slurmd on
@@ -613,6 +786,12 @@ if want multi; then
 		export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
 		plugstack
 		t_multinode
+		XML8=$WORK/node8.xml
+		if lstopo -f --of xml -i "pack:2 core:4 pu:1" "$XML8" >"$WORK/lstopo.err" 2>&1 &&
+			start --nodes 4 --task-plugin task/none --shape "CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1"; then
+			plugstack "topology_xml=$XML8"
+			t_multinode_xml
+		fi
 	else
 		echo "note: 4 nodes in network namespaces unavailable ($(tail -n 1 "$WORK/cluster4.out")); using 4 slurmd on loopback"
 		if start --nodes 4lo --task-plugin task/affinity; then

@@ -505,6 +505,7 @@ Test(spank_plan, smt_policy_follows_the_task_count)
 	    {"0-1", 1, 4, TMATCH_AFFINITY_SMT_ALL, 4, 1, NULL},
 	    {"0-1", 1, 5, -1, 0, 0, "node n0: 5 tasks for 4 CPUs: "},
 	    {"0", 1, 8, -1, 0, 0, "node n0: 8 tasks for 2 CPUs: "},
+	    {"0", 2, 2, -1, 0, 0, "node n0: 2 tasks of 2 CPUs for 2 CPUs: "},
 	    {"0-27", 1, 28, TMATCH_AFFINITY_SMT_CORE, 28, 2, NULL},
 	    {"0-27", 1, 56, TMATCH_AFFINITY_SMT_ALL, 56, 1, NULL},
 	    {"0-27", 1, 57, -1, 0, 0, "node n0: 57 tasks for 56 CPUs: "},
