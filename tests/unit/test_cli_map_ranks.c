@@ -5,7 +5,8 @@
  * places the same ranks on one node: both map tmatch_comm_submatrix of the
  * profile. Runs the CLI `make` built.
  */
-#include "spank/plan.c" /* the plugin's logic is not part of libtreematch */
+#include "spank/plan.c"    /* the plugin's logic is not part of libtreematch */
+#include "spank/isolate.c" /* plan.c maps through it */
 
 #include "tests/unit/cli_helpers.h"
 

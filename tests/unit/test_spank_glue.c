@@ -496,12 +496,15 @@ Test(spank_glue, batch_step_is_left_alone)
 
 Test(spank_glue, node_problem_falls_back)
 {
-	write_profile(2);
-	remote_step(2, "0", NULL, 0, profile_path); /* 2 tasks, 1 core */
+	/* 9 tasks on 1 core: more than its hardware threads on any machine. */
+	write_profile(9);
+	remote_step(9, "0", NULL, 0, profile_path);
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
 	cr_expect_null(set_value("TREEMATCH_CPUS"));
-	cr_expect(strstr(mock.log, "error: treematch: n0: ") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "error: treematch: node n0: 9 tasks for ") != NULL, "%s",
+	          mock.log);
+	cr_expect(strstr(mock.log, "oversubscribed") != NULL, "%s", mock.log);
 	cr_expect(strstr(mock.log, "falling back") != NULL, "%s", mock.log);
 	cr_expect(strstr(strstr(mock.log, "falling back") + 1, "falling back") == NULL,
 	          "said once: %s", mock.log);
@@ -511,8 +514,8 @@ Test(spank_glue, node_problem_fails_step_when_asked)
 {
 	char *argv[] = {"failure=fail"};
 
-	write_profile(2);
-	remote_step(2, "0", argv, 1, profile_path);
+	write_profile(9);
+	remote_step(9, "0", argv, 1, profile_path);
 	mock.task_id = 1;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	mock.task_id = 0;
