@@ -19,6 +19,14 @@
 enum mode { REAL, HANG, CRASH, CPU_SIGNAL, HOG, DUPLICATES, SILENT_EXIT, MAPPER_ERROR };
 static enum mode mode = REAL;
 
+/* Under AddressSanitizer (make check SANITIZE=1) a failed allocation
+   returns NULL, as with the plain allocator, instead of ending the child. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
 static int child_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const tmatch_map_opts_t *opts, int *leaf_of, tmatch_error_t *err);
 #define TMATCH_ISOLATE_COMPUTE child_compute
