@@ -225,6 +225,8 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	struct frame_head h;
 	size_t cap, got = 0, want;
 	char *buf = NULL, mem[32];
+	/* killed: why the child was stopped: 1 deadline, 2 poll or read error,
+	   3 more bytes than any valid frame. */
 	int pfd[2] = {-1, -1}, n, status = 0, killed = 0, rc = -1, eof = 0, saved;
 	pid_t pid = -1;
 	double deadline;

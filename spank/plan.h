@@ -158,7 +158,9 @@ typedef struct tmatch_spank_node_info {
  * metric and seed, capped by max_map_time. Fails (-1, err says why, one line)
  * when the node has fewer slots than tasks (EOVERFLOW), the profile's rank
  * count differs from the step's (EINVAL), the mapping fails or exceeds its
- * time budget (ETIME). *out is set only on success; free with
+ * time budget (ETIME). The mapping runs in a child process with hard limits
+ * (tmatch__spank_isolate_map): also ENOMEM over max_map_memory, EIO when it
+ * crashes. *out is set only on success; free with
  * tmatch_spank_plan_destroy.
  */
 int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t *prof,
