@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# lib.sh - sourced by the end-to-end scripts (run.sh, test_record.sh,
-# test_record_srun.sh): the CLI of this build, the MPI environment, result
-# counting and reporting, and the profile readers the recording tests share.
+# lib.sh - sourced by the end-to-end scripts (run.sh, test_layout.sh,
+# test_record.sh, test_record_srun.sh): the CLI of this build, the MPI
+# environment, result counting and reporting, and the profile readers the
+# recording tests share.
 # The sourcing script sets B (build directory) and SRC (source tree) first,
 # and CLUSTER (its cluster.sh command) and START (date +%s) after, if it has
 # them.

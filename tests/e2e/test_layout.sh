@@ -21,34 +21,19 @@ set -u
 
 SRC=${SRCDIR:-$(pwd)}
 B=${BUILDDIR:-$SRC/build}
+. "$SRC/tests/e2e/lib.sh"
 SO=$B/spank/treematch.so
 W=$B/tests/e2e/whereami
-CLI=$B/bin/treematch
+CLI=$TM
 LAUNCHER=$SRC/cli/treematch-srun
 WORK=$B/e2e/work-layout
 export TMATCH_CLUSTER_DIR=$B/e2e/cluster-layout
 CLUSTER="sh $SRC/tests/e2e/cluster.sh"
 T=${TMATCH_E2E_TIMEOUT:-90}
 export TREEMATCH=$CLI
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 START=$(date +%s)
 
-PASSED=0
-FAILED=0
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
-fail() {
-	echo "FAIL: $1"
-	shift
-	for l in "$@"; do printf '    %s\n' "$l"; done
-	FAILED=$((FAILED + 1))
-}
-
-finish() {
-	$CLUSTER stop >/dev/null 2>&1
-	echo "e2e-layout: $PASSED passed, $FAILED failed in $(($(date +%s) - START)) s"
-	BUILDDIR=$B sh "$SRC/tests/summary.sh" add e2e-layout "$PASSED" "$FAILED" 2>/dev/null || true
-}
-trap 'finish' EXIT
+trap 'e2e_finish e2e-layout e2e-layout' EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$WORK"
