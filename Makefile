@@ -124,7 +124,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
 	    -DTMATCH_SRCDIR=\"$(CURDIR)\" -DTMATCH_BUILDDIR=\"$(abspath $(B))\" \
-	    -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) $(LIB_DEPLIBS)
+	    -MMD -MP -MF $@.d -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) $(LIB_DEPLIBS)
 
 # Every test step prints its own result; tests/summary.sh adds them up and
 # prints the closing "N passed, N failed" line.
@@ -194,4 +194,4 @@ deps:
 clean:
 	rm -rf $(B) $(CLEAN_FILES)
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)

@@ -73,7 +73,7 @@ $(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
 .PHONY: record-libdir-force check-record check-record-srun bench-record install-profiler uninstall-profiler
-check-record: all $(RECORD_TESTS)
+check-record: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 	$(RECORD_ENV) sh tests/e2e/test_record.sh
 
 # srun --treematch-record on a throwaway Slurm (tests/e2e/cluster.sh), then
