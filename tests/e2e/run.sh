@@ -84,6 +84,26 @@ run() {
 	(cd "$WORK" && timeout "$T" srun "$@" >"$out" 2>"$err" </dev/null)
 }
 
+# run_mpi OUT ERR srun-args... : run, but start the step again (twice at
+# most) when Open MPI itself crashed in MPI_Init. Debian 12's Open MPI 4.1.4
+# TCP BTL calls a NULL handler when a peer connects while the rank is still
+# in MPI_Init (core dump: mca_btl_tcp.so from opal_progress in
+# ompi_mpi_init); on the four-namespace cluster that is about 1 step in 15,
+# with or without this plugin (measured: 1 of 20 with an empty
+# plugstack.conf). Only that signature is retried, and each retry is
+# printed: a wrong binding or any other failure is reported at once.
+run_mpi() {
+	_tries=0
+	while :; do
+		run "$@"
+		_rc=$?
+		[ $_rc -ne 0 ] && [ $_tries -lt 2 ] &&
+			grep -q 'Process received signal\|failed to TCP connect to a peer MPI process' "$2" || return $_rc
+		_tries=$((_tries + 1))
+		echo "note: Open MPI crashed in MPI_Init (its TCP BTL race, not the plugin); step started again ($_tries)"
+	done
+}
+
 # field LINE KEY: value of KEY= in a whereami line.
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
@@ -509,7 +529,7 @@ t_mpi() { # label
 			fail "$name" "cannot build $exe: $(cat "$WORK/mpicc.$flavour.log" 2>/dev/null)"
 			continue
 		fi
-		run "$WORK/m.out" "$WORK/m.err" -n2 --mpi=$mpi --treematch="$P2" "$exe"
+		run_mpi "$WORK/m.out" "$WORK/m.err" -n2 --mpi=$mpi --treematch="$P2" "$exe"
 		rc=$?
 		n=0
 		bad=""
@@ -722,7 +742,7 @@ t_multinode() {
 			fail "$name" "cannot build $exe"
 			continue
 		fi
-		run "$WORK/mm.out" "$WORK/mm.err" -N4 -n8 --mpi=$mpi --treematch="$P8" "$exe"
+		run_mpi "$WORK/mm.out" "$WORK/mm.err" -N4 -n8 --mpi=$mpi --treematch="$P8" "$exe"
 		n=$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/mm.out")
 		bad=$(grep '^mpi rank=' "$WORK/mm.out" | awk '{ c=$4; t=$5; sub(/cpus=/,"",c); sub(/tm_cpus=/,"",t); if (c != t || t == "-") print }')
 		if [ "$n" -eq 8 ] && [ -z "$bad" ]; then
