@@ -84,25 +84,9 @@ run() {
 	(cd "$WORK" && timeout "$T" srun "$@" >"$out" 2>"$err" </dev/null)
 }
 
-# run_mpi OUT ERR srun-args... : run, but start the step again (twice at
-# most) when Open MPI itself crashed in MPI_Init. Debian 12's Open MPI 4.1.4
-# TCP BTL calls a NULL handler when a peer connects while the rank is still
-# in MPI_Init (core dump: mca_btl_tcp.so from opal_progress in
-# ompi_mpi_init); on the four-namespace cluster that is about 1 step in 15,
-# with or without this plugin (measured: 1 of 20 with an empty
-# plugstack.conf). Only that signature is retried, and each retry is
-# printed: a wrong binding or any other failure is reported at once.
-run_mpi() {
-	_tries=0
-	while :; do
-		run "$@"
-		_rc=$?
-		[ $_rc -ne 0 ] && [ $_tries -lt 2 ] &&
-			grep -q 'Process received signal\|failed to TCP connect to a peer MPI process' "$2" || return $_rc
-		_tries=$((_tries + 1))
-		echo "note: Open MPI crashed in MPI_Init (its TCP BTL race, not the plugin); step started again ($_tries)"
-	done
-}
+# run_mpi OUT ERR srun-args... : run, started again if Open MPI crashed in
+# MPI_Init (lib.sh, ompi_retry).
+run_mpi() { ompi_retry "$2" run "$@"; }
 
 # field LINE KEY: value of KEY= in a whereami line.
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }

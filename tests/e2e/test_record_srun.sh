@@ -130,7 +130,7 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 	fi
 	# real applications: record, then replay the recorded profile
 	if command -v lmp >/dev/null 2>&1; then
-		run lmp-rec -N4 -n8 --mpi=pmix --treematch-record=lammps.yml \
+		ompi_retry "$WORK/lmp-rec.err" run lmp-rec -N4 -n8 --mpi=pmix --treematch-record=lammps.yml \
 			lmp -in "$SRC/tests/mpi/in.melt" -log none -screen none
 		if [ -s "$WORK/lammps.yml" ] && "$TM" profile check "$WORK/lammps.yml" \
 			>"$WORK/lammps.check" 2>&1 && [ "$(edges "$WORK/lammps.yml" edges | wc -l)" -ge 4 ]; then
@@ -138,7 +138,7 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 		else
 			fail_files "lammps: recorded under srun on 4 nodes, loads" "$WORK/lmp-rec.err" "$WORK/lammps.check"
 		fi
-		if run lmp-play -N4 -n8 --mpi=pmix --treematch="$WORK/lammps.yml,verbose=1" \
+		if ompi_retry "$WORK/lmp-play.err" run lmp-play -N4 -n8 --mpi=pmix --treematch="$WORK/lammps.yml,verbose=1" \
 			lmp -in "$SRC/tests/mpi/in.melt" -log none -screen none &&
 			placed "$WORK/lmp-play.err"; then
 			pass "lammps: replayed with --treematch= of the recorded profile, placed"
