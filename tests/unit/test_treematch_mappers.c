@@ -5,7 +5,8 @@
  * injective onto allowed leaves on odd arities, partial allocations, fewer
  * ranks than leaves, one rank and all-zero matrices; refinement never
  * worsens; same seed, same mapping; known optima on block structures; auto
- * keeps the lowest cost of its candidates.
+ * keeps the lowest cost of its candidates and is never above bisect, dense
+ * inputs included.
  */
 #include "treematch/treematch_private.h"
 
@@ -90,24 +91,32 @@ static tmatch_comm_t *random_comm(int n, int deg, uint64_t seed)
 	return build(n, &e);
 }
 
-/* px x py 5-point stencil, ranks optionally permuted by a seeded shuffle. */
-static tmatch_comm_t *stencil(int px, int py, uint64_t perm_seed)
+/* A seeded random permutation of 0..n-1 (Fisher-Yates); the identity when seed is 0. */
+static int *shuffled(int n, uint64_t seed)
 {
-	struct edges e = {0};
-	int n = px * py, *p = malloc(sizeof(int) * (size_t)n);
+	int *p = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 	tmatch__rng_t rng;
 
 	cr_assert_not_null(p);
 	for (int i = 0; i < n; i++)
 		p[i] = i;
-	if (perm_seed) {
-		tmatch__rng_seed(&rng, perm_seed);
+	if (seed) {
+		tmatch__rng_seed(&rng, seed);
 		for (int i = n - 1; i > 0; i--) {
 			int j = (int)tmatch__rng_below(&rng, (uint64_t)i + 1), x = p[i];
 			p[i] = p[j];
 			p[j] = x;
 		}
 	}
+	return p;
+}
+
+/* px x py 5-point stencil, ranks optionally permuted by a seeded shuffle. */
+static tmatch_comm_t *stencil(int px, int py, uint64_t perm_seed)
+{
+	struct edges e = {0};
+	int *p = shuffled(px * py, perm_seed);
+
 	for (int y = 0; y < py; y++)
 		for (int x = 0; x < px; x++) {
 			if (x + 1 < px)
@@ -116,7 +125,7 @@ static tmatch_comm_t *stencil(int px, int py, uint64_t perm_seed)
 				add_edge(&e, p[y * px + x], p[(y + 1) * px + x], 1000);
 		}
 	free(p);
-	return build(n, &e);
+	return build(px * py, &e);
 }
 
 static int *map_with(const tmatch_comm_t *c, const tmatch_topo_t *t, const char *mapper,
@@ -331,20 +340,10 @@ Test(mappers, same_seed_same_mapping)
 static tmatch_comm_t *blocks(int nb, int bs, uint64_t seed, int **block_of)
 {
 	struct edges e = {0};
-	int n = nb * bs, *p = malloc(sizeof(int) * (size_t)n);
-	tmatch__rng_t rng;
+	int n = nb * bs, *p = shuffled(n, seed);
 
-	cr_assert_not_null(p);
 	*block_of = malloc(sizeof(int) * (size_t)n);
 	cr_assert_not_null(*block_of);
-	for (int i = 0; i < n; i++)
-		p[i] = i;
-	tmatch__rng_seed(&rng, seed);
-	for (int i = n - 1; i > 0; i--) {
-		int j = (int)tmatch__rng_below(&rng, (uint64_t)i + 1), x = p[i];
-		p[i] = p[j];
-		p[j] = x;
-	}
 	for (int i = 0; i < n; i++)
 		(*block_of)[p[i]] = i / bs;
 	for (int b = 0; b < nb; b++)
@@ -523,6 +522,53 @@ Test(mappers, auto_keeps_the_lowest_cost_candidate)
 		}
 		cr_assert_eq(got, best, "%s: auto %g, best candidate %g", specs[s], got, best);
 		free(a);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+/* Dense hierarchical traffic (every pair talks, less across bigger blocks), ranks shuffled. */
+static tmatch_comm_t *dense_hier(int n, uint64_t perm_seed)
+{
+	static const int block[] = {2, 8, 32, 256};
+	static const double weight[] = {10000, 2000, 400, 80, 16};
+	struct edges e = {0};
+	int *p = shuffled(n, perm_seed);
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			int k = 0;
+			while (k < 4 && i / block[k] != j / block[k])
+				k++;
+			add_edge(&e, p[i], p[j], weight[k]);
+		}
+	free(p);
+	return build(n, &e);
+}
+
+Test(mappers, auto_is_never_above_bisect_on_dense_inputs)
+{
+	/* odd arities, one partial allocation: where the split matters most */
+	static const char *const specs[] = {"tleaf 3 5 1 6 1 10 1", "tleaf 3 7 1 7 1 7 1",
+	                                    "tleaf 4 2 1 8 1 2 1 4 1"};
+
+	for (int s = 0; s < 3; s++) {
+		tmatch_topo_t *t = tree(specs[s]);
+		int n;
+		tmatch_comm_t *c;
+		int *a, *b;
+
+		if (s == 2)
+			restrict_leaves(t, 75, 96, 11);
+		n = tmatch_topo_nb_allowed(t);
+		c = dense_hier(n, 29 + (uint64_t)s);
+		cr_assert_gt(tmatch_comm_nnz(c) / (size_t)n, 64, "%s: not dense", specs[s]);
+		a = map_with(c, t, "auto", 3);
+		b = map_with(c, t, "bisect", 3);
+		cr_assert_leq(tmatch__hop_bytes(c, t, a), tmatch__hop_bytes(c, t, b),
+		              "%s: auto above bisect", specs[s]);
+		free(a);
+		free(b);
 		tmatch_comm_destroy(c);
 		tmatch_topo_destroy(t);
 	}
