@@ -138,6 +138,7 @@ static __thread MPI_Comm tl_comm;
 static __thread struct xlat *tl_xlat;
 static __thread unsigned tl_gen; /* xlat_gen + 1 when tl_* is valid, 0 otherwise */
 
+/* Frees the tables of both communicator keyvals (rank maps, neighbour lists). */
 static int xlat_delete(MPI_Comm comm, int keyval, void *val, void *extra)
 {
 	(void)comm;
@@ -186,32 +187,53 @@ fail:
 	return NULL;
 }
 
-static struct xlat *comm_xlat(MPI_Comm comm)
+/*
+ * The attribute `keyval` of comm, made by build(comm) the first time. build
+ * runs without the lock (it may translate ranks, which takes it); of two
+ * threads racing, the first to set the attribute wins.
+ */
+static void *comm_cached(MPI_Comm comm, int keyval, void *(*build)(MPI_Comm))
 {
-	struct xlat *x = NULL;
-	int flag = 0, inter = 0;
-	MPI_Group group;
+	void *x = NULL, *made;
+	int flag = 0;
 
-	if (PMPI_Comm_get_attr(comm, tmatch__st.comm_keyval, &x, &flag) == MPI_SUCCESS && flag)
+	if (PMPI_Comm_get_attr(comm, keyval, &x, &flag) == MPI_SUCCESS && flag)
 		return x;
+	made = build(comm);
+	if (!made)
+		return NULL;
 	pthread_mutex_lock(&lock);
-	if (PMPI_Comm_get_attr(comm, tmatch__st.comm_keyval, &x, &flag) == MPI_SUCCESS && flag)
-		goto out;
-	x = NULL;
-	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
-		goto out;
-	if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) !=
-	    MPI_SUCCESS)
-		goto out;
-	x = xlat_of_group(group);
-	PMPI_Group_free(&group);
-	if (x && PMPI_Comm_set_attr(comm, tmatch__st.comm_keyval, x) != MPI_SUCCESS) {
-		free(x);
+	if (PMPI_Comm_get_attr(comm, keyval, &x, &flag) == MPI_SUCCESS && flag) {
+		free(made);
+	} else if (PMPI_Comm_set_attr(comm, keyval, made) == MPI_SUCCESS) {
+		x = made;
+	} else {
+		free(made);
 		x = NULL;
 	}
-out:
 	pthread_mutex_unlock(&lock);
 	return x;
+}
+
+static void *xlat_build(MPI_Comm comm)
+{
+	struct xlat *x = NULL;
+	int inter = 0;
+	MPI_Group group;
+
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+		return NULL;
+	if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) !=
+	    MPI_SUCCESS)
+		return NULL;
+	x = xlat_of_group(group);
+	PMPI_Group_free(&group);
+	return x;
+}
+
+static struct xlat *comm_xlat(MPI_Comm comm)
+{
+	return comm_cached(comm, tmatch__st.comm_keyval, xlat_build);
 }
 
 int tmatch__comm_to_world(MPI_Comm comm, int rank)
@@ -233,6 +255,60 @@ int tmatch__comm_to_world(MPI_Comm comm, int rank)
 		tl_gen = gen;
 	}
 	return rank < x->size ? x->map[rank] : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Outgoing neighbours of a virtual topology, cached on the communicator     */
+
+static void *nbrs_build(MPI_Comm comm)
+{
+	int topo = MPI_UNDEFINED, me = 0, n = 0, in = 0, weighted = 0, ok = 0;
+	int *src = NULL, *dw = NULL;
+	struct tmatch__nbrs *nb;
+
+	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+		return NULL;
+	if (topo == MPI_CART) {
+		ok = PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS;
+		n *= 2;
+	} else if (topo == MPI_GRAPH) {
+		ok = PMPI_Graph_neighbors_count(comm, me, &n) == MPI_SUCCESS;
+	} else if (topo == MPI_DIST_GRAPH) {
+		ok = PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) == MPI_SUCCESS;
+	}
+	if (!ok || n < 0 || in < 0 || !(nb = calloc(1, sizeof *nb + (size_t)n * sizeof(int))))
+		return NULL;
+	nb->n = n;
+	if (topo == MPI_CART) {
+		for (int d = 0; ok && d < n / 2; d++)
+			ok = PMPI_Cart_shift(comm, d, 1, &nb->world[2 * d],
+			                     &nb->world[2 * d + 1]) == MPI_SUCCESS;
+	} else if (topo == MPI_GRAPH) {
+		ok = PMPI_Graph_neighbors(comm, me, n, nb->world) == MPI_SUCCESS;
+	} else {
+		/* sources and weights asked for even when unweighted: simplest for both MPIs */
+		src = malloc((2 * (size_t)in + 1) * sizeof *src);
+		dw = malloc(((size_t)n + 1) * sizeof *dw);
+		ok = src && dw &&
+		     PMPI_Dist_graph_neighbors(comm, in, src, src + in, n, nb->world, dw) ==
+		         MPI_SUCCESS;
+	}
+	free(src);
+	free(dw);
+	if (!ok) {
+		free(nb);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		nb->world[i] = nb->world[i] == MPI_PROC_NULL
+		                   ? TMATCH__NBR_NULL
+		                   : tmatch__comm_to_world(comm, nb->world[i]);
+	return nb;
+}
+
+const struct tmatch__nbrs *tmatch__comm_neighbors(MPI_Comm comm)
+{
+	return comm_cached(comm, tmatch__st.nbr_keyval, nbrs_build);
 }
 
 int tmatch__win_to_world(MPI_Win win, int rank)
@@ -721,6 +797,8 @@ void tmatch__record_setup(int provided)
 			have_group = 1;
 		if (why != OK || !have_group ||
 		    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlat_delete, &st->comm_keyval,
+		                            NULL) != MPI_SUCCESS ||
+		    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlat_delete, &st->nbr_keyval,
 		                            NULL) != MPI_SUCCESS ||
 		    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, xlat_win_delete, &st->win_keyval,
 		                           NULL) != MPI_SUCCESS ||

@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define API TMATCH_RECORD_VISIBLE
 typedef MPI_Fint F;
@@ -360,3 +361,109 @@ API void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf
 	FORWARD(mpi_alltoallv_, alltoallv_t,
 	        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr));
 }
+
+/* ------------------------------------------------------------------------ */
+/* Neighbourhood collectives (counted with point-to-point, as in C)          */
+
+/* allgather_t, gather_t and alltoallv_t (above) have the shapes of the others */
+typedef void (*inallgatherv_t)(void *, F *, F *, void *, F *, F *, F *, F *, F *, F *);
+typedef void (*inalltoallv_t)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *);
+typedef void (*nalltoallw_t)(void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *);
+typedef void (*inalltoallw_t)(void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *,
+                              F *);
+
+/* same count and type to every neighbour (allgather, allgatherv, alltoall) */
+static void fneighbors(const F *comm, const F *count, const F *type)
+{
+	if (fon())
+		tmatch__neighbors(MPI_Comm_f2c(*comm), *count, MPI_Type_f2c(*type), NULL, NULL);
+}
+
+/* per-neighbour counts, and types when ftypes is not NULL (alltoallv, alltoallw) */
+static void fneighbors_v(const F *comm, const F *counts, const F *type, const F *ftypes)
+{
+	MPI_Comm c = MPI_Comm_f2c(*comm);
+	const struct tmatch__nbrs *nb;
+	MPI_Datatype *types = NULL;
+
+	if (!fon() || !(nb = tmatch__comm_neighbors(c)))
+		return;
+	if (ftypes && !(types = malloc(((size_t)nb->n + 1) * sizeof(MPI_Datatype))))
+		return;
+	for (int i = 0; types && i < nb->n; i++)
+		types[i] = MPI_Type_f2c(ftypes[i]);
+	tmatch__neighbors(c, 0, type ? MPI_Type_f2c(*type) : MPI_DATATYPE_NULL, counts, types);
+	free(types);
+}
+
+#define F_NEIGHBOR_SAME(NAME, INAME)                                                               \
+	API void NAME(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,   \
+	              F *ierr);                                                                    \
+	API void NAME(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,   \
+	              F *ierr)                                                                     \
+	{                                                                                          \
+		fneighbors(comm, scount, stype);                                                   \
+		FORWARD(NAME, allgather_t,                                                         \
+		        (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));                   \
+	}                                                                                          \
+	API void INAME(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,  \
+	               F *req, F *ierr);                                                           \
+	API void INAME(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,  \
+	               F *req, F *ierr)                                                            \
+	{                                                                                          \
+		fneighbors(comm, scount, stype);                                                   \
+		FORWARD(INAME, gather_t,                                                           \
+		        (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr));              \
+	}
+
+F_NEIGHBOR_SAME(mpi_neighbor_allgather_, mpi_ineighbor_allgather_)
+F_NEIGHBOR_SAME(mpi_neighbor_alltoall_, mpi_ineighbor_alltoall_)
+
+API void mpi_neighbor_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+                                  F *displs, F *rtype, F *comm, F *ierr);
+API void mpi_neighbor_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+                                  F *displs, F *rtype, F *comm, F *ierr)
+{
+	fneighbors(comm, scount, stype);
+	FORWARD(mpi_neighbor_allgatherv_, gather_t,
+	        (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr));
+}
+
+API void mpi_ineighbor_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+                                   F *displs, F *rtype, F *comm, F *req, F *ierr);
+API void mpi_ineighbor_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+                                   F *displs, F *rtype, F *comm, F *req, F *ierr)
+{
+	fneighbors(comm, scount, stype);
+	FORWARD(mpi_ineighbor_allgatherv_, inallgatherv_t,
+	        (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr));
+}
+
+/* alltoallv (one type: TYPE = stype) and alltoallw (TYPES = stypes); the displacements
+ * (F for v, MPI_Aint for w) are only passed on */
+#define F_NEIGHBOR_V(NAME, INAME, T, IT, TYPE, TYPES)                                              \
+	API void NAME(void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,     \
+	              void *rdispls, F *rtype, F *comm, F *ierr);                                  \
+	API void NAME(void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,     \
+	              void *rdispls, F *rtype, F *comm, F *ierr)                                   \
+	{                                                                                          \
+		fneighbors_v(comm, scounts, TYPE, TYPES);                                          \
+		FORWARD(                                                                           \
+		    NAME, T,                                                                       \
+		    (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr));   \
+	}                                                                                          \
+	API void INAME(void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,    \
+	               void *rdispls, F *rtype, F *comm, F *req, F *ierr);                         \
+	API void INAME(void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,    \
+	               void *rdispls, F *rtype, F *comm, F *req, F *ierr)                          \
+	{                                                                                          \
+		fneighbors_v(comm, scounts, TYPE, TYPES);                                          \
+		FORWARD(INAME, IT,                                                                 \
+		        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req,  \
+		         ierr));                                                                   \
+	}
+
+F_NEIGHBOR_V(mpi_neighbor_alltoallv_, mpi_ineighbor_alltoallv_, alltoallv_t, inalltoallv_t, stype,
+             NULL)
+F_NEIGHBOR_V(mpi_neighbor_alltoallw_, mpi_ineighbor_alltoallw_, nalltoallw_t, inalltoallw_t, NULL,
+             stype)

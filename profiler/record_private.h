@@ -55,6 +55,7 @@ struct tmatch__state {
 	int world_rank;
 	int comm_keyval; /* translation tables cached on communicators */
 	int win_keyval;  /* ... and on windows */
+	int nbr_keyval;  /* outgoing neighbours cached on topology communicators */
 	int self_keyval; /* MPI_COMM_SELF attribute: its deletion is our finalize */
 	MPI_Group world_group;
 	double t_init;
@@ -83,6 +84,25 @@ static inline int tmatch__on(void)
  */
 int tmatch__comm_to_world(MPI_Comm comm, int rank);
 int tmatch__win_to_world(MPI_Win win, int rank);
+
+/* A neighbour that is MPI_PROC_NULL (a non-periodic Cartesian border). */
+#define TMATCH__NBR_NULL (-2)
+
+/* The outgoing neighbours of a communicator's virtual topology. */
+struct tmatch__nbrs {
+	int n;       /* number of send blocks of a neighbourhood collective */
+	int world[]; /* block i goes to this world rank; -1: outside MPI_COMM_WORLD */
+};
+
+/*
+ * Outgoing neighbours of `comm`, in the order of the send buffer blocks of
+ * the neighbourhood collectives: MPI_Cart: for each dimension, the source and
+ * destination of MPI_Cart_shift(d, 1) (TMATCH__NBR_NULL at a non-periodic
+ * border); MPI_Graph: MPI_Graph_neighbors; MPI_Dist_graph: the destinations
+ * of MPI_Dist_graph_neighbors. Computed once, cached on the communicator
+ * (freed with it). NULL when `comm` has no topology or on error.
+ */
+const struct tmatch__nbrs *tmatch__comm_neighbors(MPI_Comm comm);
 
 /* Add msgs/bytes towards (or, for TMATCH__GET, from) world rank `world`. */
 void tmatch__add(enum tmatch__kind kind, int world, uint64_t msgs, uint64_t bytes);
@@ -115,5 +135,13 @@ void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes); /* all -> ro
 void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);          /* all -> all */
 void tmatch__coll_barrier(MPI_Comm comm);
 void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes); /* i -> i+1 */
+
+/*
+ * Neighbourhood collectives (counted as point-to-point, see README.md): one
+ * message to each outgoing neighbour i of counts[i] (or count) elements of
+ * types[i] (or type); zero-byte blocks and MPI_PROC_NULL are not counted.
+ */
+void tmatch__neighbors(MPI_Comm comm, int count, MPI_Datatype type, const int counts[],
+                       const MPI_Datatype types[]);
 
 #endif /* TMATCH_PROFILER_RECORD_PRIVATE_H */

@@ -9,6 +9,8 @@
  */
 #include "profiler/record_private.h"
 
+#include <stddef.h>
+
 #define API TMATCH_RECORD_VISIBLE
 
 /* ------------------------------------------------------------------------ */
@@ -519,4 +521,103 @@ API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[]
 				                 : tmatch__bytes(scounts[i], stypes[i]));
 	}
 	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Neighbourhood collectives: one message to each outgoing neighbour of the  */
+/* virtual topology, counted with point-to-point (see README.md), so without */
+/* --collectives too.                                                        */
+
+void tmatch__neighbors(MPI_Comm comm, int count, MPI_Datatype type, const int counts[],
+                       const MPI_Datatype types[])
+{
+	const struct tmatch__nbrs *nb = tmatch__comm_neighbors(comm);
+
+	for (int i = 0; nb && i < nb->n; i++) {
+		uint64_t bytes = tmatch__bytes(counts ? counts[i] : count, types ? types[i] : type);
+		if (nb->world[i] != TMATCH__NBR_NULL && bytes > 0)
+			tmatch__add(TMATCH__P2P, nb->world[i], 1, bytes);
+	}
+}
+
+/* allgather and alltoall: the same block to (resp. a block for) each neighbour */
+#define NEIGHBOR_SAME(NAME)                                                                        \
+	API int MPI_Neighbor_##NAME(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,  \
+	                            int rcount, MPI_Datatype rtype, MPI_Comm comm)                 \
+	{                                                                                          \
+		if (tmatch__on())                                                                  \
+			tmatch__neighbors(comm, scount, stype, NULL, NULL);                        \
+		return PMPI_Neighbor_##NAME(sbuf, scount, stype, rbuf, rcount, rtype, comm);       \
+	}                                                                                          \
+	API int MPI_Ineighbor_##NAME(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, \
+	                             int rcount, MPI_Datatype rtype, MPI_Comm comm,                \
+	                             MPI_Request *req)                                             \
+	{                                                                                          \
+		if (tmatch__on())                                                                  \
+			tmatch__neighbors(comm, scount, stype, NULL, NULL);                        \
+		return PMPI_Ineighbor_##NAME(sbuf, scount, stype, rbuf, rcount, rtype, comm, req); \
+	}
+
+NEIGHBOR_SAME(allgather)
+NEIGHBOR_SAME(alltoall)
+
+API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                const int rcounts[], const int displs[], MPI_Datatype rtype,
+                                MPI_Comm comm)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, scount, stype, NULL, NULL);
+	return PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+}
+
+API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                 const int rcounts[], const int displs[], MPI_Datatype rtype,
+                                 MPI_Comm comm, MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, scount, stype, NULL, NULL);
+	return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+	                                 req);
+}
+
+API int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                               MPI_Datatype stype, void *rbuf, const int rcounts[],
+                               const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, 0, stype, scounts, NULL);
+	return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+	                               comm);
+}
+
+API int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                                MPI_Datatype stype, void *rbuf, const int rcounts[],
+                                const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                                MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, 0, stype, scounts, NULL);
+	return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+	                                rtype, comm, req);
+}
+
+API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                               const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, 0, MPI_DATATYPE_NULL, scounts, stypes);
+	return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+	                               rtypes, comm);
+}
+
+API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                                const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
+                                MPI_Comm comm, MPI_Request *req)
+{
+	if (tmatch__on())
+		tmatch__neighbors(comm, 0, MPI_DATATYPE_NULL, scounts, stypes);
+	return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+	                                rtypes, comm, req);
 }

@@ -7,6 +7,8 @@
  *
  *   pattern        point-to-point and collectives
  *   pattern rma    the same plus one MPI_Put and one MPI_Get
+ *   pattern nonbr  without step 10 (for Open MPI's coll monitoring, which
+ *                  crashes in Graph and Dist_graph neighbourhood collectives)
  *
  * Point-to-point, W = MPI_COMM_WORLD:
  *   1. MPI_Send      r -> r+1: 3 x 100 int          (3 msgs, 1200 B)
@@ -19,6 +21,21 @@
  *   7. MPI_Send to MPI_PROC_NULL from 0: not counted
  *   8. derived type contiguous(3, int): 2 -> 1: 2 of them (1 msg, 24 B)
  *   9. MPI_Bsend     3 -> 2: 5 int                  (1 msg, 20 B)
+ *  10. neighbourhood collectives, each called blocking and as its I- form
+ *      (so every message below twice); counted as point-to-point:
+ *      a. Cart 2x2, periods {1, 0}, on a split of W with cart rank c = (w+1)%4:
+ *         dimension 0 (periodic, size 2) gives c^2 in both directions (world
+ *         w+2), dimension 1 gives c^1 (world 3-w) and MPI_PROC_NULL.
+ *         Neighbor_alltoall 3 int, Neighbor_allgather 1 double:
+ *         w -> w+2: 2 x 2 x (12 + 8) B (8 msgs, 80 B); w -> 3-w: 4 msgs, 40 B
+ *      b. Graph on W, the line 0-1-2-3; Neighbor_allgatherv r+1 int to each
+ *         neighbour: 0->1 (2, 8), 1->0, 1->2 (2, 16), 2->1, 2->3 (2, 24), 3->2 (2, 32)
+ *      c. Dist_graph on W, destinations {r+1, r-1} (mod 4):
+ *         Neighbor_alltoallv: r+1 int to r+1, 2 int to r-1 but 0 from rank 0
+ *         (a zero-byte block: not counted): r -> r+1 (2, 8(r+1)), r -> r-1 (2, 16);
+ *         Neighbor_alltoallw: 1 double to r+1, 3 int to r-1:
+ *         r -> r+1 (2, 16), r -> r-1 (2, 24)
+ *      tests/mpi/pattern-neighbor.expected sums them by pair.
  * Collectives: Bcast 10 int from 0, Allreduce 2 double, Gather 1 int to 3,
  * Barrier.
  * RMA (argument "rma"): 0 puts 6 int into 1; 2 gets 2 double from 3.
@@ -36,9 +53,69 @@ static void check(int ok, const char *what)
 	}
 }
 
+/* The blocking and the non-blocking form of one neighbourhood collective. */
+#define BOTH(NAME, INAME, ...)                                                                     \
+	do {                                                                                       \
+		MPI_Request r_;                                                                    \
+		NAME(__VA_ARGS__);                                                                 \
+		INAME(__VA_ARGS__, &r_);                                                           \
+		MPI_Wait(&r_, MPI_STATUS_IGNORE);                                                  \
+	} while (0)
+
+static void neighbors(int rank)
+{
+	int sbuf[16] = {0}, rbuf[16];
+	double d[1] = {0}, dr[4];
+	MPI_Comm ring, cart, graph, dist;
+
+	/* a */
+	int dims[2] = {2, 2}, periods[2] = {1, 0}, lo, hi;
+	MPI_Comm_split(MPI_COMM_WORLD, 0, (rank + 1) % 4, &ring);
+	MPI_Cart_create(ring, 2, dims, periods, 0, &cart);
+	MPI_Comm_rank(cart, &lo);
+	check(lo == (rank + 1) % 4, "cart rank");
+	MPI_Cart_shift(cart, 1, 1, &lo, &hi);
+	check((lo == MPI_PROC_NULL) != (hi == MPI_PROC_NULL), "cart border");
+	BOTH(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, sbuf, 3, MPI_INT, rbuf, 3, MPI_INT,
+	     cart);
+	BOTH(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, d, 1, MPI_DOUBLE, dr, 1, MPI_DOUBLE,
+	     cart);
+	MPI_Comm_free(&cart);
+	MPI_Comm_free(&ring);
+
+	/* b */
+	int index[4] = {1, 3, 5, 6}, edges[6] = {1, 0, 2, 1, 3, 2};
+	int deg = rank == 0 || rank == 3 ? 1 : 2, rc[2], rd[2] = {0, 4};
+	MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &graph);
+	for (int i = 0; i < deg; i++)
+		rc[i] = 1 + edges[index[rank] - deg + i];
+	BOTH(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, sbuf, rank + 1, MPI_INT, rbuf, rc,
+	     rd, MPI_INT, graph);
+	MPI_Comm_free(&graph);
+
+	/* c */
+	int up = (rank + 1) % 4, down = (rank + 3) % 4;
+	int dst[2] = {up, down}, src[2] = {down, up};
+	int sc[2] = {rank + 1, rank == 0 ? 0 : 2}, rcv[2] = {down + 1, up == 0 ? 0 : 2};
+	int sd[2] = {0, 4}, rdv[2] = {0, 4};
+	int weights[2] = {1, 1};
+	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, weights, 2, dst, weights,
+	                               MPI_INFO_NULL, 0, &dist);
+	BOTH(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, sbuf, sc, sd, MPI_INT, rbuf, rcv, rdv,
+	     MPI_INT, dist);
+	/* what comes back from down (its r+1 block) and up (its r-1 block) is the same */
+	int wc[2] = {1, 3};
+	MPI_Aint wd[2] = {0, 8};
+	MPI_Datatype wt[2] = {MPI_DOUBLE, MPI_INT};
+	BOTH(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw, sbuf, wc, wd, wt, rbuf, wc, wd, wt,
+	     dist);
+	MPI_Comm_free(&dist);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, rma = argc > 1 && !strcmp(argv[1], "rma");
+	int nbr = !(argc > 1 && !strcmp(argv[1], "nonbr"));
 	int ibuf[100] = {0}, ibuf2[100];
 	double dbuf[2][50] = {{0}}, drecv[2][50];
 	MPI_Request reqs[4];
@@ -136,6 +213,9 @@ int main(int argc, char **argv)
 	}
 	if (rank == 2)
 		MPI_Recv(ibuf2, 5, MPI_INT, 3, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	/* 10 */
+	if (nbr)
+		neighbors(rank);
 	/* collectives */
 	MPI_Bcast(ibuf, 10, MPI_INT, 0, MPI_COMM_WORLD);
 	double two[2] = {1, 2}, sum[2];

@@ -2,7 +2,8 @@
 !
 ! pattern_f.f90 - the pattern of pattern.c (without RMA) through the Fortran
 ! bindings (`use mpi`), so that the same tests/mpi/pattern*.expected apply.
-! Needs exactly 4 ranks.
+! Needs exactly 4 ranks. Step 10 (neighbourhood collectives) is the
+! subroutine neighbors, as in pattern.c.
 program pattern_f
   use mpi
   implicit none
@@ -98,6 +99,8 @@ program pattern_f
     deallocate(bbuf)
   end if
   if (rank == 2) call MPI_Recv(ibuf2, 5, MPI_INTEGER, 3, 11, MPI_COMM_WORLD, st, ierr)
+  ! 10
+  call neighbors(rank)
   ! collectives
   call MPI_Bcast(ibuf, 10, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   two = (/ 1d0, 2d0 /)
@@ -107,4 +110,75 @@ program pattern_f
   call MPI_Gather(one, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 3, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
+contains
+
+  ! every neighbourhood collective blocking, then as its I- form
+  subroutine neighbors(rank)
+    integer, intent(in) :: rank
+    integer :: ierr, ring, cart, graph, dist, lo, hi, deg, i, up, down, req
+    integer :: sbuf(16), rbuf(16), dims(2), idx(4), edg(6), rc(2), rd(2)
+    integer :: dst(2), src(2), wts(2), sc(2), sd(2), rcv(2), rdv(2), wc(2), wt(2)
+    integer(kind=MPI_ADDRESS_KIND) :: wd(2)
+    double precision :: d(1), dr(4)
+    logical :: periods(2)
+
+    sbuf = 0
+    d = 0
+    ! a: Cart 2x2, periods (T, F), cart rank (w+1)%4
+    dims = (/ 2, 2 /)
+    periods = (/ .true., .false. /)
+    call MPI_Comm_split(MPI_COMM_WORLD, 0, mod(rank + 1, 4), ring, ierr)
+    call MPI_Cart_create(ring, 2, dims, periods, .false., cart, ierr)
+    call MPI_Cart_shift(cart, 1, 1, lo, hi, ierr)
+    if ((lo == MPI_PROC_NULL) .eqv. (hi == MPI_PROC_NULL)) call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    call MPI_Neighbor_alltoall(sbuf, 3, MPI_INTEGER, rbuf, 3, MPI_INTEGER, cart, ierr)
+    call MPI_Ineighbor_alltoall(sbuf, 3, MPI_INTEGER, rbuf, 3, MPI_INTEGER, cart, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Neighbor_allgather(d, 1, MPI_DOUBLE_PRECISION, dr, 1, MPI_DOUBLE_PRECISION, cart, ierr)
+    call MPI_Ineighbor_allgather(d, 1, MPI_DOUBLE_PRECISION, dr, 1, MPI_DOUBLE_PRECISION, cart, &
+                                 req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Comm_free(cart, ierr)
+    call MPI_Comm_free(ring, ierr)
+    ! b: Graph, the line 0-1-2-3
+    idx = (/ 1, 3, 5, 6 /)
+    edg = (/ 1, 0, 2, 1, 3, 2 /)
+    deg = 2
+    if (rank == 0 .or. rank == 3) deg = 1
+    do i = 1, deg
+      rc(i) = 1 + edg(idx(rank + 1) - deg + i)
+    end do
+    rd = (/ 0, 4 /)
+    call MPI_Graph_create(MPI_COMM_WORLD, 4, idx, edg, .false., graph, ierr)
+    call MPI_Neighbor_allgatherv(sbuf, rank + 1, MPI_INTEGER, rbuf, rc, rd, MPI_INTEGER, graph, ierr)
+    call MPI_Ineighbor_allgatherv(sbuf, rank + 1, MPI_INTEGER, rbuf, rc, rd, MPI_INTEGER, graph, &
+                                  req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Comm_free(graph, ierr)
+    ! c: Dist_graph, destinations r+1, r-1
+    up = mod(rank + 1, 4)
+    down = mod(rank + 3, 4)
+    dst = (/ up, down /)
+    src = (/ down, up /)
+    wts = (/ 1, 1 /)
+    sc = (/ rank + 1, 2 /)
+    if (rank == 0) sc(2) = 0
+    rcv = (/ down + 1, 2 /)
+    if (up == 0) rcv(2) = 0
+    sd = (/ 0, 4 /)
+    rdv = (/ 0, 4 /)
+    call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, wts, 2, dst, wts, &
+                                        MPI_INFO_NULL, .false., dist, ierr)
+    call MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INTEGER, rbuf, rcv, rdv, MPI_INTEGER, dist, ierr)
+    call MPI_Ineighbor_alltoallv(sbuf, sc, sd, MPI_INTEGER, rbuf, rcv, rdv, MPI_INTEGER, dist, &
+                                 req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    wc = (/ 1, 3 /)
+    wd = (/ 0_MPI_ADDRESS_KIND, 8_MPI_ADDRESS_KIND /)
+    wt = (/ MPI_DOUBLE_PRECISION, MPI_INTEGER /)
+    call MPI_Neighbor_alltoallw(sbuf, wc, wd, wt, rbuf, wc, wd, wt, dist, ierr)
+    call MPI_Ineighbor_alltoallw(sbuf, wc, wd, wt, rbuf, wc, wd, wt, dist, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Comm_free(dist, ierr)
+  end subroutine neighbors
 end program pattern_f
