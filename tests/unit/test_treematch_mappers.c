@@ -574,6 +574,54 @@ Test(mappers, auto_is_never_above_bisect_on_dense_inputs)
 	}
 }
 
+/* Every pair of the n ranks exchanges `w`, except the pairs (i, i + n/2 + 1) with `heavy`. */
+static tmatch_comm_t *alltoall(int n, double w, double heavy)
+{
+	struct edges e = {0};
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			add_edge(&e, i, j, j == i + n / 2 + 1 ? heavy : w);
+	return build(n, &e);
+}
+
+Test(mappers, auto_keeps_packed_when_every_placement_costs_the_same)
+{
+	static const char *const specs[] = {"tleaf 3 3 1 5 1 7 1", "tleaf 2 4 1 8 1"};
+
+	for (int s = 0; s < 2; s++) {
+		tmatch_topo_t *t = tree(specs[s]);
+		int n, *a, *p, *b;
+		tmatch_comm_t *c;
+
+		if (s == 1)
+			restrict_leaves(t, 60, 8, 5);
+		n = tmatch_topo_nb_allowed(t);
+		c = alltoall(n, 7, 7);
+		a = map_with(c, t, "auto", 1);
+		p = map_with(c, t, "packed", 1);
+		b = map_with(c, t, "bisect", 1);
+		cr_assert_arr_eq(a, p, sizeof(int) * (size_t)n, "%s", specs[s]);
+		/* what makes packed as good as any: another placement costs the same */
+		cr_assert_eq(tmatch__hop_bytes(c, t, b), tmatch__hop_bytes(c, t, a), "%s",
+		             specs[s]);
+		free(a);
+		free(p);
+		free(b);
+		tmatch_comm_destroy(c);
+		/* one heavier pair per rank: placements differ, auto does better than packed */
+		c = alltoall(n, 7, 700);
+		a = map_with(c, t, "auto", 1);
+		p = map_with(c, t, "packed", 1);
+		cr_assert_lt(tmatch__hop_bytes(c, t, a), tmatch__hop_bytes(c, t, p), "%s",
+		             specs[s]);
+		free(a);
+		free(p);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
 Test(mappers, default_is_auto)
 {
 	tmatch_topo_t *t = tree("tleaf 3 4 1 2 1 4 1");
