@@ -27,10 +27,11 @@
  *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
  *     left out on dense matrices above 256 ranks, its queue holds every edge,
  *     and above TREEMATCH_MAX_RANKS ranks, where it never won);
- * Bisection runs with several seeds on small inputs (bisect_tries). Up to
- * REFINE_ALL ranks every candidate is refined; above, only the REFINE_TOP
- * best unrefined ones are (only the best above REFINE_ONE ranks and on
- * dense matrices, where a pass is costly and rarely changes the order).
+ * Bisection runs with several seeds up to 4096 sparse ranks (bisect_tries).
+ * Up to REFINE_ALL ranks every candidate is refined; above, only the
+ * REFINE_TOP best unrefined ones are (only the best above REFINE_ONE ranks
+ * and on dense matrices, where a pass is costly and rarely changes the
+ * order).
  *
  * One input needs no candidate: the same traffic between every pair of
  * ranks with every allowed leaf used (a plain all-to-all). Every placement
@@ -140,14 +141,17 @@ out:
 
 /*
  * Bisection is cheap and seed-sensitive on small inputs: try several seeds
- * there. Dense matrices above 256 ranks get one try: METIS works on every
- * pair (about 2.5 s for 4096 ranks).
+ * there. Up to 4096 ranks a second seed still pays (1.2-1.7 % on a 6^4
+ * stencil3d and a 14^3 cg, 0.15 % on average over the bench's 1025-4096-rank
+ * sparse cases, for 0.05-0.2 s); at 16384 it gained nothing. Dense matrices
+ * above 256 ranks get one try: METIS works on every pair (about 2.5 s for
+ * 4096 ranks).
  */
 static int bisect_tries(int n, int dense)
 {
 	if (dense && n > 256)
 		return 1;
-	return n <= 256 ? 6 : n <= 1024 ? 3 : 1;
+	return n <= 256 ? 6 : n <= 1024 ? 3 : n <= 4096 ? 2 : 1;
 }
 
 /*
