@@ -12,7 +12,7 @@
  * dlsym(RTLD_NEXT, name), once per symbol.
  *
  * Not covered: the mpi_f08 bindings, and MPI_IN_PLACE in Fortran
- * MPI_ALLTOALLV (the send counts are used).
+ * MPI_(I)ALLTOALLV/W (the send counts are used).
  */
 #include "profiler/record_private.h"
 
@@ -341,26 +341,98 @@ API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F
 	FORWARD(mpi_alltoall_, allgather_t, (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
 }
 
-API void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
-                        F *rdispls, F *rtype, F *comm, F *ierr);
-API void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
-                        F *rdispls, F *rtype, F *comm, F *ierr)
+/* Fortran type handles -> C, n of them (malloc'd; NULL when out of memory) */
+static MPI_Datatype *ctypes(const F *ftypes, int n)
 {
-	if (fcoll()) {
-		MPI_Comm c = MPI_Comm_f2c(*comm);
-		int size = 0, me = 0, inter = 1;
-		if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && !inter) {
-			PMPI_Comm_size(c, &size);
-			PMPI_Comm_rank(c, &me);
-			for (int i = 0; i < size; i++)
-				if (i != me && scounts[i] > 0)
-					tmatch__add(TMATCH__COLL, tmatch__comm_to_world(c, i), 1,
-					            fbytes(&scounts[i], stype));
-		}
-	}
-	FORWARD(mpi_alltoallv_, alltoallv_t,
-	        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr));
+	MPI_Datatype *t = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(MPI_Datatype));
+
+	for (int i = 0; t && i < n; i++)
+		t[i] = MPI_Type_f2c(ftypes[i]);
+	return t;
 }
+
+/* the receive signature, valid with and without MPI_IN_PLACE */
+static void fcount_allgatherv(const F *comm, const F *rcounts, const F *rtype)
+{
+	MPI_Comm c = MPI_Comm_f2c(*comm);
+	int me = 0, inter = 1;
+
+	if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && !inter &&
+	    PMPI_Comm_rank(c, &me) == MPI_SUCCESS)
+		tmatch__coll_all(c, fbytes(&rcounts[me], rtype));
+}
+
+/* the send signature (MPI_IN_PLACE: not covered) */
+static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
+{
+	MPI_Comm c = MPI_Comm_f2c(*comm);
+	int size = 0;
+	MPI_Datatype *t;
+
+	if (PMPI_Comm_size(c, &size) != MPI_SUCCESS || !(t = ctypes(stypes, size)))
+		return;
+	tmatch__coll_w(c, scounts, t);
+	free(t);
+}
+
+#define WITH_IERR(...)     (__VA_ARGS__, ierr)
+#define WITH_REQ_IERR(...) (__VA_ARGS__, req, ierr)
+
+/*
+ * The blocking NAME and the non-blocking INAME of one collective, counted
+ * alike: COUNT is the model, the variadic part the parameters both share
+ * (before the request and ierr), ARGS their names in parentheses.
+ */
+#define F_COLL_PAIR(NAME, INAME, COUNT, ARGS, ...)                                                 \
+	API void NAME(__VA_ARGS__, F *ierr);                                                       \
+	API void NAME(__VA_ARGS__, F *ierr)                                                        \
+	{                                                                                          \
+		if (fcoll())                                                                       \
+			COUNT;                                                                     \
+		FORWARD(NAME, __typeof__(&NAME), WITH_IERR ARGS);                                  \
+	}                                                                                          \
+	API void INAME(__VA_ARGS__, F *req, F *ierr);                                              \
+	API void INAME(__VA_ARGS__, F *req, F *ierr)                                               \
+	{                                                                                          \
+		if (fcoll())                                                                       \
+			COUNT;                                                                     \
+		FORWARD(INAME, __typeof__(&INAME), WITH_REQ_IERR ARGS);                            \
+	}
+
+F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_,
+            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+            (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), void *sbuf, F *scount,
+            F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm)
+F_COLL_PAIR(mpi_scatterv_, mpi_iscatterv_,
+            tmatch__coll_scatterv(MPI_Comm_f2c(*comm), *root, scounts, MPI_Type_f2c(*stype)),
+            (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scounts,
+            F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm)
+F_COLL_PAIR(mpi_allgatherv_, mpi_iallgatherv_, fcount_allgatherv(comm, rcounts, rtype),
+            (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), void *sbuf, F *scount,
+            F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm)
+/* MPI_IN_PLACE in ALLTOALLV and ALLTOALLW: the send counts are used (not covered) */
+F_COLL_PAIR(mpi_alltoallv_, mpi_ialltoallv_,
+            tmatch__coll_v(MPI_Comm_f2c(*comm), scounts, MPI_Type_f2c(*stype)),
+            (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), void *sbuf,
+            F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm)
+F_COLL_PAIR(mpi_alltoallw_, mpi_ialltoallw_, fcount_alltoallw(comm, scounts, stypes),
+            (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), void *sbuf,
+            F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
+            F *comm)
+F_COLL_PAIR(mpi_reduce_scatter_, mpi_ireduce_scatter_,
+            tmatch__coll_v(MPI_Comm_f2c(*comm), rcounts, MPI_Type_f2c(*type)),
+            (sbuf, rbuf, rcounts, type, op, comm), void *sbuf, void *rbuf, F *rcounts, F *type,
+            F *op, F *comm)
+F_COLL_PAIR(mpi_reduce_scatter_block_, mpi_ireduce_scatter_block_,
+            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, type)),
+            (sbuf, rbuf, rcount, type, op, comm), void *sbuf, void *rbuf, F *rcount, F *type, F *op,
+            F *comm)
+F_COLL_PAIR(mpi_scan_, mpi_iscan_, tmatch__coll_scan(MPI_Comm_f2c(*comm), fbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
+            F *comm)
+F_COLL_PAIR(mpi_exscan_, mpi_iexscan_, tmatch__coll_scan(MPI_Comm_f2c(*comm), fbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
+            F *comm)
 
 /* ------------------------------------------------------------------------ */
 /* Neighbourhood collectives (counted with point-to-point, as in C)          */
@@ -388,10 +460,8 @@ static void fneighbors_v(const F *comm, const F *counts, const F *type, const F 
 
 	if (!fon() || !(nb = tmatch__comm_neighbors(c)))
 		return;
-	if (ftypes && !(types = malloc(((size_t)nb->n + 1) * sizeof(MPI_Datatype))))
+	if (ftypes && !(types = ctypes(ftypes, nb->n)))
 		return;
-	for (int i = 0; types && i < nb->n; i++)
-		types[i] = MPI_Type_f2c(ftypes[i]);
 	tmatch__neighbors(c, 0, type ? MPI_Type_f2c(*type) : MPI_DATATYPE_NULL, counts, types);
 	free(types);
 }

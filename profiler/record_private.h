@@ -135,6 +135,10 @@ void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes); /* all -> ro
 void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);          /* all -> all */
 void tmatch__coll_barrier(MPI_Comm comm);
 void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes); /* i -> i+1 */
+/* every other rank i gets counts[i] x type (counts[i] > 0 only); _w: x types[i] */
+void tmatch__coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type);
+void tmatch__coll_w(MPI_Comm comm, const int counts[], const MPI_Datatype types[]);
+void tmatch__coll_scatterv(MPI_Comm comm, int root, const int counts[], MPI_Datatype type);
 
 /*
  * Neighbourhood collectives (counted as point-to-point, see README.md): one

@@ -287,8 +287,7 @@ void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes)
 		coll_add(comm, me + 1, 1, bytes);
 }
 
-/* per-peer counts (v variants): peer i gets counts[i] x type */
-static void coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type)
+void tmatch__coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type)
 {
 	int size, me, tsz = 0;
 
@@ -297,6 +296,64 @@ static void coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type)
 	for (int i = 0; i < size; i++)
 		if (i != me && counts[i] > 0)
 			coll_add(comm, i, 1, (uint64_t)counts[i] * (uint64_t)tsz);
+}
+
+void tmatch__coll_w(MPI_Comm comm, const int counts[], const MPI_Datatype types[])
+{
+	int size, me;
+
+	if (!intra(comm, &size, &me))
+		return;
+	for (int i = 0; i < size; i++)
+		if (i != me)
+			coll_add(comm, i, 1, tmatch__bytes(counts[i], types[i]));
+}
+
+void tmatch__coll_scatterv(MPI_Comm comm, int root, const int counts[], MPI_Datatype type)
+{
+	int size, me;
+
+	if (intra(comm, &size, &me) && me == root)
+		tmatch__coll_v(comm, counts, type);
+}
+
+/*
+ * One counting function per collective, shared by its blocking and its
+ * non-blocking form. With MPI_IN_PLACE the receive signature gives the size.
+ */
+
+static uint64_t block_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount,
+                            MPI_Datatype rtype)
+{
+	return sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype) : tmatch__bytes(scount, stype);
+}
+
+static void count_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
+                             const int rcounts[], MPI_Datatype rtype)
+{
+	int size, me;
+
+	if (intra(comm, &size, &me))
+		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcounts[me], rtype));
+}
+
+static void count_alltoallv(MPI_Comm comm, const void *sbuf, const int scounts[],
+                            MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype)
+{
+	if (sbuf == MPI_IN_PLACE)
+		tmatch__coll_v(comm, rcounts, rtype);
+	else
+		tmatch__coll_v(comm, scounts, stype);
+}
+
+static void count_alltoallw(MPI_Comm comm, const void *sbuf, const int scounts[],
+                            const MPI_Datatype stypes[], const int rcounts[],
+                            const MPI_Datatype rtypes[])
+{
+	if (sbuf == MPI_IN_PLACE)
+		tmatch__coll_w(comm, rcounts, rtypes);
+	else
+		tmatch__coll_w(comm, scounts, stypes);
 }
 
 #define COLL (tmatch__on() && tmatch__st.collectives)
@@ -370,12 +427,28 @@ API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_D
 	return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
 }
 
+API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
+                                  MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
+	return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
+}
+
 API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm)
 {
 	if (COLL)
-		coll_v(comm, rcounts, type);
+		tmatch__coll_v(comm, rcounts, type);
 	return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+}
+
+API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
+                            MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_v(comm, rcounts, type);
+	return PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req);
 }
 
 API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -386,12 +459,28 @@ API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI
 	return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
 }
 
+API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+	return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
+}
+
 API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+}
+
+API int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+	return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
 }
 
 API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -419,6 +508,15 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 	return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
 }
 
+API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                     MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+	return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
+}
+
 API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -438,20 +536,25 @@ API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-	int size, me;
-
-	if (COLL && intra(comm, &size, &me) && me == root)
-		coll_v(comm, scounts, stype);
+	if (COLL)
+		tmatch__coll_scatterv(comm, root, scounts, stype);
 	return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
 }
 
-/* Allgather and Alltoall: with MPI_IN_PLACE the receive signature gives the size. */
+API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                      MPI_Request *req)
+{
+	if (COLL)
+		tmatch__coll_scatterv(comm, root, scounts, stype);
+	return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
+}
+
 API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
-		                                            : tmatch__bytes(scount, stype));
+		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
@@ -459,28 +562,32 @@ API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
 	if (COLL)
-		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
-		                                            : tmatch__bytes(scount, stype));
+		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 }
 
 API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
-	int size, me;
-
-	if (COLL && intra(comm, &size, &me))
-		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcounts[me], rtype)
-		                                            : tmatch__bytes(scount, stype));
+	if (COLL)
+		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
 	return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+}
+
+API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                        MPI_Request *req)
+{
+	if (COLL)
+		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
+	return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
 }
 
 API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                      MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
-		                                            : tmatch__bytes(scount, stype));
+		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
@@ -488,8 +595,7 @@ API int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
 	if (COLL)
-		tmatch__coll_all(comm, sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype)
-		                                            : tmatch__bytes(scount, stype));
+		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 }
 
@@ -497,30 +603,39 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
                       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                       MPI_Datatype rtype, MPI_Comm comm)
 {
-	if (COLL) {
-		if (sbuf == MPI_IN_PLACE)
-			coll_v(comm, rcounts, rtype);
-		else
-			coll_v(comm, scounts, stype);
-	}
+	if (COLL)
+		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
 	return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+}
+
+API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+	if (COLL)
+		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
+	return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+	                       req);
 }
 
 API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
-	int size, me;
-
-	if (COLL && intra(comm, &size, &me)) {
-		int inplace = sbuf == MPI_IN_PLACE;
-		for (int i = 0; i < size; i++)
-			if (i != me)
-				coll_add(comm, i, 1,
-				         inplace ? tmatch__bytes(rcounts[i], rtypes[i])
-				                 : tmatch__bytes(scounts[i], stypes[i]));
-	}
+	if (COLL)
+		count_alltoallw(comm, sbuf, scounts, stypes, rcounts, rtypes);
 	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+}
+
+API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                       MPI_Request *req)
+{
+	if (COLL)
+		count_alltoallw(comm, sbuf, scounts, stypes, rcounts, rtypes);
+	return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+	                       req);
 }
 
 /* ------------------------------------------------------------------------ */

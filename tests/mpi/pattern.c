@@ -7,8 +7,9 @@
  *
  *   pattern        point-to-point and collectives
  *   pattern rma    the same plus one MPI_Put and one MPI_Get
- *   pattern nonbr  without step 10 (for Open MPI's coll monitoring, which
- *                  crashes in Graph and Dist_graph neighbourhood collectives)
+ *   pattern monitored   without step 10 and the second half of the
+ *                       collectives, for a run under Open MPI's monitoring
+ *                       (see tests/e2e/test_record.sh)
  *
  * Point-to-point, W = MPI_COMM_WORLD:
  *   1. MPI_Send      r -> r+1: 3 x 100 int          (3 msgs, 1200 B)
@@ -37,7 +38,13 @@
  *         r -> r+1 (2, 16), r -> r-1 (2, 24)
  *      tests/mpi/pattern-neighbor.expected sums them by pair.
  * Collectives: Bcast 10 int from 0, Allreduce 2 double, Gather 1 int to 3,
- * Barrier.
+ * Barrier; then each of these blocking and as its I- form (so twice):
+ *   Gatherv to 1, r+1 int          Scatterv from 2, i+1 int to i
+ *   Allgatherv 2 int               Alltoallv i+1 int to i
+ *   Alltoallw 1 int to even i, 1 double to odd i
+ *   Reduce_scatter counts {1, 2, 1, 2} int, Reduce_scatter_block 3 int
+ *   Scan 1 double, Exscan 2 int
+ * (tests/mpi/pattern-coll.expected adds them up per pair).
  * RMA (argument "rma"): 0 puts 6 int into 1; 2 gets 2 double from 3.
  */
 #include <mpi.h>
@@ -112,10 +119,39 @@ static void neighbors(int rank)
 	MPI_Comm_free(&dist);
 }
 
+/* the v-collectives and the others the non-blocking forms of which were added late */
+static void vcollectives(int rank)
+{
+	_Alignas(8) int vs[32] = {0}, vr[32];
+	double d = 1, dr;
+	int inc[4] = {1, 2, 3, 4}, displs[4] = {0, 4, 8, 12}, two[4] = {2, 2, 2, 2};
+	int mine[4] = {rank + 1, rank + 1, rank + 1, rank + 1}, rsc[4] = {1, 2, 1, 2};
+	int ones[4] = {1, 1, 1, 1}, wd[4] = {0, 8, 16, 24};
+	MPI_Datatype st[4] = {MPI_INT, MPI_DOUBLE, MPI_INT, MPI_DOUBLE};
+	MPI_Datatype rt[4] = {st[rank], st[rank], st[rank], st[rank]};
+
+	BOTH(MPI_Gatherv, MPI_Igatherv, vs, rank + 1, MPI_INT, vr, inc, displs, MPI_INT, 1,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Scatterv, MPI_Iscatterv, vs, inc, displs, MPI_INT, vr, rank + 1, MPI_INT, 2,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Allgatherv, MPI_Iallgatherv, vs, 2, MPI_INT, vr, two, displs, MPI_INT,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Alltoallv, MPI_Ialltoallv, vs, inc, displs, MPI_INT, vr, mine, displs, MPI_INT,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Alltoallw, MPI_Ialltoallw, vs, ones, wd, st, vr, ones, wd, rt, MPI_COMM_WORLD);
+	BOTH(MPI_Reduce_scatter, MPI_Ireduce_scatter, vs, vr, rsc, MPI_INT, MPI_SUM,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, vs, vr, 3, MPI_INT, MPI_SUM,
+	     MPI_COMM_WORLD);
+	BOTH(MPI_Scan, MPI_Iscan, &d, &dr, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	check(dr == rank + 1, "scan");
+	BOTH(MPI_Exscan, MPI_Iexscan, vs, vr, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
 	int rank, size, rma = argc > 1 && !strcmp(argv[1], "rma");
-	int nbr = !(argc > 1 && !strcmp(argv[1], "nonbr"));
+	int full = !(argc > 1 && !strcmp(argv[1], "monitored"));
 	int ibuf[100] = {0}, ibuf2[100];
 	double dbuf[2][50] = {{0}}, drecv[2][50];
 	MPI_Request reqs[4];
@@ -214,7 +250,7 @@ int main(int argc, char **argv)
 	if (rank == 2)
 		MPI_Recv(ibuf2, 5, MPI_INT, 3, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	/* 10 */
-	if (nbr)
+	if (full)
 		neighbors(rank);
 	/* collectives */
 	MPI_Bcast(ibuf, 10, MPI_INT, 0, MPI_COMM_WORLD);
@@ -224,6 +260,8 @@ int main(int argc, char **argv)
 	int one = rank, all[4];
 	MPI_Gather(&one, 1, MPI_INT, all, 1, MPI_INT, 3, MPI_COMM_WORLD);
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (full)
+		vcollectives(rank);
 	/* RMA */
 	if (rma) {
 		MPI_Win win;

@@ -3,7 +3,8 @@
 ! pattern_f.f90 - the pattern of pattern.c (without RMA) through the Fortran
 ! bindings (`use mpi`), so that the same tests/mpi/pattern*.expected apply.
 ! Needs exactly 4 ranks. Step 10 (neighbourhood collectives) is the
-! subroutine neighbors, as in pattern.c.
+! subroutine neighbors, the second half of the collectives the subroutine
+! vcollectives, as in pattern.c.
 program pattern_f
   use mpi
   implicit none
@@ -109,8 +110,64 @@ program pattern_f
   one = rank
   call MPI_Gather(one, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 3, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call vcollectives(rank)
   call MPI_Finalize(ierr)
 contains
+
+  ! the v-collectives etc. of pattern.c, blocking then as their I- form
+  subroutine vcollectives(rank)
+    integer, intent(in) :: rank
+    integer :: ierr, req, i
+    integer :: vs(32), vr(32), inc(4), displs(4), two(4), mine(4), rsc(4), ones(4), wd(4)
+    integer :: st(4), rt(4)
+    double precision :: d, dr
+
+    vs = 0
+    d = 1
+    inc = (/ 1, 2, 3, 4 /)
+    displs = (/ 0, 4, 8, 12 /)
+    two = 2
+    mine = rank + 1
+    rsc = (/ 1, 2, 1, 2 /)
+    ones = 1
+    wd = (/ 0, 8, 16, 24 /)
+    st = (/ MPI_INTEGER, MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_DOUBLE_PRECISION /)
+    do i = 1, 4
+      rt(i) = st(rank + 1)
+    end do
+    call MPI_Gatherv(vs, rank + 1, MPI_INTEGER, vr, inc, displs, MPI_INTEGER, 1, MPI_COMM_WORLD, ierr)
+    call MPI_Igatherv(vs, rank + 1, MPI_INTEGER, vr, inc, displs, MPI_INTEGER, 1, MPI_COMM_WORLD, &
+                      req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Scatterv(vs, inc, displs, MPI_INTEGER, vr, rank + 1, MPI_INTEGER, 2, MPI_COMM_WORLD, ierr)
+    call MPI_Iscatterv(vs, inc, displs, MPI_INTEGER, vr, rank + 1, MPI_INTEGER, 2, MPI_COMM_WORLD, &
+                       req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Allgatherv(vs, 2, MPI_INTEGER, vr, two, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+    call MPI_Iallgatherv(vs, 2, MPI_INTEGER, vr, two, displs, MPI_INTEGER, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Alltoallv(vs, inc, displs, MPI_INTEGER, vr, mine, displs, MPI_INTEGER, MPI_COMM_WORLD, &
+                       ierr)
+    call MPI_Ialltoallv(vs, inc, displs, MPI_INTEGER, vr, mine, displs, MPI_INTEGER, &
+                        MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Alltoallw(vs, ones, wd, st, vr, ones, wd, rt, MPI_COMM_WORLD, ierr)
+    call MPI_Ialltoallw(vs, ones, wd, st, vr, ones, wd, rt, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Reduce_scatter(vs, vr, rsc, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Ireduce_scatter(vs, vr, rsc, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Reduce_scatter_block(vs, vr, 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Ireduce_scatter_block(vs, vr, 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call MPI_Scan(d, dr, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Iscan(d, dr, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    if (dr /= rank + 1) call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    call MPI_Exscan(vs, vr, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Iexscan(vs, vr, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  end subroutine vcollectives
 
   ! every neighbourhood collective blocking, then as its I- form
   subroutine neighbors(rank)
