@@ -18,7 +18,8 @@ RECORD_ABIS  := openmpi mpich
 RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c
 RECORD_LIBS  := $(RECORD_ABIS:%=$(B)/profiler/libtreematch-record-%.so)
 RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) \
-                  $(B)/tests/mpi/pattern_f.$(a) $(B)/tests/mpi/pattern_mt.$(a))
+                  $(B)/tests/mpi/pattern_f.$(a) $(B)/tests/mpi/pattern_f08.$(a) \
+                  $(B)/tests/mpi/pattern_mt.$(a))
 
 BIN_TARGETS  += $(RECORD_LIBS)
 CLI_SRCS     += profiler/mpiabi.c
@@ -58,9 +59,16 @@ $(B)/tests/mpi/pattern_mt.%: tests/mpi/pattern_mt.c
 	@mkdir -p $(dir $@)
 	$(MPICC_$*) $(WARN) $(CFLAGS) -pthread -o $@ $<
 
-$(B)/tests/mpi/pattern_f.%: tests/mpi/pattern_f.f90
+# one source, `use mpi` and `use mpi_f08` (-DF08)
+PATTERN_FFLAGS = -cpp -ffree-line-length-none -O1 -fallow-argument-mismatch -w
+
+$(B)/tests/mpi/pattern_f.%: tests/mpi/pattern_f.F90
 	@mkdir -p $(dir $@)
-	$(MPIF90_$*) -O1 -fallow-argument-mismatch -w -J $(dir $@) -o $@ $<
+	$(MPIF90_$*) $(PATTERN_FFLAGS) -J $(dir $@) -o $@ $<
+
+$(B)/tests/mpi/pattern_f08.%: tests/mpi/pattern_f.F90
+	@mkdir -p $(dir $@)
+	$(MPIF90_$*) $(PATTERN_FFLAGS) -DF08 -J $(dir $@) -o $@ $<
 
 # A statically linked program: the selector must refuse it.
 $(B)/tests/mpi/static_prog: tests/mpi/static_prog.c

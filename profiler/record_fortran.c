@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * record_fortran.c - the gfortran bindings (`use mpi` and mpif.h: the
- * lower-case symbols with one trailing underscore) of the calls record_wrap.c
- * counts.
+ * lower-case symbols with one trailing underscore; `use mpi_f08`: the same
+ * with _f08_, aliases, see the end) of the calls record_wrap.c counts.
  *
  * Why they are needed: Open MPI's Fortran layer calls PMPI_X directly, so a
  * C-only PMPI tool sees nothing of a Fortran program. MPICH's Fortran layer
@@ -11,8 +11,8 @@
  * do not count. The real Fortran entry point is found with
  * dlsym(RTLD_NEXT, name), once per symbol.
  *
- * Not covered: the mpi_f08 bindings, and MPI_IN_PLACE in Fortran
- * MPI_(I)ALLTOALLV/W (the send counts are used).
+ * Not covered: MPI_IN_PLACE in Fortran MPI_(I)ALLTOALLV/W (the send counts
+ * are used).
  */
 #include "profiler/record_private.h"
 
@@ -41,11 +41,16 @@ static void *next_fn(const char *name, void **slot)
 	return fn;
 }
 
+/* Where ierr points when an mpi_f08 caller left its optional ierror out. */
+static __thread F spare_ierr;
+
 /* Declare the pointer type T, forward to the real NAME with ARGS. */
 #define FORWARD(NAME, T, ARGS)                                                                     \
 	do {                                                                                       \
 		static void *slot;                                                                 \
 		T real = (T)next_fn(#NAME, &slot);                                                 \
+		if (!ierr)                                                                         \
+			ierr = &spare_ierr;                                                        \
 		tmatch__in_fortran++;                                                              \
 		real ARGS;                                                                         \
 		tmatch__in_fortran--;                                                              \
@@ -537,3 +542,86 @@ F_NEIGHBOR_V(mpi_neighbor_alltoallv_, mpi_ineighbor_alltoallv_, alltoallv_t, ina
              NULL)
 F_NEIGHBOR_V(mpi_neighbor_alltoallw_, mpi_ineighbor_alltoallw_, nalltoallw_t, inalltoallw_t, NULL,
              stype)
+
+/* ------------------------------------------------------------------------ */
+/* mpi_f08                                                                   */
+
+/*
+ * The mpi_f08 entry points (`use mpi_f08`: mpi_send_f08_ ...) take what the
+ * `use mpi` ones take: a TYPE(MPI_Comm) etc. is the INTEGER handle it holds,
+ * TYPE(MPI_Status) has the layout of INTEGER(MPI_STATUS_SIZE), and a left-out
+ * optional ierror is a NULL pointer (FORWARD then passes spare_ierr). So each
+ * is an alias of the wrapper above, which goes on to the library's `use mpi`
+ * entry point: in Open MPI both call the same ompi_*_f function (which calls
+ * PMPI_*); in MPICH the `use mpi` ones call MPI_*, whose C wrappers do not
+ * count a second time.
+ *
+ * Open MPI: every mpi_f08 entry point is mpi_<name>_f08_ and calls PMPI_*
+ * through ompi_<name>_f, unseen by the C wrappers. MPICH: calls with a choice
+ * buffer are mpi_<name>_f08ts_ and call the C MPI_*, which the C wrappers
+ * count; the others (init, start, request_free, barrier ...) are
+ * mpi_<name>_f08_ and call PMPI_* directly. Aliasing every name covers both.
+ */
+#define F08(NAME)                                                                                  \
+	extern __typeof__(NAME##_) NAME##_f08_                                                     \
+	    __attribute__((alias(#NAME "_"), visibility("default")));
+
+F08(mpi_init)
+F08(mpi_init_thread)
+F08(mpi_send)
+F08(mpi_bsend)
+F08(mpi_ssend)
+F08(mpi_rsend)
+F08(mpi_isend)
+F08(mpi_ibsend)
+F08(mpi_issend)
+F08(mpi_irsend)
+F08(mpi_send_init)
+F08(mpi_bsend_init)
+F08(mpi_ssend_init)
+F08(mpi_rsend_init)
+F08(mpi_recv_init)
+F08(mpi_start)
+F08(mpi_startall)
+F08(mpi_request_free)
+F08(mpi_sendrecv)
+F08(mpi_sendrecv_replace)
+F08(mpi_put)
+F08(mpi_get)
+F08(mpi_accumulate)
+F08(mpi_barrier)
+F08(mpi_bcast)
+F08(mpi_reduce)
+F08(mpi_allreduce)
+F08(mpi_gather)
+F08(mpi_scatter)
+F08(mpi_allgather)
+F08(mpi_alltoall)
+F08(mpi_gatherv)
+F08(mpi_igatherv)
+F08(mpi_scatterv)
+F08(mpi_iscatterv)
+F08(mpi_allgatherv)
+F08(mpi_iallgatherv)
+F08(mpi_alltoallv)
+F08(mpi_ialltoallv)
+F08(mpi_alltoallw)
+F08(mpi_ialltoallw)
+F08(mpi_reduce_scatter)
+F08(mpi_ireduce_scatter)
+F08(mpi_reduce_scatter_block)
+F08(mpi_ireduce_scatter_block)
+F08(mpi_scan)
+F08(mpi_iscan)
+F08(mpi_exscan)
+F08(mpi_iexscan)
+F08(mpi_neighbor_allgather)
+F08(mpi_ineighbor_allgather)
+F08(mpi_neighbor_allgatherv)
+F08(mpi_ineighbor_allgatherv)
+F08(mpi_neighbor_alltoall)
+F08(mpi_ineighbor_alltoall)
+F08(mpi_neighbor_alltoallv)
+F08(mpi_ineighbor_alltoallv)
+F08(mpi_neighbor_alltoallw)
+F08(mpi_ineighbor_alltoallw)

@@ -3,8 +3,9 @@
 #
 # test_record.sh - end-to-end tests of the recorder outside Slurm
 # (`treematch record -- mpirun ...`), with real MPI programs:
-#   - tests/mpi/pattern.c and pattern_f.f90 under Open MPI and MPICH: the
-#     recorded point-to-point and collective edges equal the hand-computed
+#   - tests/mpi/pattern.c and pattern_f.F90 (built as pattern_f, `use mpi`,
+#     and pattern_f08, `use mpi_f08`) under Open MPI and MPICH: the recorded
+#     point-to-point and collective edges equal the hand-computed
 #     tests/mpi/pattern*.expected exactly (neighbourhood collectives on Cart,
 #     Graph and Dist_graph communicators included, in the point-to-point
 #     edges, with and without --collectives);
@@ -57,7 +58,7 @@ expected "$SRC/tests/mpi/pattern-coll.expected" >"$W/coll.exp"
 expected "$SRC/tests/mpi/pattern-rma.expected" >"$W/rma.exp"
 expected "$SRC/tests/mpi/pattern-neighbor.expected" >"$W/neighbor.exp"
 for abi in openmpi mpich; do
-	for prog in pattern pattern_f; do
+	for prog in pattern pattern_f pattern_f08; do
 		name=$prog.$abi
 		if ! run "$name" "$abi" "$MPI/$name"; then
 			fail_files "$name: treematch record runs" "$W/$name.log"

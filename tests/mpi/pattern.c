@@ -3,7 +3,7 @@
  * pattern.c - an MPI program with an exactly known communication pattern,
  * for the recorder's end-to-end tests. Needs exactly 4 ranks. The expected
  * profile is written by hand in tests/mpi/pattern*.expected; keep them in
- * step with this file (and with pattern_f.f90, which does the same).
+ * step with this file (and with pattern_f.F90, which does the same).
  *
  *   pattern        point-to-point and collectives
  *   pattern rma    the same plus one MPI_Put and one MPI_Get
