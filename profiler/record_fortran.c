@@ -262,90 +262,6 @@ static int fcoll(void)
 	return fon() && tmatch__st.collectives;
 }
 
-typedef void (*barrier_t)(F *, F *);
-typedef void (*bcast_t)(void *, F *, F *, F *, F *, F *);
-typedef void (*reduce_t)(void *, void *, F *, F *, F *, F *, F *, F *);
-typedef void (*allreduce_t)(void *, void *, F *, F *, F *, F *, F *);
-typedef void (*gather_t)(void *, F *, F *, void *, F *, F *, F *, F *, F *);
-typedef void (*allgather_t)(void *, F *, F *, void *, F *, F *, F *, F *);
-typedef void (*alltoallv_t)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *);
-
-API void mpi_barrier_(F *comm, F *ierr);
-API void mpi_barrier_(F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_barrier(MPI_Comm_f2c(*comm));
-	FORWARD(mpi_barrier_, barrier_t, (comm, ierr));
-}
-
-API void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr);
-API void mpi_bcast_(void *buf, F *count, F *type, F *root, F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(count, type));
-	FORWARD(mpi_bcast_, bcast_t, (buf, count, type, root, comm, ierr));
-}
-
-API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr);
-API void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(count, type));
-	FORWARD(mpi_reduce_, reduce_t, (sbuf, rbuf, count, type, op, root, comm, ierr));
-}
-
-API void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr);
-API void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(count, type));
-	FORWARD(mpi_allreduce_, allreduce_t, (sbuf, rbuf, count, type, op, comm, ierr));
-}
-
-API void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
-                     F *comm, F *ierr);
-API void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
-                     F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype));
-	FORWARD(mpi_gather_, gather_t,
-	        (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
-}
-
-API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
-                      F *comm, F *ierr);
-API void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
-                      F *comm, F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype));
-	FORWARD(mpi_scatter_, gather_t,
-	        (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
-}
-
-/* the receive signature, valid with and without MPI_IN_PLACE */
-API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
-                        F *ierr);
-API void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
-                        F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));
-	FORWARD(mpi_allgather_, allgather_t,
-	        (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
-}
-
-API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
-                       F *ierr);
-API void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
-                       F *ierr)
-{
-	if (fcoll())
-		tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype));
-	FORWARD(mpi_alltoall_, allgather_t, (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
-}
-
 /* Fortran type handles -> C, n of them (malloc'd; NULL when out of memory) */
 static MPI_Datatype *ctypes(const F *ftypes, int n)
 {
@@ -404,6 +320,35 @@ static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
 		FORWARD(INAME, __typeof__(&INAME), WITH_REQ_IERR ARGS);                            \
 	}
 
+F_COLL_PAIR(mpi_barrier_, mpi_ibarrier_, tmatch__coll_barrier(MPI_Comm_f2c(*comm)), (comm), F *comm)
+F_COLL_PAIR(mpi_bcast_, mpi_ibcast_,
+            tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(count, type)),
+            (buf, count, type, root, comm), void *buf, F *count, F *type, F *root, F *comm)
+F_COLL_PAIR(mpi_reduce_, mpi_ireduce_,
+            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(count, type)),
+            (sbuf, rbuf, count, type, op, root, comm), void *sbuf, void *rbuf, F *count, F *type,
+            F *op, F *root, F *comm)
+F_COLL_PAIR(mpi_allreduce_, mpi_iallreduce_,
+            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
+            F *comm)
+F_COLL_PAIR(mpi_gather_, mpi_igather_,
+            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
+            void *rbuf, F *rcount, F *rtype, F *root, F *comm)
+F_COLL_PAIR(mpi_scatter_, mpi_iscatter_,
+            tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
+            void *rbuf, F *rcount, F *rtype, F *root, F *comm)
+/* allgather and alltoall: the receive signature, valid with and without MPI_IN_PLACE */
+F_COLL_PAIR(mpi_allgather_, mpi_iallgather_,
+            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
+            void *rbuf, F *rcount, F *rtype, F *comm)
+F_COLL_PAIR(mpi_alltoall_, mpi_ialltoall_,
+            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
+            void *rbuf, F *rcount, F *rtype, F *comm)
 F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_,
             tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), void *sbuf, F *scount,
@@ -442,7 +387,10 @@ F_COLL_PAIR(mpi_exscan_, mpi_iexscan_, tmatch__coll_scan(MPI_Comm_f2c(*comm), fb
 /* ------------------------------------------------------------------------ */
 /* Neighbourhood collectives (counted with point-to-point, as in C)          */
 
-/* allgather_t, gather_t and alltoallv_t (above) have the shapes of the others */
+typedef void (*allgather_t)(void *, F *, F *, void *, F *, F *, F *, F *);
+/* also the shape of ineighbor_allgather/alltoall and neighbor_allgatherv */
+typedef void (*gather_t)(void *, F *, F *, void *, F *, F *, F *, F *, F *);
+typedef void (*alltoallv_t)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *);
 typedef void (*inallgatherv_t)(void *, F *, F *, void *, F *, F *, F *, F *, F *, F *);
 typedef void (*inalltoallv_t)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *);
 typedef void (*nalltoallw_t)(void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *);
@@ -590,13 +538,21 @@ F08(mpi_put)
 F08(mpi_get)
 F08(mpi_accumulate)
 F08(mpi_barrier)
+F08(mpi_ibarrier)
 F08(mpi_bcast)
+F08(mpi_ibcast)
 F08(mpi_reduce)
+F08(mpi_ireduce)
 F08(mpi_allreduce)
+F08(mpi_iallreduce)
 F08(mpi_gather)
+F08(mpi_igather)
 F08(mpi_scatter)
+F08(mpi_iscatter)
 F08(mpi_allgather)
+F08(mpi_iallgather)
 F08(mpi_alltoall)
+F08(mpi_ialltoall)
 F08(mpi_gatherv)
 F08(mpi_igatherv)
 F08(mpi_scatterv)

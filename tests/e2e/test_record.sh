@@ -182,11 +182,12 @@ monitor() { # name prog [args]: record + monitoring in one Open MPI launch
 }
 
 # `pattern monitored` leaves out the neighbourhood collectives (step 10) and
-# the second half of the collectives. Open MPI 4.1.4's coll/monitoring
-# wrappers of the former read any topology as a Cartesian one and die (SIGFPE
-# in mca_topo_base_cart_shift) on Graph and Dist_graph communicators; its pml
-# monitoring lists the messages of blocking MPI_Alltoallv and MPI_Alltoallw
-# among the user (E) lines (measured; their I- forms and the others are not).
+# collectives_both (every collective, blocking and I-). Open MPI 4.1.4's
+# coll/monitoring wrappers of the former read any topology as a Cartesian one
+# and die (SIGFPE in mca_topo_base_cart_shift) on Graph and Dist_graph
+# communicators; its pml monitoring lists the messages of blocking
+# MPI_Alltoallv and MPI_Alltoallw among the user (E) lines (measured; their
+# I- forms and the other v-collectives, tried one by one, do not show there).
 # That run's edges must be pattern.expected minus pattern-neighbor.expected,
 # exactly.
 awk 'NR == FNR { n[$1 " " $2] = $3 " " $4; next }

@@ -7,9 +7,9 @@
  *
  *   pattern        point-to-point and collectives
  *   pattern rma    the same plus one MPI_Put and one MPI_Get
- *   pattern monitored   without step 10 and the second half of the
- *                       collectives, for a run under Open MPI's monitoring
- *                       (see tests/e2e/test_record.sh)
+ *   pattern monitored   without step 10 and collectives_both, for a run
+ *                       under Open MPI's monitoring (see
+ *                       tests/e2e/test_record.sh)
  *
  * Point-to-point, W = MPI_COMM_WORLD:
  *   1. MPI_Send      r -> r+1: 3 x 100 int          (3 msgs, 1200 B)
@@ -39,6 +39,10 @@
  *      tests/mpi/pattern-neighbor.expected sums them by pair.
  * Collectives: Bcast 10 int from 0, Allreduce 2 double, Gather 1 int to 3,
  * Barrier; then each of these blocking and as its I- form (so twice):
+ *   Barrier                        Bcast 5 int from 3
+ *   Reduce 3 double to 2           Allreduce 1 int
+ *   Gather 2 int to 0              Scatter 3 int from 1
+ *   Allgather 1 double             Alltoall 2 int
  *   Gatherv to 1, r+1 int          Scatterv from 2, i+1 int to i
  *   Allgatherv 2 int               Alltoallv i+1 int to i
  *   Alltoallw 1 int to even i, 1 double to odd i
@@ -119,8 +123,8 @@ static void neighbors(int rank)
 	MPI_Comm_free(&dist);
 }
 
-/* the v-collectives and the others the non-blocking forms of which were added late */
-static void vcollectives(int rank)
+/* every collective blocking and non-blocking */
+static void collectives_both(int rank)
 {
 	_Alignas(8) int vs[32] = {0}, vr[32];
 	double d = 1, dr;
@@ -130,6 +134,14 @@ static void vcollectives(int rank)
 	MPI_Datatype st[4] = {MPI_INT, MPI_DOUBLE, MPI_INT, MPI_DOUBLE};
 	MPI_Datatype rt[4] = {st[rank], st[rank], st[rank], st[rank]};
 
+	BOTH(MPI_Barrier, MPI_Ibarrier, MPI_COMM_WORLD);
+	BOTH(MPI_Bcast, MPI_Ibcast, vs, 5, MPI_INT, 3, MPI_COMM_WORLD);
+	BOTH(MPI_Reduce, MPI_Ireduce, vs, vr, 3, MPI_DOUBLE, MPI_SUM, 2, MPI_COMM_WORLD);
+	BOTH(MPI_Allreduce, MPI_Iallreduce, vs, vr, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	BOTH(MPI_Gather, MPI_Igather, vs, 2, MPI_INT, vr, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	BOTH(MPI_Scatter, MPI_Iscatter, vs, 3, MPI_INT, vr, 3, MPI_INT, 1, MPI_COMM_WORLD);
+	BOTH(MPI_Allgather, MPI_Iallgather, vs, 1, MPI_DOUBLE, vr, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+	BOTH(MPI_Alltoall, MPI_Ialltoall, vs, 2, MPI_INT, vr, 2, MPI_INT, MPI_COMM_WORLD);
 	BOTH(MPI_Gatherv, MPI_Igatherv, vs, rank + 1, MPI_INT, vr, inc, displs, MPI_INT, 1,
 	     MPI_COMM_WORLD);
 	BOTH(MPI_Scatterv, MPI_Iscatterv, vs, inc, displs, MPI_INT, vr, rank + 1, MPI_INT, 2,
@@ -261,7 +273,7 @@ int main(int argc, char **argv)
 	MPI_Gather(&one, 1, MPI_INT, all, 1, MPI_INT, 3, MPI_COMM_WORLD);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (full)
-		vcollectives(rank);
+		collectives_both(rank);
 	/* RMA */
 	if (rma) {
 		MPI_Win win;

@@ -3,8 +3,8 @@
 ! pattern_f.F90 - the pattern of pattern.c (without RMA) through the Fortran
 ! bindings, so that the same tests/mpi/pattern*.expected apply. Needs exactly
 ! 4 ranks. Step 10 (neighbourhood collectives) is the subroutine neighbors,
-! the second half of the collectives the subroutine vcollectives, as in
-! pattern.c. Built twice (profiler/module.mk): pattern_f with `use mpi`, and
+! every collective blocking and non-blocking the subroutine collectives_both,
+! as in pattern.c. Built twice (profiler/module.mk): pattern_f with `use mpi`, and
 ! pattern_f08 (-DF08) with `use mpi_f08`, its TYPE(MPI_*) handles, and the
 ! optional ierror left out of every call.
 #ifdef F08
@@ -142,12 +142,12 @@ program pattern_f
   one = rank
   call MPI_Gather(one, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 3, MPI_COMM_WORLD IERR)
   call MPI_Barrier(MPI_COMM_WORLD IERR)
-  call vcollectives(rank)
+  call collectives_both(rank)
   call MPI_Finalize(IERR0)
 contains
 
   ! the v-collectives etc. of pattern.c, blocking then as their I- form
-  subroutine vcollectives(rank)
+  subroutine collectives_both(rank)
     integer, intent(in) :: rank
     integer :: ierr, i
     REQUEST :: req
@@ -168,6 +168,31 @@ contains
     do i = 1, 4
       rt(i) = st(rank + 1)
     end do
+    call MPI_Barrier(MPI_COMM_WORLD IERR)
+    call MPI_Ibarrier(MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Bcast(vs, 5, MPI_INTEGER, 3, MPI_COMM_WORLD IERR)
+    call MPI_Ibcast(vs, 5, MPI_INTEGER, 3, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Reduce(vs, vr, 3, MPI_DOUBLE_PRECISION, MPI_SUM, 2, MPI_COMM_WORLD IERR)
+    call MPI_Ireduce(vs, vr, 3, MPI_DOUBLE_PRECISION, MPI_SUM, 2, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Allreduce(vs, vr, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
+    call MPI_Iallreduce(vs, vr, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Gather(vs, 2, MPI_INTEGER, vr, 2, MPI_INTEGER, 0, MPI_COMM_WORLD IERR)
+    call MPI_Igather(vs, 2, MPI_INTEGER, vr, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Scatter(vs, 3, MPI_INTEGER, vr, 3, MPI_INTEGER, 1, MPI_COMM_WORLD IERR)
+    call MPI_Iscatter(vs, 3, MPI_INTEGER, vr, 3, MPI_INTEGER, 1, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Allgather(vs, 1, MPI_DOUBLE_PRECISION, vr, 1, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD IERR)
+    call MPI_Iallgather(vs, 1, MPI_DOUBLE_PRECISION, vr, 1, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, &
+                        req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Alltoall(vs, 2, MPI_INTEGER, vr, 2, MPI_INTEGER, MPI_COMM_WORLD IERR)
+    call MPI_Ialltoall(vs, 2, MPI_INTEGER, vr, 2, MPI_INTEGER, MPI_COMM_WORLD, req IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
     call MPI_Gatherv(vs, rank + 1, MPI_INTEGER, vr, inc, displs, MPI_INTEGER, 1, MPI_COMM_WORLD IERR)
     call MPI_Igatherv(vs, rank + 1, MPI_INTEGER, vr, inc, displs, MPI_INTEGER, 1, MPI_COMM_WORLD, &
                       req IERR)
@@ -200,7 +225,7 @@ contains
     call MPI_Exscan(vs, vr, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
     call MPI_Iexscan(vs, vr, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req IERR)
     call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
-  end subroutine vcollectives
+  end subroutine collectives_both
 
   ! every neighbourhood collective blocking, then as its I- form
   subroutine neighbors(rank)
