@@ -56,9 +56,7 @@ struct frame_head {
 	uint32_t len;   /* payload bytes */
 };
 
-static void report(tmatch_error_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void report(tmatch_error_t *err, const char *fmt, ...)
+void tmatch__spank_err(tmatch_error_t *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,7 +68,7 @@ static void report(tmatch_error_t *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double clock_now(void)
+double tmatch__spank_now(void)
 {
 	struct timespec ts;
 
@@ -232,13 +230,13 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	double deadline;
 
 	if (!comm || !topo || !mopts || !leaf_of || !(max_time >= 0) || isinf(max_time)) {
-		report(err, "tmatch__spank_isolate_map: invalid argument");
+		tmatch__spank_err(err, "tmatch__spank_isolate_map: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
 	n = tmatch_comm_order(comm);
 	if (n < 1) {
-		report(err, "tmatch__spank_isolate_map: empty communication matrix");
+		tmatch__spank_err(err, "tmatch__spank_isolate_map: empty communication matrix");
 		errno = EINVAL;
 		return -1;
 	}
@@ -248,21 +246,23 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	cap = sizeof(h) + (want > sizeof(tmatch_error_t) ? want : sizeof(tmatch_error_t));
 	buf = malloc(cap);
 	if (!buf) {
-		report(err, "out of memory");
+		tmatch__spank_err(err, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		saved = errno;
-		report(err, "cannot start the mapping process: pipe: %s", strerror(saved));
+		tmatch__spank_err(err, "cannot start the mapping process: pipe: %s",
+		                  strerror(saved));
 		errno = saved;
 		goto out;
 	}
-	deadline = max_time > 0 ? clock_now() + max_time : 0;
+	deadline = max_time > 0 ? tmatch__spank_now() + max_time : 0;
 	pid = fork();
 	if (pid < 0) {
 		saved = errno;
-		report(err, "cannot start the mapping process: fork: %s", strerror(saved));
+		tmatch__spank_err(err, "cannot start the mapping process: fork: %s",
+		                  strerror(saved));
 		errno = saved;
 		goto out;
 	}
@@ -276,7 +276,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	/* Read to EOF, at most cap bytes, before the deadline. */
 	while (!eof) {
 		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		double left = deadline > 0 ? deadline - clock_now() : 0;
+		double left = deadline > 0 ? deadline - tmatch__spank_now() : 0;
 		int ms = -1, pr;
 
 		if (deadline > 0 && left <= 0) {
@@ -326,7 +326,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	pid = -1;
 
 	if (killed == 1) {
-		report(err, "mapping exceeded max_map_time=%g s, killed", max_time);
+		tmatch__spank_err(err, "mapping exceeded max_map_time=%g s, killed", max_time);
 		errno = ETIME;
 		goto out;
 	}
@@ -334,28 +334,30 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		int sig = WTERMSIG(status);
 
 		if (sig == SIGXCPU) {
-			report(err, "mapping exceeded its CPU limit (max_map_time=%g s), killed",
-			       max_time);
+			tmatch__spank_err(
+			    err, "mapping exceeded its CPU limit (max_map_time=%g s), killed",
+			    max_time);
 			errno = ETIME;
 		} else {
-			report(err, "mapping process died with signal %d (%s)", sig,
-			       strsignal(sig));
+			tmatch__spank_err(err, "mapping process died with signal %d (%s)", sig,
+			                  strsignal(sig));
 			errno = EIO;
 		}
 		goto out;
 	}
 	if (killed) {
-		report(err, "mapping process sent a malformed result (%s)",
-		       killed == 3 ? "too long" : "read error");
+		tmatch__spank_err(err, "mapping process sent a malformed result (%s)",
+		                  killed == 3 ? "too long" : "read error");
 		errno = EPROTO;
 		goto out;
 	}
 	if (got < sizeof(h)) {
 		if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-			report(err, "mapping process exited with status %d without a result",
-			       WEXITSTATUS(status));
+			tmatch__spank_err(err,
+			                  "mapping process exited with status %d without a result",
+			                  WEXITSTATUS(status));
 		else
-			report(err, "mapping process ended without a result");
+			tmatch__spank_err(err, "mapping process ended without a result");
 		errno = EPROTO;
 		goto out;
 	}
@@ -363,7 +365,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	if (h.magic != FRAME_MAGIC || h.len != got - sizeof(h) ||
 	    (h.status == 0 && h.len != want) ||
 	    (h.status != 0 && (h.len != sizeof(tmatch_error_t) || h.status < 0))) {
-		report(err, "mapping process sent a malformed result");
+		tmatch__spank_err(err, "mapping process sent a malformed result");
 		errno = EPROTO;
 		goto out;
 	}
@@ -374,7 +376,8 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		e.file[sizeof(e.file) - 1] = '\0';
 		e.msg[sizeof(e.msg) - 1] = '\0';
 		if (h.status == ENOMEM) {
-			report(err, "mapping ran out of memory (max_map_memory=%s)", mem);
+			tmatch__spank_err(err, "mapping ran out of memory (max_map_memory=%s)",
+			                  mem);
 			errno = ENOMEM;
 			goto out;
 		}

@@ -10,22 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static void set_err(tmatch_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_err(tmatch_error_t *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	tmatch_error_clear(err);
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 int tmatch_spank_step_is_handled(uint32_t step_id)
 {
@@ -81,7 +65,7 @@ int tmatch_spank_job_has_whole_node(const char *job_cores, int node_cores)
 int tmatch_spank_classify_value(const char *value, tmatch_error_t *err)
 {
 	if (!value || !*value) {
-		set_err(err, "--treematch needs a value: a profile path, off, or help");
+		tmatch__spank_err(err, "--treematch needs a value: a profile path, off, or help");
 		errno = EINVAL;
 		return -1;
 	}
@@ -125,7 +109,7 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	int nargs = 0, rc = -1;
 
 	if (!out || argc < 0 || (argc > 0 && !argv)) {
-		set_err(err, "tmatch_spank_config: invalid argument");
+		tmatch__spank_err(err, "tmatch_spank_config: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -133,7 +117,7 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	/* admin_file= is the plugin's own argument, not a key of the grammar. */
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
-		set_err(err, "out of memory");
+		tmatch__spank_err(err, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -149,7 +133,8 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	if (user_value) {
 		if (tmatch_spank_classify_value(user_value, err) != TMATCH_SPANK_VALUE_OPTIONS) {
 			if (err && !err->msg[0])
-				set_err(err, "--treematch=help cannot be combined with a job");
+				tmatch__spank_err(err,
+				                  "--treematch=help cannot be combined with a job");
 			errno = EINVAL;
 			goto out;
 		}
@@ -180,7 +165,7 @@ int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
                                tmatch_error_t *err)
 {
 	if (!cfg || !prof) {
-		set_err(err, "tmatch_spank_check_profile: invalid argument");
+		tmatch__spank_err(err, "tmatch_spank_check_profile: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -213,7 +198,7 @@ tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opt
 	const char *name;
 
 	if (!opts || nlocal < 1) {
-		set_err(err, "tmatch_spank_node_tree: invalid argument");
+		tmatch__spank_err(err, "tmatch_spank_node_tree: invalid argument");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -256,7 +241,7 @@ tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opt
 		         "node %s: %d tasks for %d CPU%s: more tasks than CPUs (oversubscribed, "
 		         "e.g. --overcommit); ask for fewer tasks per node or more CPUs",
 		         name, nlocal, ncpus, ncpus == 1 ? "" : "s");
-	set_err(err, "%s", e);
+	tmatch__spank_err(err, "%s", e);
 	tmatch_affinity_tree_destroy(t);
 	errno = EOVERFLOW;
 	return NULL;
@@ -270,14 +255,6 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void log_to_nowhere(void *arg, int level, const char *msg)
 {
@@ -349,7 +326,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	double t0;
 
 	if (!cfg || !prof || !node || !info || !out || info->nlocal < 1 || !info->ranks) {
-		set_err(err, "tmatch_spank_plan_compute: invalid argument");
+		tmatch__spank_err(err, "tmatch_spank_plan_compute: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -359,10 +336,11 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	nleaves = tmatch_topo_nb_leaves(topo);
 	slots = tmatch_affinity_tree_nb_slots(node);
 	if (info->nlocal > slots) {
-		set_err(err,
-		        "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
-		        "ask for fewer tasks per node or more CPUs",
-		        info->nlocal, slots, info->cpus_per_task > 1 ? info->cpus_per_task : 1);
+		tmatch__spank_err(
+		    err,
+		    "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
+		    "ask for fewer tasks per node or more CPUs",
+		    info->nlocal, slots, info->cpus_per_task > 1 ? info->cpus_per_task : 1);
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -391,14 +369,14 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	mopts.seed = cfg->seed;
 	mopts.time_budget = cfg->max_map_time;
 	mopts.log = log_to_nowhere;
-	t0 = now_seconds();
+	t0 = tmatch__spank_now();
 	/* In a child with hard limits: slurmstepd must outlive the mapping
 	   (time, memory, METIS's global state, a crash). The deadline is
 	   enforced while it runs, not checked after. */
 	if (tmatch__spank_isolate_map(sub, topo, &mopts, cfg->max_map_time, cfg->max_map_memory,
 	                              leaf_of, err) < 0)
 		goto out;
-	plan->map_seconds = now_seconds() - t0;
+	plan->map_seconds = tmatch__spank_now() - t0;
 	if (tmatch_map_validate(topo, leaf_of, info->nlocal, err) < 0)
 		goto out;
 	/* Slurm's default block placement: local task i on the i-th slot. */
@@ -428,7 +406,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 		        0 ||
 		    tmatch_affinity_leaf_cpumask(node, t->leaf, t->cpumask, sizeof(t->cpumask)) <
 		        0) {
-			set_err(err, "leaf %d of the node tree has no CPU set", t->leaf);
+			tmatch__spank_err(err, "leaf %d of the node tree has no CPU set", t->leaf);
 			errno = EINVAL;
 			goto out;
 		}
@@ -440,7 +418,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	rc = 0;
 	goto out;
 nomem:
-	set_err(err, "out of memory");
+	tmatch__spank_err(err, "out of memory");
 	errno = ENOMEM;
 out:
 	tmatch_spank_plan_destroy(plan);

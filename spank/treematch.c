@@ -68,14 +68,6 @@ static struct {
 	char node_msg[700];   /* its one line */
 } st;
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* CPU time of the calling thread: what the plugin costs, whatever the load. */
 static double cpu_seconds(void)
 {
@@ -303,7 +295,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_context_t ctx = spank_context();
 	char msg[1000];
 	tmatch_error_t err;
-	double t0 = now_seconds();
+	double t0 = tmatch__spank_now();
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
 		if (compute_config(ac, av) < 0)
@@ -326,7 +318,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 				}
 			}
 		}
-		st.local_seconds = now_seconds() - t0;
+		st.local_seconds = tmatch__spank_now() - t0;
 	}
 	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
 }
@@ -336,7 +328,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	uint32_t ntasks = 0;
 	tmatch_error_t err;
 	char buf[900];
-	double t0 = now_seconds();
+	double t0 = tmatch__spank_now();
 
 	if (st.cfg_ok && st.cfg.enabled && st.prof &&
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
@@ -349,7 +341,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 			slurm_spank_log("treematch: site default profile not applied: %s",
 			                errmsg(&err, buf, sizeof(buf)));
 		}
-		st.local_seconds += now_seconds() - t0;
+		st.local_seconds += tmatch__spank_now() - t0;
 		if (st.cfg.verbose >= 2)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
 			                st.cfg.profile, st.local_seconds * 1e3);
@@ -407,7 +399,7 @@ static tmatch_affinity_conf_t *load_topology_conf(void)
 /* The whole work of a node, in slurmstepd as the user. */
 static void plan_node(spank_t sp)
 {
-	double t0 = now_seconds(), c0 = cpu_seconds();
+	double t0 = tmatch__spank_now(), c0 = cpu_seconds();
 	tmatch_affinity_opts_t aopts;
 	tmatch_affinity_conf_t *tconf = NULL;
 	tmatch_affinity_tree_t *cluster = NULL;
@@ -533,7 +525,7 @@ static void plan_node(spank_t sp)
 	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
 		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
 	else {
-		st.plan->node_seconds = now_seconds() - t0;
+		st.plan->node_seconds = tmatch__spank_now() - t0;
 		st.plan->node_cpu_seconds = cpu_seconds() - c0;
 	}
 out:
@@ -565,7 +557,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	char line[1200], buf[900];
 	int local = -1, n;
 	pid_t pid = getpid();
-	double t0 = now_seconds();
+	double t0 = tmatch__spank_now();
 
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
@@ -610,7 +602,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			                              line, sizeof(line));
 			if (st.cfg.verbose >= 2 && n > 0 && (size_t)n < sizeof(line))
 				snprintf(line + n, sizeof(line) - (size_t)n, " (task_init %.3f ms)",
-				         (now_seconds() - t0) * 1e3);
+				         (tmatch__spank_now() - t0) * 1e3);
 			slurm_spank_log("%s", line);
 		}
 	}
