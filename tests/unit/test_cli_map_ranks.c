@@ -9,27 +9,13 @@
 #include "spank/isolate.c" /* plan.c maps through it */
 
 #include "tests/unit/cli_helpers.h"
+#include "tests/unit/spank_profiles.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* 8 ranks: i talks to i^4 heavily, 4-6 and 5-7 less, a light 0-1. */
-static const char pairs8[] = "format: comm-profile\n"
-                             "version: 1\n"
-                             "ranks: 8\n"
-                             "metrics: [bytes]\n"
-                             "directed: false\n"
-                             "edges:\n"
-                             "  - [0, 4, 1000]\n"
-                             "  - [1, 5, 1000]\n"
-                             "  - [2, 6, 1000]\n"
-                             "  - [3, 7, 1000]\n"
-                             "  - [4, 6, 500]\n"
-                             "  - [5, 7, 500]\n"
-                             "  - [0, 1, 1]\n";
 
 #define NODE "pack:2 core:2 pu:1"
 

@@ -7,6 +7,7 @@
  */
 #include "spank/plan.c"    /* the plugin's logic is not part of libtreematch */
 #include "spank/isolate.c" /* plan.c maps through it */
+#include "tests/unit/spank_profiles.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -26,21 +27,6 @@ static const char pairs4[] = "format: comm-profile\n"
                              "  - [1, 2, 100000]\n"
                              "  - [0, 1, 10]\n"
                              "  - [2, 3, 10]\n";
-
-/* 8 ranks: i talks to i^4 heavily (pairs across a block split). */
-static const char pairs8[] = "format: comm-profile\n"
-                             "version: 1\n"
-                             "ranks: 8\n"
-                             "metrics: [bytes]\n"
-                             "directed: false\n"
-                             "edges:\n"
-                             "  - [0, 4, 1000]\n"
-                             "  - [1, 5, 1000]\n"
-                             "  - [2, 6, 1000]\n"
-                             "  - [3, 7, 1000]\n"
-                             "  - [4, 6, 500]\n"
-                             "  - [5, 7, 500]\n"
-                             "  - [0, 1, 1]\n";
 
 static tmatch_profile_t *load(const char *text)
 {
