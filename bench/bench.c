@@ -437,6 +437,7 @@ struct bcase {
 	char shape[48];   /* short label of the machine (odd/partial) */
 	char allowed[48]; /* "" = all leaves; else a name (the set is in a file) */
 	double identity;  /* hop-bytes of rank i on the i-th allowed leaf */
+	double bound;     /* proven lower bound of any placement (stencils), else -1 */
 	struct result res[MAX_MAPPERS];
 };
 
@@ -530,6 +531,7 @@ static struct bcase *add_case(enum family fam, const char *pattern, int permuted
 	snprintf(c->tree, sizeof(c->tree), "%s", tree);
 	snprintf(c->shape, sizeof(c->shape), "%s", shape);
 	snprintf(c->allowed, sizeof(c->allowed), "%s", allowed);
+	c->bound = -1;
 	return c;
 }
 
@@ -715,6 +717,15 @@ static void run_case(const struct options *o, struct bcase *c, int idx)
 	} else {
 		for (int k = 0; k < nleaves; k++)
 			leaves[k] = k;
+	}
+	{
+		int ar[16], d;
+		double co[16];
+		d = bench_parse_tleaf(c->tree, ar, co, err, sizeof(err));
+		int count = c->allowed[0] ? tmatch_topo_nb_allowed(topo) : nleaves;
+		if (d > 0)
+			c->bound =
+			    bench_stencil_lower_bound(c->pattern, c->n, ar, d, leaves, count);
 	}
 	comm = tmatch_comm_load(mtx, &terr);
 	if (!comm) {
@@ -1016,6 +1027,69 @@ static double reference_tm(const char *pattern, int n)
 	return 0;
 }
 
+/*
+ * The stencils against their proven lower bound (bench_stencil_lower_bound):
+ * how much any mapper could still gain on them, and what the default's
+ * geometric mean against Scotch would be if every stencil case reached its
+ * bound while every other case kept its ratio.
+ */
+static void print_bounds(int si, int di)
+{
+	static const char *const fam_name[] = {"reference tree", "odd shapes",
+	                                       "partial allocations", "one million ranks"};
+	double lsum_d[4] = {0}, lsum_s[4] = {0}, all_now = 0, all_best = 0;
+	int cnt[4] = {0}, all = 0, rows = 0;
+	char hb[32];
+
+	if (si < 0 || di < 0)
+		return;
+	for (int k = 0; k < ncases; k++) {
+		const struct bcase *c = &cases[k];
+		const struct result *d = &c->res[di], *s = &c->res[si];
+		if (!d->valid || !s->valid || s->hop_bytes <= 0)
+			continue;
+		all++;
+		all_now += log(d->hop_bytes / s->hop_bytes);
+		all_best += log((c->bound > 0 ? c->bound : d->hop_bytes) / s->hop_bytes);
+		if (c->bound <= 0)
+			continue;
+		if (!rows++) {
+			emit("\n### Stencils against a proven lower bound\n\n");
+			emit("bound = a lower bound on the hop-bytes of *every* placement of the "
+			     "case: at each level of the tree, each subtree holds as many ranks "
+			     "as it has leaves, and by the isoperimetric inequality of the grid "
+			     "(Loomis-Whitney) that many cells have at least so many edges "
+			     "leaving them (`bench_stencil_lower_bound` in bench/patterns.c). "
+			     "default / bound close to 1 means no mapper can do much better; "
+			     "bound / Scotch is the best ratio to Scotch any mapper could reach "
+			     "(the bound is not always reachable: on odd shapes the subtrees "
+			     "cannot all be squares or cubes).\n\n");
+			emit("| machine | pattern | ranks | bound | %s / bound | Scotch / bound | "
+			     "bound / Scotch |\n|---|---|---|---|---|---|---|\n",
+			     mappers[di].label);
+		}
+		cnt[c->fam]++;
+		lsum_d[c->fam] += log(d->hop_bytes / c->bound);
+		lsum_s[c->fam] += log(s->hop_bytes / c->bound);
+		emit("| %s%s%s | %s%s | %d | %s | %.4f | %.4f | %.4f |\n", c->shape,
+		     c->allowed[0] ? " " : "", c->allowed, c->pattern, c->permuted ? " (perm)" : "",
+		     c->n, fmt_hb(c->bound, hb, sizeof(hb)), d->hop_bytes / c->bound,
+		     s->hop_bytes / c->bound, c->bound / s->hop_bytes);
+	}
+	if (!rows)
+		return;
+	emit("\n");
+	for (int f = 0; f < 4; f++)
+		if (cnt[f])
+			emit("- %s: %s %.4f x the bound, Scotch %.4f x (geometric means over %d "
+			     "cases)\n",
+			     fam_name[f], mappers[di].label, exp(lsum_d[f] / cnt[f]),
+			     exp(lsum_s[f] / cnt[f]), cnt[f]);
+	emit("- if every stencil case reached its bound and every other case kept its "
+	     "ratio, %s would be %.4f x Scotch on average (now %.4f)\n",
+	     mappers[di].label, exp(all_best / all), exp(all_now / all));
+}
+
 static void print_targets(void)
 {
 	int si = scotch_index(), di = default_index(), ti = -1;
@@ -1106,6 +1180,8 @@ static void print_targets(void)
 				emit("\n");
 		}
 	}
+
+	print_bounds(si, di);
 
 	/* Speed and memory at 16384 random sparse; 1M stencil3d. */
 	emit("\n### Speed and memory\n\n");

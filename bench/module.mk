@@ -82,3 +82,13 @@ CHECK_TARGETS += e2e-layout
 .PHONY: e2e-layout
 e2e-layout: all
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh tests/e2e/test_layout.sh
+
+# The stencils' lower bound (bench/patterns.c) has a unit test of its own:
+# it links the bench's pattern code next to the library.
+TEST_SRCS += tests/unit/test_bench_bound.c
+$(B)/tests/unit/test_bench_bound: tests/unit/test_bench_bound.c bench/patterns.c bench/patterns.h \
+                                  treematch/treematch.h $(B)/libtreematch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
+	    -o $@ $< bench/patterns.c $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) \
+	    $(LIB_DEPLIBS) -lm

@@ -152,36 +152,67 @@ static void put(const struct sink *s, int i, int j, double w)
 	s->emit(s->arg, i, j, w);
 }
 
+/* Every edge of the stencils carries this volume. */
+#define STENCIL_WEIGHT 1000
+
+int bench_stencil_dims(const char *pattern, int n, int dims[3])
+{
+	if (n < 1)
+		return 0;
+	if (!strcmp(pattern, "stencil2d")) {
+		dims[1] = divisor_below_sqrt(n);
+		dims[0] = n / dims[1];
+		dims[2] = 1;
+		return 2;
+	}
+	if (!strcmp(pattern, "stencil3d")) {
+		int pz = 1;
+		for (int d = 1; (long)d * d * d <= n; d++)
+			if (n % d == 0)
+				pz = d;
+		dims[2] = pz;
+		dims[1] = divisor_below_sqrt(n / pz);
+		dims[0] = n / pz / dims[1];
+		return 3;
+	}
+	return 0;
+}
+
 static void gen_stencil2d(int n, const struct sink *s)
 {
-	int py = divisor_below_sqrt(n), px = n / py;
+	int d[3], px, py;
+
+	bench_stencil_dims("stencil2d", n, d);
+	px = d[0];
+	py = d[1];
 	for (int y = 0; y < py; y++)
 		for (int x = 0; x < px; x++) {
 			int r = y * px + x;
 			if (x + 1 < px)
-				put(s, r, r + 1, 1000);
+				put(s, r, r + 1, STENCIL_WEIGHT);
 			if (y + 1 < py)
-				put(s, r, r + px, 1000);
+				put(s, r, r + px, STENCIL_WEIGHT);
 		}
 }
 
 static void gen_stencil3d(int n, const struct sink *s)
 {
-	int pz = 1;
-	for (int d = 1; (long)d * d * d <= n; d++)
-		if (n % d == 0)
-			pz = d;
-	int m = n / pz, py = divisor_below_sqrt(m), px = m / py;
+	int d[3], px, py, pz;
+
+	bench_stencil_dims("stencil3d", n, d);
+	px = d[0];
+	py = d[1];
+	pz = d[2];
 	for (int z = 0; z < pz; z++)
 		for (int y = 0; y < py; y++)
 			for (int x = 0; x < px; x++) {
 				int r = (z * py + y) * px + x;
 				if (x + 1 < px)
-					put(s, r, r + 1, 1000);
+					put(s, r, r + 1, STENCIL_WEIGHT);
 				if (y + 1 < py)
-					put(s, r, r + px, 1000);
+					put(s, r, r + px, STENCIL_WEIGHT);
 				if (z + 1 < pz)
-					put(s, r, r + px * py, 1000);
+					put(s, r, r + px * py, STENCIL_WEIGHT);
 			}
 }
 
@@ -271,6 +302,92 @@ int bench_pattern_generate(const char *pattern, int n, uint64_t seed, const int 
 	else
 		gen_random(n, seed, &s);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Lower bound of the stencils                                             */
+
+/*
+ * Smallest edge boundary of a set of s cells of the infinite grid Z^k (k = 2
+ * or 3), i.e. how many grid edges leave it. Every grid line parallel to an
+ * axis that meets the set crosses its boundary at least twice, so the
+ * boundary is at least twice the sum of the sizes of the set's k projections
+ * along the axes; by the Loomis-Whitney inequality the product of those
+ * sizes is at least s^(k-1). Hence 2 * min { sum a_i : a_i >= 1 integers,
+ * prod a_i >= s^(k-1) }: for k = 2 this is 2 * ceil(2 sqrt(s)), the exact
+ * minimum perimeter of s cells (Harary and Harborth, 1976); for k = 3 it is
+ * at least 6 s^(2/3), reached by cubes.
+ */
+long bench_min_boundary(long s, int k)
+{
+	long best = -1;
+
+	if (s <= 0)
+		return 0;
+	if (k == 2) {
+		long m = (long)ceil(2 * sqrt((double)s));
+		while (m > 0 && (m - 1) * (m - 1) >= 4 * s) /* exact ceil(sqrt(4s)) */
+			m--;
+		while (m * m < 4 * s)
+			m++;
+		return 2 * m;
+	}
+	/* k == 3, t = s^2. Above 2^16 cells the real bound 3 t^(1/3), rounded up,
+	   is used (a few less edges at most); below, the smallest a + b + c with
+	   a <= b <= c and abc >= t, searched over a <= ceil(t^(1/3)) and
+	   b <= ceil(sqrt(t / a)). */
+	double t = (double)s * (double)s;
+	if (s > 65536)
+		return 2 * (long)ceil(3 * cbrt(t) - 1e-9);
+	for (long a = 1; a <= (long)ceil(cbrt(t)) + 1; a++)
+		for (long b = a; b <= (long)ceil(sqrt(t / (double)a)) + 1; b++) {
+			long c = (long)ceil(t / ((double)a * (double)b) - 1e-9);
+			if (c < b)
+				c = b;
+			if (best < 0 || a + b + c < best)
+				best = a + b + c;
+		}
+	return 2 * best;
+}
+
+double bench_stencil_lower_bound(const char *pattern, int n, const int *arity, int depth,
+                                 const int *leaves, int count)
+{
+	int dims[3], k = bench_stencil_dims(pattern, n, dims);
+	long span = 1, outer, *per = NULL;
+	double cut_sum = 0;
+
+	if (k == 0 || count != n || depth < 1)
+		return -1;
+	outer = k == 2 ? 2L * (dims[0] + dims[1])
+	               : 2L * ((long)dims[0] * dims[1] + (long)dims[1] * dims[2] +
+	                       (long)dims[0] * dims[2]);
+	per = malloc((size_t)count * sizeof(*per));
+	if (!per)
+		return -1;
+	/* Levels from the leaves up: depth, depth - 1, ..., 1. */
+	for (int l = depth; l >= 1; l--) {
+		long boundary = 0, parts = 0;
+
+		if (l < depth)
+			span *= arity[l];
+		/* leaves are increasing: each subtree's leaves are consecutive */
+		for (int i = 0; i < count;) {
+			long node = leaves[i] / span, size = 0;
+			while (i < count && leaves[i] / span == node)
+				size++, i++;
+			per[parts++] = size;
+		}
+		for (long p = 0, last = -1, b = 0; p < parts; p++) {
+			if (per[p] != last) /* the subtrees of a level mostly have one size */
+				b = bench_min_boundary(last = per[p], k);
+			boundary += b;
+		}
+		if (boundary > outer)
+			cut_sum += (double)(boundary - outer) / 2;
+	}
+	free(per);
+	return 2.0 * STENCIL_WEIGHT * cut_sum;
 }
 
 /* ---------------------------------------------------------------------- */

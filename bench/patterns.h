@@ -66,4 +66,28 @@ int bench_pattern_write_mtx(const char *pattern, int n, uint64_t seed, const int
  */
 int bench_reference_tree(int n, char *buf, size_t len);
 
+/*
+ * The grid of stencil2d (2 dimensions) and stencil3d (3): dims[0] (fastest
+ * varying), dims[1], dims[2] (1 in 2D). Returns the number of dimensions, 0
+ * for any other pattern.
+ */
+int bench_stencil_dims(const char *pattern, int n, int dims[3]);
+
+/* Smallest number of grid edges leaving s cells of Z^k (k = 2 or 3); see patterns.c. */
+long bench_min_boundary(long s, int k);
+
+/*
+ * A proven lower bound on the hop-bytes of every placement of stencil2d or
+ * stencil3d with n ranks onto exactly the `count` leaves `leaves`
+ * (increasing) of the tree of `depth` levels with the given arities. The
+ * hop-bytes of a placement are 2 x weight x the sum over depths 1..depth of
+ * the edges cut between the subtrees of that depth; at each depth every
+ * subtree holds as many ranks as it has leaves in the list, and the cut is
+ * (sum of the subtrees' boundaries - the grid's outer boundary) / 2, each
+ * boundary at least bench_min_boundary(). Returns -1 when the pattern is not
+ * a stencil, count != n, or out of memory.
+ */
+double bench_stencil_lower_bound(const char *pattern, int n, const int *arity, int depth,
+                                 const int *leaves, int count);
+
 #endif /* TMATCH_BENCH_PATTERNS_H */
