@@ -18,6 +18,7 @@ GEN=$B/bench/gen
 TM=$B/bin/treematch
 WORK=$B/bench/work-layout
 mkdir -p "$WORK"
+. "$(dirname "$0")/profiles.sh"
 for tool in "$GEN" "$TM"; do
 	[ -x "$tool" ] || { echo "layout.sh: $tool is not built (run make bench)" >&2; exit 1; }
 done
@@ -52,14 +53,8 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 run() { # pattern permute(0/1) ranks cores-per-node
 	pat=$1 perm=$2 n=$3 cpn=$4
 	name=$pat
-	args=
-	mtx=$WORK/$pat-$n.mtx
-	if [ "$perm" = 1 ]; then
-		name="$pat (perm)"
-		args="--permute $((1000003 * n + 42))"
-		mtx=$WORK/$pat-perm-$n.mtx
-	fi
-	[ -s "$mtx" ] || "$GEN" "$pat" "$n" --seed 42 $args -o "$mtx"
+	[ "$perm" = 1 ] && name="$pat (perm)"
+	mtx=$(bench_mtx "$GEN" "$WORK" "$pat" "$perm" "$n")
 	t0=$(now)
 	stats=$("$TM" layout --profile "$mtx" --nodes 'n[1-128]' --topology-conf "$CONF" \
 		--tasks-per-node "$cpn" --stats -o /dev/null)

@@ -16,13 +16,13 @@ SCOTCH_INC   := $(wildcard /usr/include/scotch/scotch.h)
 SCOTCH_CFLAGS := -I/usr/include/scotch
 SCOTCH_LIBS  := -lscotch -lscotcherr
 
-BENCH_TOOLS  := $(B)/bench/bench $(B)/bench/gen
+BENCH_TOOLS  := $(B)/bench/bench $(B)/bench/gen $(B)/bench/anneal
 ifneq ($(SCOTCH_INC),)
 BENCH_TOOLS  += $(B)/bench/scotch_map
 endif
 
 BENCH_TARGETS += bench-tools bench-run bench-layout
-.PHONY: bench-tools bench-run bench-layout
+.PHONY: bench-tools bench-run bench-layout bench-headroom
 
 bench-tools: $(BENCH_TOOLS)
 
@@ -35,6 +35,11 @@ $(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(SCOTCH_CFLAGS) $(ALL_CFLAGS) -o $@ bench/scotch_map.c \
 	    bench/mtxread.c $(ALL_LDFLAGS) $(SCOTCH_LIBS) -lm
+
+$(B)/bench/anneal: bench/anneal.c treematch/treematch.h $(B)/libtreematch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ bench/anneal.c $(LIB_A) $(ALL_LDFLAGS) \
+	    $(LIB_DEPLIBS) -lm
 
 $(B)/bench/bench: bench/bench.c bench/patterns.c bench/mtxread.c bench/patterns.h \
                   bench/mtxread.h $(B)/libtreematch.a
@@ -53,6 +58,11 @@ bench-run: bench-tools $(B)/bin/treematch
 	    --command "make $(or $(MAKECMDGOALS),bench) BUILDDIR=$(B) BENCH_REPS=$(BENCH_REPS) BENCH_FULL=$(BENCH_FULL)$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')" \
 	    $(BENCH_ARGS)
 	@echo "bench: table written to $(BENCH_OUT)"
+
+# Issue 3: how far the default mapper is from what a long annealing finds
+# (bench/headroom-results.md; not part of `make bench`: several minutes).
+bench-headroom: bench-tools $(B)/bin/treematch
+	sh bench/headroom.sh $(B) $(B)/bench/headroom-results.md
 
 # Issue 7: treematch layout vs block/cyclic on 8 switches x 16 nodes x 64 cores.
 bench-layout: bench-tools $(B)/bin/treematch
