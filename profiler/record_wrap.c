@@ -204,16 +204,59 @@ API int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int tar
 	return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
 }
 
+API int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int target,
+                        MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                        MPI_Request *req)
+{
+	if (tmatch__on())
+		count_rma(win, target, ocount, otype, 0);
+	return PMPI_Raccumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req);
+}
+
+/* Get_accumulate and its kin: the origin data goes to the target, the result
+ * comes back (both counted whatever the op, MPI_NO_OP included) */
+static void count_rma_both(MPI_Win win, int target, int ocount, MPI_Datatype otype, int rcount,
+                           MPI_Datatype rtype)
+{
+	count_rma(win, target, ocount, otype, 0);
+	count_rma(win, target, rcount, rtype, 1);
+}
+
 API int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf, int rcount,
                            MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
                            MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
-	if (tmatch__on()) {
-		count_rma(win, target, ocount, otype, 0);
-		count_rma(win, target, rcount, rtype, 1);
-	}
+	if (tmatch__on())
+		count_rma_both(win, target, ocount, otype, rcount, rtype);
 	return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount,
 	                           ttype, op, win);
+}
+
+API int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
+                            MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+	if (tmatch__on())
+		count_rma_both(win, target, ocount, otype, rcount, rtype);
+	return PMPI_Rget_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount,
+	                            ttype, op, win, req);
+}
+
+/* one element of type each way; the compare value of Compare_and_swap is not counted */
+API int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target,
+                         MPI_Aint tdisp, MPI_Op op, MPI_Win win)
+{
+	if (tmatch__on())
+		count_rma_both(win, target, 1, type, 1, type);
+	return PMPI_Fetch_and_op(obuf, rbuf, type, target, tdisp, op, win);
+}
+
+API int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype type,
+                             int target, MPI_Aint tdisp, MPI_Win win)
+{
+	if (tmatch__on())
+		count_rma_both(win, target, 1, type, 1, type);
+	return PMPI_Compare_and_swap(obuf, cbuf, rbuf, type, target, tdisp, win);
 }
 
 /* ------------------------------------------------------------------------ */

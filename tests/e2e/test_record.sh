@@ -8,7 +8,8 @@
 #     point-to-point and collective edges equal the hand-computed
 #     tests/mpi/pattern*.expected exactly (neighbourhood collectives on Cart,
 #     Graph and Dist_graph communicators included, in the point-to-point
-#     edges, with and without --collectives);
+#     edges, with and without --collectives); with the argument `rma` the
+#     one-sided calls of pattern.c, in tests/mpi/pattern-rma.expected;
 #   - the profile loads with the project's loader (treematch profile check),
 #     and no temporary file is left next to it;
 #   - Open MPI's pml monitoring, run in the same launch and imported with
@@ -75,13 +76,15 @@ for abi in openmpi mpich; do
 			fail_files "$name: profile loads (treematch profile check)" "$W/$name.check"
 		fi
 	done
-	name=rma.$abi
-	if run "$name" "$abi" "$MPI/pattern.$abi" rma; then
-		edges "$W/$name.yml" edges >"$W/$name.p2p"
-		same "$name: puts and gets counted exactly" "$W/$name.p2p" "$W/rma.exp"
-	else
-		fail_files "$name: treematch record runs" "$W/$name.log"
-	fi
+	for prog in pattern; do
+		name=rma.$prog.$abi
+		if run "$name" "$abi" "$MPI/$prog.$abi" rma; then
+			edges "$W/$name.yml" edges >"$W/$name.p2p"
+			same "$name: one-sided calls counted exactly" "$W/$name.p2p" "$W/rma.exp"
+		else
+			fail_files "$name: treematch record runs" "$W/$name.log"
+		fi
+	done
 done
 
 # MPI_THREAD_MULTIPLE: 4 threads per rank send concurrently, on

@@ -6,7 +6,7 @@
  * step with this file (and with pattern_f.F90, which does the same).
  *
  *   pattern        point-to-point and collectives
- *   pattern rma    the same plus one MPI_Put and one MPI_Get
+ *   pattern rma    the same plus one-sided calls (below)
  *   pattern monitored   without step 10 and collectives_both, for a run
  *                       under Open MPI's monitoring (see
  *                       tests/e2e/test_record.sh)
@@ -49,7 +49,15 @@
  *   Reduce_scatter counts {1, 2, 1, 2} int, Reduce_scatter_block 3 int
  *   Scan 1 double, Exscan 2 int
  * (tests/mpi/pattern-coll.expected adds them up per pair).
- * RMA (argument "rma"): 0 puts 6 int into 1; 2 gets 2 double from 3.
+ * RMA (argument "rma"), each call on its own pair of ranks; a get flows
+ * target -> origin, the kinds of Get_accumulate both ways:
+ *   fence epoch:   Put 6 int 0 -> 1 (24 B); Get 2 double by 2 from 3 (3 -> 2, 16 B)
+ *   lock_all epoch (request-based calls need a passive target epoch):
+ *     Raccumulate 3 int 1 -> 2 (12 B)
+ *     Rget_accumulate by 3 on 0, 2 int: 3 -> 0 and 0 -> 3 (8 B each)
+ *     Fetch_and_op by 0 on 2, 1 double: 0 -> 2 and 2 -> 0 (8 B each)
+ *     Compare_and_swap by 1 on 3, 1 int: 1 -> 3 and 3 -> 1 (4 B each)
+ *   (tests/mpi/pattern-rma.expected adds them to pattern.expected).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -158,6 +166,27 @@ static void collectives_both(int rank)
 	BOTH(MPI_Scan, MPI_Iscan, &d, &dr, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	check(dr == rank + 1, "scan");
 	BOTH(MPI_Exscan, MPI_Iexscan, vs, vr, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/* The request-based and atomic one-sided calls, on a window of 64 bytes. */
+static void rma_passive(int rank, MPI_Win win)
+{
+	int iv[3] = {1, 2, 3}, ir[3];
+	double d = 1, dr;
+	MPI_Request req = MPI_REQUEST_NULL;
+
+	MPI_Win_lock_all(0, win);
+	if (rank == 1)
+		MPI_Raccumulate(iv, 3, MPI_INT, 2, 0, 3, MPI_INT, MPI_SUM, win, &req);
+	if (rank == 3)
+		MPI_Rget_accumulate(iv, 2, MPI_INT, ir, 2, MPI_INT, 0, 0, 2, MPI_INT, MPI_SUM, win,
+		                    &req);
+	if (rank == 0)
+		MPI_Fetch_and_op(&d, &dr, MPI_DOUBLE, 2, 16, MPI_SUM, win);
+	if (rank == 1)
+		MPI_Compare_and_swap(&iv[0], &iv[1], &ir[0], MPI_INT, 3, 32, win);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Win_unlock_all(win);
 }
 
 int main(int argc, char **argv)
@@ -285,6 +314,7 @@ int main(int argc, char **argv)
 		if (rank == 2)
 			MPI_Get(drecv[0], 2, MPI_DOUBLE, 3, 0, 2, MPI_DOUBLE, win);
 		MPI_Win_fence(0, win);
+		rma_passive(rank, win);
 		MPI_Win_free(&win);
 	}
 	MPI_Finalize();
