@@ -254,6 +254,64 @@ API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *t
 	        (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, ierr));
 }
 
+API void mpi_raccumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                          F *ttype, F *op, F *win, F *req, F *ierr);
+API void mpi_raccumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
+                          F *ttype, F *op, F *win, F *req, F *ierr)
+{
+	if (fon())
+		fcount_rma(win, target, ocount, otype, 0);
+	FORWARD(mpi_raccumulate_, __typeof__(&mpi_raccumulate_),
+	        (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req, ierr));
+}
+
+/* origin data to the target, the result back: as MPI_Get_accumulate in C */
+static void fcount_rma_both(const F *win, const F *target, const F *ocount, const F *otype,
+                            const F *rcount, const F *rtype)
+{
+	fcount_rma(win, target, ocount, otype, 0);
+	fcount_rma(win, target, rcount, rtype, 1);
+}
+
+API void mpi_rget_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype,
+                              F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
+                              F *req, F *ierr);
+API void mpi_rget_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype,
+                              F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
+                              F *req, F *ierr)
+{
+	if (fon())
+		fcount_rma_both(win, target, ocount, otype, rcount, rtype);
+	FORWARD(mpi_rget_accumulate_, __typeof__(&mpi_rget_accumulate_),
+	        (obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win,
+	         req, ierr));
+}
+
+/* one element of type each way (the compare value is not counted) */
+static const F one_elem = 1;
+
+API void mpi_fetch_and_op_(void *obuf, void *rbuf, F *type, F *target, MPI_Aint *tdisp, F *op,
+                           F *win, F *ierr);
+API void mpi_fetch_and_op_(void *obuf, void *rbuf, F *type, F *target, MPI_Aint *tdisp, F *op,
+                           F *win, F *ierr)
+{
+	if (fon())
+		fcount_rma_both(win, target, &one_elem, type, &one_elem, type);
+	FORWARD(mpi_fetch_and_op_, __typeof__(&mpi_fetch_and_op_),
+	        (obuf, rbuf, type, target, tdisp, op, win, ierr));
+}
+
+API void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, F *type, F *target,
+                               MPI_Aint *tdisp, F *win, F *ierr);
+API void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, F *type, F *target,
+                               MPI_Aint *tdisp, F *win, F *ierr)
+{
+	if (fon())
+		fcount_rma_both(win, target, &one_elem, type, &one_elem, type);
+	FORWARD(mpi_compare_and_swap_, __typeof__(&mpi_compare_and_swap_),
+	        (obuf, cbuf, rbuf, type, target, tdisp, win, ierr));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Collectives (the model of record_wrap.c)                                  */
 
@@ -537,6 +595,10 @@ F08(mpi_sendrecv_replace)
 F08(mpi_put)
 F08(mpi_get)
 F08(mpi_accumulate)
+F08(mpi_raccumulate)
+F08(mpi_rget_accumulate)
+F08(mpi_fetch_and_op)
+F08(mpi_compare_and_swap)
 F08(mpi_barrier)
 F08(mpi_ibarrier)
 F08(mpi_bcast)

@@ -8,8 +8,9 @@
 #     point-to-point and collective edges equal the hand-computed
 #     tests/mpi/pattern*.expected exactly (neighbourhood collectives on Cart,
 #     Graph and Dist_graph communicators included, in the point-to-point
-#     edges, with and without --collectives); with the argument `rma` the
-#     one-sided calls of pattern.c, in tests/mpi/pattern-rma.expected;
+#     edges, with and without --collectives); with the argument `rma` (C and
+#     both Fortran bindings) the one-sided calls of pattern.c, in
+#     tests/mpi/pattern-rma.expected;
 #   - the profile loads with the project's loader (treematch profile check),
 #     and no temporary file is left next to it;
 #   - Open MPI's pml monitoring, run in the same launch and imported with
@@ -76,7 +77,7 @@ for abi in openmpi mpich; do
 			fail_files "$name: profile loads (treematch profile check)" "$W/$name.check"
 		fi
 	done
-	for prog in pattern; do
+	for prog in pattern pattern_f pattern_f08; do
 		name=rma.$prog.$abi
 		if run "$name" "$abi" "$MPI/$prog.$abi" rma; then
 			edges "$W/$name.yml" edges >"$W/$name.p2p"

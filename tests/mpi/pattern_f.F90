@@ -1,9 +1,10 @@
 ! SPDX-License-Identifier: BSD-3-Clause
 !
-! pattern_f.F90 - the pattern of pattern.c (without RMA) through the Fortran
-! bindings, so that the same tests/mpi/pattern*.expected apply. Needs exactly
-! 4 ranks. Step 10 (neighbourhood collectives) is the subroutine neighbors,
-! every collective blocking and non-blocking the subroutine collectives_both,
+! pattern_f.F90 - the pattern of pattern.c through the Fortran bindings, so
+! that the same tests/mpi/pattern*.expected apply. Needs exactly 4 ranks.
+! Step 10 (neighbourhood collectives) is the subroutine neighbors, every
+! collective blocking and non-blocking the subroutine collectives_both, and
+! with the argument "rma" the one-sided calls of pattern.c the subroutine rma,
 ! as in pattern.c. Built twice (profiler/module.mk): pattern_f with `use mpi`, and
 ! pattern_f08 (-DF08) with `use mpi_f08`, its TYPE(MPI_*) handles, and the
 ! optional ierror left out of every call.
@@ -13,12 +14,14 @@
 #define COMM type(MPI_Comm)
 #define DATATYPE type(MPI_Datatype)
 #define REQUEST type(MPI_Request)
+#define WIN type(MPI_Win)
 #else
 #define IERR , ierr
 #define IERR0 ierr
 #define COMM integer
 #define DATATYPE integer
 #define REQUEST integer
+#define WIN integer
 #endif
 program pattern_f
 #ifdef F08
@@ -40,7 +43,7 @@ program pattern_f
 #endif
   integer :: ibuf(100), ibuf2(100), one, all(4)
   double precision :: dbuf(50, 2), drecv(50, 2), two(2), tot(2)
-  character(len=8) :: text
+  character(len=8) :: text, arg
   character(len=1000) :: kb
   character, allocatable :: bbuf(:)
 
@@ -143,8 +146,48 @@ program pattern_f
   call MPI_Gather(one, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 3, MPI_COMM_WORLD IERR)
   call MPI_Barrier(MPI_COMM_WORLD IERR)
   call collectives_both(rank)
+  call get_command_argument(1, arg)
+  if (arg == 'rma') call rma(rank)
   call MPI_Finalize(IERR0)
 contains
+
+  ! the one-sided calls of pattern.c, each on its own pair of ranks: a fence
+  ! epoch (Put, Get), then a lock_all epoch (Raccumulate, Rget_accumulate,
+  ! Fetch_and_op, Compare_and_swap), on a window of 64 bytes
+  subroutine rma(rank)
+    integer, intent(in) :: rank
+    integer :: ierr, ibuf(6), iv(3), ir(3)
+    WIN :: win
+    REQUEST :: req
+    double precision :: wbuf(8), drecv(2), d, dr
+    integer(kind=MPI_ADDRESS_KIND) :: wsize, zero
+
+    ibuf = 0
+    iv = (/ 1, 2, 3 /)
+    wbuf = 0
+    d = 1
+    wsize = 64
+    zero = 0
+    call MPI_Win_create(wbuf, wsize, 1, MPI_INFO_NULL, MPI_COMM_WORLD, win IERR)
+    call MPI_Win_fence(0, win IERR)
+    if (rank == 0) call MPI_Put(ibuf, 6, MPI_INTEGER, 1, zero, 6, MPI_INTEGER, win IERR)
+    if (rank == 2) call MPI_Get(drecv, 2, MPI_DOUBLE_PRECISION, 3, zero, 2, MPI_DOUBLE_PRECISION, &
+                                win IERR)
+    call MPI_Win_fence(0, win IERR)
+    req = MPI_REQUEST_NULL
+    call MPI_Win_lock_all(0, win IERR)
+    if (rank == 1) call MPI_Raccumulate(iv, 3, MPI_INTEGER, 2, zero, 3, MPI_INTEGER, MPI_SUM, win, &
+                                        req IERR)
+    if (rank == 3) call MPI_Rget_accumulate(iv, 2, MPI_INTEGER, ir, 2, MPI_INTEGER, 0, zero, 2, &
+                                            MPI_INTEGER, MPI_SUM, win, req IERR)
+    if (rank == 0) call MPI_Fetch_and_op(d, dr, MPI_DOUBLE_PRECISION, 2, 16_MPI_ADDRESS_KIND, &
+                                         MPI_SUM, win IERR)
+    if (rank == 1) call MPI_Compare_and_swap(iv(1), iv(2), ir(1), MPI_INTEGER, 3, &
+                                             32_MPI_ADDRESS_KIND, win IERR)
+    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Win_unlock_all(win IERR)
+    call MPI_Win_free(win IERR)
+  end subroutine rma
 
   ! the v-collectives etc. of pattern.c, blocking then as their I- form
   subroutine collectives_both(rank)
