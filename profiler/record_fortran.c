@@ -212,6 +212,7 @@ API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F
 /* One-sided                                                                 */
 
 typedef void (*put_t)(void *, F *, F *, F *, MPI_Aint *, F *, F *, F *, F *);
+typedef void (*rput_t)(void *, F *, F *, F *, MPI_Aint *, F *, F *, F *, F *, F *);
 typedef void (*acc_t)(void *, F *, F *, F *, MPI_Aint *, F *, F *, F *, F *, F *);
 
 static void fcount_rma(const F *win, const F *target, const F *count, const F *type, int get)
@@ -243,6 +244,22 @@ API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F
 	FORWARD(mpi_get_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
 }
 
+/* Rput and Rget: Put and Get with a request */
+#define F_RMA_REQ(NAME, GET)                                                                       \
+	API void NAME(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,      \
+	              F *ttype, F *win, F *req, F *ierr);                                          \
+	API void NAME(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,      \
+	              F *ttype, F *win, F *req, F *ierr)                                           \
+	{                                                                                          \
+		if (fon())                                                                         \
+			fcount_rma(win, target, ocount, otype, GET);                               \
+		FORWARD(NAME, rput_t,                                                              \
+		        (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req, ierr));      \
+	}
+
+F_RMA_REQ(mpi_rput_, 0)
+F_RMA_REQ(mpi_rget_, 1)
+
 API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
                          F *ttype, F *op, F *win, F *ierr);
 API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
@@ -271,6 +288,20 @@ static void fcount_rma_both(const F *win, const F *target, const F *ocount, cons
 {
 	fcount_rma(win, target, ocount, otype, 0);
 	fcount_rma(win, target, rcount, rtype, 1);
+}
+
+API void mpi_get_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype,
+                             F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
+                             F *ierr);
+API void mpi_get_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype,
+                             F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
+                             F *ierr)
+{
+	if (fon())
+		fcount_rma_both(win, target, ocount, otype, rcount, rtype);
+	FORWARD(mpi_get_accumulate_, __typeof__(&mpi_get_accumulate_),
+	        (obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win,
+	         ierr));
 }
 
 API void mpi_rget_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype,
@@ -593,8 +624,11 @@ F08(mpi_request_free)
 F08(mpi_sendrecv)
 F08(mpi_sendrecv_replace)
 F08(mpi_put)
+F08(mpi_rput)
 F08(mpi_get)
+F08(mpi_rget)
 F08(mpi_accumulate)
+F08(mpi_get_accumulate)
 F08(mpi_raccumulate)
 F08(mpi_rget_accumulate)
 F08(mpi_fetch_and_op)
