@@ -50,9 +50,14 @@
  *   Scan 1 double, Exscan 2 int
  * (tests/mpi/pattern-coll.expected adds them up per pair).
  * RMA (argument "rma"), each call on its own pair of ranks; a get flows
- * target -> origin, the kinds of Get_accumulate both ways:
+ * target -> origin, the kinds of Get_accumulate both ways. 4 ranks have 12
+ * ordered pairs and Get_accumulate needs two more than are left, so it
+ * shares 0 <-> 2 with Fetch_and_op, with another size:
  *   fence epoch:   Put 6 int 0 -> 1 (24 B); Get 2 double by 2 from 3 (3 -> 2, 16 B)
+ *     Accumulate 7 int 2 -> 3 (28 B)
+ *     Get_accumulate by 2 on 0, 3 float: 2 -> 0 and 0 -> 2 (12 B each)
  *   lock_all epoch (request-based calls need a passive target epoch):
+ *     Rput 9 char 1 -> 0 (9 B); Rget 3 double by 1 from 2 (2 -> 1, 24 B)
  *     Raccumulate 3 int 1 -> 2 (12 B)
  *     Rget_accumulate by 3 on 0, 2 int: 3 -> 0 and 0 -> 3 (8 B each)
  *     Fetch_and_op by 0 on 2, 1 double: 0 -> 2 and 2 -> 0 (8 B each)
@@ -168,24 +173,30 @@ static void collectives_both(int rank)
 	BOTH(MPI_Exscan, MPI_Iexscan, vs, vr, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
-/* The request-based and atomic one-sided calls, on a window of 64 bytes. */
+/* The request-based and atomic one-sided calls, on a window of 64 bytes
+ * (no two calls on one target touch the same bytes). */
 static void rma_passive(int rank, MPI_Win win)
 {
 	int iv[3] = {1, 2, 3}, ir[3];
-	double d = 1, dr;
-	MPI_Request req = MPI_REQUEST_NULL;
+	double d = 1, dr, dg[3];
+	char cv[9] = "abcdefgh";
+	MPI_Request req[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+	MPI_Status st[3]; /* gcc warns on MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1 */
 
 	MPI_Win_lock_all(0, win);
-	if (rank == 1)
-		MPI_Raccumulate(iv, 3, MPI_INT, 2, 0, 3, MPI_INT, MPI_SUM, win, &req);
+	if (rank == 1) {
+		MPI_Rput(cv, 9, MPI_CHAR, 0, 16, 9, MPI_CHAR, win, &req[0]);
+		MPI_Rget(dg, 3, MPI_DOUBLE, 2, 32, 3, MPI_DOUBLE, win, &req[1]);
+		MPI_Raccumulate(iv, 3, MPI_INT, 2, 0, 3, MPI_INT, MPI_SUM, win, &req[2]);
+	}
 	if (rank == 3)
 		MPI_Rget_accumulate(iv, 2, MPI_INT, ir, 2, MPI_INT, 0, 0, 2, MPI_INT, MPI_SUM, win,
-		                    &req);
+		                    &req[0]);
 	if (rank == 0)
 		MPI_Fetch_and_op(&d, &dr, MPI_DOUBLE, 2, 16, MPI_SUM, win);
 	if (rank == 1)
 		MPI_Compare_and_swap(&iv[0], &iv[1], &ir[0], MPI_INT, 3, 32, win);
-	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	MPI_Waitall(3, req, st);
 	MPI_Win_unlock_all(win);
 }
 
@@ -307,12 +318,18 @@ int main(int argc, char **argv)
 	if (rma) {
 		MPI_Win win;
 		double wbuf[8] = {0};
+		float fv[3] = {1, 2, 3}, fr[3];
 		MPI_Win_create(wbuf, sizeof wbuf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
 		MPI_Win_fence(0, win);
 		if (rank == 0)
 			MPI_Put(ibuf, 6, MPI_INT, 1, 0, 6, MPI_INT, win);
 		if (rank == 2)
 			MPI_Get(drecv[0], 2, MPI_DOUBLE, 3, 0, 2, MPI_DOUBLE, win);
+		if (rank == 2) {
+			MPI_Accumulate(ibuf, 7, MPI_INT, 3, 16, 7, MPI_INT, MPI_SUM, win);
+			MPI_Get_accumulate(fv, 3, MPI_FLOAT, fr, 3, MPI_FLOAT, 0, 40, 3, MPI_FLOAT,
+			                   MPI_SUM, win);
+		}
 		MPI_Win_fence(0, win);
 		rma_passive(rank, win);
 		MPI_Win_free(&win);

@@ -151,19 +151,25 @@ program pattern_f
   call MPI_Finalize(IERR0)
 contains
 
-  ! the one-sided calls of pattern.c, each on its own pair of ranks: a fence
-  ! epoch (Put, Get), then a lock_all epoch (Raccumulate, Rget_accumulate,
-  ! Fetch_and_op, Compare_and_swap), on a window of 64 bytes
+  ! the one-sided calls of pattern.c, each on its own pair of ranks but
+  ! Get_accumulate (on 0 <-> 2 with Fetch_and_op, another size): a fence
+  ! epoch (Put, Get, Accumulate, Get_accumulate), then a lock_all epoch (Rput,
+  ! Rget, Raccumulate, Rget_accumulate, Fetch_and_op, Compare_and_swap), on a
+  ! window of 64 bytes
   subroutine rma(rank)
     integer, intent(in) :: rank
-    integer :: ierr, ibuf(6), iv(3), ir(3)
+    integer :: ierr, ibuf(7), iv(3), ir(3)
     WIN :: win
-    REQUEST :: req
-    double precision :: wbuf(8), drecv(2), d, dr
+    REQUEST :: req(3)
+    double precision :: wbuf(8), drecv(2), d, dr, dg(3)
+    real :: fv(3), fr(3)
+    character(len=9) :: cv
     integer(kind=MPI_ADDRESS_KIND) :: wsize, zero
 
     ibuf = 0
     iv = (/ 1, 2, 3 /)
+    fv = (/ 1, 2, 3 /)
+    cv = 'abcdefgh'
     wbuf = 0
     d = 1
     wsize = 64
@@ -173,18 +179,29 @@ contains
     if (rank == 0) call MPI_Put(ibuf, 6, MPI_INTEGER, 1, zero, 6, MPI_INTEGER, win IERR)
     if (rank == 2) call MPI_Get(drecv, 2, MPI_DOUBLE_PRECISION, 3, zero, 2, MPI_DOUBLE_PRECISION, &
                                 win IERR)
+    if (rank == 2) then
+      call MPI_Accumulate(ibuf, 7, MPI_INTEGER, 3, 16_MPI_ADDRESS_KIND, 7, MPI_INTEGER, MPI_SUM, &
+                          win IERR)
+      call MPI_Get_accumulate(fv, 3, MPI_REAL, fr, 3, MPI_REAL, 0, 40_MPI_ADDRESS_KIND, 3, &
+                              MPI_REAL, MPI_SUM, win IERR)
+    end if
     call MPI_Win_fence(0, win IERR)
     req = MPI_REQUEST_NULL
     call MPI_Win_lock_all(0, win IERR)
-    if (rank == 1) call MPI_Raccumulate(iv, 3, MPI_INTEGER, 2, zero, 3, MPI_INTEGER, MPI_SUM, win, &
-                                        req IERR)
+    if (rank == 1) then
+      call MPI_Rput(cv, 9, MPI_CHARACTER, 0, 16_MPI_ADDRESS_KIND, 9, MPI_CHARACTER, win, &
+                    req(1) IERR)
+      call MPI_Rget(dg, 3, MPI_DOUBLE_PRECISION, 2, 32_MPI_ADDRESS_KIND, 3, MPI_DOUBLE_PRECISION, &
+                    win, req(2) IERR)
+      call MPI_Raccumulate(iv, 3, MPI_INTEGER, 2, zero, 3, MPI_INTEGER, MPI_SUM, win, req(3) IERR)
+    end if
     if (rank == 3) call MPI_Rget_accumulate(iv, 2, MPI_INTEGER, ir, 2, MPI_INTEGER, 0, zero, 2, &
-                                            MPI_INTEGER, MPI_SUM, win, req IERR)
+                                            MPI_INTEGER, MPI_SUM, win, req(1) IERR)
     if (rank == 0) call MPI_Fetch_and_op(d, dr, MPI_DOUBLE_PRECISION, 2, 16_MPI_ADDRESS_KIND, &
                                          MPI_SUM, win IERR)
     if (rank == 1) call MPI_Compare_and_swap(iv(1), iv(2), ir(1), MPI_INTEGER, 3, &
                                              32_MPI_ADDRESS_KIND, win IERR)
-    call MPI_Wait(req, MPI_STATUS_IGNORE IERR)
+    call MPI_Waitall(3, req, MPI_STATUSES_IGNORE IERR)
     call MPI_Win_unlock_all(win IERR)
     call MPI_Win_free(win IERR)
   end subroutine rma
