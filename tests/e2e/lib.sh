@@ -15,6 +15,21 @@ TM=$B/bin/treematch
 [ -x "$TM" ] || TM=$B/treematch
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# A `make ... SANITIZE=1` build: the plugin carries ASan and UBSan code, but
+# Slurm's programs that load it (srun, sbatch, salloc, slurmd, slurmstepd)
+# are not linked with the sanitizer runtimes, which must then be preloaded.
+# Exported here, they reach the daemons cluster.sh starts, the clients the
+# tests run and the tasks. A task recorded with --treematch-record gets the
+# (uninstrumented) recorder preloaded ahead of them, which defines none of
+# the runtime's symbols: the link-order check is off for that. Leak checking
+# is off: Slurm keeps its allocations until exit, on purpose. Scripts that
+# start no Slurm (test_record.sh) set NO_SLURM=1 and need none of this.
+if [ -z "${NO_SLURM:-}" ] && nm -D "$B/spank/treematch.so" 2>/dev/null | grep -q ' U __asan_init'; then
+	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
+	ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+	export LD_PRELOAD ASAN_OPTIONS
+fi
+
 # pass NAME; fail NAME [LINE...]: count and print one result, with the
 # lines that say why it failed.
 PASSED=0

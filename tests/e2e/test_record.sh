@@ -29,6 +29,7 @@ set -u
 
 B=${BUILDDIR:?BUILDDIR must be set}
 SRC=${SRCDIR:-$(pwd)}
+NO_SLURM=1 # recording alone, no cluster (lib.sh)
 . "$SRC/tests/e2e/lib.sh"
 MPI=$B/tests/mpi
 W=$B/e2e/record
