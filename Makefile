@@ -71,6 +71,20 @@ MAN_PAGES    :=
 BENCH_TARGETS :=
 CLEAN_FILES  :=
 
+# What the build produces, named before the module fragments are read: a
+# fragment's rules may name any of them as a prerequisite, and make expands
+# a rule's prerequisites when it reads the rule (a name defined later would
+# be empty there, and a parallel build would race past it). The lists the
+# fragments fill in are expanded late (=), when the rules below use them.
+LIB_A        := $(B)/libtreematch.a
+LIB_SO       := $(B)/libtreematch.so.$(VERSION)
+LIB_SONAME   := libtreematch.so.$(SOVERSION)
+# In bin/: $(B)/treematch/ already holds the core's objects.
+CLI_BIN      := $(B)/bin/treematch
+LIB_OBJS      = $(LIB_SRCS:%.c=$(B)/%.o)
+CLI_OBJS      = $(CLI_SRCS:%.c=$(B)/%.o)
+TEST_BINS     = $(TEST_SRCS:%.c=$(B)/%)
+
 .PHONY: all check check-unit install uninstall clean format format-check lint \
         bench fuzz demo deps
 all:
@@ -88,15 +102,6 @@ include cli/module.mk
 # ---------------------------------------------------------------------------
 # The library: a static PIC archive (linked into the plugin, the CLI and the
 # tests) and a versioned shared library exporting only TMATCH_API symbols.
-
-LIB_OBJS     := $(LIB_SRCS:%.c=$(B)/%.o)
-LIB_A        := $(B)/libtreematch.a
-LIB_SO       := $(B)/libtreematch.so.$(VERSION)
-LIB_SONAME   := libtreematch.so.$(SOVERSION)
-CLI_OBJS     := $(CLI_SRCS:%.c=$(B)/%.o)
-# In bin/: $(B)/treematch/ already holds the core's objects.
-CLI_BIN      := $(B)/bin/treematch
-TEST_BINS    := $(TEST_SRCS:%.c=$(B)/%)
 
 all: $(LIB_A) $(LIB_SO) $(CLI_BIN) $(BIN_TARGETS)
 

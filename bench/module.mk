@@ -36,22 +36,20 @@ $(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h
 	$(CC) $(ALL_CPPFLAGS) $(SCOTCH_CFLAGS) $(ALL_CFLAGS) -o $@ bench/scotch_map.c \
 	    bench/mtxread.c $(ALL_LDFLAGS) $(SCOTCH_LIBS) -lm
 
-$(B)/bench/anneal: bench/anneal.c treematch/treematch.h $(B)/libtreematch.a
+$(B)/bench/anneal: bench/anneal.c treematch/treematch.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ bench/anneal.c $(LIB_A) $(ALL_LDFLAGS) \
 	    $(LIB_DEPLIBS) -lm
 
 $(B)/bench/bench: bench/bench.c bench/patterns.c bench/mtxread.c bench/patterns.h \
-                  bench/mtxread.h $(B)/libtreematch.a
+                  bench/mtxread.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(if $(SCOTCH_INC),$(SCOTCH_CFLAGS) -DBENCH_HAVE_SCOTCH_H) \
 	    $(ALL_CFLAGS) -o $@ bench/bench.c bench/patterns.c bench/mtxread.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
 # Runs after `all` and the tools (make bench = all + BENCH_TARGETS in order).
-# Prerequisites name the library and CLI literally: LIB_A and CLI_BIN are
-# defined after the module fragments are read.
-bench-run: bench-tools $(B)/bin/treematch
+bench-run: bench-tools $(CLI_BIN)
 	$(B)/bench/bench --treematch $(CLI_BIN) --scotch $(B)/bench/scotch_map \
 	    --workdir $(B)/bench/work --reps $(BENCH_REPS) \
 	    $(if $(filter 1,$(BENCH_FULL)),--full) --out $(BENCH_OUT) \
@@ -61,11 +59,11 @@ bench-run: bench-tools $(B)/bin/treematch
 
 # Issue 3: how far the default mapper is from what a long annealing finds
 # (bench/headroom-results.md; not part of `make bench`: several minutes).
-bench-headroom: bench-tools $(B)/bin/treematch
+bench-headroom: bench-tools $(CLI_BIN)
 	sh bench/headroom.sh $(B) $(B)/bench/headroom-results.md
 
 # Issue 7: treematch layout vs block/cyclic on 8 switches x 16 nodes x 64 cores.
-bench-layout: bench-tools $(B)/bin/treematch
+bench-layout: bench-tools $(CLI_BIN)
 	sh bench/layout.sh $(B) $(B)/bench/layout-results.md
 
 # Issue 7 (treematch layout), owned with bench/: unit tests of cli/cmd_layout.c.
@@ -97,7 +95,7 @@ e2e-layout: all
 # it links the bench's pattern code next to the library.
 TEST_SRCS += tests/unit/test_bench_bound.c
 $(B)/tests/unit/test_bench_bound: tests/unit/test_bench_bound.c bench/patterns.c bench/patterns.h \
-                                  treematch/treematch.h $(B)/libtreematch.a
+                                  treematch/treematch.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
 	    -o $@ $< bench/patterns.c $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) \

@@ -69,9 +69,8 @@ check-install: all
 # e2e-layout, check-record, check-record-srun), which a package build cannot
 # do; CI runs those against the installed packages (ci-deb-e2e.sh).
 PACKAGE_CHECK_STEPS ?= conf-fuzz-replay check-install
-# (TEST_BINS is only defined after the fragments are read: spell it out.)
 .PHONY: check-package
-check-package: all $(TEST_SRCS:%.c=$(B)/%)
+check-package: all $(TEST_BINS)
 	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
 	@for t in $(TEST_BINS); do \
 	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
