@@ -73,11 +73,16 @@ struct tmatch__mapper {
 	const char *summary; /* one line, for --help and error messages */
 };
 
-/* The registry, NULL-name terminated (treematch/mappers.c). */
-extern const struct tmatch__mapper tmatch__mappers[];
-const struct tmatch__mapper *tmatch__mapper_find(const char *name);
-
-/* Mappers (one file each). */
+/*
+ * Mappers, one file each (map_<name>.c). The files of this module depend on
+ * each other one way only:
+ *   error, rng, topo, comm, comm_read, comm_sub     the objects
+ *   metrics                                          tmatch_eval, hop-bytes, validation
+ *   map_refine, map_treematch, map_greedy, map_rcm,  the mappers (metrics only)
+ *   map_bisect, map_baselines
+ *   map_auto                                         the mappers above, map_refine
+ *   map_registry                                     every mapper: tmatch_map_compute
+ */
 int tmatch__map_treematch(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,
                           int *, tmatch_error_t *);
 int tmatch__map_packed(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * greedy.c - greedy graph embedding (Hoefler and Snir 2011, Algorithm 1) on
+ * map_greedy.c - greedy graph embedding (Hoefler and Snir 2011, Algorithm 1) on
  * a machine tree.
  *
  * The heaviest unplaced rank (largest sum of its edge weights) starts a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * refine.c - improve a complete mapping in place on the tree's hop-bytes.
+ * map_refine.c - improve a complete mapping in place on the tree's hop-bytes.
  *
  * Two phases, both deterministic for a given seed:
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * treematch.c - TreeMatch (Jeannot, Mercier, Tessier 2013): group the ranks
+ * map_treematch.c - TreeMatch (Jeannot, Mercier, Tessier 2013): group the ranks
  * bottom-up, one tree level at a time, by communication affinity; aggregate
  * the matrix between levels; map the hierarchy of groups onto the tree top
  * down.

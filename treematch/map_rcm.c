@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rcm.c - reverse Cuthill-McKee mapping (Hoefler and Snir 2011, 3.3).
+ * map_rcm.c - reverse Cuthill-McKee mapping (Hoefler and Snir 2011, 3.3).
  *
  * The communication graph is renumbered by reverse Cuthill-McKee (per
  * connected component: start from a pseudo-peripheral vertex of low degree,

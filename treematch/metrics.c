@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * eval.c - the metrics of a mapping on a tree: hop-bytes, tree cost,
+ * metrics.c - the metrics of a mapping on a tree: hop-bytes, tree cost,
  * traffic per level of common ancestor, the heaviest node uplink and the
- * Hoefler-Snir congestion and dilation.
+ * Hoefler-Snir congestion and dilation, and the check that a mapping is one
+ * rank per allowed leaf (tmatch_map_validate), which every metric needs.
  *
  * Every tree node at depth >= 1 has one uplink (to its parent); a pair of
  * ranks whose common ancestor is at depth c uses the uplinks of both
@@ -13,6 +14,51 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
+                        tmatch_error_t *err)
+{
+	unsigned char *used = NULL;
+	int rc = -1;
+
+	if (!topo || (!leaf_of_rank && n > 0) || n < 0) {
+		tmatch__error_set(err, NULL, 0, 0, "invalid argument to tmatch_map_validate");
+		errno = EINVAL;
+		return -1;
+	}
+	used = calloc((size_t)topo->nb_leaves, 1);
+	if (!used) {
+		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int r = 0; r < n; r++) {
+		int leaf = leaf_of_rank[r];
+		if (leaf < 0 || leaf >= topo->nb_leaves) {
+			tmatch__error_set(err, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
+			                  r, leaf, topo->nb_leaves - 1);
+			goto out;
+		}
+		if (topo->allowed && !topo->allowed[leaf]) {
+			tmatch__error_set(err, NULL, 0, 0,
+			                  "rank %d is on leaf %d, which is not allowed", r, leaf);
+			goto out;
+		}
+		if (used[leaf]) {
+			tmatch__error_set(err, NULL, 0, 0,
+			                  "rank %d is on leaf %d, already used by another rank", r,
+			                  leaf);
+			goto out;
+		}
+		used[leaf] = 1;
+	}
+	rc = 0;
+out:
+	free(used);
+	if (rc)
+		errno = EINVAL;
+	return rc;
+}
 
 double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const int *leaf_of_rank)

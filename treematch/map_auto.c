@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * auto.c - the default mapper: run the candidate mappers that fit the size
+ * map_auto.c - the default mapper: run the candidate mappers that fit the size
  * of the problem, refine the most promising ones, keep the lowest hop-bytes.
  *
  * Candidates, in order (ties keep the earlier one): bisect, packed,
@@ -174,7 +174,13 @@ static int uniform_everywhere(const tmatch_comm_t *comm, const tmatch_topo_t *to
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	static const char *const all[] = {"bisect", "packed", "treematch", "greedy", "rcm"};
+	/* The candidates, called directly (not through the registry, which
+	   lists this mapper too). */
+	static const struct tmatch__mapper all[] = {
+	    {"bisect", tmatch__map_bisect, NULL},       {"packed", tmatch__map_packed, NULL},
+	    {"treematch", tmatch__map_treematch, NULL}, {"greedy", tmatch__map_greedy, NULL},
+	    {"rcm", tmatch__map_rcm, NULL},
+	};
 	struct cand cand[MAX_CAND];
 	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
@@ -192,23 +198,21 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return tmatch__map_packed(comm, topo, opts, leaf_of_rank, err);
 	}
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		const struct tmatch__mapper *m = tmatch__mapper_find(all[i]);
+		const struct tmatch__mapper *m = &all[i];
 		int tries = 1;
 
-		if (!m)
-			continue;
-		if (strcmp(all[i], "bisect") == 0) {
+		if (strcmp(m->name, "bisect") == 0) {
 			if (comm->nnz > ((size_t)1 << 30))
 				continue;
 			tries = bisect_tries(n, dense);
 		}
-		if (strcmp(all[i], "treematch") == 0) {
+		if (strcmp(m->name, "treematch") == 0) {
 			if (!dense &&
 			    (n > TREEMATCH_MAX_RANKS || (n > REFINE_ONE && !friendly(cand, nc))))
 				continue;
 			ran_treematch = 1;
 		}
-		if (strcmp(all[i], "greedy") == 0 &&
+		if (strcmp(m->name, "greedy") == 0 &&
 		    ((dense && n > 256) || n > TREEMATCH_MAX_RANKS))
 			continue;
 		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
@@ -224,11 +228,11 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			if (m->fn(comm, topo, &copt, map, &cerr) != 0 ||
 			    tmatch_map_validate(topo, map, n, NULL) != 0) {
 				tmatch__log(opts, TMATCH_LOG_DEBUG,
-				            "auto: candidate %s skipped: %s", all[i], cerr.msg);
+				            "auto: candidate %s skipped: %s", m->name, cerr.msg);
 				free(map);
 				continue;
 			}
-			cand[nc].name = all[i];
+			cand[nc].name = m->name;
 			cand[nc].seed = copt.seed;
 			cand[nc].map = map;
 			cand[nc].cost = tmatch__hop_bytes(comm, topo, map);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bisect.c - recursive partitioning of ranks and machine together.
+ * map_bisect.c - recursive partitioning of ranks and machine together.
  *
  * Top down over the tree: at a node, the ranks assigned to it are split
  * among its children with minimum weighted cut and exact sizes, then each

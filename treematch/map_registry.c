@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mappers.c - the mapper registry and the public entry point that
+ * map_registry.c - the mapper registry and the public entry point that
  * dispatches to it, with the "+refine" suffix handled in one place.
  */
 #include "treematch/treematch_private.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct tmatch__mapper tmatch__mappers[] = {
+static const struct tmatch__mapper registry[] = {
     {"auto", tmatch__map_auto, "run the candidates that fit the budget, refine, keep the best"},
     {"treematch", tmatch__map_treematch, "TreeMatch: bottom-up grouping level by level"},
     {"greedy", tmatch__map_greedy, "Hoefler-Snir greedy graph embedding"},
@@ -33,6 +33,14 @@ const char *const *tmatch_map_mappers(void)
 
 static const char refine_suffix[] = "+refine";
 
+static const struct tmatch__mapper *find(const char *name)
+{
+	for (const struct tmatch__mapper *m = registry; m->name; m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
 /* Split "name+refine": returns the registry entry, sets *refine. */
 static const struct tmatch__mapper *lookup(const char *name, int *refine)
 {
@@ -48,16 +56,9 @@ static const struct tmatch__mapper *lookup(const char *name, int *refine)
 		return NULL;
 	memcpy(base, name, len);
 	base[len] = '\0';
-	return tmatch__mapper_find(base);
+	return find(base);
 }
 
-const struct tmatch__mapper *tmatch__mapper_find(const char *name)
-{
-	for (const struct tmatch__mapper *m = tmatch__mappers; m->name; m++)
-		if (strcmp(m->name, name) == 0)
-			return m;
-	return NULL;
-}
 
 int tmatch_map_check_name(const char *name, tmatch_error_t *err)
 {
@@ -66,7 +67,7 @@ int tmatch_map_check_name(const char *name, tmatch_error_t *err)
 
 	if (name && lookup(name, &refine))
 		return 0;
-	for (const struct tmatch__mapper *m = tmatch__mappers; m->name; m++) {
+	for (const struct tmatch__mapper *m = registry; m->name; m++) {
 		strncat(list, m->name, sizeof(list) - strlen(list) - 1);
 		if (m[1].name)
 			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
@@ -85,51 +86,6 @@ void tmatch_map_opts_init(tmatch_map_opts_t *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->mapper = TMATCH_DEFAULT_MAPPER;
 	opts->seed = 1;
-}
-
-int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
-                        tmatch_error_t *err)
-{
-	unsigned char *used = NULL;
-	int rc = -1;
-
-	if (!topo || (!leaf_of_rank && n > 0) || n < 0) {
-		tmatch__error_set(err, NULL, 0, 0, "invalid argument to tmatch_map_validate");
-		errno = EINVAL;
-		return -1;
-	}
-	used = calloc((size_t)topo->nb_leaves, 1);
-	if (!used) {
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
-		errno = ENOMEM;
-		return -1;
-	}
-	for (int r = 0; r < n; r++) {
-		int leaf = leaf_of_rank[r];
-		if (leaf < 0 || leaf >= topo->nb_leaves) {
-			tmatch__error_set(err, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
-			                  r, leaf, topo->nb_leaves - 1);
-			goto out;
-		}
-		if (topo->allowed && !topo->allowed[leaf]) {
-			tmatch__error_set(err, NULL, 0, 0,
-			                  "rank %d is on leaf %d, which is not allowed", r, leaf);
-			goto out;
-		}
-		if (used[leaf]) {
-			tmatch__error_set(err, NULL, 0, 0,
-			                  "rank %d is on leaf %d, already used by another rank", r,
-			                  leaf);
-			goto out;
-		}
-		used[leaf] = 1;
-	}
-	rc = 0;
-out:
-	free(used);
-	if (rc)
-		errno = EINVAL;
-	return rc;
 }
 
 int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * baselines.c - the mappings everything else is compared with: packed
+ * map_baselines.c - the mappings everything else is compared with: packed
  * (rank i on the i-th allowed leaf), round-robin over the top level first,
  * and a seeded random permutation of the allowed leaves.
  */
