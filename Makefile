@@ -59,7 +59,7 @@ ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
 LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) -lm
 
 # Filled in by the module fragments.
-LIB_SRCS     :=    # sources of libtreematch (treematch/, conf/, affinity/)
+LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, placement/)
 LIB_HEADERS  :=    # public headers installed for the -dev package
 CLI_SRCS     :=    # sources of the treematch executable
 BIN_TARGETS  :=    # further executables to build with `all`
@@ -90,8 +90,9 @@ TEST_BINS     = $(TEST_SRCS:%.c=$(B)/%)
 all:
 
 include treematch/module.mk
-include conf/module.mk
+include profile/module.mk
 include affinity/module.mk
+include placement/module.mk
 include cli/module.mk
 -include spank/module.mk
 -include profiler/module.mk

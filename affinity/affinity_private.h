@@ -97,12 +97,6 @@ struct tmatch_affinity_conf {
 	char file[256];
 };
 
-/* Errors: fill err (may be NULL) and set errno; return -1. */
-int tmatch__aff_fail(tmatch_error_t *err, int errnum, const char *file, int line, int column,
-                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void tmatch__aff_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 /* Kind names ("package", "l3", ...). */
 const char *tmatch__kind_name(int kind);
 

@@ -14,7 +14,7 @@
 static int check_node(const tmatch_affinity_tree_t *tree, int node, tmatch_error_t *err)
 {
 	if (!tree || node < 0 || node >= tree->nb_nodes)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no tree, or node %d is not in it",
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no tree, or node %d is not in it",
 		                        node);
 	return 0;
 }
@@ -30,15 +30,15 @@ static int inside(const tmatch_affinity_tree_t *tree, int node, hwloc_const_bitm
 		return 1;
 	out = hwloc_bitmap_alloc();
 	if (!out)
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	hwloc_bitmap_andnot(out, set, allowed);
 	tmatch__cpulist_format(out, list, sizeof(list));
 	tmatch__cpulist_format(allowed, ok, sizeof(ok));
 	hwloc_bitmap_free(out);
 	if (hwloc_bitmap_iszero(set))
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "empty CPU set");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "empty CPU set");
 	else
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                 "CPUs %s are outside the allowed set %s of node %s", list, ok,
 		                 tree->nodes[node].name);
 	return 0;
@@ -50,11 +50,11 @@ static hwloc_bitmap_t parse_cpulist(const char *cpulist, tmatch_error_t *err)
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int col = 0;
 	if (!set) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
 	if (tmatch__cpulist_parse(cpulist, set, &col) < 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+		tmatch_error_set(err, EINVAL, NULL, 0, col,
 		                 "malformed CPU list at column %d: write it like \"0-3,8\"", col);
 		hwloc_bitmap_free(set);
 		return NULL;
@@ -82,9 +82,9 @@ int tmatch_affinity_cores_to_cpus(const tmatch_affinity_tree_t *tree, int node, 
 	if (check_node(tree, node, err) < 0)
 		return -1;
 	if (!buf && len)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
 	if (!(set = hwloc_bitmap_alloc()))
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	if (tmatch__cores_to_cpuset(tree->nodes[node].topo, cores, set, err) == 0)
 		rc = tmatch__cpulist_format(set, buf, len);
 	hwloc_bitmap_free(set);
@@ -99,7 +99,7 @@ static int bind_set(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
 	if (inside(tree, node, set, err) != 1)
 		return -1;
 	if (!nd->this_system || !nd->topo)
-		return tmatch__aff_fail(
+		return tmatch_error_set(
 		    err, ENOSYS, NULL, 0, 0,
 		    "the topology of node %s is not this machine's: nothing bound "
 		    "(load it live, or XML with this_system)",
@@ -110,7 +110,7 @@ static int bind_set(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
 		r = hwloc_set_cpubind(nd->topo, set, HWLOC_CPUBIND_PROCESS);
 	if (r < 0) {
 		int e = errno;
-		return tmatch__aff_fail(err, e, NULL, 0, 0, "cannot bind process %ld: %s",
+		return tmatch_error_set(err, e, NULL, 0, 0, "cannot bind process %ld: %s",
 		                        (long)pid, strerror(e));
 	}
 	return 0;
@@ -121,7 +121,7 @@ int tmatch_affinity_bind_leaf(const tmatch_affinity_tree_t *tree, int leaf, pid_
 {
 	hwloc_const_bitmap_t set = tmatch__leaf_cpuset(tree, leaf);
 	if (!set)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "leaf %d is not a usable leaf of this tree", leaf);
 	return bind_set(tree, tmatch_affinity_leaf_node(tree, leaf), pid, set, err);
 }
@@ -149,12 +149,12 @@ int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *ma
 	size_t i;
 
 	if ((!list && list_len) || (!mask && mask_len))
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
 	for (;;) {
 		size_t sz = CPU_ALLOC_SIZE(ncpu);
 		cs = CPU_ALLOC(ncpu);
 		if (!cs) {
-			tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 			goto out;
 		}
 		CPU_ZERO_S(sz, cs);
@@ -162,7 +162,7 @@ int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *ma
 			break;
 		if (errno != EINVAL || ncpu >= (1u << 22)) {
 			int e = errno;
-			tmatch__aff_fail(err, e, NULL, 0, 0,
+			tmatch_error_set(err, e, NULL, 0, 0,
 			                 "cannot read the binding of process %ld: %s", (long)pid,
 			                 strerror(e));
 			goto out;
@@ -172,7 +172,7 @@ int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *ma
 		ncpu *= 2;
 	}
 	if (!(set = hwloc_bitmap_alloc())) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < ncpu; i++)

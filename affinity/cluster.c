@@ -221,14 +221,14 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 	b.capacity = capacity;
 	b.err = err;
 	if (!node_tree || !node_tree->root || node_tree->nb_nodes != 1) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "the cluster tree needs a node tree");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "the cluster tree needs a node tree");
 		return NULL;
 	}
 	b.names = tmatch_affinity_hostlist_expand(nodelist, &b.n, err);
 	if (!b.names)
 		return NULL;
 	if (b.n == 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "empty node list");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "empty node list");
 		goto fail;
 	}
 	b.sorted = malloc((size_t)b.n * sizeof(*b.sorted));
@@ -240,7 +240,7 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 		b.sorted[i].idx = i;
 		b.node_sw[i] = -1;
 		if (capacity && (capacity[i] < 0 || capacity[i] > node_tree->nb_slots)) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "node %s: %d tasks but the node tree has %d slots",
 			                 b.names[i], capacity[i], node_tree->nb_slots);
 			goto fail;
@@ -249,7 +249,7 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 	qsort(b.sorted, (size_t)b.n, sizeof(*b.sorted), nodeent_cmp);
 	for (i = 1; i < b.n; i++)
 		if (!strcmp(b.sorted[i - 1].name, b.sorted[i].name)) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "node %.64s appears twice in the node list",
 			                 b.sorted[i].name);
 			goto fail;
@@ -272,7 +272,7 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 			}
 		for (i = 0; i < b.n; i++)
 			if (b.node_sw[i] < 0) {
-				tmatch__aff_fail(
+				tmatch_error_set(
 				    err, EINVAL, conf->file, 0, 0,
 				    "node %.64s is under no switch of this topology.conf",
 				    b.names[i]);
@@ -354,7 +354,7 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 	}
 	goto done;
 oom:
-	tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+	tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 fail:
 	tmatch__xnode_free(root);
 	tmatch_affinity_tree_destroy(tree);

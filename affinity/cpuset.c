@@ -10,36 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int tmatch__aff_fail(tmatch_error_t *err, int errnum, const char *file, int line, int column,
-                     const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		memset(err, 0, sizeof(*err));
-		if (file)
-			snprintf(err->file, sizeof(err->file), "%s", file);
-		err->line = line;
-		err->column = column;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	errno = errnum;
-	return -1;
-}
-
-void tmatch__aff_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	if (!log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	log(arg, level, buf);
-}
-
 static const char *const kind_names[TMATCH__K_COUNT] = {
     [TMATCH__K_VIRTUAL] = "virtual", [TMATCH__K_CLUSTER] = "cluster", [TMATCH__K_SWITCH] = "switch",
     [TMATCH__K_NODE] = "node",       [TMATCH__K_PACKAGE] = "package", [TMATCH__K_DIE] = "die",
@@ -180,13 +150,13 @@ int tmatch_affinity_cpulist_to_mask(const char *cpulist, char *buf, size_t len, 
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int col = 0, rc = -1;
 	if (!set)
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	if (!buf && len) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "NULL buffer with a non-zero length");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a non-zero length");
 		goto out;
 	}
 	if (tmatch__cpulist_parse(cpulist, set, &col) < 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+		tmatch_error_set(err, EINVAL, NULL, 0, col,
 		                 "malformed CPU list at column %d: write it like \"0-3,8\"", col);
 		goto out;
 	}

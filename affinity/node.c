@@ -37,7 +37,7 @@ int tmatch_affinity_smt_parse(const char *name, int *smt, tmatch_error_t *err)
 			return 0;
 		}
 	}
-	return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+	return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 	                        "unknown SMT policy '%.32s': use one, core or all",
 	                        name ? name : "(null)");
 }
@@ -49,9 +49,9 @@ int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitm
 	int col = 0, rc = -1, ncores, i;
 	hwloc_obj_type_t type = HWLOC_OBJ_CORE;
 	if (!idx)
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	if (tmatch__cpulist_parse(cores, idx, &col) < 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+		tmatch_error_set(err, EINVAL, NULL, 0, col,
 		                 "malformed core list at column %d: write it like \"0-3,8\"", col);
 		goto out;
 	}
@@ -66,7 +66,7 @@ int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitm
 		/* Slurm's abstract core index = core logical index (socket-major). */
 		hwloc_obj_t core = hwloc_get_obj_by_type(topo, type, (unsigned)i);
 		if (!core) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "core %d does not exist: this node has cores 0-%d", i,
 			                 ncores - 1);
 			hwloc_bitmap_zero(out);
@@ -345,10 +345,10 @@ static int restrict_by_list(hwloc_bitmap_t allowed, const char *list, const char
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int col = 0;
 	if (!set)
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	if (tmatch__cpulist_parse(list, set, &col) < 0) {
 		hwloc_bitmap_free(set);
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+		return tmatch_error_set(err, EINVAL, NULL, 0, col,
 		                        "malformed %s at column %d: write it like \"0-3,8\"", what,
 		                        col);
 	}
@@ -370,41 +370,41 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	const char *src = "this machine";
 
 	if (!opts) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no options");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no options");
 		return NULL;
 	}
 	if (opts->source < TMATCH_AFFINITY_SRC_LIVE ||
 	    opts->source > TMATCH_AFFINITY_SRC_SYNTHETIC) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "unknown topology source %d",
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "unknown topology source %d",
 		                 opts->source);
 		return NULL;
 	}
 	if (opts->source != TMATCH_AFFINITY_SRC_LIVE && (!opts->input || !*opts->input)) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no %s given for the node topology",
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no %s given for the node topology",
 		                 opts->source == TMATCH_AFFINITY_SRC_XML ? "XML file"
 		                                                         : "synthetic description");
 		return NULL;
 	}
 	if (opts->smt < TMATCH_AFFINITY_SMT_ONE || opts->smt > TMATCH_AFFINITY_SMT_ALL) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                 "unknown SMT policy %d: use one, core or all", opts->smt);
 		return NULL;
 	}
 	cpt = opts->cpus_per_task <= 0 ? 1 : opts->cpus_per_task;
 	if (opts->cpus_per_task < 0 || cpt > 1 << 20) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "cpus_per_task %d is out of range",
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "cpus_per_task %d is out of range",
 		                 opts->cpus_per_task);
 		return NULL;
 	}
 	if (opts->use_current_binding && opts->source != TMATCH_AFFINITY_SRC_LIVE) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                 "use_current_binding needs the live topology, not %s",
 		                 opts->source == TMATCH_AFFINITY_SRC_XML ? "XML" : "synthetic");
 		return NULL;
 	}
 
 	if (hwloc_topology_init(&topo) < 0) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "cannot initialise hwloc");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "cannot initialise hwloc");
 		return NULL;
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
@@ -414,12 +414,12 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		struct stat st;
 		src = opts->input;
 		if (stat(opts->input, &st) < 0) {
-			tmatch__aff_fail(err, errno, opts->input, 0, 0,
+			tmatch_error_set(err, errno, opts->input, 0, 0,
 			                 "cannot open the XML topology: %s", strerror(errno));
 			goto fail;
 		}
 		if (hwloc_topology_set_xml(topo, opts->input) < 0) {
-			tmatch__aff_fail(err, EINVAL, opts->input, 0, 0,
+			tmatch_error_set(err, EINVAL, opts->input, 0, 0,
 			                 "hwloc cannot use this XML topology file");
 			goto fail;
 		}
@@ -430,7 +430,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	} else if (opts->source == TMATCH_AFFINITY_SRC_SYNTHETIC) {
 		src = "synthetic description";
 		if (hwloc_topology_set_synthetic(topo, opts->input) < 0) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "invalid hwloc synthetic description '%.200s' (example: "
 			                 "\"pack:2 l3:1 l2:14 l1:1 core:1 pu:2\")",
 			                 opts->input);
@@ -441,7 +441,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	}
 	hwloc_topology_set_flags(topo, flags);
 	if (hwloc_topology_load(topo) < 0) {
-		tmatch__aff_fail(
+		tmatch_error_set(
 		    err, EINVAL, opts->source == TMATCH_AFFINITY_SRC_XML ? opts->input : NULL, 0, 0,
 		    "hwloc cannot load %s: %s",
 		    opts->source == TMATCH_AFFINITY_SRC_XML ? "this XML topology" : src,
@@ -452,7 +452,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo));
 	set = hwloc_bitmap_alloc();
 	if (!allowed || !set) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
 	if (opts->restrict_cpus &&
@@ -468,7 +468,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		            ? hwloc_get_proc_cpubind(topo, opts->pid, set, HWLOC_CPUBIND_PROCESS)
 		            : hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS);
 		if (r < 0) {
-			tmatch__aff_fail(err, errno, NULL, 0, 0,
+			tmatch_error_set(err, errno, NULL, 0, 0,
 			                 "cannot read the CPU binding of process %ld: %s",
 			                 (long)opts->pid, strerror(errno));
 			goto fail;
@@ -476,7 +476,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		hwloc_bitmap_and(allowed, allowed, set);
 	}
 	if (hwloc_bitmap_iszero(allowed)) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                 "no CPU of %.200s is left after the restrictions (CPU list, "
 		                 "allocated cores, current binding): check that they overlap",
 		                 src);
@@ -485,14 +485,14 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 
 	root = tmatch__xnode_new(TMATCH__K_NODE);
 	if (!root) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
 	b.opts = opts;
 	b.allowed = allowed;
 	b.nunits = 0;
 	if (walk(&b, hwloc_get_root_obj(topo), root, 1) < 0) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
 	prune_empty(root);
@@ -517,18 +517,18 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		struct units left = {NULL, 0, 0};
 		int i;
 		if (b.nunits < cpt) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "%d CPUs per task but only %d usable %s", cpt, b.nunits,
 			                 opts->smt == TMATCH_AFFINITY_SMT_ALL ? "PUs" : "cores");
 			goto fail;
 		}
 		if (group(root, cpt, &left) < 0) {
 			free(left.v);
-			tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 			goto fail;
 		}
 		if (left.n)
-			tmatch__aff_log(
+			tmatch_log_printf(
 			    opts->log, opts->log_arg, TMATCH_LOG_WARNING,
 			    "%d %s left unused: %d is not a multiple of %d CPUs per task", left.n,
 			    opts->smt == TMATCH_AFFINITY_SMT_ALL ? "PUs" : "cores", b.nunits, cpt);
@@ -540,7 +540,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	tree = calloc(1, sizeof(*tree));
 	if (!tree || !(tree->nodes = calloc(1, sizeof(*tree->nodes))) ||
 	    !(tree->nodes[0].name = strdup(opts->node_name ? opts->node_name : "localhost"))) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
 	tree->nb_nodes = 1;

@@ -261,13 +261,13 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 
 	tree->root = root;
 	if (root->nchild == 0)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
 	depth = max_depth(root);
 	if (equalize(root, 0, depth) < 0)
-		return tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	depth = merge_levels(root, depth);
 	if (depth > TMATCH_MAX_DEPTH)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "the tree has %d levels, more than the %d the mapper takes",
 		                        depth, TMATCH_MAX_DEPTH);
 	memset(arity, 0, sizeof(arity));
@@ -276,11 +276,11 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 		stride[d] = (int)leaves;
 		leaves *= arity[d];
 		if (leaves > INT_MAX / 2)
-			return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                        "the padded tree would have too many leaves");
 	}
 	if (leaves < 1)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
 	tree->topo = tmatch_topo_create(depth, arity, NULL, err);
 	if (!tree->topo)
 		return -1;
@@ -288,7 +288,7 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 	tree->leaf = calloc((size_t)leaves, sizeof(struct tmatch__xnode *));
 	w.allowed = malloc((size_t)leaves * sizeof(int));
 	if (!tree->leaf || !w.allowed) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
 	w.tree = tree;
@@ -298,7 +298,7 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
 	w.nallowed = 0;
 	number_leaves(&w, root, 0, 0);
 	if (w.nallowed == 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "the tree has no usable CPU");
 		goto out;
 	}
 	if (tmatch_topo_set_allowed(tree->topo, w.allowed, w.nallowed, err) < 0)
@@ -354,7 +354,7 @@ tmatch_topo_t *tmatch_affinity_tree_topo_dup(const tmatch_affinity_tree_t *tree,
                                              tmatch_error_t *err)
 {
 	if (!tree) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no tree");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no tree");
 		return NULL;
 	}
 	return tmatch_topo_dup(tree->topo, err);
@@ -391,7 +391,7 @@ int tmatch_affinity_tree_allowed_cpus(const tmatch_affinity_tree_t *tree, int no
                                       size_t len, tmatch_error_t *err)
 {
 	if (!tree || node < 0 || node >= tree->nb_nodes || (!buf && len))
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "bad tree, node index or buffer");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "bad tree, node index or buffer");
 	return tmatch__cpulist_format(tree->nodes[node].allowed, buf, len);
 }
 
@@ -455,7 +455,7 @@ int tmatch_affinity_leaf_position(const tmatch_affinity_tree_t *tree, int leaf,
 	const struct tmatch__xnode *n = real_leaf(tree, leaf);
 	int i;
 	if (!n || !pos)
-		return tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "leaf %d is not a usable leaf of this tree", leaf);
 	memset(pos, 0, sizeof(*pos));
 	pos->nlevels = n->pos.n;

@@ -11,7 +11,7 @@
  *
  * bench/profile_load.sh runs both for 128 x 128 x 64 = 1,048,576 ranks.
  */
-#include "conf/profile.h"
+#include "profile/profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * validates and summarises; stats adds distributions.
  */
 #include "cli/cli.h"
-#include "conf/profile.h"
+#include "profile/profile.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -11,7 +11,7 @@
  * TMATCH_RECORD_LIBDIR.
  */
 #include "cli/cli.h"
-#include "conf/profile.h"
+#include "profile/profile.h"
 #include "profiler/mpiabi.h"
 
 #include <errno.h>

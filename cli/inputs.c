@@ -12,7 +12,7 @@
  *         *.yml, *.yaml                conf/
  */
 #include "cli/inputs.h"
-#include "conf/profile.h"
+#include "profile/profile.h"
 #include "affinity/affinity.h"
 
 #include <errno.h>

@@ -56,18 +56,6 @@ struct frame_head {
 	uint32_t len;   /* payload bytes */
 };
 
-void tmatch__spank_err(tmatch_error_t *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	tmatch_error_clear(err);
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 double tmatch__spank_now(void)
 {
 	struct timespec ts;
@@ -230,13 +218,13 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	double deadline;
 
 	if (!comm || !topo || !mopts || !leaf_of || !(max_time >= 0) || isinf(max_time)) {
-		tmatch__spank_err(err, "tmatch__spank_isolate_map: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__spank_isolate_map: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
 	n = tmatch_comm_order(comm);
 	if (n < 1) {
-		tmatch__spank_err(err, "tmatch__spank_isolate_map: empty communication matrix");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__spank_isolate_map: empty communication matrix");
 		errno = EINVAL;
 		return -1;
 	}
@@ -246,13 +234,13 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	cap = sizeof(h) + (want > sizeof(tmatch_error_t) ? want : sizeof(tmatch_error_t));
 	buf = malloc(cap);
 	if (!buf) {
-		tmatch__spank_err(err, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		saved = errno;
-		tmatch__spank_err(err, "cannot start the mapping process: pipe: %s",
+		tmatch_error_set(err, 0, NULL, 0, 0, "cannot start the mapping process: pipe: %s",
 		                  strerror(saved));
 		errno = saved;
 		goto out;
@@ -261,7 +249,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	pid = fork();
 	if (pid < 0) {
 		saved = errno;
-		tmatch__spank_err(err, "cannot start the mapping process: fork: %s",
+		tmatch_error_set(err, 0, NULL, 0, 0, "cannot start the mapping process: fork: %s",
 		                  strerror(saved));
 		errno = saved;
 		goto out;
@@ -326,7 +314,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	pid = -1;
 
 	if (killed == 1) {
-		tmatch__spank_err(err, "mapping exceeded max_map_time=%g s, killed", max_time);
+		tmatch_error_set(err, 0, NULL, 0, 0, "mapping exceeded max_map_time=%g s, killed", max_time);
 		errno = ETIME;
 		goto out;
 	}
@@ -334,30 +322,30 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		int sig = WTERMSIG(status);
 
 		if (sig == SIGXCPU) {
-			tmatch__spank_err(
-			    err, "mapping exceeded its CPU limit (max_map_time=%g s), killed",
+			tmatch_error_set(
+			    err, 0, NULL, 0, 0, "mapping exceeded its CPU limit (max_map_time=%g s), killed",
 			    max_time);
 			errno = ETIME;
 		} else {
-			tmatch__spank_err(err, "mapping process died with signal %d (%s)", sig,
+			tmatch_error_set(err, 0, NULL, 0, 0, "mapping process died with signal %d (%s)", sig,
 			                  strsignal(sig));
 			errno = EIO;
 		}
 		goto out;
 	}
 	if (killed) {
-		tmatch__spank_err(err, "mapping process sent a malformed result (%s)",
+		tmatch_error_set(err, 0, NULL, 0, 0, "mapping process sent a malformed result (%s)",
 		                  killed == 3 ? "too long" : "read error");
 		errno = EPROTO;
 		goto out;
 	}
 	if (got < sizeof(h)) {
 		if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-			tmatch__spank_err(err,
+			tmatch_error_set(err, 0, NULL, 0, 0,
 			                  "mapping process exited with status %d without a result",
 			                  WEXITSTATUS(status));
 		else
-			tmatch__spank_err(err, "mapping process ended without a result");
+			tmatch_error_set(err, 0, NULL, 0, 0, "mapping process ended without a result");
 		errno = EPROTO;
 		goto out;
 	}
@@ -365,7 +353,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	if (h.magic != FRAME_MAGIC || h.len != got - sizeof(h) ||
 	    (h.status == 0 && h.len != want) ||
 	    (h.status != 0 && (h.len != sizeof(tmatch_error_t) || h.status < 0))) {
-		tmatch__spank_err(err, "mapping process sent a malformed result");
+		tmatch_error_set(err, 0, NULL, 0, 0, "mapping process sent a malformed result");
 		errno = EPROTO;
 		goto out;
 	}
@@ -376,7 +364,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		e.file[sizeof(e.file) - 1] = '\0';
 		e.msg[sizeof(e.msg) - 1] = '\0';
 		if (h.status == ENOMEM) {
-			tmatch__spank_err(err, "mapping ran out of memory (max_map_memory=%s)",
+			tmatch_error_set(err, 0, NULL, 0, 0, "mapping ran out of memory (max_map_memory=%s)",
 			                  mem);
 			errno = ENOMEM;
 			goto out;

@@ -65,7 +65,7 @@ int tmatch_spank_job_has_whole_node(const char *job_cores, int node_cores)
 int tmatch_spank_classify_value(const char *value, tmatch_error_t *err)
 {
 	if (!value || !*value) {
-		tmatch__spank_err(err, "--treematch needs a value: a profile path, off, or help");
+		tmatch_error_set(err, 0, NULL, 0, 0, "--treematch needs a value: a profile path, off, or help");
 		errno = EINVAL;
 		return -1;
 	}
@@ -109,7 +109,7 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	int nargs = 0, rc = -1;
 
 	if (!out || argc < 0 || (argc > 0 && !argv)) {
-		tmatch__spank_err(err, "tmatch_spank_config: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_spank_config: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -117,7 +117,7 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	/* admin_file= is the plugin's own argument, not a key of the grammar. */
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
-		tmatch__spank_err(err, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -133,7 +133,7 @@ int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *u
 	if (user_value) {
 		if (tmatch_spank_classify_value(user_value, err) != TMATCH_SPANK_VALUE_OPTIONS) {
 			if (err && !err->msg[0])
-				tmatch__spank_err(err,
+				tmatch_error_set(err, 0, NULL, 0, 0,
 				                  "--treematch=help cannot be combined with a job");
 			errno = EINVAL;
 			goto out;
@@ -165,7 +165,7 @@ int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
                                tmatch_error_t *err)
 {
 	if (!cfg || !prof) {
-		tmatch__spank_err(err, "tmatch_spank_check_profile: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_spank_check_profile: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -198,7 +198,7 @@ tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opt
 	const char *name;
 
 	if (!opts || nlocal < 1) {
-		tmatch__spank_err(err, "tmatch_spank_node_tree: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_spank_node_tree: invalid argument");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -241,7 +241,7 @@ tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opt
 		         "node %s: %d tasks for %d CPU%s: more tasks than CPUs (oversubscribed, "
 		         "e.g. --overcommit); ask for fewer tasks per node or more CPUs",
 		         name, nlocal, ncpus, ncpus == 1 ? "" : "s");
-	tmatch__spank_err(err, "%s", e);
+	tmatch_error_set(err, 0, NULL, 0, 0, "%s", e);
 	tmatch_affinity_tree_destroy(t);
 	errno = EOVERFLOW;
 	return NULL;
@@ -326,7 +326,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	double t0;
 
 	if (!cfg || !prof || !node || !info || !out || info->nlocal < 1 || !info->ranks) {
-		tmatch__spank_err(err, "tmatch_spank_plan_compute: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_spank_plan_compute: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -336,8 +336,8 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	nleaves = tmatch_topo_nb_leaves(topo);
 	slots = tmatch_affinity_tree_nb_slots(node);
 	if (info->nlocal > slots) {
-		tmatch__spank_err(
-		    err,
+		tmatch_error_set(
+		    err, 0, NULL, 0, 0,
 		    "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
 		    "ask for fewer tasks per node or more CPUs",
 		    info->nlocal, slots, info->cpus_per_task > 1 ? info->cpus_per_task : 1);
@@ -406,7 +406,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 		        0 ||
 		    tmatch_affinity_leaf_cpumask(node, t->leaf, t->cpumask, sizeof(t->cpumask)) <
 		        0) {
-			tmatch__spank_err(err, "leaf %d of the node tree has no CPU set", t->leaf);
+			tmatch_error_set(err, 0, NULL, 0, 0, "leaf %d of the node tree has no CPU set", t->leaf);
 			errno = EINVAL;
 			goto out;
 		}
@@ -418,7 +418,7 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	rc = 0;
 	goto out;
 nomem:
-	tmatch__spank_err(err, "out of memory");
+	tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 	errno = ENOMEM;
 out:
 	tmatch_spank_plan_destroy(plan);

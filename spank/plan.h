@@ -18,8 +18,8 @@
 #define TMATCH_SPANK_PLAN_H
 
 #include "affinity/affinity.h"
-#include "conf/config.h"
-#include "conf/profile.h"
+#include "placement/config.h"
+#include "profile/profile.h"
 #include "treematch/treematch.h"
 
 #include <stddef.h>

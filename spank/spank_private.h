@@ -51,8 +51,4 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 /* Helpers shared by the plugin's files (defined in spank/isolate.c). */
 /* CLOCK_MONOTONIC in seconds. */
 double tmatch__spank_now(void);
-/* Clear err and put one formatted line in its message (err may be NULL). */
-void tmatch__spank_err(tmatch_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 #endif /* TMATCH_SPANK_PRIVATE_H */

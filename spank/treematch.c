@@ -33,8 +33,8 @@
 #include <slurm/spank.h>
 
 #include "affinity/affinity.h"
-#include "conf/config.h"
-#include "conf/profile.h"
+#include "placement/config.h"
+#include "profile/profile.h"
 #include "spank/plan.h"
 #include "spank/spank_private.h"
 

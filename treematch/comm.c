@@ -28,7 +28,7 @@ static void *fail_null(tmatch_error_t *err, const char *file, int line, int colu
 {
 	va_list ap;
 	va_start(ap, fmt);
-	tmatch__error_vset(err, file, line, column, fmt, ap);
+	tmatch_error_vset(err, 0, file, line, column, fmt, ap);
 	va_end(ap);
 	errno = errnum;
 	return NULL;
@@ -382,7 +382,7 @@ static int open_reader(struct reader *r, const char *path, tmatch_error_t *err)
 	r->f = fopen(path, "r");
 	if (!r->f) {
 		int e = errno;
-		tmatch__error_set(err, path, 0, 0, "cannot open: %s", strerror(e));
+		tmatch_error_set(err, 0, path, 0, 0, "cannot open: %s", strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -428,7 +428,7 @@ static tmatch_comm_t *load_end(struct reader *r, struct edges *E, int n, const c
 		}
 	}
 	if (!c) {
-		tmatch__error_set(err, path, line, column, "%s", msg);
+		tmatch_error_set(err, 0, path, line, column, "%s", msg);
 		errno = errnum;
 	}
 	edges_free(E);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * error.c - the error struct every parsing/validating function fills, and
- * the logging helper that goes through the caller's callback.
+ * error.c - the error struct every parsing/validating function of the library
+ * fills (tmatch_error_set: the one helper, for every module), logging
+ * through the caller's callback, and the decimal reader of the text formats.
  */
 #include "treematch/treematch_private.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,38 +37,67 @@ const char *tmatch_error_format(const tmatch_error_t *err, char *buf, size_t len
 	return buf;
 }
 
-void tmatch__error_vset(tmatch_error_t *err, const char *file, int line, int column,
-                        const char *fmt, va_list ap)
+int tmatch_error_vset(tmatch_error_t *err, int errnum, const char *file, int line, int column,
+                      const char *fmt, va_list ap)
 {
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	err->line = line > 0 ? line : 0;
-	err->column = column > 0 ? column : 0;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	if (err) {
+		snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+		err->line = line > 0 ? line : 0;
+		err->column = column > 0 ? column : 0;
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	}
+	if (errnum)
+		errno = errnum;
+	return -1;
 }
 
-void tmatch__error_set(tmatch_error_t *err, const char *file, int line, int column, const char *fmt,
-                       ...)
+int tmatch_error_set(tmatch_error_t *err, int errnum, const char *file, int line, int column,
+                     const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return;
 	va_start(ap, fmt);
-	tmatch__error_vset(err, file, line, column, fmt, ap);
+	tmatch_error_vset(err, errnum, file, line, column, fmt, ap);
 	va_end(ap);
+	return -1;
 }
 
-void tmatch__log(const tmatch_map_opts_t *opts, int level, const char *fmt, ...)
+void tmatch_log_vprintf(tmatch_log_fn log, void *arg, int level, const char *fmt, va_list ap)
 {
-	char buf[512];
-	va_list ap;
+	char buf[1024];
 
-	if (!opts || !opts->log)
+	if (!log)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log(arg, level, buf);
+}
+
+void tmatch_log_printf(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tmatch_log_vprintf(log, arg, level, fmt, ap);
 	va_end(ap);
-	opts->log(opts->log_arg, level, buf);
+}
+
+int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || len == 0 || len > 20)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return -1;
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v > max)
+		return -1;
+	if (out)
+		*out = v;
+	return 0;
 }

@@ -104,7 +104,7 @@ static int treematch_reordered(const tmatch_comm_t *comm, const tmatch_topo_t *t
 	w = malloc(sizeof(double) * (comm->nnz / 2 + 1));
 	if (!new_of || !rank_at || !tmp || !src || !dst || !w) {
 		errno = ENOMEM;
-		tmatch__error_set(err, NULL, 0, 0, "auto: out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
 		goto out;
 	}
 	for (int lf = 0; lf < topo->nb_leaves; lf++)
@@ -220,7 +220,7 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 
 			if (!map) {
 				errno = ENOMEM;
-				tmatch__error_set(err, NULL, 0, 0, "auto: out of memory");
+				tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
 				goto out;
 			}
 			copt.seed = opts->seed + (uint64_t)k;
@@ -261,7 +261,7 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		}
 	}
 	if (nc == 0) {
-		tmatch__error_set(err, NULL, 0, 0, "auto: no candidate mapper succeeded");
+		tmatch_error_set(err, 0, NULL, 0, 0, "auto: no candidate mapper succeeded");
 		errno = ENOMEM;
 		goto out;
 	}

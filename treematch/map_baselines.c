@@ -15,7 +15,7 @@ static int *allowed_list(const tmatch_topo_t *topo, tmatch_error_t *err)
 	int k = 0;
 
 	if (!list) {
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -101,7 +101,7 @@ int tmatch__map_rr(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	if (!order || !scratch || rr_order(topo, 0, 0, order, scratch) < 0) {
 		free(order);
 		free(scratch);
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}

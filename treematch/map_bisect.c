@@ -524,7 +524,7 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	if (n == 0)
 		return 0;
 	if (nnz > (size_t)0x7fffffff) {
-		tmatch__error_set(err, NULL, 0, 0,
+		tmatch_error_set(err, 0, NULL, 0, 0,
 		                  "bisect: %zu matrix entries exceed what METIS indexes; use "
 		                  "the treematch or greedy mapper",
 		                  nnz);
@@ -569,7 +569,7 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	rc = place(&b, 0, 0, 0, n);
 out:
 	if (rc != 0)
-		tmatch__error_set(err, NULL, 0, 0, "bisect: %s",
+		tmatch_error_set(err, 0, NULL, 0, 0, "bisect: %s",
 		                  errno == ENOMEM ? "out of memory" : "partitioning failed");
 	free(b.perm);
 	free(b.loc);

@@ -147,7 +147,7 @@ int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	f.t = topo;
 	f.depth = topo->depth;
 	if (f.depth < 0 || f.depth > TMATCH_MAX_DEPTH) { /* tmatch_topo_create's bounds */
-		tmatch__error_set(err, NULL, 0, 0, "greedy: tree depth %d out of range", f.depth);
+		tmatch_error_set(err, 0, NULL, 0, 0, "greedy: tree depth %d out of range", f.depth);
 		errno = EINVAL;
 		return -1;
 	}
@@ -222,7 +222,7 @@ int tmatch__map_greedy(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	rc = 0;
 	goto out;
 nomem:
-	tmatch__error_set(err, NULL, 0, 0, "greedy: out of memory");
+	tmatch_error_set(err, 0, NULL, 0, 0, "greedy: out of memory");
 	errno = ENOMEM;
 out:
 	for (int l = 0; l <= f.depth; l++)

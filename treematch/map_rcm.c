@@ -127,7 +127,7 @@ int tmatch__map_rcm(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	prefix = malloc(sizeof(int) * ((size_t)topo->nb_leaves + 1));
 	leaves = calloc((size_t)n, sizeof(int)); /* leaf_order() fills n of them */
 	if (!queue || !mark || !nbr || !prefix || !leaves) {
-		tmatch__error_set(err, NULL, 0, 0, "rcm: out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "rcm: out of memory");
 		errno = ENOMEM;
 		goto out;
 	}

@@ -538,7 +538,7 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	rc = 0;
 	goto out;
 nomem:
-	tmatch__error_set(err, NULL, 0, 0, "refine: out of memory");
+	tmatch_error_set(err, 0, NULL, 0, 0, "refine: out of memory");
 	errno = ENOMEM;
 out:
 	free(r.leaf_of_rank);

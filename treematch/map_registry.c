@@ -72,7 +72,7 @@ int tmatch_map_check_name(const char *name, tmatch_error_t *err)
 		if (m[1].name)
 			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
 	}
-	tmatch__error_set(err, NULL, 0, 0,
+	tmatch_error_set(err, 0, NULL, 0, 0,
 	                  "unknown mapper '%.64s': use one of %s, optionally with +refine",
 	                  name ? name : "(null)", list);
 	errno = EINVAL;
@@ -96,7 +96,7 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	int refine, n, *tmp = NULL, rc = -1;
 
 	if (!comm || !topo || !leaf_of_rank) {
-		tmatch__error_set(err, NULL, 0, 0, "tmatch_map_compute: NULL argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_map_compute: NULL argument");
 		errno = EINVAL;
 		return -1;
 	}
@@ -106,7 +106,7 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	}
 	n = comm->n;
 	if (n > topo->nb_allowed) {
-		tmatch__error_set(err, NULL, 0, 0,
+		tmatch_error_set(err, 0, NULL, 0, 0,
 		                  "%d ranks do not fit on %d usable leaves: ask for fewer tasks "
 		                  "or a larger allocation",
 		                  n, topo->nb_allowed);
@@ -120,7 +120,7 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* Work on a copy so that a failure leaves the output untouched. */
 	tmp = malloc(sizeof(*tmp) * (size_t)(n > 0 ? n : 1));
 	if (!tmp) {
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -132,7 +132,7 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		/* A mapper bug, never the user's: say so rather than bind wrongly. */
 		char why[sizeof(err->msg)];
 		snprintf(why, sizeof(why), "%s", err ? err->msg : "");
-		tmatch__error_set(err, NULL, 0, 0, "internal error in mapper '%s': %s", m->name,
+		tmatch_error_set(err, 0, NULL, 0, 0, "internal error in mapper '%s': %s", m->name,
 		                  why);
 		errno = EINVAL;
 		goto out;

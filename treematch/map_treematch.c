@@ -109,7 +109,7 @@ struct ctx {
 
 static int oom(struct ctx *c)
 {
-	tmatch__error_set(c->err, NULL, 0, 0, "out of memory in the treematch mapper");
+	tmatch_error_set(c->err, 0, NULL, 0, 0, "out of memory in the treematch mapper");
 	errno = ENOMEM;
 	return -1;
 }
@@ -763,8 +763,8 @@ static int group_greedy(struct ctx *c, struct gstate *s)
 				ptr[sh]++;
 			if (ptr[sh] >= s->G) {
 				free(ptr);
-				tmatch__error_set(
-				    c->err, NULL, 0, 0,
+				tmatch_error_set(
+				    c->err, 0, NULL, 0, 0,
 				    "internal error in treematch: no room for item %d", i);
 				errno = EINVAL;
 				goto out;
@@ -1468,8 +1468,8 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 						break;
 					}
 				if (ch < 0) {
-					tmatch__error_set(
-					    c->err, NULL, 0, 0,
+					tmatch_error_set(
+					    c->err, 0, NULL, 0, 0,
 					    "internal error in treematch: shape mismatch");
 					errno = EINVAL;
 					goto out;

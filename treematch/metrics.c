@@ -22,30 +22,30 @@ int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int 
 	int rc = -1;
 
 	if (!topo || (!leaf_of_rank && n > 0) || n < 0) {
-		tmatch__error_set(err, NULL, 0, 0, "invalid argument to tmatch_map_validate");
+		tmatch_error_set(err, 0, NULL, 0, 0, "invalid argument to tmatch_map_validate");
 		errno = EINVAL;
 		return -1;
 	}
 	used = calloc((size_t)topo->nb_leaves, 1);
 	if (!used) {
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
 	for (int r = 0; r < n; r++) {
 		int leaf = leaf_of_rank[r];
 		if (leaf < 0 || leaf >= topo->nb_leaves) {
-			tmatch__error_set(err, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
+			tmatch_error_set(err, 0, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
 			                  r, leaf, topo->nb_leaves - 1);
 			goto out;
 		}
 		if (topo->allowed && !topo->allowed[leaf]) {
-			tmatch__error_set(err, NULL, 0, 0,
+			tmatch_error_set(err, 0, NULL, 0, 0,
 			                  "rank %d is on leaf %d, which is not allowed", r, leaf);
 			goto out;
 		}
 		if (used[leaf]) {
-			tmatch__error_set(err, NULL, 0, 0,
+			tmatch_error_set(err, 0, NULL, 0, 0,
 			                  "rank %d is on leaf %d, already used by another rank", r,
 			                  leaf);
 			goto out;
@@ -92,13 +92,13 @@ int tmatch_eval(const tmatch_comm_t *comm, const tmatch_topo_t *topo, const int 
 	double *ext = NULL, traffic = 0;
 
 	if (!comm || !topo || !leaf_of_rank || !out) {
-		tmatch__error_set(err, NULL, 0, 0, "tmatch_eval: NULL argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch_eval: NULL argument");
 		errno = EINVAL;
 		return -1;
 	}
 	n = comm->n;
 	if (n > topo->nb_leaves) {
-		tmatch__error_set(err, NULL, 0, 0, "%d ranks cannot be mapped on %d leaves", n,
+		tmatch_error_set(err, 0, NULL, 0, 0, "%d ranks cannot be mapped on %d leaves", n,
 		                  topo->nb_leaves);
 		errno = EINVAL;
 		return -1;
@@ -111,7 +111,7 @@ int tmatch_eval(const tmatch_comm_t *comm, const tmatch_topo_t *topo, const int 
 	order = malloc(sizeof(*order) * (size_t)(n ? n : 1));
 	ext = malloc(sizeof(*ext) * (size_t)(n ? n : 1));
 	if (!order || !ext) {
-		tmatch__error_set(err, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, NULL, 0, 0, "out of memory");
 		errno = ENOMEM;
 		goto out;
 	}

@@ -26,7 +26,7 @@ static int fail(tmatch_error_t *err, int column, int errnum, const char *fmt, ..
 {
 	va_list ap;
 	va_start(ap, fmt);
-	tmatch__error_vset(err, NULL, column > 0 ? 1 : 0, column, fmt, ap);
+	tmatch_error_vset(err, 0, NULL, column > 0 ? 1 : 0, column, fmt, ap);
 	va_end(ap);
 	errno = errnum;
 	return -1;

@@ -15,6 +15,7 @@
 #ifndef TMATCH_TREEMATCH_H
 #define TMATCH_TREEMATCH_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,20 @@ TMATCH_API void tmatch_error_clear(tmatch_error_t *err);
  */
 TMATCH_API const char *tmatch_error_format(const tmatch_error_t *err, char *buf, size_t len);
 
+/*
+ * Fill err (when not NULL) with the place of a problem (file NULL = none,
+ * line and column 0 = do not apply) and a printf-style message, set errno to
+ * errnum unless it is 0, and return -1. The one error helper of every module
+ * of the library, so that `return tmatch_error_set(err, EINVAL, ...)` ends a
+ * failing function. The message is truncated to fit; errno is set last.
+ */
+TMATCH_API int tmatch_error_set(tmatch_error_t *err, int errnum, const char *file, int line,
+                                int column, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+TMATCH_API int tmatch_error_vset(tmatch_error_t *err, int errnum, const char *file, int line,
+                                 int column, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+
 enum tmatch_log_level {
 	TMATCH_LOG_ERROR = 0,
 	TMATCH_LOG_WARNING = 1,
@@ -55,6 +70,19 @@ enum tmatch_log_level {
 
 /* Logging goes through a callback owned by the caller; NULL means silence. */
 typedef void (*tmatch_log_fn)(void *arg, int level, const char *msg);
+
+/* Format a message and hand it to `log` (nothing when log is NULL). */
+TMATCH_API void tmatch_log_printf(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+TMATCH_API void tmatch_log_vprintf(tmatch_log_fn log, void *arg, int level, const char *fmt,
+                                   va_list ap) __attribute__((format(printf, 4, 0)));
+
+/*
+ * The decimal reader of the library's text formats (profiles, the policy
+ * grammar): s[0..len) must be digits only (no sign, no blank, at most 20)
+ * and the value at most `max`. 0 with *out set, or -1 (*out untouched).
+ */
+TMATCH_API int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 
 /* ------------------------------------------------------------------------ */
 /* Machine tree                                                              */

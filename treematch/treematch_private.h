@@ -30,15 +30,19 @@ struct tmatch_comm {
 	double total;    /* sum over unordered pairs */
 };
 
-/* Set errno-independent error text (printf-style). err may be NULL. */
-void tmatch__error_set(tmatch_error_t *err, const char *file, int line, int column, const char *fmt,
-                       ...) __attribute__((format(printf, 5, 6)));
-void tmatch__error_vset(tmatch_error_t *err, const char *file, int line, int column,
-                        const char *fmt, va_list ap);
-
-/* Log through the options' callback (no-op when NULL). */
-void tmatch__log(const tmatch_map_opts_t *opts, int level, const char *fmt, ...)
+/* Log through the options' callback (no-op when opts or its callback is NULL). */
+static inline void tmatch__log(const tmatch_map_opts_t *opts, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static inline void tmatch__log(const tmatch_map_opts_t *opts, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!opts || !opts->log)
+		return;
+	va_start(ap, fmt);
+	tmatch_log_vprintf(opts->log, opts->log_arg, level, fmt, ap);
+	va_end(ap);
+}
 
 /* Deterministic PRNG (splitmix64 seeded xoshiro256**); no globals. */
 typedef struct tmatch__rng {

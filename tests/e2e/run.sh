@@ -552,11 +552,11 @@ t_task_none() {
 
 t_xml_like_cli() {
 	for mapper in auto treematch greedy; do
-		run "$WORK/x8.out" "$WORK/x8.err" -n8 --treematch="$SRC/conf/examples/lammps-8.yml,dry_run=on,mapper=$mapper" true
+		run "$WORK/x8.out" "$WORK/x8.err" -n8 --treematch="$SRC/profile/examples/lammps-8.yml,dry_run=on,mapper=$mapper" true
 		rc=$?
 		got=$(sed -n 's/.*task *[0-9]* *\([0-9]*\) \[[0-9]*\]: cpus \([^ ]*\) .*/\1 \2/p' "$WORK/x8.err" |
 			sort -n | awk '{ printf "%s ", $2 }')
-		expected=$(expected_from_cli "$SRC/conf/examples/lammps-8.yml" 8 "xml:$XML8" $mapper)
+		expected=$(expected_from_cli "$SRC/profile/examples/lammps-8.yml" 8 "xml:$XML8" $mapper)
 		if [ $rc -eq 0 ] && [ -n "$expected" ] && [ "$expected" = "$got" ]; then
 			pass "8 ranks on a 2x4-core node (XML, dry-run, $mapper): placed as 'treematch map' says ($got)"
 		else

@@ -21,7 +21,7 @@
 
 #include <slurm/spank.h>
 
-#include "conf/config.h"
+#include "placement/config.h"
 
 /* ------------------------------------------------------------------------ */
 /* The mock Slurm                                                            */

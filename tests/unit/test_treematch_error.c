@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_treematch_error.c - error formatting, logging and the PRNG. */
+/* test_treematch_error.c - error formatting and setting, logging, numbers and the PRNG. */
 #include "treematch/treematch_private.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,22 +14,59 @@ Test(error, format_leaves_out_what_does_not_apply)
 
 	tmatch_error_clear(&e);
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "");
-	tmatch__error_set(&e, "f.mtx", 3, 7, "bad %s", "thing");
+	tmatch_error_set(&e, 0, "f.mtx", 3, 7, "bad %s", "thing");
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "f.mtx:3:7: bad thing");
-	tmatch__error_set(&e, "f.mtx", 3, 0, "x");
+	tmatch_error_set(&e, 0, "f.mtx", 3, 0, "x");
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "f.mtx:3: x");
-	tmatch__error_set(&e, "f.mtx", 0, 0, "x");
+	tmatch_error_set(&e, 0, "f.mtx", 0, 0, "x");
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "f.mtx: x");
-	tmatch__error_set(&e, NULL, 0, 0, "just %d", 5);
+	tmatch_error_set(&e, 0, NULL, 0, 0, "just %d", 5);
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "just 5");
-	tmatch__error_set(&e, NULL, 1, 4, "tok");
+	tmatch_error_set(&e, 0, NULL, 1, 4, "tok");
 	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "column 4: tok");
 	cr_assert_str_eq(tmatch_error_format(NULL, buf, sizeof(buf)), "");
-	tmatch__error_set(NULL, "x", 1, 1, "ignored"); /* no crash */
+	tmatch_error_set(NULL, 0, "x", 1, 1, "ignored"); /* no crash */
 	tmatch_error_clear(NULL);
 	/* truncation is safe */
-	tmatch__error_set(&e, "f.mtx", 3, 7, "long message");
+	tmatch_error_set(&e, 0, "f.mtx", 3, 7, "long message");
 	cr_assert_str_eq(tmatch_error_format(&e, buf, 6), "f.mtx");
+}
+
+Test(error, set_returns_minus_one_and_sets_errno_unless_zero)
+{
+	tmatch_error_t e;
+	char buf[64];
+
+	errno = 0;
+	cr_assert_eq(tmatch_error_set(&e, EINVAL, "p.yml", 2, 0, "bad"), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_str_eq(tmatch_error_format(&e, buf, sizeof(buf)), "p.yml:2: bad");
+	errno = ENOENT;
+	cr_assert_eq(tmatch_error_set(NULL, 0, NULL, 0, 0, "x"), -1);
+	cr_assert_eq(errno, ENOENT, "errnum 0 leaves errno alone");
+	cr_assert_eq(tmatch_error_set(NULL, ERANGE, NULL, 0, 0, "x"), -1);
+	cr_assert_eq(errno, ERANGE, "errno is set even without an error struct");
+}
+
+Test(error, parse_u64_takes_digits_only_up_to_max)
+{
+	uint64_t v = 7;
+
+	cr_assert_eq(tmatch_parse_u64("42", 2, 100, &v), 0);
+	cr_assert_eq(v, 42);
+	cr_assert_eq(tmatch_parse_u64("18446744073709551615", 20, UINT64_MAX, &v), 0);
+	cr_assert_eq(v, UINT64_MAX);
+	v = 7;
+	cr_assert_eq(tmatch_parse_u64("18446744073709551616", 20, UINT64_MAX, &v), -1);
+	cr_assert_eq(tmatch_parse_u64("101", 3, 100, &v), -1);
+	cr_assert_eq(tmatch_parse_u64("-1", 2, 100, &v), -1);
+	cr_assert_eq(tmatch_parse_u64(" 1", 2, 100, &v), -1);
+	cr_assert_eq(tmatch_parse_u64("1x", 2, 100, &v), -1);
+	cr_assert_eq(tmatch_parse_u64("", 0, 100, &v), -1);
+	cr_assert_eq(tmatch_parse_u64(NULL, 3, 100, &v), -1);
+	cr_assert_eq(v, 7, "a failed parse leaves the output alone");
+	cr_assert_eq(tmatch_parse_u64("123", 2, 100, &v), 0, "only len bytes are read");
+	cr_assert_eq(v, 12);
 }
 
 static void logger(void *arg, int level, const char *msg)
@@ -48,6 +86,10 @@ Test(error, log_goes_through_the_callback)
 	tmatch__log(&o, TMATCH_LOG_WARNING, "hello %d", 42);
 	cr_assert_str_eq(got, "1:hello 42");
 	tmatch__log(NULL, 0, "x");
+	got[0] = '\0';
+	tmatch_log_printf(logger, got, TMATCH_LOG_DEBUG, "%s-%d", "direct", 3);
+	cr_assert_str_eq(got, "3:direct-3");
+	tmatch_log_printf(NULL, got, TMATCH_LOG_DEBUG, "ignored"); /* no callback, no crash */
 }
 
 Test(rng, seeded_sequences_repeat_and_differ)

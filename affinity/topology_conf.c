@@ -230,16 +230,16 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 	struct names out = {NULL, 0, 0};
 	int col = 0, rc;
 	if (!hostlist) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no hostlist");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no hostlist");
 		return NULL;
 	}
 	rc = expand_list(hostlist, strlen(hostlist), 0, &out, &col);
 	if (rc < 0) {
 		tmatch_affinity_hostlist_free(out.v);
 		if (rc == -2)
-			tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		else
-			tmatch__aff_fail(err, EINVAL, NULL, 0, col,
+			tmatch_error_set(err, EINVAL, NULL, 0, col,
 			                 "malformed hostlist at column %d: write it like "
 			                 "\"n[1-4,7],login01\"",
 			                 col);
@@ -336,7 +336,7 @@ static int perr(struct parser *p, int errnum, int line, int col, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tmatch__aff_fail(p->err, errnum, p->file, line, col, "%s", msg);
+	return tmatch_error_set(p->err, errnum, p->file, line, col, "%s", msg);
 }
 
 /* Parse one logical line (comments already removed). */
@@ -632,12 +632,12 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char 
 	p.file = name ? name : "<string>";
 	p.err = err;
 	if (!text) {
-		tmatch__aff_fail(err, EINVAL, p.file, 0, 0, "no topology.conf text");
+		tmatch_error_set(err, EINVAL, p.file, 0, 0, "no topology.conf text");
 		return NULL;
 	}
 	conf = calloc(1, sizeof(*conf));
 	if (!conf) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
 	snprintf(conf->file, sizeof(conf->file), "%s", p.file);
@@ -691,13 +691,13 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char 
 	if (resolve(&p) < 0)
 		goto fail;
 	if (conf->nsw == 0) {
-		tmatch__aff_fail(err, EINVAL, p.file, 0, 0,
+		tmatch_error_set(err, EINVAL, p.file, 0, 0,
 		                 "no SwitchName= line: topology.conf describes no switch");
 		goto fail;
 	}
 	goto done;
 oom:
-	tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+	tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 fail:
 	tmatch_affinity_conf_destroy(conf);
 	conf = NULL;
@@ -718,12 +718,12 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error
 	size_t len = 0, cap = 0;
 	tmatch_affinity_conf_t *conf = NULL;
 	if (!path) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no topology.conf path");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no topology.conf path");
 		return NULL;
 	}
 	f = fopen(path, "r");
 	if (!f) {
-		tmatch__aff_fail(err, errno, path, 0, 0, "cannot open: %s", strerror(errno));
+		tmatch_error_set(err, errno, path, 0, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -732,13 +732,13 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error
 			char *t;
 			cap = cap ? cap * 2 : 8192;
 			if (cap > (64u << 20)) {
-				tmatch__aff_fail(err, EFBIG, path, 0, 0,
+				tmatch_error_set(err, EFBIG, path, 0, 0,
 				                 "larger than 64 MiB: not a topology.conf");
 				goto out;
 			}
 			t = realloc(text, cap);
 			if (!t) {
-				tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+				tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 				goto out;
 			}
 			text = t;
@@ -749,12 +749,12 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error
 			break;
 	}
 	if (ferror(f)) {
-		tmatch__aff_fail(err, EIO, path, 0, 0, "read error");
+		tmatch_error_set(err, EIO, path, 0, 0, "read error");
 		goto out;
 	}
 	text[len] = '\0';
 	if (strlen(text) != len) {
-		tmatch__aff_fail(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
+		tmatch_error_set(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
 		goto out;
 	}
 	conf = tmatch_affinity_conf_parse(text, path, err);
@@ -810,12 +810,12 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 	tmatch_affinity_conf_t *conf;
 	int a, ncomp = -1;
 	if (!addrs || n <= 0) {
-		tmatch__aff_fail(err, EINVAL, NULL, 0, 0, "no SLURM_TOPOLOGY_ADDR values");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no SLURM_TOPOLOGY_ADDR values");
 		return NULL;
 	}
 	conf = calloc(1, sizeof(*conf));
 	if (!conf) {
-		tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
 	snprintf(conf->file, sizeof(conf->file), "SLURM_TOPOLOGY_ADDR");
@@ -823,7 +823,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 		char *copy, *tok, *save = NULL, *comp[TMATCH_AFFINITY_MAX_LEVELS];
 		int k = 0, c, parent = -1;
 		if (!addrs[a] || !*addrs[a]) {
-			tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "SLURM_TOPOLOGY_ADDR #%d is empty", a);
 			goto fail;
 		}
@@ -833,7 +833,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 		for (tok = strtok_r(copy, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
 			if (k == TMATCH_AFFINITY_MAX_LEVELS - 2) {
 				free(copy);
-				tmatch__aff_fail(err, EINVAL, NULL, 0, 0,
+				tmatch_error_set(err, EINVAL, NULL, 0, 0,
 				                 "SLURM_TOPOLOGY_ADDR '%.64s' has too many levels",
 				                 addrs[a]);
 				goto fail;
@@ -842,7 +842,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 		}
 		if (k == 0 || (ncomp >= 0 && k != ncomp)) {
 			free(copy);
-			tmatch__aff_fail(
+			tmatch_error_set(
 			    err, EINVAL, NULL, 0, 0,
 			    "SLURM_TOPOLOGY_ADDR '%.64s' does not have the %d levels of "
 			    "the others",
@@ -882,7 +882,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 				}
 			} else if (conf->sw[s].parent != parent) {
 				free(copy);
-				tmatch__aff_fail(
+				tmatch_error_set(
 				    err, EINVAL, NULL, 0, 0,
 				    "SLURM_TOPOLOGY_ADDR values disagree on the parent of "
 				    "switch '%.64s'",
@@ -909,7 +909,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 	}
 	return conf;
 oom:
-	tmatch__aff_fail(err, ENOMEM, NULL, 0, 0, "out of memory");
+	tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 fail:
 	tmatch_affinity_conf_destroy(conf);
 	return NULL;

@@ -9,7 +9,7 @@
  * that fails must leave the config untouched and say something; a parse
  * that succeeds is merged with an admin config and formatted.
  */
-#include "conf/config.h"
+#include "placement/config.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_conf_convert.c - `treematch profile convert|check` end to end: each
- * input in tests/fixtures/conf/convert/ converts to its hand-checked
+ * input in tests/fixtures/profile/convert/ converts to its hand-checked
  * expected profile, the output loads, and bad input fails with the file and
  * line in the message.
  */
-#include "conf/profile.h"
+#include "profile/profile.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define CLI  TMATCH_BUILDDIR "/bin/treematch"
-#define CDIR TMATCH_SRCDIR "/tests/fixtures/conf/convert"
+#define CDIR TMATCH_SRCDIR "/tests/fixtures/profile/convert"
 
 /* Run a shell command, capture stdout+stderr; returns the exit status. */
 static int run(const char *cmd, char *out, size_t len)
@@ -108,22 +108,22 @@ Test(conf_convert, bad_inputs_name_file_and_line)
 Test(conf_convert, check_reports_and_validates)
 {
 	static char out[1 << 14];
-	int rc = run(CLI " profile check " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	int rc = run(CLI " profile check " TMATCH_SRCDIR "/profile/examples/lammps-8.yml", out,
 	             sizeof(out));
 	cr_expect_eq(rc, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "ranks:            8"), "%s", out);
 	cr_expect_not_null(strstr(out, "total bytes:      184173408 point-to-point"), "%s", out);
 	cr_expect_not_null(strstr(out, "min 3, mean 3.00, max 3"), "%s", out);
 	cr_expect_not_null(strstr(out, "4      5  23643512"), "top pair: %s", out);
-	rc = run(CLI " profile check -n 16 " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	rc = run(CLI " profile check -n 16 " TMATCH_SRCDIR "/profile/examples/lammps-8.yml", out,
 	         sizeof(out));
 	cr_expect_eq(rc, 1);
 	cr_expect_not_null(strstr(out, "has 8 ranks but the job step has 16"), "%s", out);
-	rc = run(CLI " profile check " TMATCH_SRCDIR "/tests/fixtures/conf/invalid/negative.yml",
+	rc = run(CLI " profile check " TMATCH_SRCDIR "/tests/fixtures/profile/invalid/negative.yml",
 	         out, sizeof(out));
 	cr_expect_eq(rc, 1);
 	cr_expect_not_null(strstr(out, "negative.yml:7:12:"), "%s", out);
-	rc = run(CLI " profile stats " TMATCH_SRCDIR "/conf/examples/lammps-8.yml", out,
+	rc = run(CLI " profile stats " TMATCH_SRCDIR "/profile/examples/lammps-8.yml", out,
 	         sizeof(out));
 	cr_expect_eq(rc, 0);
 	cr_expect_not_null(strstr(out, "recorded on:      2 nodes, 4 ranks per node"), "%s", out);

@@ -3,8 +3,8 @@
  * test_conf_config.c - the option grammar: the three front ends over one key
  * table, the error positions, admin-only keys and the merge precedence.
  */
-#include "conf/config.h"
-#include "conf/profile.h"
+#include "placement/config.h"
+#include "profile/profile.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -4,7 +4,8 @@
  * user's --treematch=... value and the admin file: one key table, one value
  * parser per type, three thin front ends, one merge rule.
  */
-#include "conf/conf_private.h"
+#include "placement/config.h"
+#include "profile/profile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -123,9 +124,8 @@ static int fail(tmatch_error_t *err, const struct where *w, const char *fmt, ...
 	va_list ap;
 
 	va_start(ap, fmt);
-	tmatch__conf_verror(err, w->name, w->line, w->column, fmt, ap);
+	tmatch_error_vset(err, EINVAL, w->name, w->line, w->column, fmt, ap);
 	va_end(ap);
-	errno = EINVAL;
 	return -1;
 }
 
@@ -271,7 +271,7 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			cfg->exclusive_only = b;
 		break;
 	case T_INT:
-		if (tmatch__parse_u64(v, vn, (uint64_t)key->max, &u) || (long)u < key->min)
+		if (tmatch_parse_u64(v, vn, (uint64_t)key->max, &u) || (long)u < key->min)
 			return fail(err, w, "'%s' must be an integer from %s", key->name,
 			            key->hint);
 		if (id == KEY_VERBOSE)
@@ -280,7 +280,7 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			cfg->max_ranks = (int)u;
 		break;
 	case T_U64:
-		if (tmatch__parse_u64(v, vn, UINT64_MAX, &u))
+		if (tmatch_parse_u64(v, vn, UINT64_MAX, &u))
 			return fail(err, w, "'%s' must be %s", key->name, key->hint);
 		cfg->seed = u;
 		break;
@@ -294,7 +294,7 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			mult = 1024 * 1024, dn--;
 		else if (last == 'G' || last == 'g')
 			mult = 1024 * 1024 * 1024, dn--;
-		if (tmatch__parse_u64(v, dn, UINT64_MAX / mult, &u) || u == 0 ||
+		if (tmatch_parse_u64(v, dn, UINT64_MAX / mult, &u) || u == 0 ||
 		    u * mult > (uint64_t)SIZE_MAX / 2)
 			return fail(err, w, "'%s' must be %s (more than 0)", key->name, key->hint);
 		if (id == KEY_MAX_MAP_MEMORY)
@@ -455,7 +455,7 @@ int tmatch_config_parse_fd(tmatch_config_t *cfg, int fd, const char *name, tmatc
 		return fail(err, &w, "invalid arguments");
 	buf = malloc(CAP + 1);
 	if (!buf) {
-		tmatch__conf_error(err, w.name, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, w.name, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -465,7 +465,7 @@ int tmatch_config_parse_fd(tmatch_config_t *cfg, int fd, const char *name, tmatc
 			continue;
 		if (r < 0) {
 			int e = errno;
-			tmatch__conf_error(err, w.name, 0, 0, "read error: %s", strerror(e));
+			tmatch_error_set(err, 0, w.name, 0, 0, "read error: %s", strerror(e));
 			errno = e;
 			goto out;
 		}
@@ -473,8 +473,8 @@ int tmatch_config_parse_fd(tmatch_config_t *cfg, int fd, const char *name, tmatc
 			break;
 		len += (size_t)r;
 		if (len > CAP) {
-			tmatch__conf_error(
-			    err, w.name, 0, 0,
+			tmatch_error_set(
+			    err, 0, w.name, 0, 0,
 			    "file is larger than %d bytes: an admin file holds a few "
 			    "key = value lines",
 			    CAP);

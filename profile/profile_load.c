@@ -11,7 +11,7 @@
  * Streaming rule: `ranks` and `metrics` must come before `edges`,
  * `coll_edges` and `matrix` (so every row is checked where it stands).
  */
-#include "conf/conf_private.h"
+#include "profile/profile_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +70,7 @@ struct loader {
 
 static int failv(struct loader *L, const yaml_mark_t *m, int errnum, const char *fmt, va_list ap)
 {
-	tmatch__conf_verror(L->err, L->name, m ? (int)m->line + 1 : 0, m ? (int)m->column + 1 : 0,
+	tmatch_error_vset(L->err, 0, L->name, m ? (int)m->line + 1 : 0, m ? (int)m->column + 1 : 0,
 	                    fmt, ap);
 	errno = errnum;
 	return -1;
@@ -101,10 +101,10 @@ static void warn(struct loader *L, const yaml_mark_t *m, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (m)
-		tmatch__conf_log(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s:%d:%d: %s", L->name,
+		tmatch_log_printf(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s:%d:%d: %s", L->name,
 		                 (int)m->line + 1, (int)m->column + 1, buf);
 	else
-		tmatch__conf_log(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s: %s", L->name, buf);
+		tmatch_log_printf(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s: %s", L->name, buf);
 }
 
 static const char *event_what(const yaml_event_t *ev)
@@ -286,7 +286,7 @@ static int get_uint(struct loader *L, const char *what, uint64_t max, uint64_t *
 	if (expect_scalar(L, what, "a non-negative integer"))
 		return -1;
 	if (L->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    !tmatch__parse_u64(sval(L), slen(L), max, out))
+	    !tmatch_parse_u64(sval(L), slen(L), max, out))
 		return 0;
 	if (L->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return fail(L, &L->ev.start_mark, EINVAL,
@@ -1263,7 +1263,7 @@ static int loader_init(struct loader *L, const char *name, const tmatch_profile_
 	if (L->lim.max_ranks < 1 || L->lim.max_depth < 3 || L->lim.max_scalar_len < 16 ||
 	    L->lim.max_edges == 0 || L->lim.max_edges > UINT32_MAX || L->lim.max_file_size == 0 ||
 	    L->lim.max_matrix_ranks < 0) {
-		tmatch__conf_error(err, name, 0, 0,
+		tmatch_error_set(err, 0, name, 0, 0,
 		                   "invalid limits: max_ranks >= 1, max_depth >= 3, "
 		                   "max_scalar_len >= 16, 1 <= max_edges <= 2^32-1, "
 		                   "max_file_size >= 1");
@@ -1271,7 +1271,7 @@ static int loader_init(struct loader *L, const char *name, const tmatch_profile_
 		return -1;
 	}
 	if (!yaml_parser_initialize(&L->parser)) {
-		tmatch__conf_error(err, name, 0, 0, "out of memory");
+		tmatch_error_set(err, 0, name, 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -1287,14 +1287,14 @@ tmatch_profile_t *tmatch_profile_load_buffer(const void *buf, size_t len, const 
 	if (!name)
 		name = "<buffer>";
 	if (!buf && len) {
-		tmatch__conf_error(err, name, 0, 0, "no buffer given");
+		tmatch_error_set(err, 0, name, 0, 0, "no buffer given");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (loader_init(&L, name, lim, log, log_arg, err))
 		return NULL;
 	if (len > L.lim.max_file_size) {
-		tmatch__conf_error(err, name, 0, 0,
+		tmatch_error_set(err, 0, name, 0, 0,
 		                   "profile is %zu bytes, larger than the limit of %zu bytes: "
 		                   "ask the administrator to raise max_file_size",
 		                   len, L.lim.max_file_size);
@@ -1316,25 +1316,25 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 	if (!name)
 		name = "<fd>";
 	if (fd < 0) {
-		tmatch__conf_error(err, name, 0, 0, "invalid file descriptor");
+		tmatch_error_set(err, 0, name, 0, 0, "invalid file descriptor");
 		errno = EBADF;
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
-		tmatch__conf_error(err, name, 0, 0, "cannot stat: %s", strerror(e));
+		tmatch_error_set(err, 0, name, 0, 0, "cannot stat: %s", strerror(e));
 		errno = e;
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		tmatch__conf_error(err, name, 0, 0, "is a directory: give a profile file");
+		tmatch_error_set(err, 0, name, 0, 0, "is a directory: give a profile file");
 		errno = EISDIR;
 		return NULL;
 	}
 	if (loader_init(&L, name, lim, log, log_arg, err))
 		return NULL;
 	if (!S_ISREG(st.st_mode) && !L.lim.allow_special) {
-		tmatch__conf_error(err, name, 0, 0,
+		tmatch_error_set(err, 0, name, 0, 0,
 		                   "not a regular file (a pipe, device or socket): give a profile "
 		                   "file");
 		yaml_parser_delete(&L.parser);
@@ -1342,7 +1342,7 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 		return NULL;
 	}
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)L.lim.max_file_size) {
-		tmatch__conf_error(err, name, 0, 0,
+		tmatch_error_set(err, 0, name, 0, 0,
 		                   "profile is %jd bytes, larger than the limit of %zu bytes: "
 		                   "ask the administrator to raise max_file_size",
 		                   (intmax_t)st.st_size, L.lim.max_file_size);
@@ -1362,14 +1362,14 @@ tmatch_profile_t *tmatch_profile_load(const char *path, const tmatch_profile_lim
 	int fd, e;
 
 	if (!path || !*path) {
-		tmatch__conf_error(err, "", 0, 0, "no profile path given");
+		tmatch_error_set(err, 0, "", 0, 0, "no profile path given");
 		errno = EINVAL;
 		return NULL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
-		tmatch__conf_error(err, path, 0, 0, "cannot open: %s", strerror(e));
+		tmatch_error_set(err, 0, path, 0, 0, "cannot open: %s", strerror(e));
 		errno = e;
 		return NULL;
 	}

@@ -39,8 +39,8 @@
  * later items override earlier ones) < user, except that admin limits cap
  * the user's (tmatch_config_merge).
  */
-#ifndef TMATCH_CONF_CONFIG_H
-#define TMATCH_CONF_CONFIG_H
+#ifndef TMATCH_PLACEMENT_CONFIG_H
+#define TMATCH_PLACEMENT_CONFIG_H
 
 #include "treematch/treematch.h"
 
@@ -138,4 +138,4 @@ TMATCH_API int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_
 }
 #endif
 
-#endif /* TMATCH_CONF_CONFIG_H */
+#endif /* TMATCH_PLACEMENT_CONFIG_H */

@@ -3,7 +3,7 @@
  * profile.c - the profile object: limits, metrics, accessors, the builder
  * used by converters, the canonical writer and the bridge to tmatch_comm_t.
  */
-#include "conf/conf_private.h"
+#include "profile/profile_private.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,7 +38,7 @@ int tmatch_profile_metric_parse(const char *name, tmatch_profile_metric_t *out, 
 	else if (name && !strcmp(name, "avg"))
 		m = TMATCH_METRIC_AVG;
 	else {
-		tmatch__conf_error(err, "", 0, 0,
+		tmatch_error_set(err, 0, "", 0, 0,
 		                   "unknown metric: valid metrics are bytes, msgs, avg");
 		errno = EINVAL;
 		return -1;
@@ -69,7 +69,7 @@ tmatch_profile_t *tmatch_profile_create(int ranks, unsigned metrics, int directe
 	if (ranks < 1 || ranks > TMATCH_PROFILE_DEFAULT_MAX_RANKS || metrics == 0 ||
 	    (metrics & ~(TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS)) ||
 	    (directed != 0 && directed != 1)) {
-		tmatch__conf_error(err, "", 0, 0,
+		tmatch_error_set(err, 0, "", 0, 0,
 		                   "invalid profile: ranks must be 1..%d, metrics a mix of bytes "
 		                   "and msgs, directed 0 or 1",
 		                   TMATCH_PROFILE_DEFAULT_MAX_RANKS);
@@ -78,7 +78,7 @@ tmatch_profile_t *tmatch_profile_create(int ranks, unsigned metrics, int directe
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
-		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -104,7 +104,7 @@ void tmatch_profile_destroy(tmatch_profile_t *p)
 
 static int bad_arg(tmatch_error_t *err, const char *what)
 {
-	tmatch__conf_error(err, "", 0, 0, "invalid argument: %s", what);
+	tmatch_error_set(err, 0, "", 0, 0, "invalid argument: %s", what);
 	errno = EINVAL;
 	return -1;
 }
@@ -169,7 +169,7 @@ int tmatch_profile_check_ranks(const tmatch_profile_t *p, int expected, tmatch_e
 		return bad_arg(err, "no profile");
 	if (p->ranks == expected)
 		return 0;
-	tmatch__conf_error(err, "", 0, 0,
+	tmatch_error_set(err, 0, "", 0, 0,
 	                   "the profile has %d ranks but the job step has %d tasks: record or "
 	                   "convert a profile with %d ranks, or run %d tasks",
 	                   p->ranks, expected, expected, p->ranks);
@@ -286,7 +286,7 @@ int tmatch_profile_set_info(tmatch_profile_t *p, const char *key, const char *va
 			                    "UTF-8 or with control characters");
 		s = strdup(value);
 		if (!s) {
-			tmatch__conf_error(err, "", 0, 0, "out of memory");
+			tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 			errno = ENOMEM;
 			return -1;
 		}
@@ -325,7 +325,7 @@ int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
 	if (!p || (set != TMATCH_PROFILE_P2P && set != TMATCH_PROFILE_COLL))
 		return bad_arg(err, "set must be TMATCH_PROFILE_P2P or TMATCH_PROFILE_COLL");
 	if (src < 0 || src >= p->ranks || dst < 0 || dst >= p->ranks) {
-		tmatch__conf_error(err, "", 0, 0,
+		tmatch_error_set(err, 0, "", 0, 0,
 		                   "edge (%d, %d) is out of range: the profile has %d ranks, "
 		                   "numbered 0 to %d",
 		                   src, dst, p->ranks, p->ranks - 1);
@@ -335,7 +335,7 @@ int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
 	if (bytes > TMATCH__WEIGHT_MAX || msgs > TMATCH__WEIGHT_MAX)
 		return bad_arg(err, "weights must be below 2^63");
 	if (src == dst) {
-		tmatch__conf_log(log, log_arg, TMATCH_LOG_WARNING, "self edge (%d, %d) ignored",
+		tmatch_log_printf(log, log_arg, TMATCH_LOG_WARNING, "self edge (%d, %d) ignored",
 		                 src, dst);
 		return 0;
 	}
@@ -348,7 +348,7 @@ int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
 	if (e->n >= UINT32_MAX)
 		return bad_arg(err, "too many edges");
 	if (tmatch__edges_push(e, p->metrics, src, dst, bytes, msgs, 0)) {
-		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		return -1;
 	}
 	p->finished = 0;
@@ -369,13 +369,13 @@ int tmatch_profile_finish(tmatch_profile_t *p, tmatch_log_fn log, void *log_arg,
 		                             &l1, &l2, &a, &b)) {
 			int e = errno;
 			if (e == ENOMEM)
-				tmatch__conf_error(err, "", 0, 0, "out of memory");
+				tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 			else if (e == EOVERFLOW)
-				tmatch__conf_error(err, "", 0, 0,
+				tmatch_error_set(err, 0, "", 0, 0,
 				                   "%s: the sum for (%d, %d) exceeds 2^63-1", what,
 				                   a, b);
 			else
-				tmatch__conf_error(err, "", 0, 0,
+				tmatch_error_set(err, 0, "", 0, 0,
 				                   "%s: the pair (%d, %d) is given twice in an "
 				                   "undirected profile: give each pair once",
 				                   what, a, b);
@@ -383,7 +383,7 @@ int tmatch_profile_finish(tmatch_profile_t *p, tmatch_log_fn log, void *log_arg,
 			return -1;
 		}
 		if (ndup)
-			tmatch__conf_log(log, log_arg, TMATCH_LOG_WARNING,
+			tmatch_log_printf(log, log_arg, TMATCH_LOG_WARNING,
 			                 "%s: %zu duplicate edges summed (first: (%d, %d))", what,
 			                 ndup, a, b);
 	}
@@ -464,7 +464,7 @@ static int put_matrix(FILE *out, const tmatch_profile_t *p, tmatch_error_t *err)
 	uint64_t *dense = calloc(n * n, sizeof(*dense));
 
 	if (!dense) {
-		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -536,7 +536,7 @@ int tmatch_profile_write(const tmatch_profile_t *p, FILE *out, unsigned flags, t
 		put_edges(out, p, 1, "coll_edges");
 	if (fflush(out) || ferror(out)) {
 		int e = errno ? errno : EIO;
-		tmatch__conf_error(err, "", 0, 0, "write error: %s", strerror(e));
+		tmatch_error_set(err, 0, "", 0, 0, "write error: %s", strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -554,7 +554,7 @@ int tmatch_profile_save(const tmatch_profile_t *p, const char *path, unsigned fl
 	f = fopen(path, "w");
 	if (!f) {
 		e = errno;
-		tmatch__conf_error(err, path, 0, 0, "cannot create: %s", strerror(e));
+		tmatch_error_set(err, 0, path, 0, 0, "cannot create: %s", strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -562,7 +562,7 @@ int tmatch_profile_save(const tmatch_profile_t *p, const char *path, unsigned fl
 	e = errno;
 	if (fclose(f) && !rc) {
 		e = errno;
-		tmatch__conf_error(err, path, 0, 0, "write error: %s", strerror(e));
+		tmatch_error_set(err, 0, path, 0, 0, "write error: %s", strerror(e));
 		rc = -1;
 	}
 	if (rc && err && !err->file[0])
@@ -604,7 +604,7 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 		return NULL;
 	}
 	if ((p->metrics & need) != need) {
-		tmatch__conf_error(err, "", 0, 0,
+		tmatch_error_set(err, 0, "", 0, 0,
 		                   "metric %s needs %s, but the profile records only %s: choose "
 		                   "metric=%s",
 		                   tmatch_profile_metric_name(metric),
@@ -618,7 +618,7 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 	size_t total = ((sets & TMATCH_PROFILE_P2P) ? p->set[0].n : 0) +
 	               ((sets & TMATCH_PROFILE_COLL) ? p->set[1].n : 0);
 	if (tmatch__edges_reserve(&tmp, p->metrics, total ? total : 1)) {
-		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		goto out;
 	}
 	for (int s = 0; s < 2; s++) {
@@ -630,23 +630,23 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 			if (tmatch__edges_push(&tmp, p->metrics, i < j ? i : j, i < j ? j : i,
 			                       e->bytes ? e->bytes[k] : 0, e->msgs ? e->msgs[k] : 0,
 			                       0)) {
-				tmatch__conf_error(err, "", 0, 0, "out of memory");
+				tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 				goto out;
 			}
 		}
 	}
 	if (tmatch__edges_sort_merge(&tmp, p->metrics, p->ranks, 1, &ndup, &l1, &l2, &a, &b)) {
 		if (errno == ENOMEM)
-			tmatch__conf_error(err, "", 0, 0, "out of memory");
+			tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		else
-			tmatch__conf_error(err, "", 0, 0,
+			tmatch_error_set(err, 0, "", 0, 0,
 			                   "traffic between ranks %d and %d exceeds 2^63-1", a, b);
 		errno = errno == ENOMEM ? ENOMEM : EINVAL;
 		goto out;
 	}
 	w = malloc((tmp.n ? tmp.n : 1) * sizeof(*w));
 	if (!w) {
-		tmatch__conf_error(err, "", 0, 0, "out of memory");
+		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		errno = ENOMEM;
 		goto out;
 	}

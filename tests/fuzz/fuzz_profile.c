@@ -11,7 +11,7 @@
  * compiler together with replay.c, which feeds it the corpus and the
  * regression inputs in `make check`.
  */
-#include "conf/profile.h"
+#include "profile/profile.h"
 
 #include <stdint.h>
 #include <stdio.h>

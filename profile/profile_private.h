@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * conf_private.h - internals shared by the files of conf/. Tests may include
- * it; nothing outside conf/ and tests/ does.
- */
-#ifndef TMATCH_CONF_PRIVATE_H
-#define TMATCH_CONF_PRIVATE_H
 
-#include "conf/config.h"
-#include "conf/profile.h"
+
+ */
+#ifndef TMATCH_PROFILE_PRIVATE_H
+#define TMATCH_PROFILE_PRIVATE_H
+
+#include "profile/profile.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -52,16 +51,6 @@ struct tmatch_profile {
 	int ranks_per_node;
 };
 
-/* Fill err (may be NULL) with file/line/column and a printf-style message. */
-void tmatch__conf_error(tmatch_error_t *err, const char *file, int line, int column,
-                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void tmatch__conf_verror(tmatch_error_t *err, const char *file, int line, int column,
-                         const char *fmt, va_list ap);
-
-/* Log through a caller's callback (no-op when NULL). */
-void tmatch__conf_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 /* Append one edge (arrays grow by doubling). -1/ENOMEM. `line` 0 = unknown. */
 int tmatch__edges_push(struct tmatch__edges *e, unsigned metrics, int src, int dst, uint64_t bytes,
                        uint64_t msgs, uint32_t line);
@@ -80,10 +69,7 @@ int tmatch__edges_sort_merge(struct tmatch__edges *e, unsigned metrics, int rank
                              size_t *ndup, uint32_t *dup_line, uint32_t *first_line, int *dup_src,
                              int *dup_dst);
 
-/* Parse a non-negative decimal integer (digits only). -1 if not one or > max. */
-int tmatch__parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
-
 /* Describe what a non-integer scalar looks like ("a negative number", ...). */
 const char *tmatch__describe_scalar(const char *s, size_t len);
 
-#endif /* TMATCH_CONF_PRIVATE_H */
+#endif /* TMATCH_PROFILE_PRIVATE_H */

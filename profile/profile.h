@@ -17,8 +17,8 @@
  *
  * Index spaces: `rank` = MPI_COMM_WORLD rank, 0..ranks-1.
  */
-#ifndef TMATCH_CONF_PROFILE_H
-#define TMATCH_CONF_PROFILE_H
+#ifndef TMATCH_PROFILE_PROFILE_H
+#define TMATCH_PROFILE_PROFILE_H
 
 #include "treematch/treematch.h"
 
@@ -219,4 +219,4 @@ TMATCH_API tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p,
 }
 #endif
 
-#endif /* TMATCH_CONF_PROFILE_H */
+#endif /* TMATCH_PROFILE_PROFILE_H */

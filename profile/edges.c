@@ -1,49 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * edges.c - helpers shared by the loader, the builder and the writer: error
- * and log formatting, growable edge arrays, the O(n + ranks) sort and merge,
- * and strict integer parsing.
+ * edges.c - helpers shared by the loader, the builder and the writer: growable
+ * edge arrays, the O(n + ranks) sort and merge, and what a bad scalar looks
+ * like.
  */
-#include "conf/conf_private.h"
+#include "profile/profile_private.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void tmatch__conf_verror(tmatch_error_t *err, const char *file, int line, int column,
-                         const char *fmt, va_list ap)
-{
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	err->line = line > 0 ? line : 0;
-	err->column = column > 0 ? column : 0;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-}
-
-void tmatch__conf_error(tmatch_error_t *err, const char *file, int line, int column,
-                        const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tmatch__conf_verror(err, file, line, column, fmt, ap);
-	va_end(ap);
-}
-
-void tmatch__conf_log(tmatch_log_fn log, void *arg, int level, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-
-	if (!log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	log(arg, level, buf);
-}
 
 static int grow(void **p, size_t elem, size_t cap)
 {
@@ -250,26 +216,6 @@ int tmatch__edges_sort_merge(struct tmatch__edges *e, unsigned metrics, int rank
 	}
 	e->n = w;
 	*ndup = dups;
-	return 0;
-}
-
-int tmatch__parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 20)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-		if (d > 9)
-			return -1;
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	if (v > max)
-		return -1;
-	*out = v;
 	return 0;
 }
 

@@ -2,14 +2,14 @@
 /*
  * test_conf_fixtures.c - the valid/invalid profile fixtures.
  *
- * tests/fixtures/conf/invalid/X.yml starts with "# expect: <fragment>": the
+ * tests/fixtures/profile/invalid/X.yml starts with "# expect: <fragment>": the
  * loader must refuse it with a message containing the fragment, naming the
- * file. tests/fixtures/conf/valid/X.yml starts with
+ * file. tests/fixtures/profile/valid/X.yml starts with
  * "# expect: p2p=N coll=M [warn=<fragment>]": the loader must accept it with
  * that many edges (after merging), log the warning when one is named, and
  * round-trip exactly through the writer.
  */
-#include "conf/profile.h"
+#include "profile/profile.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXDIR TMATCH_SRCDIR "/tests/fixtures/conf"
+#define FIXDIR TMATCH_SRCDIR "/tests/fixtures/profile"
 
 struct logbuf {
 	char text[4096];

@@ -4,8 +4,8 @@
  * collective selection in to_comm, the writer's round trips, limits, the fd
  * and buffer entry points, and the bad-argument paths (errno checked).
  */
-#include "conf/conf_private.h"
-#include "conf/profile.h"
+#include "profile/profile_private.h"
+#include "profile/profile.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

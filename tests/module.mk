@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/: what is not one module's: the fuzz harnesses (tests/fuzz/) and their
+# replay in `make check`. Unit tests are listed by the module they test.
+CHECK_TARGETS += fuzz-replay
+
+# ---------------------------------------------------------------------------
+# Fuzzing the profile loader (profile/) and the option grammar (placement/config.c).
+#
+#   make fuzz                       build the libFuzzer harness (clang) and run it
+#                                   for FUZZ_TIME seconds over tests/fuzz/corpus
+#   make fuzz FUZZ_RUNS=10000000    run that many inputs instead
+#   make fuzz-replay                replay corpus + regressions with $(CC), no
+#                                   libFuzzer (part of `make check`)
+# New inputs go to $(B)/fuzz/corpus (seeded from the committed corpus); a crash
+# is written as $(B)/fuzz/crash-*: copy it into tests/fuzz/regressions/.
+
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 60
+FUZZ_RUNS   ?= -1
+FUZZ_SRCS   := tests/fuzz/fuzz_profile.c $(wildcard profile/*.c) $(wildcard treematch/*.c)
+FUZZ_BIN    := $(B)/fuzz/fuzz_profile
+REPLAY_BIN  := $(B)/fuzz/replay_profile
+FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c placement/config.c $(wildcard treematch/*.c)
+FUZZ_CONFIG_BIN  := $(B)/fuzz/fuzz_config
+REPLAY_CONFIG_BIN := $(B)/fuzz/replay_config
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard profile/*.h) treematch/treematch.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) -lmetis -lm
+
+$(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $@ $(FUZZ_CONFIG_SRCS) $(YAML_LIBS) -lmetis -lm
+
+fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN)
+	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/config-corpus
+	cp -n tests/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
+	cp -n tests/fuzz/config-corpus/* $(B)/fuzz/config-corpus/ 2>/dev/null || true
+	$(FUZZ_BIN) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/fuzz/ -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
+	    -runs=$(FUZZ_RUNS) $(B)/fuzz/corpus tests/fuzz/regressions
+	$(FUZZ_CONFIG_BIN) -max_len=1024 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/fuzz/config- \
+	    -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
+	    -runs=$(FUZZ_RUNS) $(B)/fuzz/config-corpus
+
+$(REPLAY_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_profile.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_profile.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+$(REPLAY_CONFIG_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_config.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_config.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
+fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN)
+	@if $(REPLAY_BIN) tests/fuzz/corpus tests/fuzz/regressions tests/fixtures/profile/valid \
+	    tests/fixtures/profile/invalid && $(REPLAY_CONFIG_BIN) tests/fuzz/config-corpus; then \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 1 0; \
+	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 0 1; fi
+
+.PHONY: fuzz-replay
+
