@@ -16,7 +16,7 @@
  * the file stays small whatever the size of the job.
  */
 #include "cli/cli.h"
-#include "cli/inputs.h"
+#include "placement/inputs.h"
 #include "cli/svg.h"
 #include "treematch/treematch.h"
 

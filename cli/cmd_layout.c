@@ -25,7 +25,7 @@
  */
 #include "affinity/affinity.h"
 #include "cli/cli.h"
-#include "cli/inputs.h"
+#include "placement/inputs.h"
 #include "treematch/treematch.h"
 
 #include <errno.h>

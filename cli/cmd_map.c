@@ -8,7 +8,7 @@
  * accepts blank lines and lines starting with '#'.
  */
 #include "cli/cli.h"
-#include "cli/inputs.h"
+#include "placement/inputs.h"
 #include "treematch/treematch.h"
 
 #include <ctype.h>

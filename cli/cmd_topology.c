@@ -5,7 +5,7 @@
  * levels, arities, CPU sets and leaf positions.
  */
 #include "cli/cli.h"
-#include "cli/inputs.h"
+#include "placement/inputs.h"
 #include "affinity/affinity.h"
 
 #include <errno.h>

@@ -7,14 +7,13 @@
 # dynamically, never -lslurm (spank_* live in slurmstepd/srun). A version
 # script keeps every symbol but Slurm's entry points local.
 
-SPANK_SRCS   := spank/treematch.c spank/plan.c spank/isolate.c $(wildcard spank/record.c)
+SPANK_SRCS   := spank/treematch.c $(wildcard spank/record.c)
 SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
 SPANK_SO     := $(B)/spank/treematch.so
 
 BIN_TARGETS  += $(SPANK_SO) $(B)/tests/e2e/whereami
 MAN_PAGES    += spank/treematch.8
-TEST_SRCS    += tests/unit/test_spank_plan.c tests/unit/test_spank_glue.c \
-                tests/unit/test_spank_isolate.c
+TEST_SRCS    += tests/unit/test_spank_glue.c
 # `treematch map --ranks` against the plugin's node plan (runs the CLI).
 TEST_SRCS    += tests/unit/test_cli_map_ranks.c
 CHECK_TARGETS += e2e

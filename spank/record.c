@@ -31,7 +31,7 @@
 #include <slurm/spank.h>
 
 #include "profiler/mpiabi.h"
-#include "spank/plan.h"
+#include "placement/placement.h"
 #include "spank/spank_private.h"
 
 #ifndef TMATCH_RECORD_LIBDIR

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * treematch.c - the SPANK glue of treematch.so: --treematch=PROFILE for
- * srun, sbatch and salloc. Reads SPANK items, hands them to spank/plan.c
+ * srun, sbatch and salloc. Reads SPANK items, hands them to placement/
  * (every decision lives there, unit-tested without Slurm), binds in
  * slurm_spank_task_init and turns errors into Slurm messages.
  *
@@ -35,7 +35,7 @@
 #include "affinity/affinity.h"
 #include "placement/config.h"
 #include "profile/profile.h"
-#include "spank/plan.h"
+#include "placement/placement.h"
 #include "spank/spank_private.h"
 
 SPANK_PLUGIN(treematch, 1);
@@ -67,6 +67,15 @@ static struct {
 	int node_failed;      /* a problem was found on the node */
 	char node_msg[700];   /* its one line */
 } st;
+
+/* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
+static double wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* CPU time of the calling thread: what the plugin costs, whatever the load. */
 static double cpu_seconds(void)
@@ -295,7 +304,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_context_t ctx = spank_context();
 	char msg[1000];
 	tmatch_error_t err;
-	double t0 = tmatch__spank_now();
+	double t0 = wall_seconds();
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
 		if (compute_config(ac, av) < 0)
@@ -318,7 +327,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 				}
 			}
 		}
-		st.local_seconds = tmatch__spank_now() - t0;
+		st.local_seconds = wall_seconds() - t0;
 	}
 	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
 }
@@ -328,7 +337,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	uint32_t ntasks = 0;
 	tmatch_error_t err;
 	char buf[900];
-	double t0 = tmatch__spank_now();
+	double t0 = wall_seconds();
 
 	if (st.cfg_ok && st.cfg.enabled && st.prof &&
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
@@ -341,7 +350,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 			slurm_spank_log("treematch: site default profile not applied: %s",
 			                errmsg(&err, buf, sizeof(buf)));
 		}
-		st.local_seconds += tmatch__spank_now() - t0;
+		st.local_seconds += wall_seconds() - t0;
 		if (st.cfg.verbose >= 2)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
 			                st.cfg.profile, st.local_seconds * 1e3);
@@ -399,7 +408,7 @@ static tmatch_affinity_conf_t *load_topology_conf(void)
 /* The whole work of a node, in slurmstepd as the user. */
 static void plan_node(spank_t sp)
 {
-	double t0 = tmatch__spank_now(), c0 = cpu_seconds();
+	double t0 = wall_seconds(), c0 = cpu_seconds();
 	tmatch_affinity_opts_t aopts;
 	tmatch_affinity_conf_t *tconf = NULL;
 	tmatch_affinity_tree_t *cluster = NULL;
@@ -525,7 +534,7 @@ static void plan_node(spank_t sp)
 	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
 		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
 	else {
-		st.plan->node_seconds = tmatch__spank_now() - t0;
+		st.plan->node_seconds = wall_seconds() - t0;
 		st.plan->node_cpu_seconds = cpu_seconds() - c0;
 	}
 out:
@@ -557,7 +566,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	char line[1200], buf[900];
 	int local = -1, n;
 	pid_t pid = getpid();
-	double t0 = tmatch__spank_now();
+	double t0 = wall_seconds();
 
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
@@ -602,7 +611,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			                              line, sizeof(line));
 			if (st.cfg.verbose >= 2 && n > 0 && (size_t)n < sizeof(line))
 				snprintf(line + n, sizeof(line) - (size_t)n, " (task_init %.3f ms)",
-				         (tmatch__spank_now() - t0) * 1e3);
+				         (wall_seconds() - t0) * 1e3);
 			slurm_spank_log("%s", line);
 		}
 	}

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cli_map_ranks.c - `treematch map --ranks LIST` places the listed
- * global ranks exactly where the SPANK plugin's node plan (spank/plan.c)
+ * global ranks exactly where the SPANK plugin's node plan (placement/)
  * places the same ranks on one node: both map tmatch_comm_submatrix of the
  * profile. Runs the CLI `make` built.
  */
-#include "spank/plan.c"    /* the plugin's logic is not part of libtreematch */
-#include "spank/isolate.c" /* plan.c maps through it */
+#include "placement/placement.h"
 
 #include "tests/unit/cli_helpers.h"
 #include "tests/unit/spank_profiles.h"

@@ -6,7 +6,6 @@
  * compiled in so its static helpers can be called directly.
  */
 #include "cli/cmd_layout.c"
-#include "cli/inputs.c"
 
 #include <criterion/criterion.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
  *   FILE: *.mtx, *.mat                 treematch/ (tmatch_comm_load)
  *         *.yml, *.yaml                conf/
  */
-#include "cli/inputs.h"
+#include "placement/inputs.h"
 #include "profile/profile.h"
 #include "affinity/affinity.h"
 

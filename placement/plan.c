@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * plan.c - the SPANK plugin's decisions, without Slurm (see plan.h).
+ * plan.c - the SPANK plugin's decisions, without Slurm (see placement.h).
  */
-#include "spank/plan.h"
-#include "spank/spank_private.h"
+#include "placement/placement_private.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -369,14 +368,14 @@ int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t
 	mopts.seed = cfg->seed;
 	mopts.time_budget = cfg->max_map_time;
 	mopts.log = log_to_nowhere;
-	t0 = tmatch__spank_now();
+	t0 = tmatch__place_now();
 	/* In a child with hard limits: slurmstepd must outlive the mapping
 	   (time, memory, METIS's global state, a crash). The deadline is
 	   enforced while it runs, not checked after. */
-	if (tmatch__spank_isolate_map(sub, topo, &mopts, cfg->max_map_time, cfg->max_map_memory,
-	                              leaf_of, err) < 0)
+	if (tmatch__place_isolate_map(sub, topo, &mopts, cfg->max_map_time, cfg->max_map_memory,
+	                              NULL, leaf_of, err) < 0)
 		goto out;
-	plan->map_seconds = tmatch__spank_now() - t0;
+	plan->map_seconds = tmatch__place_now() - t0;
 	if (tmatch_map_validate(topo, leaf_of, info->nlocal, err) < 0)
 		goto out;
 	/* Slurm's default block placement: local task i on the i-th slot. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * plan.h - every decision of the SPANK plugin, without Slurm.
+ * placement.h - every decision of the SPANK plugin, without Slurm.
  *
  * spank/treematch.c only reads SPANK items and hands them here; this file
  * decides whether a step is handled, computes where each local task goes,
  * what the task's environment gets and what the user is told. It is linked
- * into the plugin and into the unit tests (tests/unit/test_spank_plan.c).
+ * into the plugin and into the unit tests (tests/unit/test_placement_plan.c).
  *
  * Conventions as in treematch/treematch.h: 0/-1 (or pointer/NULL) with errno
  * and an optional tmatch_error_t; no printing, no global state.
@@ -14,8 +14,8 @@
  * = its global task id (S_TASK_GLOBAL_ID, the MPI_COMM_WORLD rank under
  * srun), `leaf` = a leaf of the node tree's topo.
  */
-#ifndef TMATCH_SPANK_PLAN_H
-#define TMATCH_SPANK_PLAN_H
+#ifndef TMATCH_PLACEMENT_PLACEMENT_H
+#define TMATCH_PLACEMENT_PLACEMENT_H
 
 #include "affinity/affinity.h"
 #include "placement/config.h"
@@ -159,7 +159,7 @@ typedef struct tmatch_spank_node_info {
  * when the node has fewer slots than tasks (EOVERFLOW), the profile's rank
  * count differs from the step's (EINVAL), the mapping fails or exceeds its
  * time budget (ETIME). The mapping runs in a child process with hard limits
- * (tmatch__spank_isolate_map): also ENOMEM over max_map_memory, EIO when it
+ * (tmatch__place_isolate_map): also ENOMEM over max_map_memory, EIO when it
  * crashes. *out is set only on success; free with
  * tmatch_spank_plan_destroy.
  */
@@ -211,4 +211,4 @@ int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char
 }
 #endif
 
-#endif /* TMATCH_SPANK_PLAN_H */
+#endif /* TMATCH_PLACEMENT_PLACEMENT_H */

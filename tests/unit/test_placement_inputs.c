@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_affinity_inputs.c - the synthetic:/xml:/local/cluster: branches of the
- * CLI's --topology SPEC (cli/inputs.c, compiled into this test since the CLI
- * sources are not in the library).
+ * test_placement_inputs.c - the synthetic:/xml:/local/cluster: branches of a
+ * --topology SPEC (placement/inputs.c).
  */
-#include "cli/inputs.c"
+#include "affinity/affinity.h"
+#include "placement/inputs.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_spank_isolate.c - the node's mapping in a forked child with hard
- * limits (spank/isolate.c), without Slurm: the result equals the in-process
+ * test_placement_isolate.c - the node's mapping in a forked child with hard
+ * limits (placement/isolate.c), without Slurm: the result equals the in-process
  * one; a mapper over the time limit is killed; a memory limit too small,
  * a crash, a wrong or missing answer are each reported in one line; the
  * caller's output is untouched on failure; no child is ever left behind.
  *
  * The child's mapper is replaced here by child_compute(), which behaves as
- * `mode` says (a test hook compiled only into this file).
+ * `mode` says (the `compute` argument of tmatch__place_isolate_map).
  */
 #include <signal.h>
 #include <stddef.h>
@@ -27,15 +27,14 @@ const char *__asan_default_options(void)
 	return "allocator_may_return_null=1";
 }
 
-static int child_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                         const tmatch_map_opts_t *opts, int *leaf_of, tmatch_error_t *err);
-#define TMATCH_ISOLATE_COMPUTE child_compute
-#include "spank/isolate.c"
+#include "placement/placement_private.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static int child_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const tmatch_map_opts_t *opts, int *leaf_of, tmatch_error_t *err)
@@ -142,13 +141,13 @@ static struct outcome run(enum mode m, const tmatch_comm_t *c, const tmatch_topo
 	for (int i = 0; i < tmatch_comm_order(c); i++)
 		leaf_of[i] = -7;
 	errno = 0;
-	r.rc = tmatch__spank_isolate_map(c, t, &o, max_time, max_mem, leaf_of, &r.err);
+	r.rc = tmatch__place_isolate_map(c, t, &o, max_time, max_mem, child_compute, leaf_of, &r.err);
 	r.err_no = errno;
 	mode = REAL;
 	return r;
 }
 
-Test(spank_isolate, same_result_as_in_process)
+Test(placement_isolate, same_result_as_in_process)
 {
 	const char *const *names = tmatch_map_mappers();
 	tmatch_comm_t *c = ring(48);
@@ -166,7 +165,7 @@ Test(spank_isolate, same_result_as_in_process)
 		             err.msg);
 		mode = REAL;
 		errno = 0;
-		r.rc = tmatch__spank_isolate_map(c, t, &o, 10.0, (size_t)1 << 30, out, &r.err);
+		r.rc = tmatch__place_isolate_map(c, t, &o, 10.0, (size_t)1 << 30, child_compute, out, &r.err);
 		cr_assert_eq(r.rc, 0, "%s: %s", names[k], r.err.msg);
 		cr_expect_arr_eq(in, out, sizeof(in), "mapper %s: isolated result differs",
 		                 names[k]);
@@ -176,7 +175,7 @@ Test(spank_isolate, same_result_as_in_process)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, hung_mapper_is_killed_at_max_map_time)
+Test(placement_isolate, hung_mapper_is_killed_at_max_map_time)
 {
 	tmatch_comm_t *c = ring(8);
 	tmatch_topo_t *t = tree("tleaf 2 2 2 4 1");
@@ -192,7 +191,7 @@ Test(spank_isolate, hung_mapper_is_killed_at_max_map_time)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, real_mapper_on_a_big_profile_is_killed)
+Test(placement_isolate, real_mapper_on_a_big_profile_is_killed)
 {
 	/* 65536 ranks cannot be mapped in 20 ms. */
 	tmatch_comm_t *c = ring(65536);
@@ -212,7 +211,7 @@ Test(spank_isolate, real_mapper_on_a_big_profile_is_killed)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, memory_limit_reports_out_of_memory)
+Test(placement_isolate, memory_limit_reports_out_of_memory)
 {
 	tmatch_comm_t *c = ring(8);
 	tmatch_topo_t *t = tree("tleaf 2 2 2 4 1");
@@ -228,7 +227,7 @@ Test(spank_isolate, memory_limit_reports_out_of_memory)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, real_mapper_under_a_tiny_memory_limit)
+Test(placement_isolate, real_mapper_under_a_tiny_memory_limit)
 {
 	/* The real mapper with 4 KiB to spare. The child inherits the free
 	   heap of this process, so a mapper that falls back to a leaner
@@ -256,7 +255,7 @@ Test(spank_isolate, real_mapper_under_a_tiny_memory_limit)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, crash_is_reported_with_its_signal)
+Test(placement_isolate, crash_is_reported_with_its_signal)
 {
 	tmatch_comm_t *c = ring(8);
 	tmatch_topo_t *t = tree("tleaf 2 2 2 4 1");
@@ -281,7 +280,7 @@ Test(spank_isolate, crash_is_reported_with_its_signal)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, child_answers_are_checked)
+Test(placement_isolate, child_answers_are_checked)
 {
 	tmatch_comm_t *c = ring(8);
 	tmatch_topo_t *t = tree("tleaf 2 2 2 4 1");
@@ -318,7 +317,7 @@ Test(spank_isolate, child_answers_are_checked)
 	tmatch_topo_destroy(t);
 }
 
-Test(spank_isolate, bad_arguments)
+Test(placement_isolate, bad_arguments)
 {
 	tmatch_comm_t *c = ring(8);
 	tmatch_topo_t *t = tree("tleaf 2 2 2 4 1");
@@ -328,25 +327,25 @@ Test(spank_isolate, bad_arguments)
 
 	tmatch_map_opts_init(&o);
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(NULL, t, &o, 1.0, 0, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(NULL, t, &o, 1.0, 0, child_compute, leaf_of, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(c, NULL, &o, 1.0, 0, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, NULL, &o, 1.0, 0, child_compute, leaf_of, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(c, t, NULL, 1.0, 0, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, t, NULL, 1.0, 0, child_compute, leaf_of, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(c, t, &o, 1.0, 0, NULL, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, t, &o, 1.0, 0, child_compute, NULL, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(c, t, &o, -1.0, 0, leaf_of, NULL), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, t, &o, -1.0, 0, child_compute, leaf_of, NULL), -1);
 	cr_expect_eq(errno, EINVAL);
 	/* A mapper error (too many ranks for the tree) is not a crash. */
 	tmatch_topo_t *small = tree("tleaf 1 4 1");
 	mode = REAL;
 	errno = 0;
-	cr_expect_eq(tmatch__spank_isolate_map(c, small, &o, 5.0, 0, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, small, &o, 5.0, 0, child_compute, leaf_of, &err), -1);
 	cr_expect_neq(errno, 0);
 	cr_expect_neq(err.msg[0], '\0');
 	expect_no_child();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * isolate.c - the node's mapping runs in a forked child with hard limits
- * (see tmatch__spank_isolate_map in spank_private.h).
+ * (see tmatch__place_isolate_map in placement_private.h).
  *
  * Why: the plugin maps inside slurmstepd, a daemon, on a profile the user
  * wrote. Within the limits a mapping may take ~20 s CPU and ~300 MB, and
@@ -23,7 +23,7 @@
  * The parent trusts none of it: magic, sizes, NUL-termination of the
  * message, n and every leaf (tmatch_map_validate) are checked.
  */
-#include "spank/spank_private.h"
+#include "placement/placement_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,11 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Tests replace the mapper run in the child (a hang, a crash, a hog). */
-#ifndef TMATCH_ISOLATE_COMPUTE
-#define TMATCH_ISOLATE_COMPUTE tmatch_map_compute
-#endif
-
 #define FRAME_MAGIC 0x544d4931u /* "TMI1" */
 
 struct frame_head {
@@ -56,7 +51,7 @@ struct frame_head {
 	uint32_t len;   /* payload bytes */
 };
 
-double tmatch__spank_now(void)
+double tmatch__place_now(void)
 {
 	struct timespec ts;
 
@@ -120,7 +115,8 @@ static size_t address_space_now(void)
 
 /* Everything the child does; never returns. */
 static void child_run(int wfd, const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                      const tmatch_map_opts_t *mopts, int n, double max_time, size_t max_memory)
+                      const tmatch_map_opts_t *mopts, tmatch__place_compute_fn compute, int n,
+                      double max_time, size_t max_memory)
 {
 	struct sigaction sa;
 	sigset_t all;
@@ -170,7 +166,7 @@ static void child_run(int wfd, const tmatch_comm_t *comm, const tmatch_topo_t *t
 	if (!leaf_of) {
 		h.status = ENOMEM;
 		snprintf(e.msg, sizeof(e.msg), "out of memory");
-	} else if (TMATCH_ISOLATE_COMPUTE(comm, topo, mopts, leaf_of, &e) < 0) {
+	} else if (compute(comm, topo, mopts, leaf_of, &e) < 0) {
 		h.status = errno > 0 ? errno : EIO;
 		if (!e.msg[0])
 			snprintf(e.msg, sizeof(e.msg), "mapping failed: %s", strerror(h.status));
@@ -204,9 +200,9 @@ static int reap(pid_t pid, int *status)
 	}
 }
 
-int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                               const tmatch_map_opts_t *mopts, double max_time, size_t max_memory,
-                              int *leaf_of, tmatch_error_t *err)
+                              tmatch__place_compute_fn compute, int *leaf_of, tmatch_error_t *err)
 {
 	struct frame_head h;
 	size_t cap, got = 0, want;
@@ -218,13 +214,13 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	double deadline;
 
 	if (!comm || !topo || !mopts || !leaf_of || !(max_time >= 0) || isinf(max_time)) {
-		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__spank_isolate_map: invalid argument");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__place_isolate_map: invalid argument");
 		errno = EINVAL;
 		return -1;
 	}
 	n = tmatch_comm_order(comm);
 	if (n < 1) {
-		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__spank_isolate_map: empty communication matrix");
+		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__place_isolate_map: empty communication matrix");
 		errno = EINVAL;
 		return -1;
 	}
@@ -245,7 +241,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		errno = saved;
 		goto out;
 	}
-	deadline = max_time > 0 ? tmatch__spank_now() + max_time : 0;
+	deadline = max_time > 0 ? tmatch__place_now() + max_time : 0;
 	pid = fork();
 	if (pid < 0) {
 		saved = errno;
@@ -256,7 +252,8 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		child_run(pfd[1], comm, topo, mopts, n, max_time, max_memory);
+		child_run(pfd[1], comm, topo, mopts, compute ? compute : tmatch_map_compute, n,
+		          max_time, max_memory);
 	}
 	close(pfd[1]);
 	pfd[1] = -1;
@@ -264,7 +261,7 @@ int tmatch__spank_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	/* Read to EOF, at most cap bytes, before the deadline. */
 	while (!eof) {
 		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		double left = deadline > 0 ? deadline - tmatch__spank_now() : 0;
+		double left = deadline > 0 ? deadline - tmatch__place_now() : 0;
 		int ms = -1, pr;
 
 		if (deadline > 0 && left <= 0) {

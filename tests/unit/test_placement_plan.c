@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_spank_plan.c - the SPANK plugin's decisions (spank/plan.c) without
+ * test_placement_plan.c - the SPANK plugin's decisions (placement/) without
  * Slurm: step filtering, option values, configuration merging, the node
  * plan on synthetic hwloc topologies, the task environment and the lines
  * shown to the user.
  */
-#include "spank/plan.c"    /* the plugin's logic is not part of libtreematch */
-#include "spank/isolate.c" /* plan.c maps through it */
+#include "placement/placement.h"
 #include "tests/unit/spank_profiles.h"
 
 #include <criterion/criterion.h>
+#include <hwloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -65,6 +65,19 @@ static void info_init(tmatch_spank_node_info_t *info, const int *ranks, int nloc
 	info->ranks = ranks;
 	info->nlocal = nlocal;
 	info->ntasks_total = total;
+}
+
+/* Number of CPUs in a list "0-3,8" (hwloc's own list reader: an independent check). */
+static int count_list(const char *list)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int n;
+
+	cr_assert_not_null(set);
+	cr_assert_eq(hwloc_bitmap_list_sscanf(set, list), 0, "bad list %s", list);
+	n = hwloc_bitmap_weight(set);
+	hwloc_bitmap_free(set);
+	return n;
 }
 
 /* Every task on its own CPUs, none shared (the invariant of every plan). */
@@ -219,7 +232,7 @@ Test(spank_plan, config_errors_leave_output_alone)
 
 Test(spank_plan, config_reads_admin_file)
 {
-	char path[] = "/tmp/test_spank_plan_XXXXXX";
+	char path[] = "/tmp/test_placement_plan_XXXXXX";
 	int fd = mkstemp(path);
 	const char text[] = "# site policy\nfailure = fail\nverbose = 3\n";
 	char arg[64];
