@@ -31,10 +31,10 @@ $(B)/bench/gen: bench/gen.c bench/patterns.c bench/patterns.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ bench/gen.c bench/patterns.c \
 	    $(ALL_LDFLAGS) -lm
 
-$(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h
+$(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(SCOTCH_CFLAGS) $(ALL_CFLAGS) -o $@ bench/scotch_map.c \
-	    bench/mtxread.c $(ALL_LDFLAGS) $(SCOTCH_LIBS) -lm
+	    bench/mtxread.c $(LIB_A) $(ALL_LDFLAGS) $(SCOTCH_LIBS) $(LIB_DEPLIBS)
 
 $(B)/bench/anneal: bench/anneal.c treematch/treematch.h $(LIB_A)
 	@mkdir -p $(dir $@)

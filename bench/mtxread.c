@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mtxread.c - see mtxread.h. */
 #include "bench/mtxread.h"
+#include "treematch/treematch.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 void bench_csr_free(bench_csr_t *csr)
 {
@@ -25,101 +23,54 @@ struct trip {
 	double w;
 };
 
+struct trips {
+	struct trip *t;
+	size_t n, cap;
+};
+
 static int cmp_col(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 	return (x > y) - (x < y);
 }
 
+/* Every entry as the file gives it (the library's reader checks the syntax). */
+static int take_entry(void *arg, const tmatch_matrix_entry_t *e, tmatch_error_t *err)
+{
+	struct trips *T = arg;
+
+	if (T->n == T->cap) {
+		size_t cap = T->cap ? 2 * T->cap : 1024;
+		struct trip *t = realloc(T->t, cap * sizeof(*t));
+		if (!t)
+			return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		T->t = t;
+		T->cap = cap;
+	}
+	T->t[T->n].i = e->row;
+	T->t[T->n].j = e->col;
+	T->t[T->n++].w = e->value;
+	return 0;
+}
+
 int bench_csr_load_mtx(const char *path, bench_csr_t *out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, ntrip = 0, declared = 0, lineno = 0;
-	struct trip *t = NULL;
-	int n = -1, pattern = 0, symmetric = 0, rc = -1;
+	struct trips T = {0};
+	struct trip *t;
+	size_t ntrip;
+	int n = 0, rc = -1;
 	size_t *rp = NULL, *fill = NULL;
-	int *col = NULL, *tmpcol = NULL;
+	int *col = NULL;
 	double *w = NULL;
-	long rows, cols;
+	tmatch_error_t e;
 
-	if (!f) {
-		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+	if (tmatch_matrix_read(path, TMATCH_MATRIX_MTX, take_entry, &T, &n, NULL, &e)) {
+		tmatch_error_format(&e, err, errlen);
+		free(T.t);
 		return -1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		if (lineno == 1) {
-			if (strncasecmp(line, "%%MatrixMarket", 14) != 0 ||
-			    !strcasestr(line, "coordinate")) {
-				snprintf(err, errlen,
-				         "%.200s:1: not a Matrix Market coordinate file", path);
-				goto out;
-			}
-			pattern = strcasestr(line, "pattern") != NULL;
-			symmetric = strcasestr(line, "symmetric") != NULL;
-			continue;
-		}
-		if (line[0] == '%' || line[strspn(line, " \t\r\n")] == '\0')
-			continue;
-		if (n < 0) {
-			unsigned long long nz;
-			if (sscanf(line, "%ld %ld %llu", &rows, &cols, &nz) != 3 || rows != cols ||
-			    rows < 1 || rows > (1L << 30)) {
-				snprintf(err, errlen,
-				         "%.200s:%zu: expected 'N N NNZ' with a square size", path,
-				         lineno);
-				goto out;
-			}
-			n = (int)rows;
-			declared = (size_t)nz;
-			t = malloc((declared ? declared : 1) * sizeof(*t));
-			if (!t) {
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			continue;
-		}
-		char *p = line, *end;
-		long i = strtol(p, &end, 10), j;
-		double v = 1;
-		if (end == p)
-			goto bad;
-		p = end;
-		j = strtol(p, &end, 10);
-		if (end == p)
-			goto bad;
-		p = end;
-		if (!pattern) {
-			v = strtod(p, &end);
-			if (end == p)
-				goto bad;
-			p = end;
-		}
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p || i < 1 || i > n || j < 1 || j > n || !isfinite(v) || v < 0)
-			goto bad;
-		if (ntrip == declared) {
-			snprintf(err, errlen, "%.200s:%zu: more entries than the %zu declared",
-			         path, lineno, declared);
-			goto out;
-		}
-		t[ntrip].i = (int)i - 1;
-		t[ntrip].j = (int)j - 1;
-		t[ntrip].w = v;
-		ntrip++;
-		continue;
-	bad:
-		snprintf(err, errlen, "%.200s:%zu: expected 'ROW COL%s' with indices in 1..%d",
-		         path, lineno, pattern ? "" : " VALUE>=0", n);
-		goto out;
-	}
-	if (n < 0) {
-		snprintf(err, errlen, "%.200s: no size line", path);
-		goto out;
-	}
-	(void)symmetric; /* a general file's (i,j) and (j,i) are summed anyway */
+	t = T.t;
+	ntrip = T.n;
 
 	/* Both directions of every off-diagonal nonzero entry. */
 	rp = calloc((size_t)n + 1, sizeof(*rp));
@@ -198,54 +149,29 @@ int bench_csr_load_mtx(const char *path, bench_csr_t *out, char *err, size_t err
 	w = NULL;
 	rc = 0;
 out:
-	free(tmpcol);
 	free(fill);
 	free(rp);
 	free(col);
 	free(w);
 	free(t);
-	free(line);
-	fclose(f);
 	return rc;
 }
 
 int bench_parse_tleaf(const char *spec, int *arity, double *cost, char *err, size_t errlen)
 {
-	const char *p = spec;
-	char *end;
-	long depth;
+	tmatch_error_t e;
+	tmatch_topo_t *topo = tmatch_topo_from_tleaf(spec, &e);
+	int depth;
 
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!strncmp(p, "tleaf", 5))
-		p += 5;
-	depth = strtol(p, &end, 10);
-	if (end == p || depth < 1 || depth > 16) {
-		snprintf(err, errlen, "tleaf: expected a depth 1..16 first");
+	if (!topo) {
+		tmatch_error_format(&e, err, errlen);
 		return -1;
 	}
-	p = end;
+	depth = tmatch_topo_depth(topo);
 	for (int l = 0; l < depth; l++) {
-		long a = strtol(p, &end, 10);
-		if (end == p || a < 1) {
-			snprintf(err, errlen, "tleaf: level %d needs an arity >= 1", l);
-			return -1;
-		}
-		p = end;
-		double c = strtod(p, &end);
-		if (end == p || !(c >= 0)) {
-			snprintf(err, errlen, "tleaf: level %d needs a cost >= 0", l);
-			return -1;
-		}
-		p = end;
-		arity[l] = (int)a;
-		cost[l] = c;
+		arity[l] = tmatch_topo_arity(topo, l);
+		cost[l] = tmatch_topo_cost(topo, l);
 	}
-	while (isspace((unsigned char)*p))
-		p++;
-	if (*p) {
-		snprintf(err, errlen, "tleaf: trailing text after %ld levels", depth);
-		return -1;
-	}
-	return (int)depth;
+	tmatch_topo_destroy(topo);
+	return depth;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mtxread.h - a small, independent Matrix Market reader for the benchmark's
- * yardstick (scotch_map), so that Scotch's side does not depend on our
- * library. Reads "coordinate" matrices (real, integer or pattern; general
- * or symmetric), symmetrises them (w(i,j) = sum of (i,j) and (j,i) entries),
- * drops the diagonal and zero entries, merges duplicates, and returns both
- * triangles in CSR with columns increasing.
+ * mtxread.h - the benchmark's own CSR of a Matrix Market file, for the
+ * yardstick (scotch_map) and the independent hop-bytes check of our
+ * evaluator: the file is read by the library's one reader
+ * (tmatch_matrix_read), the matrix is built here, apart from
+ * tmatch_comm_from_edges. Every entry as given is added to both (i,j) and
+ * (j,i) (w(i,j) = sum of the (i,j) and (j,i) entries), the diagonal and
+ * zero entries dropped, duplicates merged; both triangles in CSR with
+ * columns increasing.
  */
 #ifndef TMATCH_BENCH_MTXREAD_H
 #define TMATCH_BENCH_MTXREAD_H
@@ -20,13 +22,13 @@ typedef struct bench_csr {
 	double *w;
 } bench_csr_t;
 
-/* 0 or -1 with a message "file:line: what" in err. */
+/* 0 or -1 with a message "file:line:column: what" in err. */
 int bench_csr_load_mtx(const char *path, bench_csr_t *out, char *err, size_t errlen);
 void bench_csr_free(bench_csr_t *csr);
 
 /*
- * Parse "tleaf h a0 c0 ... a(h-1) c(h-1)" (leading "tleaf" optional).
- * Returns the depth (1..16) or -1.
+ * The arities and costs of a "tleaf h a0 c0 ..." string (through
+ * tmatch_topo_from_tleaf). Returns the depth (1..16) or -1 with err set.
  */
 int bench_parse_tleaf(const char *spec, int *arity, double *cost, char *err, size_t errlen);
 

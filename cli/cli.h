@@ -20,4 +20,8 @@ int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Print a library error as "treematch: file:line:column: msg"; returns 1. */
+struct tmatch_error;
+int tmatch_cli_report(const struct tmatch_error *err);
+
 #endif /* TMATCH_CLI_H */

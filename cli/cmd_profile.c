@@ -4,8 +4,9 @@
  *
  * convert reads what tools already produce (Matrix Market, TreeMatch dense
  * .mat, plain edge lists, Open MPI pml monitoring .prof files, or a profile)
- * and writes a comm-profile v1 file through the library's writer. check
- * validates and summarises; stats adds distributions.
+ * through the library's importer (tmatch_profile_import) and writes a
+ * comm-profile v1 file through its writer. check validates and summarises;
+ * stats adds distributions.
  */
 #include "cli/cli.h"
 #include "profile/profile.h"
@@ -30,379 +31,15 @@ static void log_stderr(void *arg, int level, const char *msg)
 		        msg);
 }
 
-static int report(const tmatch_error_t *err)
+/* A whole number of ranks or pairs for an option: 0 .. max. */
+static int parse_count(const char *s, int max, int *out)
 {
-	char buf[1024];
+	uint64_t v;
 
-	tmatch_cli_error("%s", tmatch_error_format(err, buf, sizeof(buf)));
-	return 1;
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Input readers: each fills a list of raw edges, then one builder call.     */
-
-struct raw {
-	size_t n, cap;
-	int *src, *dst;
-	uint64_t *bytes, *msgs;
-	int max_rank;
-	int have_msgs;
-	int edge_cols; /* columns of the edge lists read so far (all must agree) */
-	int set_coll;  /* for .prof: coll edges kept apart */
-	unsigned char *coll;
-};
-
-static int raw_push(struct raw *r, int s, int d, uint64_t b, uint64_t m, int coll)
-{
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		int *ns = realloc(r->src, cap * sizeof(int));
-		if (ns)
-			r->src = ns;
-		int *nd = realloc(r->dst, cap * sizeof(int));
-		if (nd)
-			r->dst = nd;
-		uint64_t *nb = realloc(r->bytes, cap * sizeof(uint64_t));
-		if (nb)
-			r->bytes = nb;
-		uint64_t *nm = realloc(r->msgs, cap * sizeof(uint64_t));
-		if (nm)
-			r->msgs = nm;
-		unsigned char *nc = realloc(r->coll, cap);
-		if (nc)
-			r->coll = nc;
-		if (!ns || !nd || !nb || !nm || !nc)
-			return -1;
-		r->cap = cap;
-	}
-	r->src[r->n] = s;
-	r->dst[r->n] = d;
-	r->bytes[r->n] = b;
-	r->msgs[r->n] = m;
-	r->coll[r->n] = (unsigned char)coll;
-	r->n++;
-	if (s > r->max_rank)
-		r->max_rank = s;
-	if (d > r->max_rank)
-		r->max_rank = d;
+	if (!s || tmatch_parse_u64(s, strlen(s), (uint64_t)max, &v) < 0)
+		return -1;
+	*out = (int)v;
 	return 0;
-}
-
-static void raw_free(struct raw *r)
-{
-	free(r->src);
-	free(r->dst);
-	free(r->bytes);
-	free(r->msgs);
-	free(r->coll);
-}
-
-/* A non-negative integral number (allows "12", "12.0", "1.2e3"). */
-static int parse_weight(const char *tok, uint64_t *out)
-{
-	char *end;
-	double d;
-
-	if (!tok || !*tok || *tok == '-')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(tok, &end, 10);
-	if (!*end && !errno && v <= (unsigned long long)INT64_MAX) {
-		*out = v;
-		return 0;
-	}
-	d = strtod(tok, &end);
-	if (*end || !isfinite(d) || d < 0 || d >= 9.2e18 || d != floor(d))
-		return -1;
-	*out = (uint64_t)d;
-	return 0;
-}
-
-static int parse_index(const char *tok, int base, int *out)
-{
-	char *end;
-	long v;
-
-	if (!tok)
-		return -1;
-	errno = 0;
-	v = strtol(tok, &end, 10);
-	if (*end || errno || v < base || v - base >= TMATCH_PROFILE_DEFAULT_MAX_RANKS)
-		return -1;
-	*out = (int)(v - base);
-	return 0;
-}
-
-#define BAD_LINE(path, line, ...)                                                                  \
-	do {                                                                                       \
-		char msg_[400];                                                                    \
-		snprintf(msg_, sizeof(msg_), __VA_ARGS__);                                         \
-		tmatch_cli_error("%s:%lu: %s", path, (unsigned long)(line), msg_);                 \
-		goto out;                                                                          \
-	} while (0)
-
-/* Matrix Market coordinate: general -> directed, symmetric -> undirected. */
-static int read_mtx(const char *path, struct raw *r, int *ranks, int *directed)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0, nnz = 0, seen = 0;
-	int rc = -1, pattern = 0, n = -1;
-
-	if (!f) {
-		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	*directed = 1;
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		if (lineno == 1) {
-			char obj[32], fmt[32], field[32], sym[32];
-			if (sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field,
-			           sym) != 4 ||
-			    strcmp(fmt, "coordinate") != 0)
-				BAD_LINE(path, lineno,
-				         "expected a '%%%%MatrixMarket matrix coordinate "
-				         "<field> <symmetry>' header");
-			if (!strcmp(field, "pattern"))
-				pattern = 1;
-			else if (strcmp(field, "integer") != 0 && strcmp(field, "real") != 0)
-				BAD_LINE(path, lineno,
-				         "field must be integer, real or pattern (not complex)");
-			if (!strcmp(sym, "symmetric"))
-				*directed = 0;
-			else if (strcmp(sym, "general") != 0)
-				BAD_LINE(path, lineno, "symmetry must be general or symmetric");
-			continue;
-		}
-		if (line[0] == '%')
-			continue;
-		char *save = NULL, *a = strtok_r(line, " \t\r\n", &save);
-		if (!a)
-			continue;
-		char *b = strtok_r(NULL, " \t\r\n", &save), *c = strtok_r(NULL, " \t\r\n", &save);
-		if (n < 0) {
-			int m;
-			uint64_t z;
-			if (parse_index(a, 0, &n) || parse_index(b, 0, &m) || parse_weight(c, &z) ||
-			    n != m || n < 1)
-				BAD_LINE(path, lineno,
-				         "expected the size line 'N N NNZ' of a square matrix with "
-				         "at most %d rows",
-				         TMATCH_PROFILE_DEFAULT_MAX_RANKS);
-			nnz = (size_t)z;
-			continue;
-		}
-		int i, j;
-		uint64_t w = 1;
-		if (parse_index(a, 1, &i) || parse_index(b, 1, &j) || i >= n || j >= n)
-			BAD_LINE(path, lineno, "indices must be integers from 1 to %d", n);
-		if (!pattern && parse_weight(c, &w))
-			BAD_LINE(path, lineno,
-			         "value must be a non-negative whole number (scale real data "
-			         "first)");
-		if (++seen > nnz)
-			BAD_LINE(path, lineno, "more entries than the %zu announced", nnz);
-		if (w && raw_push(r, i, j, w, 0, 0))
-			BAD_LINE(path, lineno, "out of memory");
-	}
-	if (n < 0) {
-		tmatch_cli_error("%s: no size line: not a Matrix Market file", path);
-		goto out;
-	}
-	if (seen < nnz) {
-		tmatch_cli_error("%s: %zu entries announced, %zu found", path, nnz, seen);
-		goto out;
-	}
-	*ranks = n;
-	rc = 0;
-out:
-	free(line);
-	fclose(f);
-	return rc;
-}
-
-/* TreeMatch dense: N lines of N numbers; symmetric -> undirected. */
-static int read_mat(const char *path, struct raw *r, int *ranks, int *directed)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	int rc = -1, n = -1, row = 0;
-
-	if (!f) {
-		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		char *save = NULL, *tok;
-		int col = 0;
-		if (strspn(line, " \t\r\n") == strlen(line))
-			continue;
-		if (row >= 1024 * 16)
-			BAD_LINE(path, lineno,
-			         "dense matrices above 16384 rows: use Matrix Market");
-		for (tok = strtok_r(line, " \t\r\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\r\n", &save), col++) {
-			uint64_t w;
-			if (parse_weight(tok, &w))
-				BAD_LINE(path, lineno,
-				         "column %d: values must be non-negative whole numbers",
-				         col + 1);
-			if (w && row != col && raw_push(r, row, col, w, 0, 0))
-				BAD_LINE(path, lineno, "out of memory");
-		}
-		if (n < 0)
-			n = col;
-		else if (col != n)
-			BAD_LINE(path, lineno, "row has %d values, the first row has %d", col, n);
-		row++;
-	}
-	if (n < 1 || row != n) {
-		tmatch_cli_error("%s: expected N rows of N values, found %d rows of %d", path, row,
-		                 n < 0 ? 0 : n);
-		goto out;
-	}
-	/* Symmetric input becomes an undirected profile (one triangle). */
-	*directed = 0;
-	{
-		/* Entries are in row order; compare with a dense copy for small n,
-		   otherwise keep directed. */
-		if ((size_t)n * (size_t)n <= ((size_t)1 << 26)) {
-			uint64_t *d = calloc((size_t)n * (size_t)n, sizeof(*d));
-			if (!d) {
-				tmatch_cli_error("out of memory");
-				goto out;
-			}
-			for (size_t k = 0; k < r->n; k++)
-				d[(size_t)r->src[k] * (size_t)n + (size_t)r->dst[k]] = r->bytes[k];
-			for (size_t k = 0; k < r->n && !*directed; k++)
-				if (d[(size_t)r->dst[k] * (size_t)n + (size_t)r->src[k]] !=
-				    r->bytes[k])
-					*directed = 1;
-			free(d);
-		} else {
-			*directed = 1;
-		}
-		if (!*directed) { /* keep the upper triangle only */
-			size_t w = 0;
-			for (size_t k = 0; k < r->n; k++)
-				if (r->src[k] < r->dst[k]) {
-					r->src[w] = r->src[k];
-					r->dst[w] = r->dst[k];
-					r->bytes[w] = r->bytes[k];
-					w++;
-				}
-			r->n = w;
-		}
-	}
-	*ranks = n;
-	rc = 0;
-out:
-	free(line);
-	fclose(f);
-	return rc;
-}
-
-/* Plain edge list: "src dst bytes [msgs]", 0-based, '#' comments. */
-static int read_edgelist(const char *path, struct raw *r)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	int rc = -1, ncols = r->edge_cols;
-
-	if (!f) {
-		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		char *save = NULL, *tok[5];
-		int k = 0;
-		for (char *t = strtok_r(line, " \t\r\n,", &save); t && k < 5;
-		     t = strtok_r(NULL, " \t\r\n,", &save))
-			tok[k++] = t;
-		if (k == 0)
-			continue;
-		if (k < 3 || k > 4)
-			BAD_LINE(path, lineno, "expected 'src dst bytes [msgs]'");
-		if (ncols && k != ncols)
-			BAD_LINE(path, lineno, "every line must have the same number of columns");
-		ncols = k;
-		int s, d;
-		uint64_t b, m = 0;
-		if (parse_index(tok[0], 0, &s) || parse_index(tok[1], 0, &d))
-			BAD_LINE(path, lineno, "src and dst must be ranks from 0 to %d",
-			         TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1);
-		if (parse_weight(tok[2], &b) || (k == 4 && parse_weight(tok[3], &m)))
-			BAD_LINE(path, lineno, "bytes and msgs must be non-negative whole numbers");
-		if (raw_push(r, s, d, b, m, 0))
-			BAD_LINE(path, lineno, "out of memory");
-	}
-	r->edge_cols = ncols;
-	r->have_msgs = ncols == 4;
-	rc = 0;
-out:
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	return rc;
-}
-
-/*
- * Open MPI pml monitoring: "KIND\tsrc\tdst\tN bytes\tM msgs sent[\thist]".
- * E lines are point-to-point; with coll = 'w' the I lines (wire traffic of
- * collectives) go to coll_edges, with coll = 'l' the C lines (logical).
- */
-static int read_prof(const char *path, struct raw *r, int coll)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	int rc = -1;
-
-	if (!f) {
-		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		char kind[8];
-		int s, d;
-		unsigned long long b, m;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sscanf(line, "%7s", kind) != 1)
-			continue;
-		int is_e = !strcmp(kind, "E"), is_i = !strcmp(kind, "I"), is_c = !strcmp(kind, "C");
-		if (!is_e && !is_i && !is_c)
-			continue; /* D, O2A, A2O, A2A, S, R: per-communicator or one-sided */
-		if (sscanf(line, "%*s %d %d %llu bytes %llu msgs", &s, &d, &b, &m) != 4 || s < 0 ||
-		    d < 0 || s >= TMATCH_PROFILE_DEFAULT_MAX_RANKS ||
-		    d >= TMATCH_PROFILE_DEFAULT_MAX_RANKS || b > INT64_MAX || m > INT64_MAX)
-			BAD_LINE(path, lineno,
-			         "expected '%s<TAB>src<TAB>dst<TAB>N bytes<TAB>M msgs sent'", kind);
-		if (is_e || (is_i && coll == 'w') || (is_c && coll == 'l'))
-			if (raw_push(r, s, d, b, m, !is_e))
-				BAD_LINE(path, lineno, "out of memory");
-	}
-	r->have_msgs = 1;
-	rc = 0;
-out:
-	free(line);
-	fclose(f);
-	return rc;
 }
 
 static const char convert_usage[] =
@@ -432,12 +69,12 @@ static int cmd_convert(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *from = NULL, *output = NULL, *app = NULL;
-	int ranks = 0, undirected = 0, coll = 0, matrix = 0, c, rc = 1, directed = 1;
-	struct raw r = {0};
+	int matrix = 0, c, rc = 1;
+	tmatch_profile_import_opts_t o;
 	tmatch_profile_t *p = NULL;
 	tmatch_error_t err;
 
-	r.max_rank = -1;
+	memset(&o, 0, sizeof(o));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:n:uc:ma:h", lo, NULL)) != -1) {
 		switch (c) {
@@ -448,20 +85,21 @@ static int cmd_convert(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'n':
-			if (parse_index(optarg, 0, &ranks) || ranks < 1) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &o.ranks) ||
+			    o.ranks < 1) {
 				tmatch_cli_error("--ranks must be from 1 to %d",
 				                 TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1);
 				return 2;
 			}
 			break;
 		case 'u':
-			undirected = 1;
+			o.undirected = 1;
 			break;
 		case 'c':
 			if (!strcmp(optarg, "wire"))
-				coll = 'w';
+				o.coll = 'w';
 			else if (!strcmp(optarg, "logical"))
-				coll = 'l';
+				o.coll = 'l';
 			else {
 				tmatch_cli_error("--coll must be wire or logical");
 				return 2;
@@ -485,115 +123,47 @@ static int cmd_convert(int argc, char **argv)
 		fputs(convert_usage, stderr);
 		return 2;
 	}
-	if (!from) {
-		const char *in = argv[optind];
-		from = has_suffix(in, ".mtx")                                ? "mtx"
-		       : has_suffix(in, ".mat")                              ? "mat"
-		       : has_suffix(in, ".prof")                             ? "ompi"
-		       : (has_suffix(in, ".yml") || has_suffix(in, ".yaml")) ? "yaml"
-		                                                             : "edges";
+	o.format = tmatch_profile_format_of(argv[optind]);
+	if (from && tmatch_profile_format_parse(from, &o.format, NULL)) {
+		tmatch_cli_error("unknown --from '%s': use mtx, mat, edges, ompi or yaml", from);
+		return 2;
 	}
-	int nin = argc - optind;
-	if (nin > 1 && strcmp(from, "ompi") != 0 && strcmp(from, "edges") != 0) {
+	if (argc - optind > 1 && o.format != TMATCH_PROFILE_FROM_OMPI &&
+	    o.format != TMATCH_PROFILE_FROM_EDGES) {
 		tmatch_cli_error("several inputs are added up only for edge lists and Open MPI "
 		                 ".prof files");
 		return 2;
 	}
-	if (coll && strcmp(from, "ompi") != 0) {
+	if (o.coll && o.format != TMATCH_PROFILE_FROM_OMPI) {
 		tmatch_cli_error("--coll applies to Open MPI .prof input only");
 		return 2;
 	}
-	if (!strcmp(from, "yaml")) {
-		tmatch_profile_limits_t lim;
-		tmatch_profile_limits_init(&lim);
-		lim.allow_special = 1;
-		p = tmatch_profile_load(argv[optind], &lim, log_stderr, NULL, &err);
-		if (!p)
-			return report(&err);
-	} else {
-		int n = 0;
-		if (!strcmp(from, "mtx")) {
-			if (read_mtx(argv[optind], &r, &n, &directed))
-				goto out;
-		} else if (!strcmp(from, "mat")) {
-			if (read_mat(argv[optind], &r, &n, &directed))
-				goto out;
-		} else if (!strcmp(from, "edges")) {
-			for (int i = optind; i < argc; i++)
-				if (read_edgelist(argv[i], &r))
-					goto out;
-			directed = !undirected;
-		} else if (!strcmp(from, "ompi")) {
-			for (int i = optind; i < argc; i++)
-				if (read_prof(argv[i], &r, coll))
-					goto out;
-		} else {
-			tmatch_cli_error("unknown --from '%s': use mtx, mat, edges, ompi or yaml",
-			                 from);
-			rc = 2;
-			goto out;
-		}
-		if (!n)
-			n = ranks ? ranks : r.max_rank + 1;
-		if (ranks && ranks != n) {
-			tmatch_cli_error("--ranks %d does not match the %d ranks of the input",
-			                 ranks, n);
-			goto out;
-		}
-		if (r.max_rank >= n) {
-			tmatch_cli_error("the input names rank %d but --ranks is %d", r.max_rank,
-			                 n);
-			goto out;
-		}
-		if (n < 1) {
-			tmatch_cli_error("no edges in the input: give --ranks N");
-			goto out;
-		}
-		unsigned metrics =
-		    TMATCH_PROFILE_HAS_BYTES | (r.have_msgs ? TMATCH_PROFILE_HAS_MSGS : 0);
-		p = tmatch_profile_create(n, metrics, directed, &err);
-		if (!p) {
-			report(&err);
-			goto out;
-		}
-		for (size_t k = 0; k < r.n; k++)
-			if (tmatch_profile_add_edge(
-			        p, r.coll[k] ? TMATCH_PROFILE_COLL : TMATCH_PROFILE_P2P, r.src[k],
-			        r.dst[k], r.bytes[k], r.msgs[k], log_stderr, NULL, &err)) {
-				report(&err);
-				goto out;
-			}
-		if (tmatch_profile_finish(p, log_stderr, NULL, &err)) {
-			report(&err);
-			goto out;
-		}
-		static const char *const tool_of[] = {
-		    "mtx",   "Matrix Market", "mat",  "TreeMatch dense matrix",
-		    "edges", "edge list",     "ompi", "Open MPI pml monitoring"};
-		for (size_t i = 0; i < 8; i += 2)
-			if (!strcmp(from, tool_of[i]))
-				tmatch_profile_set_info(p, "source", tool_of[i + 1], NULL);
+	tmatch_error_clear(&err);
+	p = tmatch_profile_import((const char *const *)argv + optind, argc - optind, &o,
+	                          log_stderr, NULL, &err);
+	if (!p)
+		return tmatch_cli_report(&err);
+	if (o.format != TMATCH_PROFILE_FROM_YAML) {
 		tmatch_profile_set_info(p, "tool", "treematch profile convert", NULL);
 		tmatch_profile_set_info(p, "tool_version", TMATCH_VERSION, NULL);
 	}
 	if (app && tmatch_profile_set_info(p, "application", app, &err)) {
-		report(&err);
+		tmatch_cli_report(&err);
 		goto out;
 	}
 	if (output) {
 		if (tmatch_profile_save(p, output, matrix ? TMATCH_PROFILE_WRITE_MATRIX : 0,
 		                        &err)) {
-			report(&err);
+			tmatch_cli_report(&err);
 			goto out;
 		}
 	} else if (tmatch_profile_write(p, stdout, matrix ? TMATCH_PROFILE_WRITE_MATRIX : 0,
 	                                &err)) {
-		report(&err);
+		tmatch_cli_report(&err);
 		goto out;
 	}
 	rc = 0;
 out:
-	raw_free(&r);
 	tmatch_profile_destroy(p);
 	return rc;
 }
@@ -625,7 +195,7 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 	int nbest = 0, rc = 1;
 
 	if (!comm)
-		return report(&err);
+		return tmatch_cli_report(&err);
 	for (int s = 0; s < 2; s++) {
 		unsigned set = s ? TMATCH_PROFILE_COLL : TMATCH_PROFILE_P2P;
 		for (size_t k = 0; k < tmatch_profile_nedges(p, set); k++) {
@@ -761,7 +331,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	while ((c = getopt_long(argc, argv, "n:M:ct:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_index(optarg, 0, &expect)) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &expect)) {
 				tmatch_cli_error("--ranks needs a number of ranks");
 				return 2;
 			}
@@ -779,13 +349,13 @@ static int cmd_check(int argc, char **argv, int stats)
 			coll = 1;
 			break;
 		case 't':
-			if (parse_index(optarg, 0, &top)) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &top)) {
 				tmatch_cli_error("--top needs a number");
 				return 2;
 			}
 			break;
 		case 'R':
-			if (parse_index(optarg, 0, &lim.max_ranks) || lim.max_ranks < 1) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &lim.max_ranks) || lim.max_ranks < 1) {
 				tmatch_cli_error("--max-ranks needs a positive number");
 				return 2;
 			}
@@ -807,10 +377,10 @@ static int cmd_check(int argc, char **argv, int stats)
 	}
 	p = tmatch_profile_load(argv[optind], &lim, log_stderr, NULL, &err);
 	if (!p)
-		return report(&err);
+		return tmatch_cli_report(&err);
 	if (expect >= 0 && tmatch_profile_check_ranks(p, expect, &err)) {
 		snprintf(err.file, sizeof(err.file), "%s", argv[optind]);
-		report(&err);
+		tmatch_cli_report(&err);
 		goto out;
 	}
 	if (metric < 0)

@@ -3,6 +3,7 @@
  * main.c - `treematch` command-line tool: dispatch to the subcommands.
  */
 #include "cli/cli.h"
+#include "treematch/treematch.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -33,6 +34,14 @@ void tmatch_cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int tmatch_cli_report(const tmatch_error_t *err)
+{
+	char buf[1024];
+
+	tmatch_cli_error("%s", tmatch_error_format(err, buf, sizeof(buf)));
+	return 1;
 }
 
 static void usage(FILE *out)

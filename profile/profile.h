@@ -186,6 +186,45 @@ TMATCH_API int tmatch_profile_finish(tmatch_profile_t *p, tmatch_log_fn log, voi
                                      tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
+/* Importing what other tools write                                          */
+
+enum tmatch_profile_format {
+	TMATCH_PROFILE_FROM_MTX = 1,   /* Matrix Market coordinate (tmatch_matrix_read) */
+	TMATCH_PROFILE_FROM_MAT = 2,   /* TreeMatch dense text matrix (tmatch_matrix_read) */
+	TMATCH_PROFILE_FROM_EDGES = 3, /* "src dst bytes [msgs]" lines, 0-based, '#' comments */
+	TMATCH_PROFILE_FROM_OMPI = 4,  /* Open MPI pml monitoring .prof files */
+	TMATCH_PROFILE_FROM_YAML = 5,  /* a comm-profile (loaded as is) */
+};
+
+/* "mtx", "mat", "edges", "ompi", "yaml" -> format; -1/EINVAL listing them. */
+TMATCH_API int tmatch_profile_format_parse(const char *name, int *format, tmatch_error_t *err);
+/* The format a file name says: .mtx .mat .prof .yml/.yaml; anything else is an edge list. */
+TMATCH_API int tmatch_profile_format_of(const char *path);
+
+typedef struct tmatch_profile_import_opts {
+	int format;     /* enum tmatch_profile_format; 0 = tmatch_profile_format_of(paths[0]) */
+	int ranks;      /* number of ranks; 0 = the matrix's order, or the largest rank + 1 */
+	int undirected; /* edge lists: each pair given once (default: src -> dst) */
+	int coll;       /* Open MPI: 'w' adds the I lines (wire traffic of collectives) and
+	                   'l' the C lines (logical) as coll_edges; 0 = point-to-point only */
+} tmatch_profile_import_opts_t;
+
+/*
+ * A profile from `npaths` files (only edge lists and .prof files may be
+ * several: their edges add up; "-" reads standard input). Matrix Market
+ * general files give directed profiles, symmetric ones undirected; a .mat
+ * file is undirected when it is symmetric (at most 16384 rows). Values must
+ * be whole numbers. The result is finished, with "source" naming the input
+ * format in its provenance. Errors name the file and the line; `log`
+ * receives the builder's warnings (self edges, duplicates summed).
+ * opts NULL = all defaults. A YAML input is loaded with allow_special.
+ */
+TMATCH_API tmatch_profile_t *tmatch_profile_import(const char *const *paths, int npaths,
+                                                   const tmatch_profile_import_opts_t *opts,
+                                                   tmatch_log_fn log, void *log_arg,
+                                                   tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
 /* Writer flags. */

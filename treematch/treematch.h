@@ -161,6 +161,48 @@ TMATCH_API tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int
                                                  const int *dst, const double *weight,
                                                  tmatch_error_t *err);
 
+/*
+ * The two matrix file formats, each read by one reader that every caller
+ * shares (the loaders below, the profile importer): Matrix Market
+ * coordinate (.mtx: real, integer or pattern; general, or symmetric with
+ * only ROW >= COL stored) and the TreeMatch dense text matrix (.mat: N lines
+ * of N non-negative numbers).
+ */
+enum tmatch_matrix_format {
+	TMATCH_MATRIX_MTX = 1,
+	TMATCH_MATRIX_MAT = 2,
+};
+
+/* The format a file name says (".mtx", ".mat", any case), 0 for neither. */
+TMATCH_API int tmatch_matrix_format_of(const char *path);
+
+/* One stored entry, as the file gives it. */
+typedef struct tmatch_matrix_entry {
+	int row, col;     /* 0-based; a .mat file gives its non-zero off-diagonal entries only */
+	double value;     /* 1 in a pattern file */
+	const char *text; /* the value as written (checked: a non-negative number), NULL for
+	                     pattern; valid during the callback only */
+	int order;        /* the matrix's order; 0 while unknown (the first row of a .mat) */
+	int symmetric;    /* 1 in a symmetric .mtx: the entry stands for both triangles */
+	int line;         /* its line in the file (1-based) */
+} tmatch_matrix_entry_t;
+
+/* Called for every entry. Return 0 to go on, or -1 with errno and err->msg
+   (and err->column if it helps) set to stop the reading: the reader names
+   the file and the entry's line. */
+typedef int (*tmatch_matrix_entry_fn)(void *arg, const tmatch_matrix_entry_t *entry,
+                                      tmatch_error_t *err);
+
+/*
+ * Read `path` in `format`, calling `fn` for each entry in file order. The
+ * banner, the size line, every number, index and the count of entries are
+ * checked here. 0 with *order and *symmetric set (either may be NULL); on a
+ * malformed file -1/EINVAL (EIO on a read error, the errno of fopen) with
+ * err naming the file, line and column and saying what to fix.
+ */
+TMATCH_API int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn,
+                                  void *arg, int *order, int *symmetric, tmatch_error_t *err);
+
 /* Matrix Market coordinate file (real, integer or pattern; general or symmetric). */
 TMATCH_API tmatch_comm_t *tmatch_comm_load_mtx(const char *path, tmatch_error_t *err);
 

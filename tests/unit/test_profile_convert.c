@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_conf_convert.c - `treematch profile convert|check` end to end: each
+ * test_profile_convert.c - `treematch profile convert|check` end to end: each
  * input in tests/fixtures/profile/convert/ converts to its hand-checked
  * expected profile, the output loads, and bad input fails with the file and
  * line in the message.
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CLI  TMATCH_BUILDDIR "/bin/treematch"
 #define CDIR TMATCH_SRCDIR "/tests/fixtures/profile/convert"
@@ -141,4 +142,49 @@ Test(conf_convert, several_edge_lists_add_up_and_quiet_check_is_silent)
 	rc = run(CLI " profile check -q " CDIR "/ring4.mtx.expected.yml", out, sizeof(out));
 	cr_expect_eq(rc, 0);
 	cr_expect_str_eq(out, "");
+}
+
+/* A Matrix Market file of `order` ranks with two entries, in /tmp. */
+static void write_big_mtx(const char *path, long order)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "%%%%MatrixMarket matrix coordinate integer general\n%ld %ld 2\n1 2 5\n%ld 1 7\n",
+	        order, order, order);
+	fclose(f);
+}
+
+/*
+ * The drift of issue 15: `profile convert` had its own Matrix Market reader,
+ * which refused a matrix of exactly 1,048,576 ranks that `treematch map`
+ * (tmatch_comm_load) read. Both go through tmatch_matrix_read now.
+ */
+Test(conf_convert, largest_profile_reads_alike_in_convert_and_map)
+{
+	static char out[1 << 14];
+	const char *path = "/tmp/tm-convert-1048576.mtx";
+	tmatch_error_t err;
+	tmatch_comm_t *c;
+	int rc;
+
+	write_big_mtx(path, 1048576);
+	c = tmatch_comm_load(path, &err);
+	cr_assert_not_null(c, "the matrix loader refuses it: %s", err.msg);
+	cr_expect_eq(tmatch_comm_order(c), 1048576);
+	cr_expect_float_eq(tmatch_comm_get(c, 1048575, 0), 7, 1e-12);
+	tmatch_comm_destroy(c);
+	rc = run(CLI " profile convert /tmp/tm-convert-1048576.mtx", out, sizeof(out));
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\nranks: 1048576\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "- [1048575, 0, 7]"), "%s", out);
+
+	/* One more rank is more than a profile holds: a clear refusal. */
+	write_big_mtx(path, 1048577);
+	rc = run(CLI " profile convert /tmp/tm-convert-1048576.mtx", out, sizeof(out));
+	cr_expect_eq(rc, 1, "%s", out);
+	cr_expect_not_null(strstr(out, "tm-convert-1048576.mtx:3: the matrix has 1048577 rows: a "
+	                               "profile has at most 1048576 ranks"),
+	                   "%s", out);
+	unlink(path);
 }

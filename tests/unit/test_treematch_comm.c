@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_treematch_comm.c - the sparse matrix and its two file formats. */
+/* test_treematch_comm.c - the sparse matrix and its two file formats (one reader each). */
 #include "treematch/treematch_private.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/treematch/"
 
@@ -243,4 +245,120 @@ Test(comm, missing_file_is_reported)
 	cr_assert_eq(errno, ENOENT);
 	cr_assert(strstr(err.file, "does_not_exist.mtx"));
 	cr_assert(strstr(err.msg, "cannot open"));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The one reader, through its callback                                      */
+
+struct seen {
+	int n, stop_at;
+	int row[8], col[8], line[8], sym[8], order[8];
+	double value[8];
+	char text[8][16];
+};
+
+static int record_entry(void *arg, const tmatch_matrix_entry_t *e, tmatch_error_t *err)
+{
+	struct seen *s = arg;
+
+	if (s->n == s->stop_at) {
+		err->column = 9;
+		snprintf(err->msg, sizeof(err->msg), "refused by the caller");
+		errno = EDOM;
+		return -1;
+	}
+	if (s->n < 8) {
+		s->row[s->n] = e->row;
+		s->col[s->n] = e->col;
+		s->line[s->n] = e->line;
+		s->sym[s->n] = e->symmetric;
+		s->order[s->n] = e->order;
+		s->value[s->n] = e->value;
+		snprintf(s->text[s->n], sizeof(s->text[0]), "%s", e->text ? e->text : "(pattern)");
+	}
+	s->n++;
+	return 0;
+}
+
+Test(comm, reader_gives_each_entry_as_written)
+{
+	struct seen s = {.stop_at = -1};
+	tmatch_error_t err;
+	int order = -1, sym = -1;
+
+	cr_assert_eq(tmatch_matrix_read(FIX "good_symmetric.mtx", TMATCH_MATRIX_MTX, record_entry,
+	                                &s, &order, &sym, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(sym, 1);
+	cr_assert_gt(order, 0);
+	cr_assert_gt(s.n, 0);
+	for (int i = 0; i < s.n && i < 8; i++) {
+		cr_expect_eq(s.sym[i], 1);
+		cr_expect_eq(s.order[i], order);
+		cr_expect_geq(s.row[i], s.col[i], "a symmetric file stores ROW >= COL");
+		cr_expect_float_eq(s.value[i], strtod(s.text[i], NULL), 1e-12, "%s", s.text[i]);
+	}
+	/* .mat: off-diagonal non-zero entries only, row by row */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = -1;
+	cr_assert_eq(tmatch_matrix_read(FIX "good_crlf.mat", TMATCH_MATRIX_MAT, record_entry, &s,
+	                                &order, &sym, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(sym, 0);
+	for (int i = 0; i < s.n && i < 8; i++) {
+		cr_expect_neq(s.row[i], s.col[i]);
+		cr_expect_neq(s.value[i], 0);
+		cr_expect_eq(s.line[i], s.row[i] + 1);
+	}
+}
+
+Test(comm, reader_stops_where_the_caller_refuses)
+{
+	struct seen s = {.stop_at = 1};
+	tmatch_error_t err;
+	char path[] = "/tmp/tm-reader-XXXXXX";
+	int fd = mkstemp(path), order = 77;
+	FILE *f = fdopen(fd, "w");
+
+	cr_assert_not_null(f);
+	fputs("%%MatrixMarket matrix coordinate integer general\n% c\n3 3 2\n1 2 5\n2 3 7\n", f);
+	fclose(f);
+	errno = 0;
+	cr_assert_eq(tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL,
+	                                &err),
+	             -1);
+	cr_assert_eq(errno, EDOM, "the callback's errno comes back");
+	cr_assert_str_eq(err.file, path);
+	cr_assert_eq(err.line, 5, "the refused entry's line");
+	cr_assert_eq(err.column, 9, "the callback's column");
+	cr_assert_str_eq(err.msg, "refused by the caller");
+	cr_assert_eq(order, 77, "outputs untouched on failure");
+	cr_assert_str_eq(s.text[0], "5");
+	unlink(path);
+}
+
+Test(comm, reader_rejects_bad_arguments)
+{
+	tmatch_error_t err;
+	struct seen s = {.stop_at = -1};
+
+	errno = 0;
+	cr_assert_eq(tmatch_matrix_read(NULL, TMATCH_MATRIX_MTX, record_entry, &s, NULL, NULL, &err),
+	             -1);
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_eq(tmatch_matrix_read(FIX "good_general.mtx", TMATCH_MATRIX_MTX, NULL, &s, NULL,
+	                                NULL, &err),
+	             -1);
+	cr_assert_eq(errno, EINVAL);
+	errno = 0;
+	cr_assert_eq(tmatch_matrix_read(FIX "good_general.mtx", 42, record_entry, &s, NULL, NULL,
+	                                NULL),
+	             -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(s.n, 0);
+	cr_assert_eq(tmatch_matrix_format_of("a.MTX"), TMATCH_MATRIX_MTX);
+	cr_assert_eq(tmatch_matrix_format_of("a.mat"), TMATCH_MATRIX_MAT);
+	cr_assert_eq(tmatch_matrix_format_of("a.yml"), 0);
+	cr_assert_eq(tmatch_matrix_format_of(NULL), 0);
 }
