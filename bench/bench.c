@@ -350,38 +350,17 @@ static void launch(char *const argv[], const char *out_path, const char *err_pat
 /* ---------------------------------------------------------------------- */
 /* Mappings                                                                */
 
-/* Parse "RANK LEAF" lines (comments and blank lines skipped). */
+/* The mapping a mapper wrote, through the library's reader. */
 static int read_mapping(const char *path, int n, int *leaf_of_rank, char *why, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int seen = 0, lineno = 0;
+	tmatch_error_t err;
 
-	if (!f) {
+	if (access(path, R_OK) != 0) {
 		snprintf(why, len, "no mapping written");
 		return -1;
 	}
-	for (int r = 0; r < n; r++)
-		leaf_of_rank[r] = -1;
-	while (fgets(line, sizeof(line), f)) {
-		long rank, leaf;
-		char extra;
-		lineno++;
-		char *p = line + strspn(line, " \t");
-		if (*p == '#' || *p == '\n' || *p == '\0')
-			continue;
-		if (sscanf(p, "%ld %ld %c", &rank, &leaf, &extra) != 2 || rank < 0 || rank >= n) {
-			snprintf(why, len, "mapping line %d is not 'RANK LEAF'", lineno);
-			fclose(f);
-			return -1;
-		}
-		if (leaf_of_rank[rank] < 0)
-			seen++;
-		leaf_of_rank[rank] = (int)leaf;
-	}
-	fclose(f);
-	if (seen != n) {
-		snprintf(why, len, "mapping gives %d of %d ranks", seen, n);
+	if (tmatch_map_read(path, n, leaf_of_rank, NULL, &err) < 0) {
+		tmatch_error_format(&err, why, len);
 		return -1;
 	}
 	return 0;

@@ -74,102 +74,6 @@ static void usage(FILE *out)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Mapping files                                                            */
-
-/*
- * Read a placement: '#' starts a comment; each other line is either "RANK
- * LEAF" or a lone "LEAF" for the next rank. Every rank 0..n-1 must be given
- * exactly once.
- */
-static int read_mapping(const char *path, int n, int *leaf_of_rank)
-{
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	int lineno = 0, next = 0, ret = -1;
-	unsigned char *seen = NULL;
-
-	if (!f) {
-		tmatch_cli_error("%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	seen = calloc((size_t)n > 0 ? (size_t)n : 1, 1);
-	if (!seen) {
-		tmatch_cli_error("out of memory");
-		goto out;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		long v[3];
-		int nv = 0;
-		char *p = line, *end;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			tmatch_cli_error("%s:%d: line too long", path, lineno);
-			goto out;
-		}
-		while (nv < 3) {
-			while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-				p++;
-			if (!*p || *p == '#')
-				break;
-			errno = 0;
-			v[nv] = strtol(p, &end, 10);
-			if (end == p || errno || v[nv] < 0 || v[nv] > INT_MAX ||
-			    (*end && !strchr(" \t\r\n#", *end))) {
-				tmatch_cli_error("%s:%d:%d: expected a non-negative integer "
-				                 "(lines are 'RANK LEAF' or 'LEAF')",
-				                 path, lineno, (int)(p - line) + 1);
-				goto out;
-			}
-			nv++;
-			p = end;
-		}
-		if (nv == 0)
-			continue;
-		if (nv == 3) {
-			tmatch_cli_error(
-			    "%s:%d: too many numbers (lines are 'RANK LEAF' or 'LEAF')", path,
-			    lineno);
-			goto out;
-		}
-		{
-			long rank = nv == 2 ? v[0] : next;
-			long leaf = nv == 2 ? v[1] : v[0];
-			if (rank >= n) {
-				tmatch_cli_error("%s:%d: rank %ld out of range: the profile has %d "
-				                 "ranks",
-				                 path, lineno, rank, n);
-				goto out;
-			}
-			if (seen[rank]) {
-				tmatch_cli_error("%s:%d: rank %ld is placed twice", path, lineno,
-				                 rank);
-				goto out;
-			}
-			seen[rank] = 1;
-			leaf_of_rank[rank] = (int)leaf;
-			next = (int)rank + 1;
-		}
-	}
-	if (ferror(f)) {
-		tmatch_cli_error("%s: read error", path);
-		goto out;
-	}
-	for (int r = 0; r < n; r++) {
-		if (!seen[r]) {
-			tmatch_cli_error("%s: rank %d has no leaf (the profile has %d ranks)", path,
-			                 r, n);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	free(seen);
-	fclose(f);
-	return ret;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Drawing                                                                  */
 
 struct picture {
@@ -817,10 +721,8 @@ int tmatch_cli_draw(int argc, char **argv)
 		goto out;
 	}
 	if (mapping) {
-		if (read_mapping(mapping, pic.n, leaf_of_rank) < 0)
-			goto out;
-		if (tmatch_map_validate(topo, leaf_of_rank, pic.n, &err) < 0) {
-			tmatch_cli_error("%s: %s", mapping, err.msg);
+		if (tmatch_map_load(mapping, topo, pic.n, leaf_of_rank, &err) < 0) {
+			tmatch_cli_report(&err);
 			goto out;
 		}
 		snprintf(mapping_name, sizeof(mapping_name), "file %.250s", mapping);

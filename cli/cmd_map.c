@@ -3,9 +3,9 @@
  * cmd_map.c - `treematch map` (compute a placement) and `treematch eval`
  * (metrics of a placement next to packed and round-robin).
  *
- * The plain mapping format, written by map and read by eval, is one line
- * per rank: "RANK LEAF" (decimal, leaves numbered depth first). eval also
- * accepts blank lines and lines starting with '#'.
+ * The plain mapping format, written by map and read by eval (through the
+ * library's reader, tmatch_map_read), is one line per rank: "RANK LEAF"
+ * (decimal, leaves numbered depth first).
  */
 #include "cli/cli.h"
 #include "placement/inputs.h"
@@ -19,12 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static void report(const tmatch_error_t *err)
-{
-	char buf[1024];
-	tmatch_cli_error("%s", tmatch_error_format(err, buf, sizeof(buf)));
-}
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -178,14 +172,14 @@ static int apply_allowed(tmatch_topo_t *topo, const char *arg)
 		return 0;
 	tmatch_error_clear(&err);
 	if (parse_allowed(arg, tmatch_topo_nb_leaves(topo), &leaves, &count, &err)) {
-		report(&err);
+		tmatch_cli_report(&err);
 		return -1;
 	}
 	tmatch_error_clear(&err);
 	rc = tmatch_topo_set_allowed(topo, leaves, count, &err);
 	if (rc) {
 		snprintf(err.file, sizeof(err.file), "%s", arg[0] == '@' ? arg + 1 : "--allowed");
-		report(&err);
+		tmatch_cli_report(&err);
 	}
 	free(leaves);
 	return rc;
@@ -202,14 +196,14 @@ static int load_inputs(const char *topology, const char *allowed, const char *pr
 
 	tmatch_error_clear(&err);
 	if (!(*topo = tmatch_cli_load_topology(topology, &err))) {
-		report(&err);
+		tmatch_cli_report(&err);
 		return -1;
 	}
 	if (apply_allowed(*topo, allowed))
 		return -1;
 	tmatch_error_clear(&err);
 	if (!(*comm = tmatch_cli_load_profile(profile, &err))) {
-		report(&err);
+		tmatch_cli_report(&err);
 		return -1;
 	}
 	return 0;
@@ -422,7 +416,7 @@ int tmatch_cli_map(int argc, char **argv)
 	}
 	tmatch_error_clear(&err);
 	if (tmatch_map_check_name(mapper, &err)) {
-		report(&err);
+		tmatch_cli_report(&err);
 		return 2;
 	}
 	if (ranks_arg && parse_ranks(ranks_arg, &ranks, &nranks))
@@ -437,7 +431,7 @@ int tmatch_cli_map(int argc, char **argv)
 		sub = tmatch_comm_submatrix(comm, ranks, nranks, &err);
 		if (!sub) {
 			snprintf(err.file, sizeof(err.file), "--ranks");
-			report(&err);
+			tmatch_cli_report(&err);
 			goto out;
 		}
 		tmatch_comm_destroy(comm);
@@ -459,7 +453,7 @@ int tmatch_cli_map(int argc, char **argv)
 	t0 = now();
 	tmatch_error_clear(&err);
 	if (tmatch_map_compute(comm, topo, &opts, leaf, &err)) {
-		report(&err);
+		tmatch_cli_report(&err);
 		goto out;
 	}
 	t1 = now();
@@ -494,7 +488,7 @@ int tmatch_cli_map(int argc, char **argv)
 		tmatch_metrics_t m;
 		tmatch_error_clear(&err);
 		if (tmatch_eval(comm, topo, leaf, &m, &err)) {
-			report(&err);
+			tmatch_cli_report(&err);
 			goto out;
 		}
 		fprintf(stderr, "treematch: mapper %s, %d ranks on %d leaves (%d allowed)\n",
@@ -532,81 +526,6 @@ static void eval_usage(FILE *out)
 	    "  -h, --help            this help\n");
 }
 
-/* Read "RANK LEAF" lines; every rank 0..n-1 exactly once. */
-static int read_mapping(const char *path, int n, int *leaf, int *line_of_rank, tmatch_error_t *err)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int lineno = 0, rc = -1;
-
-#define BADM(col, ...)                                                                             \
-	do {                                                                                       \
-		snprintf(err->file, sizeof(err->file), "%s", path);                                \
-		err->line = lineno;                                                                \
-		err->column = (col);                                                               \
-		snprintf(err->msg, sizeof(err->msg), __VA_ARGS__);                                 \
-		goto out;                                                                          \
-	} while (0)
-	if (!f) {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		snprintf(err->msg, sizeof(err->msg), "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	for (int r = 0; r < n; r++)
-		leaf[r] = -1;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		long long v[2];
-		char *p = line, *end;
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		for (int t = 0; t < 2; t++) {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!isdigit((unsigned char)*p))
-				BADM((int)(p - line) + 1, "expected %s: a line is \"RANK LEAF\"",
-				     t ? "a leaf number" : "a rank number");
-			errno = 0;
-			v[t] = strtoll(p, &end, 10);
-			if (errno || v[t] > INT_MAX)
-				BADM((int)(p - line) + 1, "number too large");
-			if (*end && *end != ' ' && *end != '\t')
-				BADM((int)(end - line) + 1, "unexpected character after the %s",
-				     t ? "leaf" : "rank");
-			p = end;
-		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p && *p != '#')
-			BADM((int)(p - line) + 1, "unexpected text after \"RANK LEAF\"");
-		if (v[0] >= n)
-			BADM(1, "rank %lld is out of range: the profile has %d ranks (0..%d)", v[0],
-			     n, n - 1);
-		if (leaf[v[0]] >= 0)
-			BADM(1, "rank %lld is placed twice (first on line %d)", v[0],
-			     line_of_rank[v[0]]);
-		leaf[v[0]] = (int)v[1];
-		line_of_rank[v[0]] = lineno;
-	}
-	for (int r = 0; r < n; r++)
-		if (leaf[r] < 0) {
-			lineno = 0;
-			BADM(0, "rank %d has no line: the mapping must place all %d ranks", r, n);
-		}
-	rc = 0;
-#undef BADM
-out:
-	free(line);
-	fclose(f);
-	return rc;
-}
-
 int tmatch_cli_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -616,7 +535,7 @@ int tmatch_cli_eval(int argc, char **argv)
 	};
 	const char *profile = NULL, *topology = NULL, *mapping = NULL, *allowed = NULL;
 	const char *names[3] = {"mapping", "packed", "round-robin"};
-	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL}, *line_of_rank = NULL;
+	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL};
 	tmatch_error_t err;
 	tmatch_topo_t *topo = NULL;
 	tmatch_comm_t *comm = NULL;
@@ -663,26 +582,9 @@ int tmatch_cli_eval(int argc, char **argv)
 	for (int x = 0; x < 3; x++)
 		if (!(leaf[x] = malloc(sizeof(int) * (size_t)(n ? n : 1))))
 			goto nomem;
-	if (!(line_of_rank = malloc(sizeof(int) * (size_t)(n ? n : 1))))
-		goto nomem;
 	tmatch_error_clear(&err);
-	if (read_mapping(mapping, n, leaf[0], line_of_rank, &err)) {
-		report(&err);
-		goto out;
-	}
-	tmatch_error_clear(&err);
-	if (tmatch_map_validate(topo, leaf[0], n, &err)) {
-		/* name the line of the offending rank */
-		int r = -1;
-		if (sscanf(err.msg, "rank %d", &r) == 1 && r >= 0 && r < n) {
-			char msg[sizeof(err.msg)];
-			snprintf(msg, sizeof(msg), "%s", err.msg);
-			snprintf(err.file, sizeof(err.file), "%s", mapping);
-			err.line = line_of_rank[r];
-			err.column = 0;
-			snprintf(err.msg, sizeof(err.msg), "%s", msg);
-		}
-		report(&err);
+	if (tmatch_map_load(mapping, topo, n, leaf[0], &err)) {
+		tmatch_cli_report(&err);
 		goto out;
 	}
 	tmatch_map_opts_init(&opts);
@@ -690,14 +592,14 @@ int tmatch_cli_eval(int argc, char **argv)
 		opts.mapper = x == 1 ? "packed" : "rr";
 		tmatch_error_clear(&err);
 		if (tmatch_map_compute(comm, topo, &opts, leaf[x], &err)) {
-			report(&err);
+			tmatch_cli_report(&err);
 			goto out;
 		}
 	}
 	for (int x = 0; x < 3; x++) {
 		tmatch_error_clear(&err);
 		if (tmatch_eval(comm, topo, leaf[x], &m[x], &err)) {
-			report(&err);
+			tmatch_cli_report(&err);
 			goto out;
 		}
 	}
@@ -733,7 +635,6 @@ nomem:
 out:
 	for (int x = 0; x < 3; x++)
 		free(leaf[x]);
-	free(line_of_rank);
 	tmatch_comm_destroy(comm);
 	tmatch_topo_destroy(topo);
 	return rc;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
-                        tmatch_error_t *err)
+int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n, int *bad_rank,
+                      tmatch_error_t *err)
 {
 	unsigned char *used = NULL;
 	int rc = -1;
@@ -34,6 +34,8 @@ int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int 
 	}
 	for (int r = 0; r < n; r++) {
 		int leaf = leaf_of_rank[r];
+		if (bad_rank)
+			*bad_rank = r;
 		if (leaf < 0 || leaf >= topo->nb_leaves) {
 			tmatch_error_set(err, 0, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
 			                  r, leaf, topo->nb_leaves - 1);
@@ -52,12 +54,20 @@ int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int 
 		}
 		used[leaf] = 1;
 	}
+	if (bad_rank)
+		*bad_rank = -1;
 	rc = 0;
 out:
 	free(used);
 	if (rc)
 		errno = EINVAL;
 	return rc;
+}
+
+int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
+                        tmatch_error_t *err)
+{
+	return tmatch__map_check(topo, leaf_of_rank, n, NULL, err);
 }
 
 double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,

@@ -275,6 +275,23 @@ TMATCH_API int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t
                                   const tmatch_map_opts_t *opts, int *leaf_of_rank,
                                   tmatch_error_t *err);
 
+/*
+ * Read a mapping file, the plain format `treematch map` writes: one line per
+ * rank, "RANK LEAF", or a lone "LEAF" for the rank after the previous line's;
+ * '#' starts a comment, blank lines are ignored; each of the n ranks exactly
+ * once. Fills leaf_of_rank[n] and, when not NULL, line_of_rank[n] (the line
+ * that placed each rank). The leaves are not checked against a tree (see
+ * tmatch_map_validate). -1 with err naming the file, line and column
+ * (EINVAL), or the errno of a failed open/read; outputs untouched then.
+ */
+TMATCH_API int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_rank,
+                               tmatch_error_t *err);
+
+/* tmatch_map_read, then tmatch_map_validate on `topo`: a leaf outside the
+   tree, not allowed or used twice is reported at the line that placed it. */
+TMATCH_API int tmatch_map_load(const char *path, const tmatch_topo_t *topo, int n,
+                               int *leaf_of_rank, tmatch_error_t *err);
+
 /* 0 if the mapping is injective onto allowed leaves, else -1/EINVAL saying which rank. */
 TMATCH_API int tmatch_map_validate(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
                                    tmatch_error_t *err);

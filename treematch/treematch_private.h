@@ -112,6 +112,10 @@ int tmatch__map_auto(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_
 int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err);
 
+/* tmatch_map_validate, also saying which rank is wrong (*bad_rank, -1 if none). */
+int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n, int *bad_rank,
+                      tmatch_error_t *err);
+
 /* Hop-bytes of a mapping (cheap, used by mappers to compare candidates). */
 double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const int *leaf_of_rank);

@@ -3,7 +3,7 @@
  * test_treematch_map.c - the TreeMatch mapper and the baselines: optimality
  * on the paper's example and on small hierarchical matrices (checked by
  * brute force), the invariant (one allowed leaf per rank) on many shapes,
- * determinism, and bad arguments.
+ * determinism, bad arguments, and the mapping file format.
  */
 #include "treematch/treematch_private.h"
 
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Helpers */
@@ -448,5 +449,114 @@ Test(map, exact_threshold_and_budget_options_still_valid)
 		cr_assert_eq(tmatch_map_validate(t, leaf, 32, NULL), 0);
 	}
 	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The mapping file (tmatch_map_read, tmatch_map_load)                       */
+
+static const char *mapping_file(const char *text)
+{
+	static char path[64];
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/tm-mapping-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+Test(mapping_file, both_line_forms_comments_and_blank_lines)
+{
+	const char *path = mapping_file("# a comment\n2 5\n\n7   # rank 3 after rank 2\n0 1\n1 0\n");
+	int leaf[4] = {-9, -9, -9, -9}, line[4];
+	tmatch_error_t err;
+
+	cr_assert_eq(tmatch_map_read(path, 4, leaf, line, &err), 0, "%s", err.msg);
+	cr_expect(leaf[0] == 1 && leaf[1] == 0 && leaf[2] == 5 && leaf[3] == 7);
+	cr_expect(line[0] == 5 && line[1] == 6 && line[2] == 2 && line[3] == 4);
+	unlink(path);
+}
+
+Test(mapping_file, errors_name_line_and_column_and_leave_outputs_alone)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+		const char *frag;
+	} cases[] = {
+	    {"0 0\n1 x\n", 2, 3, "expected a non-negative integer"},
+	    {"0 0\n1 2 3\n", 2, 0, "too many numbers"},
+	    {"0 0\n0 1\n", 2, 0, "rank 0 is placed twice (first on line 1)"},
+	    {"0 0\n5 1\n", 2, 0, "rank 5 is out of range: the profile has 2 ranks (0..1)"},
+	    {"0 0\n", 0, 0, "rank 1 has no leaf"},
+	    {"0 -1\n1 1\n", 1, 3, "expected a non-negative integer"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *path = mapping_file(cases[i].text);
+		int leaf[2] = {-9, -9};
+		tmatch_error_t err;
+
+		errno = 0;
+		cr_expect_eq(tmatch_map_read(path, 2, leaf, NULL, &err), -1, "case %zu", i);
+		cr_expect_eq(errno, EINVAL, "case %zu", i);
+		cr_expect_str_eq(err.file, path);
+		cr_expect_eq(err.line, cases[i].line, "case %zu: line %d", i, err.line);
+		cr_expect_eq(err.column, cases[i].column, "case %zu: column %d", i, err.column);
+		cr_expect_not_null(strstr(err.msg, cases[i].frag), "case %zu: %s", i, err.msg);
+		cr_expect(leaf[0] == -9 && leaf[1] == -9, "case %zu: output changed", i);
+		unlink(path);
+	}
+}
+
+Test(mapping_file, load_checks_the_leaves_on_the_tree_and_names_the_line)
+{
+	tmatch_topo_t *t = tmatch_topo_from_tleaf("tleaf 1 4 1", NULL);
+	const char *path = mapping_file("0 3\n1 3\n");
+	int leaf[2] = {-9, -9};
+	tmatch_error_t err;
+
+	cr_assert_not_null(t);
+	errno = 0;
+	cr_expect_eq(tmatch_map_load(path, t, 2, leaf, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.line, 2, "the line of the rank that reuses the leaf");
+	cr_expect_not_null(strstr(err.msg, "already used"), "%s", err.msg);
+	cr_expect_eq(leaf[0], -9);
+	unlink(path);
+	path = mapping_file("0 3\n1 2\n");
+	cr_expect_eq(tmatch_map_load(path, t, 2, leaf, &err), 0, "%s", err.msg);
+	cr_expect(leaf[0] == 3 && leaf[1] == 2);
+	unlink(path);
+	tmatch_topo_destroy(t);
+}
+
+Test(mapping_file, bad_arguments)
+{
+	int leaf[2];
+	tmatch_error_t err;
+	tmatch_topo_t *t = tmatch_topo_from_tleaf("tleaf 1 4 1", NULL);
+
+	errno = 0;
+	cr_expect_eq(tmatch_map_read(NULL, 2, leaf, NULL, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	errno = 0;
+	cr_expect_eq(tmatch_map_read("/tmp/x", 2, NULL, NULL, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	errno = 0;
+	cr_expect_eq(tmatch_map_read("/tmp/x", -1, leaf, NULL, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	errno = 0;
+	cr_expect_eq(tmatch_map_read("/nonexistent/tm.map", 2, leaf, NULL, &err), -1);
+	cr_expect_eq(errno, ENOENT);
+	cr_expect_not_null(strstr(err.msg, "cannot open"));
+	errno = 0;
+	cr_expect_eq(tmatch_map_load("/tmp/x", NULL, 2, leaf, &err), -1);
+	cr_expect_eq(errno, EINVAL);
 	tmatch_topo_destroy(t);
 }
