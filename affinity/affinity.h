@@ -13,6 +13,12 @@
  *   - binding: apply a leaf's CPU set to a process, read the effective
  *     binding back, print CPU sets the way Slurm does ("0-1,4", "0x13").
  *
+ * CPU sets are hwloc bitmaps (hwloc_bitmap_t, of pu_os numbers) from end to
+ * end, as in hwloc's own tools: any number of CPUs, no fixed-size buffer.
+ * Text is made only at the edge, in strings the caller frees
+ * (tmatch_affinity_cpuset_list/mask), and CPU lists are read by one reader
+ * (tmatch_affinity_cpuset_parse).
+ *
  * A tree (tmatch_affinity_tree_t) owns a balanced tmatch_topo_t for the
  * mapping core and, beside it, a leaf table: for every leaf of that topo,
  * whether it is real or padding, its node name, its CPU set, and its position
@@ -22,8 +28,8 @@
  * "virtual resources" of the TreeMatch paper). No core the step may use is
  * lost, except cores left over when cpus_per_task does not divide them.
  *
- * hwloc stays inside affinity/: this header exposes only opaque types,
- * OS CPU lists as strings, and the mapping core's types.
+ * Of hwloc, this header exposes the bitmap type only; topologies stay
+ * inside affinity/ behind the opaque tree type.
  *
  * Index spaces: `leaf` is a leaf of the tree's topo (0..tmatch_topo_nb_leaves-1,
  * depth first, padding included); `pu_os` an OS CPU number (what
@@ -41,6 +47,7 @@
 
 #include "treematch/treematch.h"
 
+#include <hwloc.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -140,9 +147,10 @@ TMATCH_API int tmatch_affinity_tree_nb_slots(const tmatch_affinity_tree_t *tree)
 TMATCH_API int tmatch_affinity_tree_nb_nodes(const tmatch_affinity_tree_t *tree);
 TMATCH_API const char *tmatch_affinity_tree_node_name(const tmatch_affinity_tree_t *tree, int node);
 
-/* The union of the allowed CPUs of node `node` as an OS CPU list. */
-TMATCH_API int tmatch_affinity_tree_allowed_cpus(const tmatch_affinity_tree_t *tree, int node,
-                                                 char *buf, size_t len, tmatch_error_t *err);
+/* The union of the allowed CPUs of node `node`, owned by the tree (NULL/EINVAL
+   for a bad node). */
+TMATCH_API hwloc_const_bitmap_t tmatch_affinity_tree_allowed_cpuset(const tmatch_affinity_tree_t *tree,
+                                                                    int node);
 
 /* 1 if the leaf is a real slot, 0 if padding or out of range. */
 TMATCH_API int tmatch_affinity_leaf_is_real(const tmatch_affinity_tree_t *tree, int leaf);
@@ -150,20 +158,29 @@ TMATCH_API int tmatch_affinity_leaf_is_real(const tmatch_affinity_tree_t *tree, 
 /* Node index (0..nb_nodes-1) of a real leaf; -1/EINVAL for padding. */
 TMATCH_API int tmatch_affinity_leaf_node(const tmatch_affinity_tree_t *tree, int leaf);
 
-/*
- * The leaf's CPU set as Slurm prints it: list "0-1,4" (pu_os ranges) and
- * mask "0x13" (hex, lowest CPU = lowest bit, no leading zeros). Return the
- * length needed (snprintf-style; a short buffer is truncated and
- * NUL-terminated), -1/EINVAL for padding or out-of-range leaves.
- */
-TMATCH_API int tmatch_affinity_leaf_cpulist(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
-                                            size_t len);
-TMATCH_API int tmatch_affinity_leaf_cpumask(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
-                                            size_t len);
+/* The leaf's CPU set, owned by the tree; NULL/EINVAL for padding or out of range. */
+TMATCH_API hwloc_const_bitmap_t tmatch_affinity_leaf_cpuset(const tmatch_affinity_tree_t *tree,
+                                                            int leaf);
 
-/* Convert an OS CPU list to Slurm's mask form ("0-1,4" -> "0x13"); -1/EINVAL if malformed. */
-TMATCH_API int tmatch_affinity_cpulist_to_mask(const char *cpulist, char *buf, size_t len,
-                                               tmatch_error_t *err);
+/* ------------------------------------------------------------------------ */
+/* CPU sets as text                                                          */
+
+/*
+ * Read a list of non-negative numbers "0-3,8" (ranges, commas, blanks at
+ * either end; numbers up to 1048575) into `set`: the one reader of the CPU
+ * and core lists Slurm and the options give. `what` names the list in the
+ * message ("CPU list" when NULL). -1/EINVAL with the column, set untouched.
+ */
+TMATCH_API int tmatch_affinity_cpuset_parse(const char *list, const char *what, hwloc_bitmap_t set,
+                                            tmatch_error_t *err);
+
+/*
+ * A set as Slurm prints it, in a new string the caller frees: the list
+ * "0-1,4" (pu_os ranges) and the mask "0x13" (hex, lowest CPU = lowest bit,
+ * no leading zeros; "0x0" when empty). NULL with errno (ENOMEM, EINVAL).
+ */
+TMATCH_API char *tmatch_affinity_cpuset_list(hwloc_const_bitmap_t set);
+TMATCH_API char *tmatch_affinity_cpuset_mask(hwloc_const_bitmap_t set);
 
 /* ------------------------------------------------------------------------ */
 /* Hierarchy position of a leaf                                              */
@@ -208,26 +225,28 @@ enum {
 };
 TMATCH_API int tmatch_affinity_pos_format(const tmatch_affinity_pos_t *pos, int what, char *buf,
                                           size_t len);
+/* The same in a new string the caller frees (NULL with errno). */
+TMATCH_API char *tmatch_affinity_pos_string(const tmatch_affinity_pos_t *pos, int what);
 
 /* ------------------------------------------------------------------------ */
 /* Slurm core numbers, clamping                                              */
 
 /*
- * Slurm abstract core list ("0-3") -> OS CPU list of those cores' PUs in
- * node `node` of the tree (all PUs of each core, before any restriction).
+ * Slurm abstract core list ("0-3") -> the CPUs (all PUs of each core, before
+ * any restriction) of those cores in node `node` of the tree, into `out`.
  * The one place core_abstract becomes pu_os. EINVAL for a core index the
- * node does not have.
+ * node does not have or a malformed list (out untouched).
  */
-TMATCH_API int tmatch_affinity_cores_to_cpus(const tmatch_affinity_tree_t *tree, int node,
-                                             const char *cores, char *buf, size_t len,
-                                             tmatch_error_t *err);
+TMATCH_API int tmatch_affinity_cores_to_cpuset(const tmatch_affinity_tree_t *tree, int node,
+                                               const char *cores, hwloc_bitmap_t out,
+                                               tmatch_error_t *err);
 
 /*
- * 1 if every CPU of `cpulist` is in the allowed set of node `node`, 0 if
- * not (err says which CPUs are outside), -1/EINVAL for a malformed list.
+ * 1 if `set` is non-empty and inside the allowed set of node `node`, 0 if
+ * not (err says which CPUs are outside), -1 for bad arguments or ENOMEM.
  */
 TMATCH_API int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node,
-                                            const char *cpulist, tmatch_error_t *err);
+                                            hwloc_const_bitmap_t set, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Binding                                                                   */
@@ -245,16 +264,13 @@ TMATCH_API int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, 
 TMATCH_API int tmatch_affinity_bind_leaf(const tmatch_affinity_tree_t *tree, int leaf, pid_t pid,
                                          tmatch_error_t *err);
 
-/* Same with an explicit OS CPU list, checked against node `node`'s allowed set. */
-TMATCH_API int tmatch_affinity_bind_cpulist(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
-                                            const char *cpulist, tmatch_error_t *err);
+/* Same with an explicit CPU set, checked against node `node`'s allowed set. */
+TMATCH_API int tmatch_affinity_bind_cpuset(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
+                                           hwloc_const_bitmap_t set, tmatch_error_t *err);
 
-/*
- * Read back the effective binding of `pid` (0 = calling process) as a CPU
- * list and a mask (either buffer may be NULL). Needs no tree.
- */
-TMATCH_API int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *mask,
-                                           size_t mask_len, tmatch_error_t *err);
+/* The effective binding of `pid` (0 = calling process), of any size, into `set`.
+   Needs no tree. */
+TMATCH_API int tmatch_affinity_get_cpuset(pid_t pid, hwloc_bitmap_t set, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* topology.conf and the cluster tree                                        */
@@ -271,6 +287,16 @@ typedef struct tmatch_affinity_conf tmatch_affinity_conf_t;
  * "<string>").
  */
 TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err);
+
+/*
+ * Where the topology.conf of a cluster is, as Slurm looks for it: `override`
+ * when given (an option, $TREEMATCH_TOPOLOGY_CONF), else topology.conf in
+ * the directory of the slurm.conf in use (`slurm_conf`, the caller's
+ * $SLURM_CONF; NULL = /etc/slurm/slurm.conf) when it is readable. A new
+ * string the caller frees, or NULL (ENOENT: no file, the cluster has one
+ * flat switch; ENOMEM). The one place the plugin and the CLI find it.
+ */
+TMATCH_API char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf);
 TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
                                                               tmatch_error_t *err);
 

@@ -100,12 +100,6 @@ struct tmatch_affinity_conf {
 /* Kind names ("package", "l3", ...). */
 const char *tmatch__kind_name(int kind);
 
-/* CPU lists: "0-3,8" -> bitmap (column of a problem in *col). */
-int tmatch__cpulist_parse(const char *s, hwloc_bitmap_t set, int *col);
-/* Slurm-style list "0-3,8" and mask "0x10f"; snprintf-style. */
-int tmatch__cpulist_format(hwloc_const_bitmap_t set, char *buf, size_t len);
-int tmatch__cpumask_format(hwloc_const_bitmap_t set, char *buf, size_t len);
-
 /* Explicit trees. */
 struct tmatch__xnode *tmatch__xnode_new(int kind);
 int tmatch__xnode_add(struct tmatch__xnode *parent, struct tmatch__xnode *child);
@@ -120,9 +114,6 @@ struct tmatch__xnode *tmatch__xnode_copy(const struct tmatch__xnode *n);
  */
 int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *root,
                          tmatch_error_t *err);
-
-/* CPU set of a usable leaf, NULL otherwise. */
-hwloc_const_bitmap_t tmatch__leaf_cpuset(const tmatch_affinity_tree_t *tree, int leaf);
 
 /* The abstract core -> OS CPU conversion (the only one). */
 int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t out,

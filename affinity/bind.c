@@ -2,7 +2,7 @@
 /*
  * bind.c - apply a CPU set to a process through hwloc, read the effective
  * binding back, convert Slurm core numbers, and check that a set stays
- * inside what the step may use.
+ * inside what the step may use. CPU sets are hwloc bitmaps throughout.
  */
 #include "affinity/affinity_private.h"
 
@@ -19,74 +19,63 @@ static int check_node(const tmatch_affinity_tree_t *tree, int node, tmatch_error
 	return 0;
 }
 
-/* 1 inside, 0 outside (err names the CPUs outside). */
+/* 1 inside, 0 outside (err names the CPUs outside), -1 on ENOMEM. */
 static int inside(const tmatch_affinity_tree_t *tree, int node, hwloc_const_bitmap_t set,
                   tmatch_error_t *err)
 {
 	hwloc_const_bitmap_t allowed = tree->nodes[node].allowed;
 	hwloc_bitmap_t out;
-	char list[128], ok[128];
+	char *list = NULL, *ok = NULL;
+
 	if (!hwloc_bitmap_iszero(set) && hwloc_bitmap_isincluded(set, allowed))
 		return 1;
-	out = hwloc_bitmap_alloc();
-	if (!out)
-		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-	hwloc_bitmap_andnot(out, set, allowed);
-	tmatch__cpulist_format(out, list, sizeof(list));
-	tmatch__cpulist_format(allowed, ok, sizeof(ok));
-	hwloc_bitmap_free(out);
-	if (hwloc_bitmap_iszero(set))
+	if (hwloc_bitmap_iszero(set)) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "empty CPU set");
-	else
-		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "CPUs %s are outside the allowed set %s of node %s", list, ok,
-		                 tree->nodes[node].name);
+		return 0;
+	}
+	out = hwloc_bitmap_alloc();
+	if (out)
+		hwloc_bitmap_andnot(out, set, allowed);
+	list = out ? tmatch_affinity_cpuset_list(out) : NULL;
+	ok = tmatch_affinity_cpuset_list(allowed);
+	hwloc_bitmap_free(out);
+	if (!list || !ok) {
+		free(list);
+		free(ok);
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	}
+	tmatch_error_set(err, EINVAL, NULL, 0, 0, "CPUs %s are outside the allowed set %s of node %s",
+	                 list, ok, tree->nodes[node].name);
+	free(list);
+	free(ok);
 	return 0;
 }
 
-/* A CPU list "0-3,8" as a new set (the caller frees it), or NULL and err. */
-static hwloc_bitmap_t parse_cpulist(const char *cpulist, tmatch_error_t *err)
+int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node,
+                                 hwloc_const_bitmap_t set, tmatch_error_t *err)
 {
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int col = 0;
-	if (!set) {
-		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-		return NULL;
-	}
-	if (tmatch__cpulist_parse(cpulist, set, &col) < 0) {
-		tmatch_error_set(err, EINVAL, NULL, 0, col,
-		                 "malformed CPU list at column %d: write it like \"0-3,8\"", col);
-		hwloc_bitmap_free(set);
-		return NULL;
-	}
-	return set;
+	if (check_node(tree, node, err) < 0)
+		return -1;
+	if (!set)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL CPU set");
+	return inside(tree, node, set, err);
 }
 
-int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node, const char *cpulist,
-                                 tmatch_error_t *err)
+int tmatch_affinity_cores_to_cpuset(const tmatch_affinity_tree_t *tree, int node,
+                                    const char *cores, hwloc_bitmap_t out, tmatch_error_t *err)
 {
 	hwloc_bitmap_t set;
 	int rc;
-	if (check_node(tree, node, err) < 0 || !(set = parse_cpulist(cpulist, err)))
-		return -1;
-	rc = inside(tree, node, set, err);
-	hwloc_bitmap_free(set);
-	return rc;
-}
 
-int tmatch_affinity_cores_to_cpus(const tmatch_affinity_tree_t *tree, int node, const char *cores,
-                                  char *buf, size_t len, tmatch_error_t *err)
-{
-	hwloc_bitmap_t set;
-	int rc = -1;
 	if (check_node(tree, node, err) < 0)
 		return -1;
-	if (!buf && len)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
+	if (!out)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL CPU set");
 	if (!(set = hwloc_bitmap_alloc()))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (tmatch__cores_to_cpuset(tree->nodes[node].topo, cores, set, err) == 0)
-		rc = tmatch__cpulist_format(set, buf, len);
+	rc = tmatch__cores_to_cpuset(tree->nodes[node].topo, cores, set, err);
+	if (rc == 0)
+		hwloc_bitmap_copy(out, set);
 	hwloc_bitmap_free(set);
 	return rc;
 }
@@ -119,37 +108,34 @@ static int bind_set(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
 int tmatch_affinity_bind_leaf(const tmatch_affinity_tree_t *tree, int leaf, pid_t pid,
                               tmatch_error_t *err)
 {
-	hwloc_const_bitmap_t set = tmatch__leaf_cpuset(tree, leaf);
+	hwloc_const_bitmap_t set = tmatch_affinity_leaf_cpuset(tree, leaf);
 	if (!set)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "leaf %d is not a usable leaf of this tree", leaf);
 	return bind_set(tree, tmatch_affinity_leaf_node(tree, leaf), pid, set, err);
 }
 
-int tmatch_affinity_bind_cpulist(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
-                                 const char *cpulist, tmatch_error_t *err)
+int tmatch_affinity_bind_cpuset(const tmatch_affinity_tree_t *tree, int node, pid_t pid,
+                                hwloc_const_bitmap_t set, tmatch_error_t *err)
 {
-	hwloc_bitmap_t set;
-	int rc;
-	if (check_node(tree, node, err) < 0 || !(set = parse_cpulist(cpulist, err)))
+	if (check_node(tree, node, err) < 0)
 		return -1;
-	rc = bind_set(tree, node, pid, set, err);
-	hwloc_bitmap_free(set);
-	return rc;
+	if (!set)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL CPU set");
+	return bind_set(tree, node, pid, set, err);
 }
 
-int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *mask, size_t mask_len,
-                                tmatch_error_t *err)
+int tmatch_affinity_get_cpuset(pid_t pid, hwloc_bitmap_t set, tmatch_error_t *err)
 {
 	/* Read the kernel's mask directly: no topology needed, any size. */
 	size_t ncpu = 1024;
 	cpu_set_t *cs = NULL;
-	hwloc_bitmap_t set = NULL;
+	hwloc_bitmap_t tmp = NULL;
 	int rc = -1;
 	size_t i;
 
-	if ((!list && list_len) || (!mask && mask_len))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a length");
+	if (!set)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL CPU set");
 	for (;;) {
 		size_t sz = CPU_ALLOC_SIZE(ncpu);
 		cs = CPU_ALLOC(ncpu);
@@ -162,31 +148,26 @@ int tmatch_affinity_get_binding(pid_t pid, char *list, size_t list_len, char *ma
 			break;
 		if (errno != EINVAL || ncpu >= (1u << 22)) {
 			int e = errno;
-			tmatch_error_set(err, e, NULL, 0, 0,
-			                 "cannot read the binding of process %ld: %s", (long)pid,
-			                 strerror(e));
+			tmatch_error_set(err, e, NULL, 0, 0, "cannot read the binding of process %ld: %s",
+			                 (long)pid, strerror(e));
 			goto out;
 		}
 		CPU_FREE(cs);
 		cs = NULL;
 		ncpu *= 2;
 	}
-	if (!(set = hwloc_bitmap_alloc())) {
+	if (!(tmp = hwloc_bitmap_alloc())) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < ncpu; i++)
 		if (CPU_ISSET_S(i, CPU_ALLOC_SIZE(ncpu), cs))
-			hwloc_bitmap_set(set, (unsigned)i);
-	if (list)
-		tmatch__cpulist_format(set, list, list_len);
-	if (mask)
-		tmatch__cpumask_format(set, mask, mask_len);
+			hwloc_bitmap_set(tmp, (unsigned)i);
+	hwloc_bitmap_copy(set, tmp);
 	rc = 0;
 out:
 	if (cs)
 		CPU_FREE(cs);
-	if (set)
-		hwloc_bitmap_free(set);
+	hwloc_bitmap_free(tmp);
 	return rc;
 }

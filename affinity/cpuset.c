@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cpuset.c - errors, kind names, and CPU sets written the way Slurm writes
- * them: lists "0-3,8" and masks "0x10f".
+ * cpuset.c - kind names, and CPU sets (hwloc bitmaps) the way Slurm writes
+ * them: the one reader of CPU and core lists "0-3,8", and the list and mask
+ * ("0x10f") forms, of any length, through hwloc's own printers.
  */
 #include "affinity/affinity_private.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,123 +46,83 @@ static int parse_num(const char *s, size_t *i, long *out)
 	return 0;
 }
 
-int tmatch__cpulist_parse(const char *s, hwloc_bitmap_t set, int *col)
+int tmatch_affinity_cpuset_parse(const char *list, const char *what, hwloc_bitmap_t set,
+                                 tmatch_error_t *err)
 {
+	hwloc_bitmap_t tmp;
 	size_t i = 0;
-	hwloc_bitmap_zero(set);
-	if (!s)
+
+	if (!set)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_affinity_cpuset_parse: NULL set");
+	if (!(tmp = hwloc_bitmap_alloc()))
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	if (!list)
 		goto bad;
-	while (s[i] == ' ' || s[i] == '\t')
+	while (list[i] == ' ' || list[i] == '\t')
 		i++;
-	if (!s[i])
+	if (!list[i])
 		goto bad;
 	for (;;) {
 		long a, b;
-		if (parse_num(s, &i, &a) < 0)
+		if (parse_num(list, &i, &a) < 0)
 			goto bad;
 		b = a;
-		if (s[i] == '-') {
+		if (list[i] == '-') {
 			i++;
-			if (parse_num(s, &i, &b) < 0 || b < a)
+			if (parse_num(list, &i, &b) < 0 || b < a)
 				goto bad;
 		}
-		if (hwloc_bitmap_set_range(set, (unsigned)a, (int)b) < 0)
-			goto bad;
-		if (s[i] == ',') {
+		if (hwloc_bitmap_set_range(tmp, (unsigned)a, (int)b) < 0) {
+			hwloc_bitmap_free(tmp);
+			return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		}
+		if (list[i] == ',') {
 			i++;
 			continue;
 		}
-		while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')
+		while (list[i] == ' ' || list[i] == '\t' || list[i] == '\n')
 			i++;
-		if (s[i])
+		if (list[i])
 			goto bad;
-		return 0;
+		break;
 	}
+	hwloc_bitmap_copy(set, tmp);
+	hwloc_bitmap_free(tmp);
+	return 0;
 bad:
-	if (col)
-		*col = (int)i + 1;
-	errno = EINVAL;
-	return -1;
+	hwloc_bitmap_free(tmp);
+	return tmatch_error_set(err, EINVAL, NULL, 0, (int)i + 1,
+	                        "malformed %s at column %d: write it like \"0-3,8\"",
+	                        what ? what : "CPU list", (int)i + 1);
 }
 
-/* Append with snprintf semantics: *pos counts the full length. */
-static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+char *tmatch_affinity_cpuset_list(hwloc_const_bitmap_t set)
 {
-	va_list ap;
-	int n;
-	va_start(ap, fmt);
-	n = vsnprintf(*pos < len ? buf + *pos : NULL, *pos < len ? len - *pos : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*pos += (size_t)n;
+	char *s = NULL;
+
+	if (!set) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (hwloc_bitmap_list_asprintf(&s, set) < 0 || !s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
 }
 
-int tmatch__cpulist_format(hwloc_const_bitmap_t set, char *buf, size_t len)
+char *tmatch_affinity_cpuset_mask(hwloc_const_bitmap_t set)
 {
-	size_t pos = 0;
-	int first = 1;
-	int i = hwloc_bitmap_first(set);
-	if (buf && len)
-		buf[0] = '\0';
-	if (!buf)
-		len = 0;
-	while (i >= 0) {
-		int j = i;
-		while (hwloc_bitmap_isset(set, (unsigned)j + 1))
-			j++;
-		if (j > i)
-			put(buf, len, &pos, "%s%d-%d", first ? "" : ",", i, j);
-		else
-			put(buf, len, &pos, "%s%d", first ? "" : ",", i);
-		first = 0;
-		i = hwloc_bitmap_next(set, j);
-	}
-	return pos > INT_MAX ? INT_MAX : (int)pos;
-}
+	char *s = NULL;
 
-int tmatch__cpumask_format(hwloc_const_bitmap_t set, char *buf, size_t len)
-{
-	size_t pos = 0;
-	int last = hwloc_bitmap_last(set);
-	int nib;
-	if (buf && len)
-		buf[0] = '\0';
-	if (!buf)
-		len = 0;
-	put(buf, len, &pos, "0x");
-	if (last < 0) {
-		put(buf, len, &pos, "0");
-		return (int)pos;
+	if (!set) {
+		errno = EINVAL;
+		return NULL;
 	}
-	for (nib = last / 4; nib >= 0; nib--) {
-		unsigned v = 0, b;
-		for (b = 0; b < 4; b++)
-			if (hwloc_bitmap_isset(set, (unsigned)nib * 4 + b))
-				v |= 1u << b;
-		put(buf, len, &pos, "%x", v);
+	if (hwloc_bitmap_taskset_asprintf(&s, set) < 0 || !s) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	return pos > INT_MAX ? INT_MAX : (int)pos;
-}
-
-int tmatch_affinity_cpulist_to_mask(const char *cpulist, char *buf, size_t len, tmatch_error_t *err)
-{
-	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int col = 0, rc = -1;
-	if (!set)
-		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (!buf && len) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "NULL buffer with a non-zero length");
-		goto out;
-	}
-	if (tmatch__cpulist_parse(cpulist, set, &col) < 0) {
-		tmatch_error_set(err, EINVAL, NULL, 0, col,
-		                 "malformed CPU list at column %d: write it like \"0-3,8\"", col);
-		goto out;
-	}
-	rc = tmatch__cpumask_format(set, buf, len);
-out:
-	hwloc_bitmap_free(set);
-	return rc;
+	return s;
 }

@@ -46,15 +46,12 @@ int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitm
                             tmatch_error_t *err)
 {
 	hwloc_bitmap_t idx = hwloc_bitmap_alloc();
-	int col = 0, rc = -1, ncores, i;
+	int rc = -1, ncores, i;
 	hwloc_obj_type_t type = HWLOC_OBJ_CORE;
 	if (!idx)
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (tmatch__cpulist_parse(cores, idx, &col) < 0) {
-		tmatch_error_set(err, EINVAL, NULL, 0, col,
-		                 "malformed core list at column %d: write it like \"0-3,8\"", col);
+	if (tmatch_affinity_cpuset_parse(cores, "core list", idx, err) < 0)
 		goto out;
-	}
 	ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 	if (ncores <= 0) { /* no cores known: Slurm counts PUs as cores */
 		type = HWLOC_OBJ_PU;
@@ -343,14 +340,11 @@ static int restrict_by_list(hwloc_bitmap_t allowed, const char *list, const char
                             tmatch_error_t *err)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int col = 0;
 	if (!set)
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-	if (tmatch__cpulist_parse(list, set, &col) < 0) {
+	if (tmatch_affinity_cpuset_parse(list, what, set, err) < 0) {
 		hwloc_bitmap_free(set);
-		return tmatch_error_set(err, EINVAL, NULL, 0, col,
-		                        "malformed %s at column %d: write it like \"0-3,8\"", what,
-		                        col);
+		return -1;
 	}
 	hwloc_bitmap_and(allowed, allowed, set);
 	hwloc_bitmap_free(set);

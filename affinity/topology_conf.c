@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 /* Hostlists larger than this are refused (a typo like n[1-999999999]). */
@@ -709,6 +710,31 @@ done:
 	free(l.line);
 	free(l.col);
 	return conf;
+}
+
+char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf)
+{
+	const char *conf = slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
+	const char *slash;
+	char *path = NULL;
+
+	if (override && *override) {
+		if (!(path = strdup(override)))
+			errno = ENOMEM;
+		return path;
+	}
+	slash = strrchr(conf, '/');
+	if (asprintf(&path, "%.*s/topology.conf", slash ? (int)(slash - conf) : 1,
+	             slash ? conf : ".") < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (access(path, R_OK) != 0) {
+		free(path);
+		errno = ENOENT;
+		return NULL;
+	}
+	return path;
 }
 
 tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err)

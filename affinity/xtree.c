@@ -387,12 +387,14 @@ const char *tmatch_affinity_tree_node_name(const tmatch_affinity_tree_t *tree, i
 	return tree->nodes[node].name;
 }
 
-int tmatch_affinity_tree_allowed_cpus(const tmatch_affinity_tree_t *tree, int node, char *buf,
-                                      size_t len, tmatch_error_t *err)
+hwloc_const_bitmap_t tmatch_affinity_tree_allowed_cpuset(const tmatch_affinity_tree_t *tree,
+                                                         int node)
 {
-	if (!tree || node < 0 || node >= tree->nb_nodes || (!buf && len))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "bad tree, node index or buffer");
-	return tmatch__cpulist_format(tree->nodes[node].allowed, buf, len);
+	if (!tree || node < 0 || node >= tree->nb_nodes) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return tree->nodes[node].allowed;
 }
 
 static const struct tmatch__xnode *real_leaf(const tmatch_affinity_tree_t *tree, int leaf)
@@ -421,32 +423,15 @@ int tmatch_affinity_leaf_node(const tmatch_affinity_tree_t *tree, int leaf)
 	return n->node;
 }
 
-int tmatch_affinity_leaf_cpulist(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
-                                 size_t len)
+hwloc_const_bitmap_t tmatch_affinity_leaf_cpuset(const tmatch_affinity_tree_t *tree, int leaf)
 {
 	const struct tmatch__xnode *n = real_leaf(tree, leaf);
-	if (!n || (!buf && len)) {
-		errno = EINVAL;
-		return -1;
-	}
-	return tmatch__cpulist_format(n->cpuset, buf, len);
-}
 
-int tmatch_affinity_leaf_cpumask(const tmatch_affinity_tree_t *tree, int leaf, char *buf,
-                                 size_t len)
-{
-	const struct tmatch__xnode *n = real_leaf(tree, leaf);
-	if (!n || (!buf && len)) {
+	if (!n) {
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
-	return tmatch__cpumask_format(n->cpuset, buf, len);
-}
-
-hwloc_const_bitmap_t tmatch__leaf_cpuset(const tmatch_affinity_tree_t *tree, int leaf)
-{
-	const struct tmatch__xnode *n = real_leaf(tree, leaf);
-	return n ? n->cpuset : NULL;
+	return n->cpuset;
 }
 
 int tmatch_affinity_leaf_position(const tmatch_affinity_tree_t *tree, int leaf,
@@ -508,6 +493,22 @@ int tmatch_affinity_pos_format(const tmatch_affinity_pos_t *pos, int what, char 
 	return p > INT_MAX ? INT_MAX : (int)p;
 }
 
+char *tmatch_affinity_pos_string(const tmatch_affinity_pos_t *pos, int what)
+{
+	int n = tmatch_affinity_pos_format(pos, what, NULL, 0);
+	char *s;
+
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	tmatch_affinity_pos_format(pos, what, s, (size_t)n + 1);
+	return s;
+}
+
 /* ------------------------------------------------------------------------ */
 
 struct out {
@@ -531,7 +532,7 @@ static void emit(struct out *o, const char *fmt, ...)
 int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf, size_t len)
 {
 	struct out o = {buf, buf ? len : 0, 0};
-	char tleaf[512], list[256], mask[256], pstr[256];
+	char tleaf[512];
 	int d, depth, leaf, node;
 	if (!tree || (!buf && len)) {
 		errno = EINVAL;
@@ -551,21 +552,45 @@ int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf,
 	}
 	emit(&o, "level %d: %-8s (leaves)\n", depth, tree->leaf_name[0] ? tree->leaf_name : "leaf");
 	for (node = 0; node < tree->nb_nodes; node++) {
-		tmatch__cpulist_format(tree->nodes[node].allowed, list, sizeof(list));
-		tmatch__cpumask_format(tree->nodes[node].allowed, mask, sizeof(mask));
+		char *list = tmatch_affinity_cpuset_list(tree->nodes[node].allowed);
+		char *mask = tmatch_affinity_cpuset_mask(tree->nodes[node].allowed);
+
+		if (!list || !mask)
+			goto nomem;
 		emit(&o, "node %d: %s allowed cpus %s mask %s\n", node, tree->nodes[node].name,
 		     list, mask);
+		free(list);
+		free(mask);
+		continue;
+	nomem:
+		free(list);
+		free(mask);
+		errno = ENOMEM;
+		return -1;
 	}
 	for (leaf = 0; leaf < tree->nb_leaves; leaf++) {
 		tmatch_affinity_pos_t pos;
-		if (!real_leaf(tree, leaf))
+		const struct tmatch__xnode *n = real_leaf(tree, leaf);
+		char *list, *mask, *pstr;
+
+		if (!n)
 			continue;
-		tmatch_affinity_leaf_cpulist(tree, leaf, list, sizeof(list));
-		tmatch_affinity_leaf_cpumask(tree, leaf, mask, sizeof(mask));
 		tmatch_affinity_leaf_position(tree, leaf, &pos, NULL);
-		tmatch_affinity_pos_format(&pos, TMATCH_AFFINITY_POS_FULL, pstr, sizeof(pstr));
+		list = tmatch_affinity_cpuset_list(n->cpuset);
+		mask = tmatch_affinity_cpuset_mask(n->cpuset);
+		pstr = tmatch_affinity_pos_string(&pos, TMATCH_AFFINITY_POS_FULL);
+		if (!list || !mask || !pstr) {
+			free(list);
+			free(mask);
+			free(pstr);
+			errno = ENOMEM;
+			return -1;
+		}
 		emit(&o, "leaf %d: node %s cpus %s mask %s at %s\n", leaf,
 		     tree->nodes[tree->leaf[leaf]->node].name, list, mask, pstr);
+		free(list);
+		free(mask);
+		free(pstr);
 	}
 	return o.pos > INT_MAX ? INT_MAX : (int)o.pos;
 }

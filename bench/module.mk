@@ -66,8 +66,9 @@ bench-headroom: bench-tools $(CLI_BIN)
 bench-layout: bench-tools $(CLI_BIN)
 	sh bench/layout.sh $(B) $(B)/bench/layout-results.md
 
-# Issue 7 (treematch layout), owned with bench/: unit tests of cli/cmd_layout.c.
-TEST_SRCS += $(wildcard tests/unit/test_layout_*.c)
+# Issue 7 (treematch layout), owned with bench/: the CLI's own test (the
+# layout's decisions are tested with placement/, test_placement_layout.c).
+TEST_SRCS += tests/unit/test_layout_cli.c
 
 # The launcher of issue 7 (srun with a layout), installed beside the CLI.
 MAN_PAGES         += cli/treematch-srun.1

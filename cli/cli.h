@@ -20,6 +20,12 @@ int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The library's log callback for every subcommand: "treematch: warning: msg"
+ * (errors and warnings; info and debug too when *(int *)arg > 1).
+ */
+void tmatch_cli_log(void *arg, int level, const char *msg);
+
 /* Print a library error as "treematch: file:line:column: msg"; returns 1. */
 struct tmatch_error;
 int tmatch_cli_report(const struct tmatch_error *err);

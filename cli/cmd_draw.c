@@ -16,7 +16,7 @@
  * the file stays small whatever the size of the job.
  */
 #include "cli/cli.h"
-#include "placement/inputs.h"
+#include "placement/placement.h"
 #include "cli/svg.h"
 #include "treematch/treematch.h"
 
@@ -704,10 +704,10 @@ int tmatch_cli_draw(int argc, char **argv)
 		return 2;
 	}
 
-	comm = tmatch_cli_load_profile(profile, &err);
+	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
 	if (!comm)
 		goto fail;
-	topo = tmatch_cli_load_topology(topo_spec, &err);
+	topo = tmatch_place_topo_load(topo_spec, &err);
 	if (!topo)
 		goto fail;
 	pic.n = tmatch_comm_order(comm);

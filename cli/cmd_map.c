@@ -8,7 +8,7 @@
  * (decimal, leaves numbered depth first).
  */
 #include "cli/cli.h"
-#include "placement/inputs.h"
+#include "placement/placement.h"
 #include "treematch/treematch.h"
 
 #include <ctype.h>
@@ -195,14 +195,14 @@ static int load_inputs(const char *topology, const char *allowed, const char *pr
 	tmatch_error_t err;
 
 	tmatch_error_clear(&err);
-	if (!(*topo = tmatch_cli_load_topology(topology, &err))) {
+	if (!(*topo = tmatch_place_topo_load(topology, &err))) {
 		tmatch_cli_report(&err);
 		return -1;
 	}
 	if (apply_allowed(*topo, allowed))
 		return -1;
 	tmatch_error_clear(&err);
-	if (!(*comm = tmatch_cli_load_profile(profile, &err))) {
+	if (!(*comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err))) {
 		tmatch_cli_report(&err);
 		return -1;
 	}

@@ -19,18 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void log_stderr(void *arg, int level, const char *msg)
-{
-	int verbose = arg ? *(int *)arg : 1;
-
-	if (level <= TMATCH_LOG_WARNING || verbose > 1)
-		fprintf(stderr, "treematch: %s: %s\n",
-		        level == TMATCH_LOG_ERROR     ? "error"
-		        : level == TMATCH_LOG_WARNING ? "warning"
-		                                      : "info",
-		        msg);
-}
-
 /* A whole number of ranks or pairs for an option: 0 .. max. */
 static int parse_count(const char *s, int max, int *out)
 {
@@ -140,7 +128,7 @@ static int cmd_convert(int argc, char **argv)
 	}
 	tmatch_error_clear(&err);
 	p = tmatch_profile_import((const char *const *)argv + optind, argc - optind, &o,
-	                          log_stderr, NULL, &err);
+	                          tmatch_cli_log, NULL, &err);
 	if (!p)
 		return tmatch_cli_report(&err);
 	if (o.format != TMATCH_PROFILE_FROM_YAML) {
@@ -375,7 +363,7 @@ static int cmd_check(int argc, char **argv, int stats)
 		fprintf(stderr, check_usage, name);
 		return 2;
 	}
-	p = tmatch_profile_load(argv[optind], &lim, log_stderr, NULL, &err);
+	p = tmatch_profile_load(argv[optind], &lim, tmatch_cli_log, NULL, &err);
 	if (!p)
 		return tmatch_cli_report(&err);
 	if (expect >= 0 && tmatch_profile_check_ranks(p, expect, &err)) {

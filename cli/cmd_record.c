@@ -112,13 +112,6 @@ static int absolute_output(const char *path, char *out, size_t len)
 	return 0;
 }
 
-static void log_cb(void *arg, int level, const char *msg)
-{
-	(void)arg;
-	if (level <= TMATCH_LOG_WARNING)
-		tmatch_cli_error("%s", msg);
-}
-
 int tmatch_cli_record(int argc, char **argv)
 {
 	const char *output = NULL, *mpi = NULL, *libdir = NULL;
@@ -250,7 +243,7 @@ int tmatch_cli_record(int argc, char **argv)
 		                 tmatch_mpiabi_name(abi));
 		return rc ? rc : 1;
 	}
-	tmatch_profile_t *p = tmatch_profile_load(out_abs, NULL, log_cb, NULL, &err);
+	tmatch_profile_t *p = tmatch_profile_load(out_abs, NULL, tmatch_cli_log, NULL, &err);
 	if (!p) {
 		tmatch_cli_error("record: the recorded profile does not load: %s",
 		                 tmatch_error_format(&err, buf, sizeof buf));

@@ -5,7 +5,7 @@
  * levels, arities, CPU sets and leaf positions.
  */
 #include "cli/cli.h"
-#include "placement/inputs.h"
+#include "placement/placement.h"
 #include "affinity/affinity.h"
 
 #include <errno.h>
@@ -155,7 +155,7 @@ int tmatch_cli_topology(int argc, char **argv)
 		tmatch_cli_error("--topology-conf needs --nodes LIST (the step's nodes)");
 		goto usage;
 	}
-	tree = tmatch_cli_load_affinity_tree(spec, &opts, conf, nodes, &err);
+	tree = tmatch_place_tree_load(spec, &opts, conf, nodes, &err);
 	if (!tree) {
 		char buf[1024];
 		tmatch_cli_error("%s", tmatch_error_format(&err, buf, sizeof(buf)));

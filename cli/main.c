@@ -36,6 +36,18 @@ void tmatch_cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void tmatch_cli_log(void *arg, int level, const char *msg)
+{
+	int verbose = arg ? *(int *)arg : 1;
+
+	if (level <= TMATCH_LOG_WARNING || verbose > 1)
+		fprintf(stderr, "treematch: %s: %s\n",
+		        level == TMATCH_LOG_ERROR     ? "error"
+		        : level == TMATCH_LOG_WARNING ? "warning"
+		                                      : "info",
+		        msg);
+}
+
 int tmatch_cli_report(const tmatch_error_t *err)
 {
 	char buf[1024];

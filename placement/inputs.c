@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * inputs.c - how every subcommand turns a --topology SPEC or a --profile FILE
+ * inputs.c - how every front end turns a --topology SPEC or a profile file
  * into the mapping core's objects, in one place.
  *
  *   SPEC: "tleaf h a0 c0 ..."          treematch/ (tmatch_topo_from_tleaf)
@@ -9,11 +9,9 @@
  *         "local"                      affinity/
  *         "cluster:<topology.conf>,<nodelist>,<node topology>"  affinity/
  *   FILE: *.mtx, *.mat                 treematch/ (tmatch_comm_load)
- *         *.yml, *.yaml                conf/
+ *         *.yml, *.yaml                profile/ (through tmatch_place_comm)
  */
-#include "placement/inputs.h"
-#include "profile/profile.h"
-#include "affinity/affinity.h"
+#include "placement/placement_private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,8 +29,10 @@ static int has_suffix(const char *s, const char *suffix)
  * where topology.conf may be empty or "none" (one flat switch) and the node
  * list is a Slurm hostlist (its commas inside brackets are part of it).
  */
-static int node_opts(const char *spec, tmatch_affinity_opts_t *o)
+int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *o, tmatch_error_t *err)
 {
+	if (!spec || !o)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_node_spec: NULL");
 	if (!strncmp(spec, "synthetic:", 10)) {
 		o->source = TMATCH_AFFINITY_SRC_SYNTHETIC;
 		o->input = spec + 10;
@@ -43,15 +43,17 @@ static int node_opts(const char *spec, tmatch_affinity_opts_t *o)
 		o->source = TMATCH_AFFINITY_SRC_LIVE;
 		o->use_current_binding = 1; /* stay inside what this shell may use */
 	} else {
-		return -1;
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "unknown node topology '%.64s': give "
+		                        "synthetic:<hwloc string>, xml:FILE or local",
+		                        spec);
 	}
 	return 0;
 }
 
-tmatch_affinity_tree_t *tmatch_cli_load_affinity_tree(const char *spec,
-                                                      const tmatch_affinity_opts_t *base,
-                                                      const char *conf_path, const char *nodes,
-                                                      tmatch_error_t *err)
+tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_affinity_opts_t *base,
+                                               const char *conf_path, const char *nodes,
+                                               tmatch_error_t *err)
 {
 	tmatch_affinity_opts_t o;
 	tmatch_affinity_tree_t *node = NULL, *cluster = NULL;
@@ -67,8 +69,7 @@ tmatch_affinity_tree_t *tmatch_cli_load_affinity_tree(const char *spec,
 		int depth = 0;
 		copy = strdup(spec + 8);
 		if (!copy) {
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			errno = ENOMEM;
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 			return NULL;
 		}
 		nl = strchr(copy, ',');
@@ -88,26 +89,18 @@ tmatch_affinity_tree_t *tmatch_cli_load_affinity_tree(const char *spec,
 			}
 		}
 		if (!nl || !nt || !*nl) {
-			snprintf(
-			    err->msg, sizeof(err->msg),
+			tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
 			    "cluster topology needs cluster:<topology.conf>,<nodelist>,<node "
 			    "topology>, e.g. cluster:topology.conf,n[1-4],synthetic:pack:2 core:8");
-			errno = EINVAL;
 			goto out;
 		}
 		conf_path = (*copy && strcmp(copy, "none") != 0) ? copy : NULL;
 		nodes = nl;
 		spec = nt;
 	}
-	if (node_opts(spec, &o) < 0) {
-		snprintf(
-		    err->msg, sizeof(err->msg),
-		    "unknown node topology '%.64s': give synthetic:<hwloc string>, xml:FILE or "
-		    "local",
-		    spec);
-		errno = EINVAL;
+	if (tmatch_place_node_spec(spec, &o, err) < 0)
 		goto out;
-	}
 	node = tmatch_affinity_node_load(&o, err);
 	if (!node || !nodes) {
 		cluster = node;
@@ -124,64 +117,53 @@ out:
 	return cluster;
 }
 
-tmatch_topo_t *tmatch_cli_load_topology(const char *spec, tmatch_error_t *err)
+tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err)
 {
 	if (!spec || !*spec) {
-		snprintf(err->msg, sizeof(err->msg),
-		         "empty --topology: give a tleaf string, "
-		         "synthetic:..., xml:FILE, local or cluster:...");
-		errno = EINVAL;
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "empty --topology: give a tleaf string, "
+		                 "synthetic:..., xml:FILE, local or cluster:...");
 		return NULL;
 	}
 	if (!strncmp(spec, "tleaf", 5) || (spec[0] >= '0' && spec[0] <= '9'))
 		return tmatch_topo_from_tleaf(spec, err);
 	if (!strncmp(spec, "synthetic:", 10) || !strncmp(spec, "xml:", 4) ||
 	    !strcmp(spec, "local") || !strncmp(spec, "cluster:", 8)) {
-		tmatch_affinity_tree_t *tree =
-		    tmatch_cli_load_affinity_tree(spec, NULL, NULL, NULL, err);
+		tmatch_affinity_tree_t *tree = tmatch_place_tree_load(spec, NULL, NULL, NULL, err);
 		tmatch_topo_t *topo = tree ? tmatch_affinity_tree_topo_dup(tree, err) : NULL;
 		tmatch_affinity_tree_destroy(tree);
 		return topo;
 	}
-	snprintf(err->msg, sizeof(err->msg),
-	         "unknown topology '%.64s': give a tleaf string (\"tleaf 2 4 1 8 1\"), "
-	         "synthetic:<hwloc string>, xml:FILE, local or cluster:CONF,NODES,NODETOPO",
-	         spec);
-	errno = EINVAL;
+	tmatch_error_set(err, EINVAL, NULL, 0, 0,
+	                 "unknown topology '%.64s': give a tleaf string (\"tleaf 2 4 1 8 1\"), "
+	                 "synthetic:<hwloc string>, xml:FILE, local or cluster:CONF,NODES,NODETOPO",
+	                 spec);
 	return NULL;
 }
 
-/* conf/: a comm-profile; its placement_metric, point-to-point traffic. */
-static void yaml_warning(void *arg, int level, const char *msg)
+tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
+                                      tmatch_error_t *err)
 {
-	(void)arg;
-	if (level <= TMATCH_LOG_WARNING)
-		fprintf(stderr, "treematch: warning: %s\n", msg);
-}
-
-static tmatch_comm_t *load_yaml_profile(const char *path, tmatch_error_t *err)
-{
-	tmatch_profile_t *p = tmatch_profile_load(path, NULL, yaml_warning, NULL, err);
+	tmatch_profile_t *p;
 	tmatch_comm_t *comm;
 
+	if (!path) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_comm_load: NULL path");
+		return NULL;
+	}
+	if (tmatch_matrix_format_of(path))
+		return tmatch_comm_load(path, err);
+	if (!has_suffix(path, ".yml") && !has_suffix(path, ".yaml")) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "%.200s: unknown profile format: use .yml/.yaml, .mtx or .mat", path);
+		return NULL;
+	}
+	p = tmatch_profile_load(path, NULL, log, log_arg, err);
 	if (!p)
 		return NULL;
-	comm =
-	    tmatch_profile_to_comm(p, tmatch_profile_placement_metric(p), TMATCH_PROFILE_P2P, err);
+	comm = tmatch_place_comm(p, -1, 0, err);
 	if (!comm && err && !err->file[0])
 		snprintf(err->file, sizeof(err->file), "%s", path);
 	tmatch_profile_destroy(p);
 	return comm;
-}
-
-tmatch_comm_t *tmatch_cli_load_profile(const char *path, tmatch_error_t *err)
-{
-	if (has_suffix(path, ".mtx") || has_suffix(path, ".mat"))
-		return tmatch_comm_load(path, err);
-	if (has_suffix(path, ".yml") || has_suffix(path, ".yaml"))
-		return load_yaml_profile(path, err);
-	snprintf(err->msg, sizeof(err->msg),
-	         "%.200s: unknown profile format: use .yml/.yaml, .mtx or .mat", path);
-	errno = EINVAL;
-	return NULL;
 }

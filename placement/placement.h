@@ -1,18 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * placement.h - every decision of the SPANK plugin, without Slurm.
+ * placement.h - the placement layer: every decision from "profile +
+ * allocation + policy" to "CPU set of each task", and from "profile +
+ * switch tree" to "node of each rank". The SPANK plugin (spank/), the CLI
+ * (cli/) and the cli_filter path (through `treematch layout`) are front ends
+ * over it: they parse arguments, read Slurm items, print, and call these
+ * functions with explicit inputs. Nothing here includes Slurm or prints.
  *
- * spank/treematch.c only reads SPANK items and hands them here; this file
- * decides whether a step is handled, computes where each local task goes,
- * what the task's environment gets and what the user is told. It is linked
- * into the plugin and into the unit tests (tests/unit/test_placement_plan.c).
+ * Three parts:
+ *   - the step: is it handled, the effective policy (placement/config.h:
+ *     built-in defaults < plugstack.conf < admin file < the user's value),
+ *     what to check in srun;
+ *   - a node: one call, tmatch_place_node(), from the step's items on this
+ *     node to a plain result (per local task: global rank, leaf, CPU set as
+ *     an hwloc bitmap, position; the node's figures), then the task's
+ *     environment and the lines shown to the user;
+ *   - a layout: the node of every rank over an allocation's switch tree
+ *     (`treematch layout`), with Slurm's block and cyclic layouts and the
+ *     traffic per level to compare;
+ *   and the front ends' inputs: a --topology SPEC or a profile file into the
+ *   core's objects.
  *
  * Conventions as in treematch/treematch.h: 0/-1 (or pointer/NULL) with errno
- * and an optional tmatch_error_t; no printing, no global state.
+ * and an optional tmatch_error_t; a failing call leaves its outputs alone;
+ * destroy(NULL) is a no-op; no global state.
  *
- * Index spaces: `local` = the task's index on this node (S_TASK_ID), `rank`
- * = its global task id (S_TASK_GLOBAL_ID, the MPI_COMM_WORLD rank under
- * srun), `leaf` = a leaf of the node tree's topo.
+ * Index spaces: `local` = a task's index on its node (S_TASK_ID), `rank` =
+ * its global task id (S_TASK_GLOBAL_ID, the MPI_COMM_WORLD rank under
+ * srun), `leaf` = a leaf of the node tree's (or cluster tree's) topo.
  */
 #ifndef TMATCH_PLACEMENT_PLACEMENT_H
 #define TMATCH_PLACEMENT_PLACEMENT_H
@@ -29,6 +44,9 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------------------ */
+/* The step                                                                  */
+
 /* Slurm's special step ids (slurm.h), repeated so this file needs no Slurm. */
 #define TMATCH_STEP_PENDING     0xfffffffdu
 #define TMATCH_STEP_EXTERN      0xfffffffcu
@@ -37,29 +55,19 @@ extern "C" {
 
 /* 1 for the steps the plugin acts on (ordinary srun steps), 0 for the batch
    script, the extern container, interactive and pending steps. */
-int tmatch_spank_step_is_handled(uint32_t step_id);
-
-/*
- * exclusive_only: 1 when the job's cores on this node (S_JOB_ALLOC_CORES,
- * "0-3,8") cover all `node_cores` cores of the node, 0 otherwise (also for
- * a missing or malformed list).
- */
-int tmatch_spank_job_has_whole_node(const char *job_cores, int node_cores);
-
-/* ------------------------------------------------------------------------ */
-/* Options                                                                   */
+TMATCH_API int tmatch_place_step_is_handled(uint32_t step_id);
 
 /*
  * What the user's --treematch value asks for before the grammar sees it:
- * TMATCH_SPANK_VALUE_HELP for "help" (print tmatch_spank_help_text and stop),
- * TMATCH_SPANK_VALUE_OPTIONS for anything else (including "off": the grammar
+ * TMATCH_PLACE_VALUE_HELP for "help" (print tmatch_place_help_text and stop),
+ * TMATCH_PLACE_VALUE_OPTIONS for anything else (including "off": the grammar
  * turns that into enabled=0). -1/EINVAL for NULL or an empty value.
  */
-enum { TMATCH_SPANK_VALUE_OPTIONS = 0, TMATCH_SPANK_VALUE_HELP = 1 };
-int tmatch_spank_classify_value(const char *value, tmatch_error_t *err);
+enum { TMATCH_PLACE_VALUE_OPTIONS = 0, TMATCH_PLACE_VALUE_HELP = 1 };
+TMATCH_API int tmatch_place_classify_value(const char *value, tmatch_error_t *err);
 
 /* The text printed for --treematch=help (static, never NULL). */
-const char *tmatch_spank_help_text(void);
+TMATCH_API const char *tmatch_place_help_text(void);
 
 /*
  * Effective configuration: built-in defaults, then plugstack.conf arguments
@@ -70,25 +78,55 @@ const char *tmatch_spank_help_text(void);
  * Returns 0, or -1 with err naming the source ("plugstack.conf",
  * "--treematch") and what to fix; on error *out is unchanged.
  */
-int tmatch_spank_config(int argc, char *const *argv, int admin_fd, const char *user_value,
-                        tmatch_config_t *out, tmatch_error_t *err);
+TMATCH_API int tmatch_place_config(int argc, char *const *argv, int admin_fd,
+                                   const char *user_value, tmatch_config_t *out,
+                                   tmatch_error_t *err);
 
-/* The admin file named in argv ("admin_file=PATH"), or NULL. Static storage in argv. */
-const char *tmatch_spank_admin_file(int argc, char *const *argv);
+/* The admin file named in argv ("admin_file=PATH"), or NULL. Points into argv. */
+TMATCH_API const char *tmatch_place_admin_file(int argc, char *const *argv);
+
+/* 1 when the user's --treematch value names a profile itself (then the
+   profile is the user's, not the admin's default), 0 otherwise. */
+TMATCH_API int tmatch_place_user_profile(const char *user_value);
+
+/*
+ * What a problem found before the step starts (the profile unreadable or of
+ * the wrong size) does: 1 = fail the step, when the profile is the user's
+ * or the policy says failure=fail; 0 = go on without placement (an admin
+ * default that does not fit this step is not the user's problem).
+ */
+TMATCH_API int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile);
 
 /* Profile limits from the effective configuration. */
-void tmatch_spank_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim);
+TMATCH_API void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim);
 
 /*
  * The check srun runs before launching anything: the profile has exactly
  * `ntasks` ranks (ntasks <= 0: unknown, not checked) and the mapper name is
  * valid. -1/EINVAL with a message saying what to fix.
  */
-int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof, int ntasks,
-                               tmatch_error_t *err);
+TMATCH_API int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof,
+                                          int ntasks, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* The matrix a placement maps                                               */
+
+/*
+ * The symmetric matrix of `prof` that drives placement: `metric` (-1 = the
+ * profile's placement_metric, else tmatch_profile_metric_t) over the
+ * point-to-point edges, plus the collective ones when `coll`. The one place
+ * that choice is made, for the plugin and for the CLI.
+ */
+TMATCH_API tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int coll,
+                                            tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* The node tree                                                             */
+
+/* 1 when the job's cores on this node (S_JOB_ALLOC_CORES, "0-3,8") cover
+   all `node_cores` cores of the node, 0 otherwise (also for a missing or
+   malformed list): what exclusive_only asks. */
+TMATCH_API int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores);
 
 /*
  * The tree of the step's CPUs on this node for `nlocal` tasks, built from
@@ -103,109 +141,279 @@ int tmatch_spank_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
  * in err: "node n0: 4 tasks for 2 CPUs: ...". Other failures are those of
  * tmatch_affinity_node_load. Destroy with tmatch_affinity_tree_destroy.
  */
-tmatch_affinity_tree_t *tmatch_spank_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
-                                               int *smt_used, tmatch_error_t *err);
+TMATCH_API tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts,
+                                                          int nlocal, int *smt_used,
+                                                          tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
-/* The plan of one node                                                      */
+/* A node's placement                                                        */
 
-typedef struct tmatch_spank_task {
-	int rank;           /* global rank */
-	int leaf;           /* leaf of the node tree */
-	char cpulist[512];  /* OS CPU list, "0-1,4" */
-	char cpumask[160];  /* Slurm-style mask, "0x13" */
-	char levels[160];   /* "switch,node,package,core" */
-	char index[160];    /* "0,1,0,5" */
-	char count[160];    /* "2,4,1,2" */
-	char position[384]; /* "switch=0/2,node=1/4,package=0/1,core=1/2" */
-} tmatch_spank_task_t;
+/* The step on this node, as the front end read it. */
+typedef struct tmatch_place_node_in {
+	const tmatch_config_t *cfg; /* the policy: mapper, metric, coll, seed, max_map_time,
+	                               max_map_memory, exclusive_only, topology_xml, dry_run */
+	/* The communication: a profile (cfg's metric and coll choose its matrix), or
+	   a matrix when profile is NULL. Ranks are global. */
+	const tmatch_profile_t *profile;
+	const tmatch_comm_t *comm;
+	int user_profile; /* 0: the admin's default profile, which applies only to steps
+	                     of its own size (others are skipped) */
+	/* The step's items on this node. */
+	const char *node_name;  /* "n1"; NULL = tmatch_place_node_name(nodelist, node_index) */
+	int node_index;         /* S_JOB_NODEID */
+	int node_count;         /* S_JOB_NNODES */
+	const char *nodelist;   /* the step's nodes (SLURM_STEP_NODELIST); NULL = unknown */
+	const char *step_cores; /* S_STEP_ALLOC_CORES, Slurm abstract cores; NULL = all */
+	const char *job_cores;  /* S_JOB_ALLOC_CORES, for exclusive_only; NULL = unknown */
+	int cpus_per_task;      /* 0/1 = one */
+	const int *ranks;       /* [nlocal]: the global rank of each local task */
+	int nlocal;
+	int ntasks_total; /* S_JOB_TOTAL_TASK_COUNT */
+	/* The hardware. topology: NULL = cfg->topology_xml when set (binding allowed
+	   unless dry_run), else this machine; or "xml:FILE" / "synthetic:STRING"
+	   (tests, dry runs; never bound). */
+	const char *topology;
+	/* The switches, for the position only (placement stays on the node): a
+	   cluster tree the caller built, else topology_conf (a topology.conf path,
+	   NULL = one flat switch; a file that does not parse counts as NULL) over
+	   nodelist, when node_count > 1. */
+	const tmatch_affinity_tree_t *cluster;
+	const char *topology_conf;
+	/* Map in a forked child limited to cfg->max_map_time and max_map_memory
+	   (slurmstepd must outlive whatever the mapping does); 0 = in process. */
+	int isolate;
+	tmatch_log_fn log; /* the node tree's warnings; NULL = silence */
+	void *log_arg;
+} tmatch_place_node_in_t;
 
-typedef struct tmatch_spank_plan {
-	int ntasks;                /* tasks on this node */
-	tmatch_spank_task_t *task; /* [ntasks], by local id */
+/* One local task's placement. */
+typedef struct tmatch_place_task {
+	int rank;                  /* global rank */
+	int leaf;                  /* leaf of the node tree */
+	hwloc_bitmap_t cpuset;     /* its CPUs (pu_os), owned by the result */
+	tmatch_affinity_pos_t pos; /* switch levels, node, then the node's levels */
+} tmatch_place_task_t;
+
+enum tmatch_place_status {
+	TMATCH_PLACE_PLACED = 0,  /* task[] holds the placement */
+	TMATCH_PLACE_SKIPPED = 1, /* the policy leaves this step to Slurm: see why */
+};
+
+/* A node's placement: plain data (no pointer into a tree or a profile). */
+typedef struct tmatch_place_node {
+	int status;    /* enum tmatch_place_status */
+	int why_level; /* SKIPPED: TMATCH_LOG_DEBUG (admin text) or TMATCH_LOG_INFO (user text) */
+	char why[512]; /* SKIPPED: one line saying why, without the "treematch: " prefix */
+	int ntasks;    /* PLACED: tasks on this node */
+	tmatch_place_task_t *task; /* [ntasks], by local id */
 	char node_name[64];
 	int node_index, node_count;
 	int cpus_per_task;
+	int smt;                /* enum tmatch_affinity_smt the node tree uses */
+	hwloc_bitmap_t allowed; /* the step's CPUs on this node (PLACED) */
 	char mapper[64];
-	double cost;        /* the mapping's cost on the node tree (tmatch_eval) */
-	double cost_packed; /* the same for tasks packed in leaf order (Slurm's block default) */
-	double map_seconds; /* wall time of the mapping */
-	double node_cpu_seconds; /* CPU time of the same (thread CPU clock), set by the caller */
-	double node_seconds; /* wall time of the whole node plan (profile, tree, mapping), set by
-	                        the caller; 0 = unknown */
-} tmatch_spank_plan_t;
+	double cost;             /* the mapping's cost on the node tree (tmatch_eval) */
+	double cost_packed;      /* the same for tasks packed in leaf order (Slurm's block) */
+	double map_seconds;      /* wall time of the mapping */
+	double node_cpu_seconds; /* CPU time of the whole node's work; set by the front end */
+	double node_seconds;     /* wall time of the whole node's work (profile, tree, mapping);
+	                            set by the front end, 0 = unknown */
+} tmatch_place_node_t;
 
-/* Inputs about the step on this node, read by the glue from SPANK items. */
-typedef struct tmatch_spank_node_info {
-	const char *node_name; /* "n1" */
-	int node_index;        /* S_JOB_NODEID */
-	int node_count;        /* S_JOB_NNODES */
-	int cpus_per_task;     /* SLURM_CPUS_PER_TASK, 0/1 = one */
-	const int *ranks;      /* [nlocal] global rank of each local task */
-	int nlocal;
-	int ntasks_total; /* S_JOB_TOTAL_TASK_COUNT */
-	/* Cluster tree of the step (switches, nodes), only used for the
-	   position: NULL = this node only, with node=node_index/node_count. */
-	const tmatch_affinity_tree_t *cluster;
-	int cluster_node; /* this node's index in `cluster` */
-} tmatch_spank_node_info_t;
+/* The name of node `node_index` of a hostlist, in a new string; "localhost"
+   when the list is NULL, empty, malformed or too short. NULL only on ENOMEM. */
+TMATCH_API char *tmatch_place_node_name(const char *nodelist, int node_index);
 
 /*
- * Map this node's tasks. The profile's rows for the node's ranks give a
- * sub-matrix (weights between ranks of other nodes are dropped: a SPANK
- * plugin cannot move tasks between nodes); it is mapped onto `node` (the
- * step's CPUs on this node, cpus_per_task cores per leaf) with cfg's mapper,
- * metric and seed, capped by max_map_time. Fails (-1, err says why, one line)
- * when the node has fewer slots than tasks (EOVERFLOW), the profile's rank
- * count differs from the step's (EINVAL), the mapping fails or exceeds its
- * time budget (ETIME). The mapping runs in a child process with hard limits
- * (tmatch__place_isolate_map): also ENOMEM over max_map_memory, EIO when it
- * crashes. *out is set only on success; free with
- * tmatch_spank_plan_destroy.
+ * Place this node's tasks, with every decision in order: an admin default
+ * profile of another size than the step, or exclusive_only on a job without
+ * the whole node, gives status SKIPPED (why says it); otherwise the node
+ * tree of the step's CPUs (tmatch_place_node_tree: SMT policy, cpus per
+ * task), the cluster tree for the positions, then tmatch_place_node_map.
+ * On success *out (free with tmatch_place_node_destroy) and, when node_tree
+ * is not NULL and the step was placed, *node_tree, the tree to bind through
+ * (tmatch_affinity_bind_cpuset; destroy it with tmatch_affinity_tree_destroy).
+ * Failures (-1) leave one line in err->msg, ready for the log:
+ * "node n0: 4 tasks for 2 CPUs: ..." (EOVERFLOW), "n0: cannot build the node
+ * topology: ...", "n0: <what the mapping said>" (EINVAL, ETIME, ENOMEM,
+ * EIO...).
  */
-int tmatch_spank_plan_compute(const tmatch_config_t *cfg, const tmatch_profile_t *prof,
-                              const tmatch_affinity_tree_t *node,
-                              const tmatch_spank_node_info_t *info, tmatch_spank_plan_t **out,
-                              tmatch_error_t *err);
+TMATCH_API int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
+                                 tmatch_affinity_tree_t **node_tree, tmatch_error_t *err);
 
-void tmatch_spank_plan_destroy(tmatch_spank_plan_t *plan);
+/*
+ * The mapping part of tmatch_place_node on a node tree the caller built
+ * (`node`: the step's CPUs on this node, cpus_per_task CPUs per leaf). The
+ * matrix of the node's ranks (tmatch_place_comm of the profile, restricted
+ * by tmatch_comm_submatrix to in->ranks: traffic with other nodes' ranks is
+ * dropped, a plugin cannot move tasks between nodes) is mapped onto the
+ * tree with cfg's mapper and seed, in a limited child when in->isolate;
+ * the cost is compared with the packed placement; every task gets its CPU
+ * set and position. Fails (-1, one line in err) when the node has fewer
+ * slots than tasks (EOVERFLOW), the profile's rank count differs from the
+ * step's (EINVAL), the mapping fails or exceeds its limits (ETIME, ENOMEM,
+ * EIO). The skip decisions are not made here.
+ */
+TMATCH_API int tmatch_place_node_map(const tmatch_place_node_in_t *in,
+                                     const tmatch_affinity_tree_t *node,
+                                     tmatch_place_node_t **out, tmatch_error_t *err);
+
+TMATCH_API void tmatch_place_node_destroy(tmatch_place_node_t *node);
 
 /* ------------------------------------------------------------------------ */
 /* What a task gets                                                          */
 
-typedef struct tmatch_spank_env {
+typedef struct tmatch_place_env {
 	char name[48];
-	char value[512];
+	char *value;   /* any length; freed by tmatch_place_env_free */
 	int overwrite; /* 0: only when the user has not set it */
-} tmatch_spank_env_t;
-
-#define TMATCH_SPANK_MAX_ENV 32
+} tmatch_place_env_t;
 
 /*
  * The environment of local task `local`: TREEMATCH_RANK, TREEMATCH_CPUS,
  * TREEMATCH_CPU_MASK, TREEMATCH_LEVELS, TREEMATCH_INDEX, TREEMATCH_COUNT,
  * TREEMATCH_POSITION, TREEMATCH_MAPPER, TREEMATCH_DRY_RUN (overwritten);
  * OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND when cpus_per_task > 1 (only if
- * unset); with mpi_pin the variables that keep Open MPI, MPICH/Hydra, Intel
- * MPI and MVAPICH from re-pinning (only if unset). Returns the number of
- * entries written to env[0..max), -1/EINVAL for a bad local id.
+ * unset); with mpi_pin (and not dry_run) the variables that keep Open MPI,
+ * MPICH/Hydra, Intel MPI and MVAPICH from re-pinning (only if unset).
+ * Values are as long as they need to be. Returns the number of entries in
+ * *env (free with tmatch_place_env_free), -1 with errno (EINVAL for a bad
+ * local id or a skipped node, ENOMEM).
  */
-int tmatch_spank_task_env(const tmatch_spank_plan_t *plan, const tmatch_config_t *cfg, int local,
-                          tmatch_spank_env_t *env, int max);
+TMATCH_API int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg,
+                                     int local, tmatch_place_env_t **env);
+TMATCH_API void tmatch_place_env_free(tmatch_place_env_t *env, int n);
 
 /*
- * One line per task in the style of --cpu-bind=verbose:
+ * One line per task in the style of --cpu-bind=verbose, in a new string:
  * "treematch: cpu-bind=MAP - n0, task  1  1 [4242]: cpus 1 mask 0x2 set"
- * ("... not set (dry-run)" in dry-run). snprintf-style.
+ * ("... not set (dry-run)" in dry-run). NULL with errno.
  */
-int tmatch_spank_verbose_line(const tmatch_spank_plan_t *plan, int local, long pid, int dry_run,
-                              char *buf, size_t len);
+TMATCH_API char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long pid,
+                                           int dry_run);
 
 /*
- * The node's summary: "treematch: n0: 4 tasks mapped by treematch in 0.3 ms,
- * cost 12 (packed 20, -40.0%)". snprintf-style.
+ * The node's summary, in a new string: "treematch: n0: 4 task(s) mapped by
+ * treematch in 0.3 ms, cost 12 (packed 20, -40.0%)". NULL with errno.
  */
-int tmatch_spank_summary_line(const tmatch_spank_plan_t *plan, int dry_run, char *buf, size_t len);
+TMATCH_API char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run);
+
+/* ------------------------------------------------------------------------ */
+/* Inputs of the front ends                                                  */
+
+/*
+ * A --topology SPEC as the mapping core's tree: "tleaf DEPTH A0 C0 ..." (or
+ * starting with a digit), "synthetic:<hwloc string>", "xml:FILE", "local"
+ * (this machine, within the caller's binding) or
+ * "cluster:<topology.conf>,<nodelist>,<node spec>" (topology.conf empty or
+ * "none" = one flat switch; the node list's commas inside brackets are its
+ * own). -1/NULL with err saying which forms exist.
+ */
+TMATCH_API tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err);
+
+/*
+ * The affinity tree (with CPU sets and node names) of a node spec
+ * ("synthetic:", "xml:", "local") or a "cluster:" spec. `base` (NULL =
+ * defaults) gives the SMT, cpus-per-task and restriction options;
+ * conf_path/nodes (NULL = none) make a cluster tree of a node spec.
+ */
+TMATCH_API tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec,
+                                                          const tmatch_affinity_opts_t *base,
+                                                          const char *conf_path, const char *nodes,
+                                                          tmatch_error_t *err);
+
+/*
+ * Set `opts`' source and input from a node spec: "synthetic:<string>",
+ * "xml:FILE" or "local" (this machine, use_current_binding). -1/EINVAL (opts
+ * untouched) for anything else.
+ */
+TMATCH_API int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts,
+                                      tmatch_error_t *err);
+
+/*
+ * A profile file as the matrix to map: .mtx and .mat through the core's
+ * readers, .yml/.yaml through the profile loader (its placement_metric,
+ * point-to-point traffic; warnings to `log`). EINVAL for another extension.
+ */
+TMATCH_API tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
+                                                 tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Layouts: the node of every rank                                           */
+
+/*
+ * Slurm's tasks-per-node syntax into cap[0..nnodes-1]: "4" (every node),
+ * "2(x3),1", "4,4,2". -1/EINVAL with the column in the message.
+ */
+TMATCH_API int tmatch_place_tasks_per_node(const char *spec, int nnodes, int *cap,
+                                           tmatch_error_t *err);
+
+/*
+ * The capacities Slurm gives a step when none are named: tasks_per_node
+ * (SLURM_TASKS_PER_NODE) when it parses and holds ntasks, else
+ * cpus_per_node (SLURM_JOB_CPUS_PER_NODE) divided by cpus_per_task
+ * (SLURM_CPUS_PER_TASK, NULL or < 1 = 1). Any string may be NULL.
+ */
+TMATCH_API int tmatch_place_caps_from_slurm(const char *tasks_per_node, const char *cpus_per_node,
+                                            const char *cpus_per_task, int nnodes, int ntasks,
+                                            int *cap, tmatch_error_t *err);
+
+/* Slurm's block layout (fill node 0, then node 1...) and cyclic layout (one
+   rank per node in turn, skipping full nodes): -1 if the ranks do not fit. */
+TMATCH_API int tmatch_place_layout_block(int ntasks, int nnodes, const int *cap,
+                                         int *node_of_rank);
+TMATCH_API int tmatch_place_layout_cyclic(int ntasks, int nnodes, const int *cap,
+                                          int *node_of_rank);
+
+/* Traffic (sum over unordered pairs) on the same node, under the same leaf
+   switch, and across switches. */
+typedef struct tmatch_place_traffic {
+	double node, sw, across, total;
+} tmatch_place_traffic_t;
+
+TMATCH_API void tmatch_place_traffic(const tmatch_comm_t *comm, const int *node_of_rank,
+                                     const int *switch_of_node, tmatch_place_traffic_t *t);
+
+/* The matrix with `ntasks` >= its order ranks: the extra ranks are silent. */
+TMATCH_API tmatch_comm_t *tmatch_place_comm_widen(const tmatch_comm_t *comm, int ntasks,
+                                                  tmatch_error_t *err);
+
+typedef struct tmatch_place_layout_in {
+	const tmatch_comm_t *comm; /* the profile's matrix */
+	int ntasks;                /* ranks to place, >= comm's order (more are silent) */
+	const char *nodelist;      /* the allocation's nodes (hostlist) */
+	const int *cap;            /* [nodes of nodelist] task slots of each; 0 = the node
+	                              takes no part */
+	const char *topology_conf; /* path, NULL = one flat switch */
+	const char *node_topology; /* "synthetic:..." or "xml:FILE"; NULL = one level of
+	                              slots */
+	const char *mapper;        /* NULL = TMATCH_DEFAULT_MAPPER */
+	uint64_t seed;
+} tmatch_place_layout_in_t;
+
+typedef struct tmatch_place_layout {
+	int ntasks;
+	int nnodes;          /* nodes with a capacity (the others take no part) */
+	char **node_name;    /* [nnodes] */
+	int *cap;            /* [nnodes] */
+	int nslots;          /* sum of cap */
+	int nodes_used;      /* nodes given at least one rank */
+	int *node_of_rank;   /* [ntasks], index in node_name */
+	int *switch_of_node; /* [nnodes], leaf switch (0 when there is none) */
+	/* traffic per level of this layout and of Slurm's block and cyclic */
+	tmatch_place_traffic_t traffic, block, cyclic;
+} tmatch_place_layout_t;
+
+/*
+ * The node of every rank: the ranks onto the allocation's tree of switches
+ * (topology.conf) over nodes over task slots, each node offering cap[i]
+ * slots, with the mapper; the traffic per level against block and cyclic.
+ * -1/EINVAL when no node may take a task or the ranks do not fit (err says
+ * which), else the errors of the trees and of the mapping.
+ */
+TMATCH_API int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_t **out,
+                                   tmatch_error_t *err);
+TMATCH_API void tmatch_place_layout_destroy(tmatch_place_layout_t *layout);
 
 #ifdef __cplusplus
 }

@@ -244,7 +244,7 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 	if (!rec.value || spank_remote(sp) != 1)
 		return 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
-	    !tmatch_spank_step_is_handled(stepid))
+	    !tmatch_place_step_is_handled(stepid))
 		return 0;
 	if (parse_value(rec.value, &o, msg, sizeof msg) != 0)
 		return task_fail(sp, msg);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * treematch.c - the SPANK glue of treematch.so: --treematch=PROFILE for
- * srun, sbatch and salloc. Reads SPANK items, hands them to placement/
- * (every decision lives there, unit-tested without Slurm), binds in
- * slurm_spank_task_init and turns errors into Slurm messages.
+ * srun, sbatch and salloc. Registers the option, reads SPANK items and the
+ * profile (as the job's user), hands them to the placement layer
+ * (placement/placement.h: every decision lives there, unit-tested without
+ * Slurm), binds in slurm_spank_task_init and turns errors into Slurm
+ * messages. Nothing else.
  *
  *   srun (local):       parse and merge the options, load the profile as
  *                       the user, check it against the step's task count:
@@ -19,8 +21,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,9 +32,6 @@
 
 #include <slurm/spank.h>
 
-#include "affinity/affinity.h"
-#include "placement/config.h"
-#include "profile/profile.h"
 #include "placement/placement.h"
 #include "spank/spank_private.h"
 
@@ -61,8 +58,8 @@ static struct {
 	int cfg_ok;             /* cfg computed */
 	int user_profile;       /* the profile comes from the user (not an admin default) */
 	tmatch_profile_t *prof; /* srun: kept from init_post_opt to local_user_init */
-	tmatch_affinity_tree_t *node;
-	tmatch_spank_plan_t *plan;
+	tmatch_affinity_tree_t *node; /* the tree binding goes through */
+	tmatch_place_node_t *plan;    /* this node's placement */
 	double local_seconds; /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;      /* a problem was found on the node */
 	char node_msg[700];   /* its one line */
@@ -119,15 +116,15 @@ static int opt_cb(int val, const char *optarg, int remote)
 
 	(void)val;
 	tmatch_error_clear(&err);
-	kind = tmatch_spank_classify_value(optarg, &err);
+	kind = tmatch_place_classify_value(optarg, &err);
 	if (kind < 0) {
 		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
 		return -1;
 	}
-	if (kind == TMATCH_SPANK_VALUE_HELP) {
+	if (kind == TMATCH_PLACE_VALUE_HELP) {
 		if (remote)
 			return 0;
-		fputs(tmatch_spank_help_text(), stderr);
+		fputs(tmatch_place_help_text(), stderr);
 		exit(0);
 	}
 	if (!remote) {
@@ -178,7 +175,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
    user, slurmstepd root before dropping privileges). -1 when none. */
 static int open_admin_file(int ac, char **av, int *fd)
 {
-	const char *path = tmatch_spank_admin_file(ac, av);
+	const char *path = tmatch_place_admin_file(ac, av);
 
 	*fd = -1;
 	if (!path)
@@ -195,7 +192,6 @@ static int open_admin_file(int ac, char **av, int *fd)
 static int compute_config(int ac, char **av)
 {
 	tmatch_error_t err;
-	tmatch_config_t user;
 	char buf[900];
 	int fd, rc;
 
@@ -204,20 +200,14 @@ static int compute_config(int ac, char **av)
 	tmatch_error_clear(&err);
 	if (open_admin_file(ac, av, &fd) < 0)
 		return -1;
-	rc = tmatch_spank_config(ac, av, fd, st.user_value, &st.cfg, &err);
+	rc = tmatch_place_config(ac, av, fd, st.user_value, &st.cfg, &err);
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0) {
 		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
 		return -1;
 	}
-	st.user_profile = 0;
-	if (st.user_value) {
-		tmatch_config_init(&user);
-		if (tmatch_config_parse_string(&user, st.user_value, TMATCH_CONFIG_USER,
-		                               "--treematch", NULL) == 0)
-			st.user_profile = user.profile[0] != '\0';
-	}
+	st.user_profile = tmatch_place_user_profile(st.user_value);
 	st.cfg_ok = 1;
 	return 0;
 }
@@ -290,7 +280,7 @@ static tmatch_profile_t *load_profile(spank_t sp, char *msg, size_t len)
 		         strerror(err_no));
 		return NULL;
 	}
-	tmatch_spank_limits(&st.cfg, &lim);
+	tmatch_place_limits(&st.cfg, &lim);
 	tmatch_error_clear(&err);
 	p = tmatch_profile_load_fd(fd, st.cfg.profile, &lim, lib_log, NULL, &err);
 	close(fd);
@@ -312,7 +302,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		if (st.cfg.enabled && st.cfg.profile[0]) {
 			st.prof = load_profile(sp, msg, sizeof(msg));
 			if (!st.prof) {
-				if (st.user_profile || st.cfg.failure == TMATCH_FAILURE_FAIL) {
+				if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
 					slurm_error("treematch: %s", msg);
 					return -1;
 				}
@@ -320,7 +310,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 				st.cfg.enabled = 0;
 			} else {
 				tmatch_error_clear(&err);
-				if (tmatch_spank_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
+				if (tmatch_place_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
 					slurm_error("treematch: %s",
 					            errmsg(&err, msg, sizeof(msg)));
 					return -1;
@@ -342,8 +332,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	if (st.cfg_ok && st.cfg.enabled && st.prof &&
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
 		tmatch_error_clear(&err);
-		if (tmatch_spank_check_profile(&st.cfg, st.prof, (int)ntasks, &err) < 0) {
-			if (st.user_profile || st.cfg.failure == TMATCH_FAILURE_FAIL) {
+		if (tmatch_place_check_profile(&st.cfg, st.prof, (int)ntasks, &err) < 0) {
+			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
 				slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
 				return -1;
 			}
@@ -384,44 +374,18 @@ static void job_env(spank_t sp, const char *name, char *buf, int len)
 		buf[0] = '\0';
 }
 
-/*
- * topology.conf beside the slurm.conf slurmstepd itself uses (its own
- * SLURM_CONF, else /etc/slurm), or NULL. The job's environment is not
- * trusted for this.
- */
-static tmatch_affinity_conf_t *load_topology_conf(void)
-{
-	char conf[PATH_MAX], path[PATH_MAX + 32];
-	const char *env = getenv("SLURM_CONF");
-	char *slash;
-
-	snprintf(conf, sizeof(conf), "%s", env && *env ? env : "/etc/slurm/slurm.conf");
-	slash = strrchr(conf, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/topology.conf", slash ? conf : ".");
-	if (access(path, R_OK) != 0)
-		return NULL;
-	return tmatch_affinity_conf_load(path, NULL);
-}
-
-/* The whole work of a node, in slurmstepd as the user. */
+/* The whole work of a node, in slurmstepd as the user: read the step's items
+   and the profile, hand them to tmatch_place_node(), keep the result. */
 static void plan_node(spank_t sp)
 {
 	double t0 = wall_seconds(), c0 = cpu_seconds();
-	tmatch_affinity_opts_t aopts;
-	tmatch_affinity_conf_t *tconf = NULL;
-	tmatch_affinity_tree_t *cluster = NULL;
-	tmatch_spank_node_info_t info;
+	tmatch_place_node_in_t in;
 	tmatch_profile_t *prof = NULL;
 	tmatch_error_t err;
-	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0;
-	uint16_t cpt16 = 0;
-	char *step_cores = NULL, *job_cores = NULL;
-	char nodelist[4096], cpt[32], msg[1000], buf[900];
-	char **names = NULL;
-	int *ranks = NULL, nnames = 0;
-	const char *node_name = "localhost";
+	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0;
+	char *step_cores = NULL, *job_cores = NULL, *node_name = NULL, *tconf = NULL;
+	char nodelist[4096], cpt_env[32], msg[1000];
+	int *ranks = NULL;
 
 	tmatch_error_clear(&err);
 	spank_get_item(sp, S_JOB_NODEID, &nodeid);
@@ -433,68 +397,19 @@ static void plan_node(spank_t sp)
 	job_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist));
 	if (!nodelist[0])
 		job_env(sp, "SLURM_NODELIST", nodelist, sizeof(nodelist));
-	if (nodelist[0]) {
-		names = tmatch_affinity_hostlist_expand(nodelist, &nnames, NULL);
-		if (names && (int)nodeid < nnames)
-			node_name = names[nodeid];
+	/* uint32_t, as spank.h says: a narrower variable was overwritten. */
+	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1) {
+		job_env(sp, "SLURM_CPUS_PER_TASK", cpt_env, sizeof(cpt_env));
+		cpt = (uint32_t)(cpt_env[0] ? atoi(cpt_env) : 1);
 	}
-	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt16) != ESPANK_SUCCESS || cpt16 < 1) {
-		job_env(sp, "SLURM_CPUS_PER_TASK", cpt, sizeof(cpt));
-		cpt16 = (uint16_t)(cpt[0] ? atoi(cpt) : 1);
+	node_name = tmatch_place_node_name(nodelist, (int)nodeid);
+	if (!node_name) {
+		node_fail("localhost: out of memory");
+		goto out;
 	}
-
 	prof = load_profile(sp, msg, sizeof(msg));
 	if (!prof) {
 		node_fail("%s: %s", node_name, msg);
-		goto out;
-	}
-	if (!st.user_profile && tmatch_profile_ranks(prof) != (int)ntotal) {
-		/* An admin default profile only applies to steps of its size. */
-		slurm_debug(
-		    "treematch: default profile has %d ranks, step has %u tasks: not applied",
-		    tmatch_profile_ranks(prof), ntotal);
-		goto out;
-	}
-
-	tmatch_affinity_opts_init(&aopts);
-	if (st.cfg.topology_xml[0]) {
-		aopts.source = TMATCH_AFFINITY_SRC_XML;
-		aopts.input = st.cfg.topology_xml;
-		aopts.this_system = !st.cfg.dry_run;
-	}
-	aopts.alloc_cores = step_cores;
-	/* The SMT policy (whole cores, or hardware threads when the node has
-	   more tasks than cores) is chosen by tmatch_spank_node_tree(). */
-	aopts.cpus_per_task = cpt16;
-	aopts.smt = cpt16 > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
-	aopts.node_name = node_name;
-	aopts.log = lib_log;
-
-	if (st.cfg.exclusive_only) {
-		tmatch_affinity_opts_t whole = aopts;
-		tmatch_affinity_tree_t *t;
-
-		whole.alloc_cores = NULL;
-		whole.cpus_per_task = 1;
-		t = tmatch_affinity_node_load(&whole, &err);
-		if (!t ||
-		    !tmatch_spank_job_has_whole_node(job_cores, tmatch_affinity_tree_nb_slots(t))) {
-			slurm_spank_log("treematch: %s: the job does not have the whole node "
-			                "(exclusive_only=on): Slurm's binding kept",
-			                node_name);
-			tmatch_affinity_tree_destroy(t);
-			goto out;
-		}
-		tmatch_affinity_tree_destroy(t);
-	}
-
-	st.node = tmatch_spank_node_tree(&aopts, nlocal ? (int)nlocal : 1, NULL, &err);
-	if (!st.node) {
-		if (errno == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
-			node_fail("%s", errmsg(&err, buf, sizeof(buf)));
-		else
-			node_fail("%s: cannot build the node topology: %s", node_name,
-			          errmsg(&err, buf, sizeof(buf)));
 		goto out;
 	}
 	ranks = calloc(nlocal ? nlocal : 1, sizeof(*ranks));
@@ -511,37 +426,47 @@ static void plan_node(spank_t sp)
 		}
 		ranks[i] = (int)g;
 	}
-	if (nnodes > 1 && nodelist[0]) {
-		tconf = load_topology_conf();
-		cluster = tmatch_affinity_cluster_build(tconf, nodelist, st.node, NULL, NULL);
+	/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
+	   SLURM_CONF): the job's environment is not trusted for this. */
+	if (nnodes > 1 && nodelist[0])
+		tconf = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF"));
+
+	memset(&in, 0, sizeof(in));
+	in.cfg = &st.cfg;
+	in.profile = prof;
+	in.user_profile = st.user_profile;
+	in.node_name = node_name;
+	in.node_index = (int)nodeid;
+	in.node_count = (int)nnodes;
+	in.nodelist = nodelist[0] ? nodelist : NULL;
+	in.step_cores = step_cores;
+	in.job_cores = job_cores;
+	in.cpus_per_task = (int)cpt;
+	in.ranks = ranks;
+	in.nlocal = (int)nlocal;
+	in.ntasks_total = (int)ntotal;
+	in.topology_conf = tconf;
+	in.isolate = 1;
+	in.log = lib_log;
+	if (tmatch_place_node(&in, &st.plan, &st.node, &err) < 0) {
+		node_fail("%s", err.msg);
+		goto out;
 	}
-	memset(&info, 0, sizeof(info));
-	info.node_name = node_name;
-	info.node_index = (int)nodeid;
-	info.node_count = (int)nnodes;
-	info.cpus_per_task = cpt16;
-	info.ranks = ranks;
-	info.nlocal = (int)nlocal;
-	info.ntasks_total = (int)ntotal;
-	info.cluster = cluster;
-	info.cluster_node = -1;
-	for (int i = 0; cluster && i < tmatch_affinity_tree_nb_nodes(cluster); i++)
-		if (strcmp(tmatch_affinity_tree_node_name(cluster, i), node_name) == 0)
-			info.cluster_node = i;
-	if (info.cluster_node < 0)
-		info.cluster = NULL;
-	tmatch_error_clear(&err);
-	if (tmatch_spank_plan_compute(&st.cfg, prof, st.node, &info, &st.plan, &err) < 0)
-		node_fail("%s: %s", node_name, errmsg(&err, buf, sizeof(buf)));
-	else {
-		st.plan->node_seconds = wall_seconds() - t0;
-		st.plan->node_cpu_seconds = cpu_seconds() - c0;
+	if (st.plan->status == TMATCH_PLACE_SKIPPED) {
+		if (st.plan->why_level >= TMATCH_LOG_DEBUG)
+			slurm_debug("treematch: %s", st.plan->why);
+		else
+			slurm_spank_log("treematch: %s", st.plan->why);
+		tmatch_place_node_destroy(st.plan);
+		st.plan = NULL;
+		goto out;
 	}
+	st.plan->node_seconds = wall_seconds() - t0;
+	st.plan->node_cpu_seconds = cpu_seconds() - c0;
 out:
 	tmatch_profile_destroy(prof);
-	tmatch_affinity_tree_destroy(cluster);
-	tmatch_affinity_conf_destroy(tconf);
-	tmatch_affinity_hostlist_free(names);
+	free(node_name);
+	free(tconf);
 	free(ranks);
 }
 
@@ -550,7 +475,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	uint32_t stepid = 0;
 
 	if (spank_remote(sp) == 1 && spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
-	    tmatch_spank_step_is_handled(stepid)) {
+	    tmatch_place_step_is_handled(stepid)) {
 		if (compute_config(ac, av) < 0)
 			node_fail("configuration error: Slurm's binding kept");
 		else if (st.cfg.enabled && st.cfg.profile[0])
@@ -561,10 +486,10 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
-	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
+	tmatch_place_env_t *env = NULL;
 	tmatch_error_t err;
-	char line[1200], buf[900];
-	int local = -1, n;
+	char *line = NULL, *list = NULL, buf[900];
+	int local = -1, n, rc = 0;
 	pid_t pid = getpid();
 	double t0 = wall_seconds();
 
@@ -573,50 +498,57 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (st.node_failed && st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL)
 		return -1; /* said once by node_fail() */
 	if (st.plan && local >= 0 && local < st.plan->ntasks) {
-		const tmatch_spank_task_t *t = &st.plan->task[local];
+		const tmatch_place_task_t *t = &st.plan->task[local];
 
-		n = tmatch_spank_task_env(st.plan, &st.cfg, local, env, TMATCH_SPANK_MAX_ENV);
+		n = tmatch_place_task_env(st.plan, &st.cfg, local, &env);
 		for (int i = 0; i < n; i++)
 			spank_setenv(sp, env[i].name, env[i].value, env[i].overwrite);
+		tmatch_place_env_free(env, n);
 		if (!st.cfg.dry_run) {
 			tmatch_error_clear(&err);
-			if (tmatch_affinity_bind_cpulist(st.node, 0, 0, t->cpulist, &err) < 0) {
-				snprintf(line, sizeof(line),
-				         "%s: task %d: cannot bind to CPUs %s: %s",
-				         st.plan->node_name, local, t->cpulist,
-				         errmsg(&err, buf, sizeof(buf)));
+			if (tmatch_affinity_bind_cpuset(st.node, 0, 0, t->cpuset, &err) < 0) {
+				list = tmatch_affinity_cpuset_list(t->cpuset);
+				line = NULL;
+				if (asprintf(&line, "%s: task %d: cannot bind to CPUs %s: %s",
+				             st.plan->node_name, local, list ? list : "?",
+				             errmsg(&err, buf, sizeof(buf))) < 0)
+					line = NULL;
 				if (st.cfg.failure == TMATCH_FAILURE_FAIL) {
-					slurm_spank_log(
-					    "treematch: %s (failure=fail: step aborted)", line);
-					return -1;
+					slurm_spank_log("treematch: %s (failure=fail: step aborted)",
+					                line ? line : "cannot bind");
+					rc = -1;
+					goto out;
 				}
 				/* One line for the user (local task 0), the rest in the log. */
 				if (local == 0)
-					slurm_spank_log(
-					    "treematch: %s: falling back to Slurm's binding", line);
+					slurm_spank_log("treematch: %s: falling back to Slurm's binding",
+					                line ? line : "cannot bind");
 				else
-					slurm_debug(
-					    "treematch: %s: falling back to Slurm's binding", line);
+					slurm_debug("treematch: %s: falling back to Slurm's binding",
+					            line ? line : "cannot bind");
 				spank_setenv(sp, "TREEMATCH_CPUS", "", 1);
 				goto hook;
 			}
 		}
 		if (st.cfg.verbose > 0 || st.cfg.dry_run) {
-			if (local == 0) {
-				tmatch_spank_summary_line(st.plan, st.cfg.dry_run, line,
-				                          sizeof(line));
+			if (local == 0 && (line = tmatch_place_summary_line(st.plan, st.cfg.dry_run))) {
 				slurm_spank_log("%s", line);
+				free(line);
 			}
-			n = tmatch_spank_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run,
-			                              line, sizeof(line));
-			if (st.cfg.verbose >= 2 && n > 0 && (size_t)n < sizeof(line))
-				snprintf(line + n, sizeof(line) - (size_t)n, " (task_init %.3f ms)",
-				         (wall_seconds() - t0) * 1e3);
-			slurm_spank_log("%s", line);
+			line = tmatch_place_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run);
+			if (line && st.cfg.verbose >= 2)
+				slurm_spank_log("%s (task_init %.3f ms)", line,
+				                (wall_seconds() - t0) * 1e3);
+			else if (line)
+				slurm_spank_log("%s", line);
 		}
 	}
 hook:
-	return HOOK(tmatch__spank_record_task_init, sp, ac, av);
+	rc = HOOK(tmatch__spank_record_task_init, sp, ac, av);
+out:
+	free(line);
+	free(list);
+	return rc;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
@@ -628,7 +560,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	int rc = HOOK(tmatch__spank_record_exit, sp, ac, av);
 
-	tmatch_spank_plan_destroy(st.plan);
+	tmatch_place_node_destroy(st.plan);
 	tmatch_affinity_tree_destroy(st.node);
 	tmatch_profile_destroy(st.prof);
 	free(st.user_value);

@@ -5,6 +5,7 @@
  */
 #include "affinity/affinity.h"
 #include "affinity/affinity_private.h"
+#include "tests/unit/cpuset_text.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -41,11 +42,11 @@ static int last_real_leaf(const tmatch_affinity_tree_t *t)
 Test(bind, child_by_pid)
 {
 	tmatch_affinity_tree_t *t = live();
-	char before[256], after[256], mask[64], want[256], wantmask[64];
+	const char *before, *after, *mask, *want, *wantmask;
 	tmatch_error_t err;
 	int leaf = last_real_leaf(t), fds[2], status;
 	pid_t pid;
-	cr_assert_eq(tmatch_affinity_get_binding(0, before, sizeof(before), NULL, 0, &err), 0);
+	cr_assert_not_null(before = binding_of(0, 0));
 	cr_assert_eq(pipe(fds), 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
@@ -57,17 +58,17 @@ Test(bind, child_by_pid)
 	}
 	close(fds[0]);
 	cr_assert_eq(tmatch_affinity_bind_leaf(t, leaf, pid, &err), 0, "%s", err.msg);
-	cr_assert_eq(
-	    tmatch_affinity_get_binding(pid, after, sizeof(after), mask, sizeof(mask), &err), 0);
-	tmatch_affinity_leaf_cpulist(t, leaf, want, sizeof(want));
-	tmatch_affinity_leaf_cpumask(t, leaf, wantmask, sizeof(wantmask));
+	cr_assert_not_null(after = binding_of(pid, 0));
+	cr_assert_not_null(mask = binding_of(pid, 1));
+	want = list_of(tmatch_affinity_leaf_cpuset(t, leaf));
+	wantmask = mask_of(tmatch_affinity_leaf_cpuset(t, leaf));
 	cr_assert_str_eq(after, want);
 	cr_assert_str_eq(mask, wantmask);
 	(void)!write(fds[1], "x", 1);
 	close(fds[1]);
 	waitpid(pid, &status, 0);
 	/* ours did not change */
-	cr_assert_eq(tmatch_affinity_get_binding(0, after, sizeof(after), NULL, 0, &err), 0);
+	cr_assert_not_null(after = binding_of(0, 0));
 	cr_assert_str_eq(after, before);
 	tmatch_affinity_tree_destroy(t);
 }
@@ -76,18 +77,19 @@ Test(bind, child_by_pid)
 Test(bind, child_binds_itself)
 {
 	tmatch_affinity_tree_t *t = live();
-	char want[256], got[256] = "";
+	const char *want;
+	char got[256] = "";
 	int leaf = last_real_leaf(t), fds[2], status;
 	pid_t pid;
-	tmatch_affinity_leaf_cpulist(t, leaf, want, sizeof(want));
+	want = list_of(tmatch_affinity_leaf_cpuset(t, leaf));
 	cr_assert_eq(pipe(fds), 0);
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		char list[256] = "bind failed";
+		const char *list = "bind failed";
 		close(fds[0]);
-		if (tmatch_affinity_bind_cpulist(t, 0, 0, want, NULL) == 0)
-			tmatch_affinity_get_binding(0, list, sizeof(list), NULL, 0, NULL);
+		if (tmatch_affinity_bind_cpuset(t, 0, 0, set_of(want), NULL) == 0)
+			list = binding_of(0, 0);
 		(void)!write(fds[1], list, strlen(list) + 1);
 		_exit(0);
 	}
@@ -106,12 +108,20 @@ Test(bind, refused_outside_or_not_this_machine)
 	tmatch_error_t err;
 	/* outside the allowed set: nothing is bound (the pid would not even exist) */
 	errno = 0;
-	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 0, 999999, "100000", &err), -1);
+	cr_assert_eq(tmatch_affinity_bind_cpuset(t, 0, 999999, set_of("100000"), &err), -1);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert(strstr(err.msg, "outside the allowed set"), "%s", err.msg);
-	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 0, 999999, "0-", &err), -1);
+	cr_assert_eq(tmatch_affinity_bind_cpuset(t, 0, 999999, NULL, &err), -1);
 	cr_assert_eq(errno, EINVAL);
-	cr_assert_eq(tmatch_affinity_bind_cpulist(t, 4, 0, "0", &err), -1);
+	{
+		hwloc_bitmap_t empty = hwloc_bitmap_alloc();
+		errno = 0;
+		cr_assert_eq(tmatch_affinity_bind_cpuset(t, 0, 999999, empty, &err), -1);
+		cr_assert_eq(errno, EINVAL);
+		cr_assert(strstr(err.msg, "empty CPU set"), "%s", err.msg);
+		hwloc_bitmap_free(empty);
+	}
+	cr_assert_eq(tmatch_affinity_bind_cpuset(t, 4, 0, set_of("0"), &err), -1);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(tmatch_affinity_bind_leaf(t, -1, 0, &err), -1);
 	cr_assert_eq(errno, EINVAL);
@@ -131,7 +141,7 @@ Test(bind, refused_outside_or_not_this_machine)
 
 Test(bind, read_back_errors)
 {
-	char list[64], mask[64];
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	tmatch_error_t err;
 	pid_t pid = fork();
 	int status;
@@ -139,15 +149,17 @@ Test(bind, read_back_errors)
 	if (pid == 0)
 		_exit(0);
 	waitpid(pid, &status, 0); /* reaped: the pid no longer exists */
+	hwloc_bitmap_set(set, 3);
 	errno = 0;
-	cr_assert_eq(tmatch_affinity_get_binding(pid, list, sizeof(list), mask, sizeof(mask), &err),
-	             -1);
+	cr_assert_eq(tmatch_affinity_get_cpuset(pid, set, &err), -1);
 	cr_assert_eq(errno, ESRCH);
-	cr_assert_eq(tmatch_affinity_get_binding(0, NULL, 5, NULL, 0, &err), -1);
+	cr_assert_str_eq(list_of(set), "3", "output untouched on failure");
+	cr_assert_eq(tmatch_affinity_get_cpuset(0, NULL, &err), -1);
 	cr_assert_eq(errno, EINVAL);
-	cr_assert_eq(tmatch_affinity_get_binding(0, list, sizeof(list), mask, sizeof(mask), &err),
-	             0);
-	cr_assert_eq(strncmp(mask, "0x", 2), 0);
+	cr_assert_eq(tmatch_affinity_get_cpuset(0, set, &err), 0);
+	cr_assert_eq(strncmp(mask_of(set), "0x", 2), 0);
+	cr_assert(!hwloc_bitmap_iszero(set));
+	hwloc_bitmap_free(set);
 }
 
 /* The plugin's path: the live node restricted to Slurm's allocated cores. */
@@ -156,7 +168,8 @@ Test(bind, live_alloc_cores)
 	tmatch_affinity_opts_t o;
 	tmatch_error_t err;
 	tmatch_affinity_tree_t *t, *full;
-	char want[256], got[256];
+	char got[256];
+	hwloc_bitmap_t want = hwloc_bitmap_alloc();
 	int last;
 	tmatch_affinity_opts_init(&o);
 	full = tmatch_affinity_node_load(&o, &err);
@@ -170,23 +183,17 @@ Test(bind, live_alloc_cores)
 		last = core ? (int)core->logical_index : (int)obj->logical_index;
 	}
 	snprintf(got, sizeof(got), "%d", last);
-	cr_assert_gt(tmatch_affinity_cores_to_cpus(full, 0, got, want, sizeof(want), &err), 0, "%s",
-	             err.msg);
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(full, 0, got, want, &err), 0, "%s", err.msg);
+	cr_assert(!hwloc_bitmap_iszero(want));
 	o.alloc_cores = got;
 	o.smt = TMATCH_AFFINITY_SMT_CORE;
 	t = tmatch_affinity_node_load(&o, &err);
 	cr_assert_not_null(t, "%s", err.msg);
 	cr_assert_eq(tmatch_affinity_tree_nb_slots(t), 1);
-	tmatch_affinity_tree_allowed_cpus(t, 0, got, sizeof(got), &err);
-	{
-		/* the allowed CPUs are that core's (those of them the process may use) */
-		hwloc_bitmap_t a = hwloc_bitmap_alloc(), b = hwloc_bitmap_alloc();
-		cr_assert_eq(tmatch__cpulist_parse(got, a, NULL), 0);
-		cr_assert_eq(tmatch__cpulist_parse(want, b, NULL), 0);
-		cr_assert(hwloc_bitmap_isincluded(a, b), "%s not in %s", got, want);
-		hwloc_bitmap_free(a);
-		hwloc_bitmap_free(b);
-	}
+	/* the allowed CPUs are that core's (those of them the process may use) */
+	cr_assert(hwloc_bitmap_isincluded(tmatch_affinity_tree_allowed_cpuset(t, 0), want),
+	          "%s not in %s", list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)), list_of(want));
+	hwloc_bitmap_free(want);
 	tmatch_affinity_tree_destroy(t);
 	tmatch_affinity_tree_destroy(full);
 }

@@ -7,6 +7,7 @@
  * mapping stays on real leaves inside each node's allowed CPUs.
  */
 #include "affinity/affinity.h"
+#include "tests/unit/cpuset_text.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -70,11 +71,12 @@ static void check_mapping(const tmatch_affinity_tree_t *t)
 	tmatch_map_opts_init(&mo);
 	cr_assert_eq(tmatch_map_compute(comm, topo, &mo, map, &err), 0, "%s", err.msg);
 	for (i = 0; i < n; i++) {
-		char list[256];
 		int node = tmatch_affinity_leaf_node(t, map[i]);
 		cr_assert_geq(node, 0, "rank %d on padding leaf %d", i, map[i]);
-		cr_assert_gt(tmatch_affinity_leaf_cpulist(t, map[i], list, sizeof(list)), 0);
-		cr_assert_eq(tmatch_affinity_check_inside(t, node, list, &err), 1, "%s", err.msg);
+		cr_assert_not_null(tmatch_affinity_leaf_cpuset(t, map[i]));
+		cr_assert_eq(tmatch_affinity_check_inside(t, node, tmatch_affinity_leaf_cpuset(t, map[i]),
+		                                          &err),
+		             1, "%s", err.msg);
 	}
 	tmatch_comm_destroy(comm);
 	free(src);
@@ -146,7 +148,6 @@ Test(cluster, leaves_know_their_node)
 	tmatch_affinity_tree_t *t = cluster(FIX "topo-2level.conf", "n[3,1,5]", nt, NULL);
 	const tmatch_topo_t *topo = tmatch_affinity_tree_topo(t);
 	tmatch_affinity_pos_t pos;
-	char buf[256];
 	int leaf, per_node[3] = {0, 0, 0};
 	/* node indexes follow the node list order */
 	cr_assert_eq(tmatch_affinity_tree_nb_nodes(t), 3);
@@ -164,10 +165,8 @@ Test(cluster, leaves_know_their_node)
 	cr_assert_str_eq(tmatch_affinity_tree_node_name(t, tmatch_affinity_leaf_node(t, 0)), "n1");
 	tmatch_affinity_leaf_position(t, 0, &pos, NULL);
 	cr_assert_eq(pos.level[2].global, 1, "node global index = node list index");
-	tmatch_affinity_leaf_cpulist(t, 0, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "0");
-	tmatch_affinity_tree_allowed_cpus(t, 2, buf, sizeof(buf), NULL);
-	cr_assert_str_eq(buf, "0-15");
+	cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, 0)), "0");
+	cr_assert_str_eq(list_of(tmatch_affinity_tree_allowed_cpuset(t, 2)), "0-15");
 	tmatch_affinity_tree_destroy(t);
 	tmatch_affinity_tree_destroy(nt);
 }

@@ -8,6 +8,7 @@
  */
 #include "affinity/affinity.h"
 #include "affinity/affinity_private.h"
+#include "tests/unit/cpuset_text.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -56,30 +57,27 @@ static void check_invariants(const tmatch_affinity_tree_t *t, int expect_cover)
 	int n = tmatch_topo_nb_leaves(topo), real = 0, leaf;
 	hwloc_bitmap_t seen = hwloc_bitmap_alloc();
 	for (leaf = 0; leaf < n; leaf++) {
-		char list[1024];
 		tmatch_error_t err;
 		hwloc_const_bitmap_t set;
 		int isreal = tmatch_affinity_leaf_is_real(t, leaf);
 		cr_assert_eq(isreal, tmatch_topo_is_allowed(topo, leaf), "leaf %d", leaf);
 		if (!isreal) {
-			cr_assert_eq(tmatch_affinity_leaf_cpulist(t, leaf, list, sizeof(list)), -1);
+			cr_assert_null(tmatch_affinity_leaf_cpuset(t, leaf));
 			continue;
 		}
 		real++;
-		cr_assert_gt(tmatch_affinity_leaf_cpulist(t, leaf, list, sizeof(list)), 0);
+		set = tmatch_affinity_leaf_cpuset(t, leaf);
+		cr_assert_not_null(set);
 		cr_assert_eq(
-		    tmatch_affinity_check_inside(t, tmatch_affinity_leaf_node(t, leaf), list, &err),
-		    1, "leaf %d cpus %s: %s", leaf, list, err.msg);
-		set = tmatch__leaf_cpuset(t, leaf);
+		    tmatch_affinity_check_inside(t, tmatch_affinity_leaf_node(t, leaf), set, &err),
+		    1, "leaf %d cpus %s: %s", leaf, list_of(set), err.msg);
 		cr_assert(!hwloc_bitmap_intersects(set, seen), "leaf %d shares CPUs", leaf);
 		hwloc_bitmap_or(seen, seen, set);
 	}
 	cr_assert_eq(real, tmatch_affinity_tree_nb_slots(t));
 	cr_assert_eq(real, tmatch_topo_nb_allowed(topo));
 	if (expect_cover) {
-		char a[1024], b[1024];
-		tmatch_affinity_tree_allowed_cpus(t, 0, a, sizeof(a), NULL);
-		tmatch__cpulist_format(seen, b, sizeof(b));
+		const char *a = list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)), *b = list_of(seen);
 		cr_assert_str_eq(b, a, "leaves cover %s, allowed %s", b, a);
 	}
 	hwloc_bitmap_free(seen);
@@ -149,8 +147,8 @@ static void run_shapes(const struct shape_case *c)
 			continue;
 		if (!want)
 			break;
-		tmatch_affinity_leaf_cpulist(t, leaf, buf, sizeof(buf));
-		cr_assert_str_eq(buf, want, "real leaf #%d", k);
+		cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, leaf)), want, "real leaf #%d",
+		                 k);
 		k++;
 	}
 	check_invariants(t, c->cover);
@@ -174,7 +172,7 @@ Test(node, groups_stay_in_one_l3)
 	const tmatch_topo_t *topo = tmatch_affinity_tree_topo(t);
 	int leaf;
 	for (leaf = 0; leaf < tmatch_topo_nb_leaves(topo); leaf++) {
-		hwloc_const_bitmap_t set = tmatch__leaf_cpuset(t, leaf);
+		hwloc_const_bitmap_t set = tmatch_affinity_leaf_cpuset(t, leaf);
 		int first, i;
 		if (!set)
 			continue;
@@ -264,8 +262,7 @@ Test(node, positions)
 	tmatch_error_t err;
 	char buf[256];
 	/* leaf 15 = second core of socket 1 (CPU 15) */
-	tmatch_affinity_leaf_cpulist(t, 15, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "15");
+	cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, 15)), "15");
 	cr_assert_eq(tmatch_affinity_leaf_position(t, 15, &pos, &err), 0, "%s", err.msg);
 	tmatch_affinity_pos_format(&pos, TMATCH_AFFINITY_POS_FULL, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "node=0/1,package=1/2,numa=0/1,l3=0/1,l2=1/14,core=1/14");
@@ -280,6 +277,11 @@ Test(node, positions)
 	cr_assert_eq(tmatch_affinity_pos_format(&pos, TMATCH_AFFINITY_POS_LEVELS, buf, 5),
 	             (int)strlen("node,package,numa,l3,l2,core"));
 	cr_assert_str_eq(buf, "node");
+	cr_assert_str_eq(kept_text(tmatch_affinity_pos_string(&pos, TMATCH_AFFINITY_POS_INDEX)),
+	                 "0,1,0,0,1,1");
+	errno = 0;
+	cr_assert_null(tmatch_affinity_pos_string(&pos, 9));
+	cr_assert_eq(errno, EINVAL);
 	errno = 0;
 	cr_assert_eq(tmatch_affinity_pos_format(&pos, 9, buf, sizeof(buf)), -1);
 	cr_assert_eq(errno, EINVAL);
@@ -291,8 +293,7 @@ Test(node, positions)
 
 	/* AMD: core 13 is core 5 of 8 in the second L3 of NUMA node 0 */
 	t = load(AMD, TMATCH_AFFINITY_SMT_ALL, 1, NULL, NULL);
-	tmatch_affinity_leaf_cpulist(t, 27, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "141");
+	cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, 27)), "141");
 	tmatch_affinity_leaf_position(t, 27, &pos, NULL);
 	tmatch_affinity_pos_format(&pos, TMATCH_AFFINITY_POS_FULL, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "node=0/1,package=0/2,numa=0/4,l3=1/2,l2=5/8,core=5/8,pu=1/2");
@@ -303,7 +304,6 @@ Test(node, padding_leaves_of_partial_node)
 {
 	tmatch_affinity_tree_t *t = load(PARTIAL, TMATCH_AFFINITY_SMT_ONE, 1, NULL, NULL);
 	const tmatch_topo_t *topo = tmatch_affinity_tree_topo(t);
-	char buf[64];
 	int leaf;
 	/* socket 1 has 2 of 5 slots: leaves 7, 8, 9 are padding */
 	for (leaf = 7; leaf < 10; leaf++) {
@@ -312,10 +312,11 @@ Test(node, padding_leaves_of_partial_node)
 		errno = 0;
 		cr_assert_eq(tmatch_affinity_leaf_node(t, leaf), -1);
 		cr_assert_eq(errno, EINVAL);
-		cr_assert_eq(tmatch_affinity_leaf_cpumask(t, leaf, buf, sizeof(buf)), -1);
+		errno = 0;
+		cr_assert_null(tmatch_affinity_leaf_cpuset(t, leaf));
+		cr_assert_eq(errno, EINVAL);
 	}
-	tmatch_affinity_leaf_cpulist(t, 5, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "14");
+	cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, 5)), "14");
 	tmatch_affinity_tree_destroy(t);
 }
 
@@ -323,22 +324,25 @@ Test(node, slurm_cores_to_os_cpus)
 {
 	tmatch_affinity_tree_t *t = load(INTEL, TMATCH_AFFINITY_SMT_ONE, 1, NULL, NULL);
 	tmatch_error_t err;
-	char buf[256];
-	cr_assert_gt(tmatch_affinity_cores_to_cpus(t, 0, "0-1,14", buf, sizeof(buf), &err), 0);
-	cr_assert_str_eq(buf, "0-1,14,28-29,42");
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(t, 0, "0-1,14", set, &err), 0);
+	cr_assert_str_eq(list_of(set), "0-1,14,28-29,42");
 	errno = 0;
-	cr_assert_eq(tmatch_affinity_cores_to_cpus(t, 0, "28", buf, sizeof(buf), &err), -1);
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(t, 0, "28", set, &err), -1);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert(strstr(err.msg, "cores 0-27"), "%s", err.msg);
-	cr_assert_eq(tmatch_affinity_cores_to_cpus(t, 0, "1-", buf, sizeof(buf), &err), -1);
+	cr_assert_str_eq(list_of(set), "0-1,14,28-29,42", "output untouched on failure");
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(t, 0, "1-", set, &err), -1);
 	cr_assert_eq(err.column, 3);
-	cr_assert_eq(tmatch_affinity_cores_to_cpus(t, 1, "0", buf, sizeof(buf), &err), -1);
-	cr_assert_eq(tmatch_affinity_cores_to_cpus(NULL, 0, "0", buf, sizeof(buf), &err), -1);
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(t, 1, "0", set, &err), -1);
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(NULL, 0, "0", set, &err), -1);
+	cr_assert_eq(tmatch_affinity_cores_to_cpuset(t, 0, "0", NULL, &err), -1);
 	tmatch_affinity_tree_destroy(t);
 
 	t = load(AMD, TMATCH_AFFINITY_SMT_ONE, 1, NULL, NULL);
-	tmatch_affinity_cores_to_cpus(t, 0, "127", buf, sizeof(buf), &err);
-	cr_assert_str_eq(buf, "127,255");
+	tmatch_affinity_cores_to_cpuset(t, 0, "127", set, &err);
+	cr_assert_str_eq(list_of(set), "127,255");
+	hwloc_bitmap_free(set);
 	tmatch_affinity_tree_destroy(t);
 }
 
@@ -346,13 +350,14 @@ Test(node, check_inside)
 {
 	tmatch_affinity_tree_t *t = load(PARTIAL, TMATCH_AFFINITY_SMT_ONE, 1, NULL, NULL);
 	tmatch_error_t err;
-	cr_assert_eq(tmatch_affinity_check_inside(t, 0, "0-4,28", &err), 1);
-	cr_assert_eq(tmatch_affinity_check_inside(t, 0, "4-6", &err), 0);
+	cr_assert_eq(tmatch_affinity_check_inside(t, 0, set_of("0-4,28"), &err), 1);
+	cr_assert_eq(tmatch_affinity_check_inside(t, 0, set_of("4-6"), &err), 0);
 	cr_assert(strstr(err.msg, "CPUs 5-6 are outside"), "%s", err.msg);
-	cr_assert_eq(tmatch_affinity_check_inside(t, 0, "4-x", &err), -1);
+	errno = 0;
+	cr_assert_eq(tmatch_affinity_check_inside(t, 0, NULL, &err), -1);
 	cr_assert_eq(errno, EINVAL);
-	cr_assert_eq(tmatch_affinity_check_inside(t, 3, "0", &err), -1);
-	cr_assert_eq(tmatch_affinity_check_inside(NULL, 0, "0", &err), -1);
+	cr_assert_eq(tmatch_affinity_check_inside(t, 3, set_of("0"), &err), -1);
+	cr_assert_eq(tmatch_affinity_check_inside(NULL, 0, set_of("0"), &err), -1);
 	tmatch_affinity_tree_destroy(t);
 }
 
@@ -368,34 +373,54 @@ static const struct mask_case mask_cases[] = {
     {"64", "0x10000000000000000"},
     {"1,3,5,7", "0xaa"},
     {" 2-3\n", "0xc"},
+    {"", "0x0"}, /* see empty_set below */
 };
 
 static void run_masks(const struct mask_case *c)
 {
-	char buf[64];
-	tmatch_error_t err;
-	int n = tmatch_affinity_cpulist_to_mask(c->list, buf, sizeof(buf), &err);
-	cr_assert_eq(n, (int)strlen(c->mask), "%s: %s", c->list, err.msg);
-	cr_assert_str_eq(buf, c->mask);
+	cr_assert_str_eq(mask_of(set_of(c->list)), c->mask, "%s", c->list);
 }
 
 Test(cpuset, masks)
 {
 	size_t i;
-	for (i = 0; i < sizeof(mask_cases) / sizeof(mask_cases[0]); i++)
+	for (i = 0; i + 1 < sizeof(mask_cases) / sizeof(mask_cases[0]); i++)
 		run_masks(&mask_cases[i]);
+}
+
+Test(cpuset, empty_set)
+{
+	hwloc_bitmap_t s = hwloc_bitmap_alloc();
+	cr_assert_str_eq(mask_of(s), "0x0");
+	cr_assert_str_eq(list_of(s), "");
+	hwloc_bitmap_free(s);
+	errno = 0;
+	cr_assert_null(tmatch_affinity_cpuset_list(NULL));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(tmatch_affinity_cpuset_mask(NULL));
 }
 
 Test(cpuset, list_round_trip)
 {
-	hwloc_bitmap_t s = hwloc_bitmap_alloc();
-	char buf[64];
-	cr_assert_eq(tmatch__cpulist_parse("0-1,4,6-9", s, NULL), 0);
-	tmatch__cpulist_format(s, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "0-1,4,6-9");
-	cr_assert_eq(tmatch__cpulist_format(s, buf, 3), 9);
-	cr_assert_str_eq(buf, "0-");
-	hwloc_bitmap_free(s);
+	cr_assert_str_eq(list_of(set_of("0-1,4,6-9")), "0-1,4,6-9");
+	cr_assert_str_eq(list_of(set_of("9,8,7,1,0")), "0-1,7-9");
+}
+
+/* Thousands of CPUs: no fixed buffer anywhere (4096 CPUs: a 1026-byte mask). */
+Test(cpuset, any_number_of_cpus)
+{
+	const char *mask = mask_of(set_of("0-4095"));
+	size_t n = strlen(mask);
+
+	cr_assert_eq(n, 2 + 1024, "0x and 1024 hex digits, got %zu", n);
+	cr_assert_eq(strspn(mask + 2, "f"), 1024);
+	cr_assert_str_eq(list_of(set_of("4095")), "4095");
+	mask = mask_of(set_of("4095"));
+	cr_assert_eq(strlen(mask), 2 + 1024);
+	cr_assert_eq(mask[2], '8');
+	cr_assert_eq(strspn(mask + 3, "0"), 1023);
+	cr_assert_str_eq(list_of(set_of("1,3,5-7,64,128-130,1023,4000-4001")),
+	                 "1,3,5-7,64,128-130,1023,4000-4001");
 }
 
 Test(cpuset, bad_lists)
@@ -405,18 +430,24 @@ Test(cpuset, bad_lists)
 		int col;
 	} bad[] = {{"", 1},   {"a", 1},    {"1,,2", 3},    {"3-1", 4},
 	           {"1-", 3}, {"0-2x", 4}, {"99999999", 7}};
-	char buf[32];
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	tmatch_error_t err;
 	size_t i;
+	hwloc_bitmap_set(set, 42);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		cr_assert_eq(tmatch_affinity_cpulist_to_mask(bad[i].list, buf, sizeof(buf), &err),
-		             -1, "'%s'", bad[i].list);
+		cr_assert_eq(tmatch_affinity_cpuset_parse(bad[i].list, "core list", set, &err), -1,
+		             "'%s'", bad[i].list);
 		cr_assert_eq(errno, EINVAL);
 		cr_assert_eq(err.column, bad[i].col, "'%s': column %d", bad[i].list, err.column);
+		cr_assert(strstr(err.msg, "malformed core list at column"), "%s", err.msg);
+		cr_assert_str_eq(list_of(set), "42", "'%s': set untouched", bad[i].list);
 	}
-	cr_assert_eq(tmatch_affinity_cpulist_to_mask(NULL, buf, sizeof(buf), &err), -1);
-	cr_assert_eq(tmatch_affinity_cpulist_to_mask("1", NULL, 4, &err), -1);
+	cr_assert_eq(tmatch_affinity_cpuset_parse(NULL, NULL, set, &err), -1);
+	cr_assert(strstr(err.msg, "malformed CPU list"), "%s", err.msg);
+	cr_assert_eq(tmatch_affinity_cpuset_parse("1", NULL, NULL, &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	hwloc_bitmap_free(set);
 }
 
 Test(node, bad_arguments)
@@ -500,7 +531,8 @@ Test(node, bad_arguments)
 	cr_assert_null(tmatch_affinity_tree_node_name(NULL, 0));
 	cr_assert_eq(tmatch_affinity_leaf_is_real(NULL, 0), 0);
 	cr_assert_eq(tmatch_affinity_tree_describe(NULL, NULL, 0), -1);
-	cr_assert_eq(tmatch_affinity_tree_allowed_cpus(NULL, 0, NULL, 0, &err), -1);
+	cr_assert_null(tmatch_affinity_tree_allowed_cpuset(NULL, 0));
+	cr_assert_null(tmatch_affinity_leaf_cpuset(NULL, 0));
 }
 
 Test(node, describe_is_deterministic)
@@ -550,11 +582,10 @@ Test(node, mappings_stay_inside)
 			mo.mapper = NULL;
 		cr_assert_eq(tmatch_map_compute(comm, topo, &mo, map, &err), 0, "%s", err.msg);
 		for (i = 0; i < n; i++) {
-			char list[256];
 			cr_assert(tmatch_affinity_leaf_is_real(t, map[i]), "rank %d on padding", i);
-			tmatch_affinity_leaf_cpulist(t, map[i], list, sizeof(list));
-			cr_assert_eq(tmatch_affinity_check_inside(t, 0, list, &err), 1, "%s",
-			             err.msg);
+			cr_assert_eq(tmatch_affinity_check_inside(
+			                 t, 0, tmatch_affinity_leaf_cpuset(t, map[i]), &err),
+			             1, "%s", err.msg);
 		}
 		free(map);
 		free(src);

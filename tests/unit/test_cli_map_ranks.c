@@ -38,34 +38,31 @@ static void remove_profile(void)
 
 TestSuite(cli_map_ranks, .init = write_profile, .fini = remove_profile);
 
-/* The plugin's plan for these ranks on one node NODE (as its glue builds it). */
-static tmatch_spank_plan_t *plugin_plan(const int *ranks, int n)
+/* The plugin's placement of these ranks on one node NODE: the call its glue makes. */
+static tmatch_place_node_t *plugin_plan(const int *ranks, int n)
 {
-	tmatch_affinity_opts_t o;
-	tmatch_affinity_tree_t *t;
-	tmatch_spank_node_info_t info;
+	tmatch_place_node_in_t in;
 	tmatch_config_t cfg;
 	tmatch_profile_t *p;
-	tmatch_spank_plan_t *plan = NULL;
+	tmatch_place_node_t *plan = NULL;
 	tmatch_error_t err;
 
 	p = tmatch_profile_load_buffer(pairs8, strlen(pairs8), "p.yml", NULL, NULL, NULL, &err);
 	cr_assert_not_null(p, "%s", err.msg);
-	tmatch_affinity_opts_init(&o);
-	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
-	o.input = NODE;
-	o.node_name = "n1";
-	t = tmatch_spank_node_tree(&o, n, NULL, &err);
-	cr_assert_not_null(t, "%s", err.msg);
 	tmatch_config_init(&cfg);
-	memset(&info, 0, sizeof(info));
-	info.node_name = "n1";
-	info.node_count = 2;
-	info.ranks = ranks;
-	info.nlocal = n;
-	info.ntasks_total = 8;
-	cr_assert_eq(tmatch_spank_plan_compute(&cfg, p, t, &info, &plan, &err), 0, "%s", err.msg);
-	tmatch_affinity_tree_destroy(t);
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.profile = p;
+	in.user_profile = 1;
+	in.topology = "synthetic:" NODE;
+	in.node_name = "n1";
+	in.node_count = 2;
+	in.ranks = ranks;
+	in.nlocal = n;
+	in.ntasks_total = 8;
+	in.isolate = 1;
+	cr_assert_eq(tmatch_place_node(&in, &plan, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan->status, TMATCH_PLACE_PLACED);
 	tmatch_profile_destroy(p);
 	return plan;
 }
@@ -85,7 +82,7 @@ Test(cli_map_ranks, same_leaves_as_the_plugin)
 		    (char *)cli_path(), "map",     "--profile",          profile_path, "--topology",
 		    "synthetic:" NODE,  "--ranks", (char *)cases[i].arg, NULL};
 		char out[4096], err[4096], *line, *save = NULL;
-		tmatch_spank_plan_t *plan = plugin_plan(cases[i].ranks, cases[i].n);
+		tmatch_place_node_t *plan = plugin_plan(cases[i].ranks, cases[i].n);
 		int k = 0;
 
 		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "--ranks %s: %s",
@@ -103,7 +100,7 @@ Test(cli_map_ranks, same_leaves_as_the_plugin)
 			k++;
 		}
 		cr_expect_eq(k, cases[i].n, "--ranks %s: one line per listed rank", cases[i].arg);
-		tmatch_spank_plan_destroy(plan);
+		tmatch_place_node_destroy(plan);
 	}
 }
 

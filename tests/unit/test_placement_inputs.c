@@ -3,8 +3,7 @@
  * test_placement_inputs.c - the synthetic:/xml:/local/cluster: branches of a
  * --topology SPEC (placement/inputs.c).
  */
-#include "affinity/affinity.h"
-#include "placement/inputs.h"
+#include "placement/placement.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -18,7 +17,7 @@ static void expect_tleaf(const char *spec, const char *want)
 	char buf[256];
 	tmatch_topo_t *t;
 	memset(&err, 0, sizeof(err));
-	t = tmatch_cli_load_topology(spec, &err);
+	t = tmatch_place_topo_load(spec, &err);
 	cr_assert_not_null(t, "%s: %s", spec, err.msg);
 	tmatch_topo_format(t, buf, sizeof(buf));
 	cr_assert_str_eq(buf, want, "%s", spec);
@@ -49,7 +48,7 @@ Test(inputs, local_tree_has_slots)
 	tmatch_error_t err;
 	tmatch_affinity_tree_t *t;
 	memset(&err, 0, sizeof(err));
-	t = tmatch_cli_load_affinity_tree("local", NULL, NULL, NULL, &err);
+	t = tmatch_place_tree_load("local", NULL, NULL, NULL, &err);
 	cr_assert_not_null(t, "%s", err.msg);
 	cr_assert_geq(tmatch_affinity_tree_nb_slots(t), 1);
 	tmatch_affinity_tree_destroy(t);
@@ -73,7 +72,7 @@ Test(inputs, errors)
 		tmatch_error_t err;
 		memset(&err, 0, sizeof(err));
 		errno = 0;
-		cr_assert_null(tmatch_cli_load_topology(bad[i].spec, &err), "%s", bad[i].spec);
+		cr_assert_null(tmatch_place_topo_load(bad[i].spec, &err), "%s", bad[i].spec);
 		cr_assert_neq(errno, 0);
 		cr_assert(strstr(err.msg, bad[i].text), "%s: '%s'", bad[i].spec, err.msg);
 	}

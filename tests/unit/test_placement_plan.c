@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_placement_plan.c - the SPANK plugin's decisions (placement/) without
+ * test_placement_plan.c - the plugin's decisions (placement/) without
  * Slurm: step filtering, option values, configuration merging, the node
  * plan on synthetic hwloc topologies, the task environment and the lines
  * shown to the user.
@@ -9,6 +9,7 @@
 #include "tests/unit/spank_profiles.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <hwloc.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +56,7 @@ static tmatch_affinity_tree_t *synthetic(const char *spec, int cpt)
 	return t;
 }
 
-static void info_init(tmatch_spank_node_info_t *info, const int *ranks, int nlocal, int total)
+static void info_init(tmatch_place_node_in_t *info, const int *ranks, int nlocal, int total)
 {
 	memset(info, 0, sizeof(*info));
 	info->node_name = "n0";
@@ -65,6 +66,36 @@ static void info_init(tmatch_spank_node_info_t *info, const int *ranks, int nloc
 	info->ranks = ranks;
 	info->nlocal = nlocal;
 	info->ntasks_total = total;
+	info->isolate = 1; /* as the plugin maps */
+	info->user_profile = 1;
+}
+
+/* A task's CPU list, mask or position as text (kept until 16 more calls). */
+static const char *text_of(char *s)
+{
+	static char *ring[16];
+	static int next;
+
+	cr_assert_not_null(s);
+	free(ring[next]);
+	ring[next] = s;
+	next = (next + 1) % 16;
+	return s;
+}
+
+static const char *cpus(const tmatch_place_node_t *plan, int a)
+{
+	return text_of(tmatch_affinity_cpuset_list(plan->task[a].cpuset));
+}
+
+static const char *cpumask(const tmatch_place_node_t *plan, int a)
+{
+	return text_of(tmatch_affinity_cpuset_mask(plan->task[a].cpuset));
+}
+
+static const char *position(const tmatch_place_node_t *plan, int a, int what)
+{
+	return text_of(tmatch_affinity_pos_string(&plan->task[a].pos, what));
 }
 
 /* Number of CPUs in a list "0-3,8" (hwloc's own list reader: an independent check). */
@@ -81,13 +112,14 @@ static int count_list(const char *list)
 }
 
 /* Every task on its own CPUs, none shared (the invariant of every plan). */
-static void check_disjoint(const tmatch_spank_plan_t *plan)
+static void check_disjoint(const tmatch_place_node_t *plan)
 {
 	for (int a = 0; a < plan->ntasks; a++) {
-		cr_assert_neq(plan->task[a].cpulist[0], '\0');
+		cr_assert_neq(cpus(plan, a)[0], '\0');
 		for (int b = a + 1; b < plan->ntasks; b++) {
 			cr_assert_neq(plan->task[a].leaf, plan->task[b].leaf);
-			cr_assert_str_neq(plan->task[a].cpulist, plan->task[b].cpulist);
+			cr_assert_str_neq(cpus(plan, a), cpus(plan, b));
+			cr_assert(!hwloc_bitmap_intersects(plan->task[a].cpuset, plan->task[b].cpuset));
 		}
 	}
 }
@@ -96,7 +128,7 @@ static void check_disjoint(const tmatch_spank_plan_t *plan)
 struct node_case {
 	tmatch_profile_t *p;
 	tmatch_affinity_tree_t *t;
-	tmatch_spank_node_info_t info;
+	tmatch_place_node_in_t info;
 	tmatch_config_t cfg;
 	tmatch_error_t err;
 };
@@ -109,16 +141,28 @@ static void case_init(struct node_case *c, const char *profile, const char *spec
 	tmatch_config_init(&c->cfg);
 	info_init(&c->info, ranks, nlocal, total);
 	c->info.cpus_per_task = cpt;
+	c->info.cfg = &c->cfg;
+	c->info.profile = c->p;
 }
 
 /* The plan of the case's inputs, which must succeed. */
-static tmatch_spank_plan_t *case_plan(struct node_case *c)
+static tmatch_place_node_t *case_plan(struct node_case *c)
 {
-	tmatch_spank_plan_t *plan = NULL;
+	tmatch_place_node_t *plan = NULL;
 
-	cr_assert_eq(tmatch_spank_plan_compute(&c->cfg, c->p, c->t, &c->info, &plan, &c->err), 0,
-	             "%s", c->err.msg);
+	c->info.cfg = &c->cfg;
+	c->info.profile = c->p;
+	cr_assert_eq(tmatch_place_node_map(&c->info, c->t, &plan, &c->err), 0, "%s", c->err.msg);
+	cr_assert_eq(plan->status, TMATCH_PLACE_PLACED);
 	return plan;
+}
+
+/* The mapping of the case's inputs as they stand (may fail). */
+static int map_again(struct node_case *c, tmatch_place_node_t **plan)
+{
+	c->info.cfg = &c->cfg;
+	c->info.profile = c->p;
+	return tmatch_place_node_map(&c->info, c->t, plan, &c->err);
 }
 
 static void case_fini(struct node_case *c)
@@ -129,7 +173,7 @@ static void case_fini(struct node_case *c)
 
 /* ------------------------------------------------------------------------ */
 
-Test(spank_plan, special_steps_are_skipped)
+Test(placement_plan, special_steps_are_skipped)
 {
 	static const struct {
 		uint32_t id;
@@ -145,70 +189,70 @@ Test(spank_plan, special_steps_are_skipped)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect_eq(tmatch_spank_step_is_handled(cases[i].id), cases[i].handled,
+		cr_expect_eq(tmatch_place_step_is_handled(cases[i].id), cases[i].handled,
 		             "step %#x", cases[i].id);
 }
 
-Test(spank_plan, whole_node_for_exclusive_only)
+Test(placement_plan, whole_node_for_exclusive_only)
 {
-	cr_expect_eq(tmatch_spank_job_has_whole_node("0-3", 4), 1);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("0,1,2-3", 4), 1);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("0-2", 4), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("1", 2), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node(NULL, 2), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("", 2), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("0-x", 2), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("3-1", 2), 0);
-	cr_expect_eq(tmatch_spank_job_has_whole_node("0-1", 0), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("0-3", 4), 1);
+	cr_expect_eq(tmatch_place_job_has_whole_node("0,1,2-3", 4), 1);
+	cr_expect_eq(tmatch_place_job_has_whole_node("0-2", 4), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("1", 2), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node(NULL, 2), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("", 2), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("0-x", 2), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("3-1", 2), 0);
+	cr_expect_eq(tmatch_place_job_has_whole_node("0-1", 0), 0);
 }
 
-Test(spank_plan, option_values)
+Test(placement_plan, option_values)
 {
 	tmatch_error_t err;
 
 	errno = 0;
-	cr_expect_eq(tmatch_spank_classify_value(NULL, &err), -1);
+	cr_expect_eq(tmatch_place_classify_value(NULL, &err), -1);
 	cr_expect_eq(errno, EINVAL);
-	cr_expect_eq(tmatch_spank_classify_value("", &err), -1);
+	cr_expect_eq(tmatch_place_classify_value("", &err), -1);
 	cr_expect(strstr(err.msg, "profile path") != NULL, "%s", err.msg);
-	cr_expect_eq(tmatch_spank_classify_value("help", NULL), TMATCH_SPANK_VALUE_HELP);
-	cr_expect_eq(tmatch_spank_classify_value("off", NULL), TMATCH_SPANK_VALUE_OPTIONS);
-	cr_expect_eq(tmatch_spank_classify_value("a.yml,verbose=1", NULL),
-	             TMATCH_SPANK_VALUE_OPTIONS);
-	cr_expect(strstr(tmatch_spank_help_text(), "--treematch=off") != NULL);
+	cr_expect_eq(tmatch_place_classify_value("help", NULL), TMATCH_PLACE_VALUE_HELP);
+	cr_expect_eq(tmatch_place_classify_value("off", NULL), TMATCH_PLACE_VALUE_OPTIONS);
+	cr_expect_eq(tmatch_place_classify_value("a.yml,verbose=1", NULL),
+	             TMATCH_PLACE_VALUE_OPTIONS);
+	cr_expect(strstr(tmatch_place_help_text(), "--treematch=off") != NULL);
 }
 
-Test(spank_plan, admin_file_argument)
+Test(placement_plan, admin_file_argument)
 {
 	char *argv[] = {"failure=fail", "admin_file=/etc/a.conf", "verbose=1"};
 
-	cr_expect_null(tmatch_spank_admin_file(0, NULL));
-	cr_expect_null(tmatch_spank_admin_file(1, argv));
-	cr_expect_str_eq(tmatch_spank_admin_file(3, argv), "/etc/a.conf");
+	cr_expect_null(tmatch_place_admin_file(0, NULL));
+	cr_expect_null(tmatch_place_admin_file(1, argv));
+	cr_expect_str_eq(tmatch_place_admin_file(3, argv), "/etc/a.conf");
 }
 
-Test(spank_plan, config_admin_then_user)
+Test(placement_plan, config_admin_then_user)
 {
 	char *argv[] = {"failure=fail", "default=on", "max_ranks=100"};
 	tmatch_config_t cfg;
 	tmatch_error_t err;
 
-	cr_assert_eq(tmatch_spank_config(3, argv, -1, NULL, &cfg, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_place_config(3, argv, -1, NULL, &cfg, &err), 0, "%s", err.msg);
 	cr_expect_eq(cfg.failure, TMATCH_FAILURE_FAIL);
 	cr_expect_eq(cfg.enabled, 1);
-	cr_assert_eq(tmatch_spank_config(3, argv, -1, "off", &cfg, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_place_config(3, argv, -1, "off", &cfg, &err), 0, "%s", err.msg);
 	cr_expect_eq(cfg.enabled, 0, "the user's off wins over default=on");
-	cr_assert_eq(tmatch_spank_config(3, argv, -1, "p.yml,verbose=2,max_ranks=50", &cfg, &err),
+	cr_assert_eq(tmatch_place_config(3, argv, -1, "p.yml,verbose=2,max_ranks=50", &cfg, &err),
 	             0, "%s", err.msg);
 	cr_expect_str_eq(cfg.profile, "p.yml");
 	cr_expect_eq(cfg.verbose, 2);
 	cr_expect_eq(cfg.max_ranks, 50);
-	cr_assert_eq(tmatch_spank_config(3, argv, -1, "p.yml,max_ranks=500", &cfg, &err), 0, "%s",
+	cr_assert_eq(tmatch_place_config(3, argv, -1, "p.yml,max_ranks=500", &cfg, &err), 0, "%s",
 	             err.msg);
 	cr_expect_eq(cfg.max_ranks, 100, "the admin's limit caps the user's");
 }
 
-Test(spank_plan, config_errors_leave_output_alone)
+Test(placement_plan, config_errors_leave_output_alone)
 {
 	char *bad_admin[] = {"nonsense=1"};
 	char *allowed[] = {"allowed_mappers=greedy:rcm"};
@@ -216,21 +260,21 @@ Test(spank_plan, config_errors_leave_output_alone)
 	tmatch_error_t err;
 
 	memset(&cfg, 0x5a, sizeof(cfg));
-	cr_expect_eq(tmatch_spank_config(1, bad_admin, -1, NULL, &cfg, &err), -1);
+	cr_expect_eq(tmatch_place_config(1, bad_admin, -1, NULL, &cfg, &err), -1);
 	cr_expect(strstr(err.msg, "nonsense") != NULL, "%s", err.msg);
 	cr_expect_eq(((unsigned char *)&cfg)[0], 0x5a);
-	cr_expect_eq(tmatch_spank_config(0, NULL, -1, "p.yml,bogus=1", &cfg, &err), -1);
-	cr_expect_eq(tmatch_spank_config(0, NULL, -1, "help", &cfg, &err), -1);
-	cr_expect_eq(tmatch_spank_config(1, allowed, -1, "p.yml,mapper=random", &cfg, &err), -1);
+	cr_expect_eq(tmatch_place_config(0, NULL, -1, "p.yml,bogus=1", &cfg, &err), -1);
+	cr_expect_eq(tmatch_place_config(0, NULL, -1, "help", &cfg, &err), -1);
+	cr_expect_eq(tmatch_place_config(1, allowed, -1, "p.yml,mapper=random", &cfg, &err), -1);
 	cr_expect(strstr(err.msg, "greedy") != NULL, "allowed list named: %s", err.msg);
-	cr_expect_eq(tmatch_spank_config(1, allowed, -1, "p.yml,mapper=greedy", &cfg, &err), 0,
+	cr_expect_eq(tmatch_place_config(1, allowed, -1, "p.yml,mapper=greedy", &cfg, &err), 0,
 	             "%s", err.msg);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_config(-1, NULL, -1, NULL, &cfg, &err), -1);
+	cr_expect_eq(tmatch_place_config(-1, NULL, -1, NULL, &cfg, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 }
 
-Test(spank_plan, config_reads_admin_file)
+Test(placement_plan, config_reads_admin_file)
 {
 	char path[] = "/tmp/test_placement_plan_XXXXXX";
 	int fd = mkstemp(path);
@@ -245,38 +289,38 @@ Test(spank_plan, config_reads_admin_file)
 	lseek(fd, 0, SEEK_SET);
 	snprintf(arg, sizeof(arg), "admin_file=%s", path);
 	argv[0] = arg;
-	cr_expect_eq(tmatch_spank_config(1, argv, fd, "p.yml", &cfg, &err), 0, "%s", err.msg);
+	cr_expect_eq(tmatch_place_config(1, argv, fd, "p.yml", &cfg, &err), 0, "%s", err.msg);
 	cr_expect_eq(cfg.failure, TMATCH_FAILURE_FAIL);
 	cr_expect_eq(cfg.verbose, 3);
 	close(fd);
 	unlink(path);
 }
 
-Test(spank_plan, check_profile_rank_count)
+Test(placement_plan, check_profile_rank_count)
 {
 	tmatch_profile_t *p = load(pairs4);
 	tmatch_config_t cfg;
 	tmatch_error_t err;
 
 	tmatch_config_init(&cfg);
-	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 4, &err), 0, "%s", err.msg);
-	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 0, &err), 0, "unknown count not checked");
-	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 6, &err), -1);
+	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 4, &err), 0, "%s", err.msg);
+	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 0, &err), 0, "unknown count not checked");
+	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 6, &err), -1);
 	cr_expect(strstr(err.msg, "4") && strstr(err.msg, "6"), "both numbers: %s", err.msg);
 	snprintf(cfg.mapper, sizeof(cfg.mapper), "nosuch");
-	cr_expect_eq(tmatch_spank_check_profile(&cfg, p, 4, &err), -1);
+	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 4, &err), -1);
 	cr_expect(strstr(err.msg, "nosuch") != NULL, "%s", err.msg);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_check_profile(NULL, p, 4, &err), -1);
+	cr_expect_eq(tmatch_place_check_profile(NULL, p, 4, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	tmatch_profile_destroy(p);
 }
 
-Test(spank_plan, maps_pairs_together_and_beats_packed)
+Test(placement_plan, maps_pairs_together_and_beats_packed)
 {
 	const int ranks[] = {0, 1, 2, 3};
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
+	tmatch_place_node_t *plan;
 
 	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
 	plan = case_plan(&c);
@@ -289,20 +333,20 @@ Test(spank_plan, maps_pairs_together_and_beats_packed)
 	             plan->cost_packed);
 	for (int a = 0; a < 4; a++) {
 		cr_expect_eq(plan->task[a].rank, a);
-		cr_expect(strncmp(plan->task[a].position, "node=0/1", 8) == 0, "%s",
-		          plan->task[a].position);
-		cr_expect(strstr(plan->task[a].levels, "package") != NULL, "%s",
-		          plan->task[a].levels);
+		cr_expect(strncmp(position(plan, a, TMATCH_AFFINITY_POS_FULL), "node=0/1", 8) == 0, "%s",
+		          position(plan, a, TMATCH_AFFINITY_POS_FULL));
+		cr_expect(strstr(position(plan, a, TMATCH_AFFINITY_POS_LEVELS), "package") != NULL, "%s",
+		          position(plan, a, TMATCH_AFFINITY_POS_LEVELS));
 	}
-	tmatch_spank_plan_destroy(plan);
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
 
-Test(spank_plan, same_inputs_same_plan)
+Test(placement_plan, same_inputs_same_plan)
 {
 	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
 	struct node_case c;
-	tmatch_spank_plan_t *a, *b;
+	tmatch_place_node_t *a, *b;
 
 	case_init(&c, pairs8, "pack:2 core:4 pu:1", 1, ranks, 8, 8);
 	a = case_plan(&c);
@@ -310,16 +354,16 @@ Test(spank_plan, same_inputs_same_plan)
 	for (int i = 0; i < 8; i++)
 		cr_expect_eq(a->task[i].leaf, b->task[i].leaf);
 	check_disjoint(a);
-	tmatch_spank_plan_destroy(a);
-	tmatch_spank_plan_destroy(b);
+	tmatch_place_node_destroy(a);
+	tmatch_place_node_destroy(b);
 	case_fini(&c);
 }
 
-Test(spank_plan, second_node_uses_its_global_ranks)
+Test(placement_plan, second_node_uses_its_global_ranks)
 {
 	const int ranks[] = {4, 5, 6, 7};
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
+	tmatch_place_node_t *plan;
 
 	case_init(&c, pairs8, "pack:2 core:2 pu:1", 1, ranks, 4, 8);
 	c.info.node_name = "n2";
@@ -332,42 +376,42 @@ Test(spank_plan, second_node_uses_its_global_ranks)
 	cr_expect_eq(plan->task[1].leaf / 2, plan->task[3].leaf / 2);
 	cr_expect_eq(plan->task[0].rank, 4);
 	cr_expect_eq(plan->task[3].rank, 7);
-	cr_expect(strncmp(plan->task[0].position, "node=1/2", 8) == 0, "%s",
-	          plan->task[0].position);
+	cr_expect(strncmp(position(plan, 0, TMATCH_AFFINITY_POS_FULL), "node=1/2", 8) == 0, "%s",
+	          position(plan, 0, TMATCH_AFFINITY_POS_FULL));
 	cr_expect_str_eq(plan->node_name, "n2");
-	tmatch_spank_plan_destroy(plan);
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
 
-Test(spank_plan, refuses_oversubscription_and_wrong_counts)
+Test(placement_plan, refuses_oversubscription_and_wrong_counts)
 {
 	const int ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
 	const int dup[] = {0, 0};
 	struct node_case c;
-	tmatch_spank_plan_t *plan = NULL;
+	tmatch_place_node_t *plan = NULL;
 
 	case_init(&c, pairs8, "pack:1 core:2 pu:1", 1, ranks, 4, 8);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect_eq(map_again(&c, &plan), -1);
 	cr_expect_eq(errno, EOVERFLOW);
 	cr_expect(strstr(c.err.msg, "slot(s)") != NULL, "%s", c.err.msg);
 	cr_expect_null(plan);
 	info_init(&c.info, ranks, 2, 6);
-	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect_eq(map_again(&c, &plan), -1);
 	cr_expect(strstr(c.err.msg, "8") && strstr(c.err.msg, "6"), "%s", c.err.msg);
 	info_init(&c.info, dup, 2, 8);
-	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect_eq(map_again(&c, &plan), -1);
 	cr_expect(strstr(c.err.msg, "repeated") != NULL, "%s", c.err.msg);
 	info_init(&c.info, ranks, 0, 8);
 	errno = 0;
-	cr_expect_eq(tmatch_spank_plan_compute(&c.cfg, c.p, c.t, &c.info, &plan, &c.err), -1);
+	cr_expect_eq(map_again(&c, &plan), -1);
 	cr_expect_eq(errno, EINVAL);
 	cr_expect_null(plan);
-	tmatch_spank_plan_destroy(NULL);
+	tmatch_place_node_destroy(NULL);
 	case_fini(&c);
 }
 
-static const tmatch_spank_env_t *find_env(const tmatch_spank_env_t *env, int n, const char *name)
+static const tmatch_place_env_t *find_env(const tmatch_place_env_t *env, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
 		if (strcmp(env[i].name, name) == 0)
@@ -375,22 +419,22 @@ static const tmatch_spank_env_t *find_env(const tmatch_spank_env_t *env, int n, 
 	return NULL;
 }
 
-Test(spank_plan, cpus_per_task_groups_and_openmp)
+Test(placement_plan, cpus_per_task_groups_and_openmp)
 {
 	const int ranks[] = {0, 1, 2, 3};
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
-	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
-	const tmatch_spank_env_t *e;
+	tmatch_place_node_t *plan;
+	tmatch_place_env_t *env = NULL;
+	const tmatch_place_env_t *e;
 	int n;
 
 	case_init(&c, pairs4, "pack:2 core:4 pu:1", 2, ranks, 4, 4);
 	plan = case_plan(&c);
 	check_disjoint(plan);
 	for (int a = 0; a < 4; a++)
-		cr_expect(strchr(plan->task[a].cpulist, '-') || strchr(plan->task[a].cpulist, ','),
-		          "two CPUs per task: %s", plan->task[a].cpulist);
-	n = tmatch_spank_task_env(plan, &c.cfg, 0, env, TMATCH_SPANK_MAX_ENV);
+		cr_expect(strchr(cpus(plan, a), '-') || strchr(cpus(plan, a), ','),
+		          "two CPUs per task: %s", cpus(plan, a));
+	n = tmatch_place_task_env(plan, &c.cfg, 0, &env);
 	cr_assert_gt(n, 0);
 	e = find_env(env, n, "OMP_NUM_THREADS");
 	cr_assert_not_null(e);
@@ -403,25 +447,26 @@ Test(spank_plan, cpus_per_task_groups_and_openmp)
 	cr_expect_not_null(find_env(env, n, "OMP_PROC_BIND"));
 	e = find_env(env, n, "TREEMATCH_CPUS");
 	cr_assert_not_null(e);
-	cr_expect_str_eq(e->value, plan->task[0].cpulist);
+	cr_expect_str_eq(e->value, cpus(plan, 0));
 	cr_expect_eq(e->overwrite, 1);
-	tmatch_spank_plan_destroy(plan);
+	tmatch_place_env_free(env, n);
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
 
-Test(spank_plan, task_env_and_mpi_pinning)
+Test(placement_plan, task_env_and_mpi_pinning)
 {
 	const int ranks[] = {0, 1, 2, 3};
 	static const char *const mpi_vars[] = {"OMPI_MCA_hwloc_base_binding_policy",
 	                                       "HYDRA_BINDING", "I_MPI_PIN", "MV2_ENABLE_AFFINITY"};
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
-	tmatch_spank_env_t env[TMATCH_SPANK_MAX_ENV];
+	tmatch_place_node_t *plan;
+	tmatch_place_env_t *env = NULL;
 	int n;
 
 	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
 	plan = case_plan(&c);
-	n = tmatch_spank_task_env(plan, &c.cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	n = tmatch_place_task_env(plan, &c.cfg, 2, &env);
 	cr_expect_str_eq(find_env(env, n, "TREEMATCH_RANK")->value, "2");
 	cr_expect_not_null(find_env(env, n, "TREEMATCH_POSITION"));
 	cr_expect_not_null(find_env(env, n, "TREEMATCH_LEVELS"));
@@ -430,43 +475,59 @@ Test(spank_plan, task_env_and_mpi_pinning)
 	cr_expect_null(find_env(env, n, "OMP_NUM_THREADS"), "no OpenMP without -c");
 	for (size_t i = 0; i < 4; i++)
 		cr_expect_null(find_env(env, n, mpi_vars[i]));
+	cr_expect_eq(n, 9, "the nine TREEMATCH_ variables");
+	tmatch_place_env_free(env, n);
 	c.cfg.mpi_pin = 1;
-	n = tmatch_spank_task_env(plan, &c.cfg, 2, env, TMATCH_SPANK_MAX_ENV);
+	n = tmatch_place_task_env(plan, &c.cfg, 2, &env);
 	for (size_t i = 0; i < 4; i++) {
-		const tmatch_spank_env_t *e = find_env(env, n, mpi_vars[i]);
+		const tmatch_place_env_t *e = find_env(env, n, mpi_vars[i]);
 
 		cr_assert_not_null(e, "%s", mpi_vars[i]);
 		cr_expect_eq(e->overwrite, 0);
 	}
-	cr_expect_eq(tmatch_spank_task_env(plan, &c.cfg, 4, env, TMATCH_SPANK_MAX_ENV), -1);
-	cr_expect_eq(tmatch_spank_task_env(plan, &c.cfg, 0, env, 3), 3, "bounded by max");
-	tmatch_spank_plan_destroy(plan);
+	cr_expect_eq(n, 14, "and five for the MPIs");
+	tmatch_place_env_free(env, n);
+	c.cfg.dry_run = 1;
+	n = tmatch_place_task_env(plan, &c.cfg, 2, &env);
+	cr_expect_null(find_env(env, n, mpi_vars[0]), "nothing to keep in a dry run");
+	cr_expect_str_eq(find_env(env, n, "TREEMATCH_DRY_RUN")->value, "1");
+	tmatch_place_env_free(env, n);
+	env = (tmatch_place_env_t *)1;
+	errno = 0;
+	cr_expect_eq(tmatch_place_task_env(plan, &c.cfg, 4, &env), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(env, (tmatch_place_env_t *)1, "output untouched on failure");
+	cr_expect_eq(tmatch_place_task_env(NULL, &c.cfg, 0, &env), -1);
+	cr_expect_eq(tmatch_place_task_env(plan, &c.cfg, 0, NULL), -1);
+	tmatch_place_env_free(NULL, 0);
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
 
-Test(spank_plan, lines_for_the_user)
+Test(placement_plan, lines_for_the_user)
 {
 	const int ranks[] = {0, 1, 2, 3};
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
-	char line[1024], want[1024];
+	tmatch_place_node_t *plan;
+	const char *line;
+	char want[1024];
 
 	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
 	plan = case_plan(&c);
-	cr_assert_gt(tmatch_spank_verbose_line(plan, 1, 4242, 0, line, sizeof(line)), 0);
-	snprintf(want, sizeof(want), "cpus %s mask %s set", plan->task[1].cpulist,
-	         plan->task[1].cpumask);
+	line = text_of(tmatch_place_verbose_line(plan, 1, 4242, 0));
+	snprintf(want, sizeof(want), "cpus %s mask %s set", cpus(plan, 1),
+	         cpumask(plan, 1));
 	cr_expect(strncmp(line, "treematch: ", 11) == 0, "%s", line);
 	cr_expect(strstr(line, "n0, task  1  1 [4242]") != NULL, "%s", line);
 	cr_expect(strstr(line, want) != NULL, "%s", line);
-	tmatch_spank_verbose_line(plan, 1, 4242, 1, line, sizeof(line));
+	line = text_of(tmatch_place_verbose_line(plan, 1, 4242, 1));
 	cr_expect(strstr(line, "not set (dry-run)") != NULL, "%s", line);
-	tmatch_spank_summary_line(plan, 0, line, sizeof(line));
+	line = text_of(tmatch_place_summary_line(plan, 0));
 	cr_expect(strncmp(line, "treematch: n0: 4 task(s)", 24) == 0, "%s", line);
 	cr_expect(strstr(line, "packed") != NULL, "%s", line);
-	cr_expect_eq(tmatch_spank_verbose_line(plan, 9, 1, 0, line, sizeof(line)), -1);
-	cr_expect_eq(tmatch_spank_summary_line(NULL, 0, line, sizeof(line)), -1);
-	tmatch_spank_plan_destroy(plan);
+	cr_expect_null(tmatch_place_verbose_line(plan, 9, 1, 0));
+	cr_expect_null(tmatch_place_summary_line(NULL, 0));
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
 
@@ -488,7 +549,7 @@ static void smt_opts(tmatch_affinity_opts_t *o, const char *cores, int cpt)
 	o->node_name = "n0";
 }
 
-Test(spank_plan, smt_policy_follows_the_task_count)
+Test(placement_plan, smt_policy_follows_the_task_count)
 {
 	static const struct {
 		const char *cores; /* S_STEP_ALLOC_CORES */
@@ -520,7 +581,7 @@ Test(spank_plan, smt_policy_follows_the_task_count)
 
 		smt_opts(&o, cases[i].cores, cases[i].cpt);
 		errno = 0;
-		t = tmatch_spank_node_tree(&o, cases[i].nlocal, &smt, &err);
+		t = tmatch_place_node_tree(&o, cases[i].nlocal, &smt, &err);
 		if (cases[i].smt < 0) {
 			cr_expect_null(t, "case %zu", i);
 			cr_expect_eq(errno, EOVERFLOW, "case %zu", i);
@@ -537,11 +598,11 @@ Test(spank_plan, smt_policy_follows_the_task_count)
 		cr_expect_eq(tmatch_affinity_tree_nb_slots(t), cases[i].slots, "case %zu", i);
 		for (int l = 0, k = 0; l < tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(t));
 		     l++) {
-			char list[64];
+			const char *list;
 
 			if (!tmatch_affinity_leaf_is_real(t, l))
 				continue;
-			cr_assert_gt(tmatch_affinity_leaf_cpulist(t, l, list, sizeof(list)), 0);
+			list = text_of(tmatch_affinity_cpuset_list(tmatch_affinity_leaf_cpuset(t, l)));
 			cr_expect_eq(count_list(list), cases[i].cpus, "case %zu slot %d: %s", i,
 			             k++, list);
 		}
@@ -549,52 +610,54 @@ Test(spank_plan, smt_policy_follows_the_task_count)
 	}
 }
 
-Test(spank_plan, node_tree_bad_arguments)
+Test(placement_plan, node_tree_bad_arguments)
 {
 	tmatch_affinity_opts_t o;
 	tmatch_error_t err;
 
 	smt_opts(&o, "0-1", 1);
 	errno = 0;
-	cr_expect_null(tmatch_spank_node_tree(NULL, 2, NULL, &err));
+	cr_expect_null(tmatch_place_node_tree(NULL, 2, NULL, &err));
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_null(tmatch_spank_node_tree(&o, 0, NULL, &err));
+	cr_expect_null(tmatch_place_node_tree(&o, 0, NULL, &err));
 	cr_expect_eq(errno, EINVAL);
 	o.input = "/nonexistent/topology.xml";
-	cr_expect_null(tmatch_spank_node_tree(&o, 2, NULL, &err));
+	cr_expect_null(tmatch_place_node_tree(&o, 2, NULL, &err));
 	cr_expect_neq(err.msg[0], '\0');
 }
 
 /* 4 tasks on 2 SMT cores: one hardware thread each, and the pairs that talk
    (0-3, 1-2) share a core. */
-Test(spank_plan, smt_plan_pairs_share_a_core)
+Test(placement_plan, smt_plan_pairs_share_a_core)
 {
 	const int ranks[] = {0, 1, 2, 3};
 	tmatch_affinity_opts_t o;
 	struct node_case c;
-	tmatch_spank_plan_t *plan;
+	tmatch_place_node_t *plan;
 	int smt = -1;
 
 	smt_opts(&o, "0-1", 1);
 	c.p = load(pairs4);
-	c.t = tmatch_spank_node_tree(&o, 4, &smt, &c.err);
+	c.t = tmatch_place_node_tree(&o, 4, &smt, &c.err);
 	cr_assert_not_null(c.t, "%s", c.err.msg);
 	cr_expect_eq(smt, TMATCH_AFFINITY_SMT_ALL);
 	tmatch_config_init(&c.cfg);
 	info_init(&c.info, ranks, 4, 4);
+	c.info.cfg = &c.cfg;
+	c.info.profile = c.p;
 	plan = case_plan(&c);
 	check_disjoint(plan);
 	for (int a = 0; a < 4; a++)
-		cr_expect_eq(count_list(plan->task[a].cpulist), 1, "%s", plan->task[a].cpulist);
+		cr_expect_eq(count_list(cpus(plan, a)), 1, "%s", cpus(plan, a));
 	cr_expect_eq(plan->task[0].leaf / 2, plan->task[3].leaf / 2);
 	cr_expect_eq(plan->task[1].leaf / 2, plan->task[2].leaf / 2);
 	/* Core 0 is PUs 0 and 28, core 1 PUs 1 and 29. */
-	cr_expect(strcmp(plan->task[0].cpulist, plan->task[3].cpulist) != 0);
-	cr_expect_eq(atoi(plan->task[0].cpulist) % 28, atoi(plan->task[3].cpulist) % 28, "%s %s",
-	             plan->task[0].cpulist, plan->task[3].cpulist);
-	cr_expect_eq(atoi(plan->task[1].cpulist) % 28, atoi(plan->task[2].cpulist) % 28, "%s %s",
-	             plan->task[1].cpulist, plan->task[2].cpulist);
-	tmatch_spank_plan_destroy(plan);
+	cr_expect(strcmp(cpus(plan, 0), cpus(plan, 3)) != 0);
+	cr_expect_eq(atoi(cpus(plan, 0)) % 28, atoi(cpus(plan, 3)) % 28, "%s %s",
+	             cpus(plan, 0), cpus(plan, 3));
+	cr_expect_eq(atoi(cpus(plan, 1)) % 28, atoi(cpus(plan, 2)) % 28, "%s %s",
+	             cpus(plan, 1), cpus(plan, 2));
+	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }

@@ -32,7 +32,7 @@
 static struct {
 	spank_context_t ctx;
 	uint32_t stepid, nnodes, nodeid, nlocal, ntotal;
-	uint16_t cpt;
+	uint32_t cpt;
 	char *step_cores, *job_cores;
 	int task_id; /* -1: not in a task */
 	struct spank_option opts[MAX_OPTS];
@@ -134,7 +134,7 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		*va_arg(ap, uint32_t *) = mock.ntotal;
 		break;
 	case S_STEP_CPUS_PER_TASK:
-		*va_arg(ap, uint16_t *) = mock.cpt;
+		*va_arg(ap, uint32_t *) = mock.cpt;
 		break;
 	case S_STEP_ALLOC_CORES:
 		*va_arg(ap, char **) = mock.step_cores;

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * node.c - a node's placement: whether the policy applies to this step
+ * here, the tree of the step's CPUs (SMT policy, CPUs per task), the
+ * node's sub-matrix, the mapping (in a limited child for the plugin), the
+ * packed baseline, and each task's CPU set and position.
+ */
+#include "placement/placement_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+
+int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores)
+{
+	hwloc_bitmap_t set;
+	int n = -1;
+
+	if (!job_cores || node_cores <= 0 || !(set = hwloc_bitmap_alloc()))
+		return 0;
+	if (tmatch_affinity_cpuset_parse(job_cores, "core list", set, NULL) == 0)
+		n = hwloc_bitmap_weight(set);
+	hwloc_bitmap_free(set);
+	return n > 0 && n >= node_cores;
+}
+
+tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
+                                               int *smt_used, tmatch_error_t *err)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *t = NULL;
+	int cpt, ncpus;
+	const char *name;
+
+	if (!opts || nlocal < 1) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_node_tree: invalid argument");
+		return NULL;
+	}
+	o = *opts;
+	cpt = o.cpus_per_task > 1 ? o.cpus_per_task : 1;
+	name = o.node_name ? o.node_name : "localhost";
+	/* As Slurm counts CPUs: one task per core (all its hardware threads),
+	   with -c N N hardware threads per task. */
+	o.smt = cpt > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
+	t = tmatch_affinity_node_load(&o, err);
+	if (!t)
+		return NULL;
+	if (tmatch_affinity_tree_nb_slots(t) >= nlocal)
+		goto done;
+	if (o.smt == TMATCH_AFFINITY_SMT_CORE) {
+		/* More tasks than cores: Slurm put several tasks on one core's
+		   hardware threads. One slot per hardware thread, if enough. */
+		tmatch_affinity_tree_t *pus;
+
+		o.smt = TMATCH_AFFINITY_SMT_ALL;
+		pus = tmatch_affinity_node_load(&o, err);
+		if (!pus)
+			goto fail;
+		tmatch_affinity_tree_destroy(t);
+		t = pus;
+		if (tmatch_affinity_tree_nb_slots(t) >= nlocal)
+			goto done;
+	}
+	/* True oversubscription (srun --overcommit): no placement keeps every
+	   task on CPUs of its own. */
+	ncpus = hwloc_bitmap_weight(tmatch_affinity_tree_allowed_cpuset(t, 0));
+	if (cpt > 1)
+		tmatch_error_set(err, EOVERFLOW, NULL, 0, 0,
+		                 "node %s: %d tasks of %d CPUs for %d CPU%s: more CPUs asked than "
+		                 "the step has here (oversubscribed, e.g. --overcommit); ask for "
+		                 "fewer tasks per node or more CPUs",
+		                 name, nlocal, cpt, ncpus, ncpus == 1 ? "" : "s");
+	else
+		tmatch_error_set(err, EOVERFLOW, NULL, 0, 0,
+		                 "node %s: %d tasks for %d CPU%s: more tasks than CPUs "
+		                 "(oversubscribed, e.g. --overcommit); ask for fewer tasks per node "
+		                 "or more CPUs",
+		                 name, nlocal, ncpus, ncpus == 1 ? "" : "s");
+	tmatch_affinity_tree_destroy(t);
+	errno = EOVERFLOW;
+	return NULL;
+done:
+	if (smt_used)
+		*smt_used = o.smt;
+	return t;
+fail:
+	tmatch_affinity_tree_destroy(t);
+	return NULL;
+}
+
+char *tmatch_place_node_name(const char *nodelist, int node_index)
+{
+	char **names = NULL, *name = NULL;
+	int n = 0;
+
+	if (nodelist && *nodelist && node_index >= 0)
+		names = tmatch_affinity_hostlist_expand(nodelist, &n, NULL);
+	name = strdup(names && node_index < n ? names[node_index] : "localhost");
+	tmatch_affinity_hostlist_free(names);
+	if (!name)
+		errno = ENOMEM;
+	return name;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void log_to_nowhere(void *arg, int level, const char *msg)
+{
+	(void)arg, (void)level, (void)msg;
+}
+
+/* Position of a leaf of this node's tree: from the cluster tree when there
+   is one (switches, node), else node=i/n before the node's own levels. */
+static int leaf_position(const tmatch_affinity_tree_t *node, int leaf,
+                         const tmatch_affinity_tree_t *cluster, int cluster_node,
+                         const tmatch_place_node_in_t *in, tmatch_affinity_pos_t *pos,
+                         tmatch_error_t *err)
+{
+	tmatch_affinity_pos_t npos;
+
+	memset(pos, 0, sizeof(*pos));
+	if (tmatch_affinity_leaf_position(node, leaf, &npos, err) < 0)
+		return -1;
+	if (cluster) {
+		/* The same slot in the cluster tree: the k-th real leaf of this
+		   node there is the k-th real leaf of the node tree. */
+		int k = 0, found = -1, nl = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(node));
+		int cl = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(cluster));
+
+		for (int l = 0; l < leaf && l < nl; l++)
+			k += tmatch_affinity_leaf_is_real(node, l);
+		for (int l = 0; l < cl; l++) {
+			if (!tmatch_affinity_leaf_is_real(cluster, l) ||
+			    tmatch_affinity_leaf_node(cluster, l) != cluster_node)
+				continue;
+			if (k-- == 0) {
+				found = l;
+				break;
+			}
+		}
+		if (found >= 0 && tmatch_affinity_leaf_position(cluster, found, pos, NULL) == 0)
+			return 0;
+		memset(pos, 0, sizeof(*pos));
+	}
+	snprintf(pos->level[0].name, sizeof(pos->level[0].name), "node");
+	pos->level[0].index = in->node_index;
+	pos->level[0].count = in->node_count > 0 ? in->node_count : 1;
+	pos->level[0].global = in->node_index;
+	pos->nlevels = 1;
+	for (int i = 0; i < npos.nlevels && pos->nlevels < TMATCH_AFFINITY_MAX_LEVELS; i++)
+		if (strcmp(npos.level[i].name, "node") != 0)
+			pos->level[pos->nlevels++] = npos.level[i];
+	return 0;
+}
+
+static tmatch_place_node_t *result_new(const tmatch_place_node_in_t *in, const char *node_name)
+{
+	tmatch_place_node_t *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	snprintf(r->node_name, sizeof(r->node_name), "%s", node_name ? node_name : "localhost");
+	r->node_index = in->node_index;
+	r->node_count = in->node_count;
+	r->cpus_per_task = in->cpus_per_task > 1 ? in->cpus_per_task : 1;
+	snprintf(r->mapper, sizeof(r->mapper), "%s",
+	         in->cfg->mapper[0] ? in->cfg->mapper : TMATCH_DEFAULT_MAPPER);
+	return r;
+}
+
+void tmatch_place_node_destroy(tmatch_place_node_t *node)
+{
+	if (!node)
+		return;
+	for (int i = 0; node->task && i < node->ntasks; i++)
+		hwloc_bitmap_free(node->task[i].cpuset);
+	free(node->task);
+	hwloc_bitmap_free(node->allowed);
+	free(node);
+}
+
+/* The cluster tree and this node's index in it, or NULL. */
+static tmatch_affinity_tree_t *build_cluster(const tmatch_place_node_in_t *in,
+                                             const tmatch_affinity_tree_t *node, int *owned)
+{
+	tmatch_affinity_conf_t *conf = NULL;
+	tmatch_affinity_tree_t *cluster;
+
+	*owned = 0;
+	if (in->cluster)
+		return (tmatch_affinity_tree_t *)in->cluster;
+	if (in->node_count <= 1 || !in->nodelist || !in->nodelist[0])
+		return NULL;
+	if (in->topology_conf)
+		conf = tmatch_affinity_conf_load(in->topology_conf, NULL);
+	cluster = tmatch_affinity_cluster_build(conf, in->nodelist, node, NULL, NULL);
+	tmatch_affinity_conf_destroy(conf);
+	*owned = cluster != NULL;
+	return cluster;
+}
+
+static int find_node(const tmatch_affinity_tree_t *cluster, const char *name)
+{
+	for (int i = 0; cluster && i < tmatch_affinity_tree_nb_nodes(cluster); i++)
+		if (strcmp(tmatch_affinity_tree_node_name(cluster, i), name) == 0)
+			return i;
+	return -1;
+}
+
+int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinity_tree_t *node,
+                          tmatch_place_node_t **out, tmatch_error_t *err)
+{
+	const tmatch_config_t *cfg;
+	const tmatch_topo_t *topo;
+	tmatch_comm_t *full = NULL, *sub = NULL;
+	tmatch_affinity_tree_t *cluster = NULL;
+	tmatch_place_node_t *res = NULL;
+	tmatch_map_opts_t mopts;
+	tmatch_metrics_t m_map, m_packed;
+	int *leaf_of = NULL, *packed = NULL, own_cluster = 0, cluster_node = -1;
+	int rc = -1, nleaves, slots, order;
+	char *name = NULL;
+	double t0;
+
+	if (!in || !in->cfg || (!in->profile && !in->comm) || !node || !out || in->nlocal < 1 ||
+	    !in->ranks)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_node_map: invalid argument");
+	cfg = in->cfg;
+	if (in->profile && tmatch_profile_check_ranks(in->profile, in->ntasks_total, err) < 0)
+		return -1;
+	if (!in->profile && (order = tmatch_comm_order(in->comm)) != in->ntasks_total)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "the matrix has %d ranks but the job step has %d tasks",
+		                        order, in->ntasks_total);
+	topo = tmatch_affinity_tree_topo(node);
+	nleaves = tmatch_topo_nb_leaves(topo);
+	slots = tmatch_affinity_tree_nb_slots(node);
+	if (in->nlocal > slots)
+		return tmatch_error_set(
+		    err, EOVERFLOW, NULL, 0, 0,
+		    "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
+		    "ask for fewer tasks per node or more CPUs",
+		    in->nlocal, slots, in->cpus_per_task > 1 ? in->cpus_per_task : 1);
+	if (in->profile) {
+		full = tmatch_place_comm(in->profile, cfg->metric, cfg->coll, err);
+		if (!full)
+			goto out;
+	}
+	/* One implementation with `treematch map --ranks`. */
+	sub = tmatch_comm_submatrix(full ? full : in->comm, in->ranks, in->nlocal, err);
+	if (!sub)
+		goto out;
+	name = in->node_name ? strdup(in->node_name)
+	                     : tmatch_place_node_name(in->nodelist, in->node_index);
+	res = name ? result_new(in, name) : NULL;
+	leaf_of = calloc((size_t)in->nlocal, sizeof(*leaf_of));
+	packed = calloc((size_t)in->nlocal, sizeof(*packed));
+	if (!res || !leaf_of || !packed)
+		goto nomem;
+	res->task = calloc((size_t)in->nlocal, sizeof(*res->task));
+	res->allowed = hwloc_bitmap_dup(tmatch_affinity_tree_allowed_cpuset(node, 0));
+	if (!res->task || !res->allowed)
+		goto nomem;
+
+	tmatch_map_opts_init(&mopts);
+	mopts.mapper = cfg->mapper[0] ? cfg->mapper : NULL;
+	mopts.seed = cfg->seed;
+	mopts.time_budget = cfg->max_map_time;
+	mopts.log = log_to_nowhere;
+	t0 = tmatch__place_now();
+	if (in->isolate) {
+		/* In a child with hard limits: slurmstepd must outlive the mapping
+		   (time, memory, METIS's global state, a crash). The deadline is
+		   enforced while it runs, not checked after. */
+		if (tmatch__place_isolate_map(sub, topo, &mopts, cfg->max_map_time,
+		                              cfg->max_map_memory, NULL, leaf_of, err) < 0)
+			goto out;
+	} else if (tmatch_map_compute(sub, topo, &mopts, leaf_of, err) < 0) {
+		goto out;
+	}
+	res->map_seconds = tmatch__place_now() - t0;
+	if (tmatch_map_validate(topo, leaf_of, in->nlocal, err) < 0)
+		goto out;
+	/* Slurm's default block placement: local task i on the i-th slot. */
+	for (int l = 0, i = 0; l < nleaves && i < in->nlocal; l++)
+		if (tmatch_topo_is_allowed(topo, l))
+			packed[i++] = l;
+	if (tmatch_eval(sub, topo, leaf_of, &m_map, err) < 0 ||
+	    tmatch_eval(sub, topo, packed, &m_packed, err) < 0)
+		goto out;
+	res->cost = m_map.cost;
+	res->cost_packed = m_packed.cost;
+
+	cluster = build_cluster(in, node, &own_cluster);
+	cluster_node = find_node(cluster, res->node_name);
+	if (cluster_node < 0)
+		cluster = NULL;
+	for (int a = 0; a < in->nlocal; a++) {
+		tmatch_place_task_t *t = &res->task[a];
+		hwloc_const_bitmap_t set;
+
+		t->rank = in->ranks[a];
+		t->leaf = leaf_of[a];
+		set = tmatch_affinity_leaf_cpuset(node, t->leaf);
+		if (!set) {
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
+			                 "leaf %d of the node tree has no CPU set", t->leaf);
+			goto out;
+		}
+		if (!(t->cpuset = hwloc_bitmap_dup(set)))
+			goto nomem;
+		if (leaf_position(node, t->leaf, cluster, cluster_node, in, &t->pos, err) < 0)
+			goto out;
+	}
+	res->ntasks = in->nlocal;
+	res->status = TMATCH_PLACE_PLACED;
+	*out = res;
+	res = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+out:
+	if (res)
+		res->ntasks = in->nlocal; /* free the CPU sets made so far */
+	tmatch_place_node_destroy(res);
+	if (own_cluster)
+		tmatch_affinity_tree_destroy(cluster);
+	tmatch_comm_destroy(sub);
+	tmatch_comm_destroy(full);
+	free(leaf_of);
+	free(packed);
+	free(name);
+	return rc;
+}
+
+/* A step the policy leaves to Slurm: a result saying why. */
+static int skipped(const tmatch_place_node_in_t *in, const char *name, int level,
+                   tmatch_place_node_t **out, tmatch_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int skipped(const tmatch_place_node_in_t *in, const char *name, int level,
+                   tmatch_place_node_t **out, tmatch_error_t *err, const char *fmt, ...)
+{
+	tmatch_place_node_t *r = result_new(in, name);
+	va_list ap;
+
+	if (!r)
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory", name);
+	r->status = TMATCH_PLACE_SKIPPED;
+	r->why_level = level;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	*out = r;
+	return 0;
+}
+
+int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
+                      tmatch_affinity_tree_t **node_tree, tmatch_error_t *err)
+{
+	tmatch_affinity_opts_t aopts;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_place_node_in_t mine;
+	tmatch_error_t e;
+	char *name = NULL, buf[sizeof(e.msg) + sizeof(e.file) + 32];
+	const char *xml;
+	int rc = -1, smt = 0, total;
+
+	if (!in || !in->cfg || (!in->profile && !in->comm) || !out || in->nlocal < 0 ||
+	    (in->nlocal > 0 && !in->ranks))
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_node: invalid argument");
+	mine = *in;
+	name = in->node_name ? strdup(in->node_name)
+	                     : tmatch_place_node_name(in->nodelist, in->node_index);
+	if (!name)
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	mine.node_name = name;
+	total = in->profile ? tmatch_profile_ranks(in->profile) : tmatch_comm_order(in->comm);
+	if (!in->user_profile && total != in->ntasks_total) {
+		/* An admin default profile only applies to steps of its size. */
+		rc = skipped(in, name, TMATCH_LOG_DEBUG, out, err,
+		             "default profile has %d ranks, step has %u tasks: not applied", total,
+		             (unsigned)in->ntasks_total);
+		goto out;
+	}
+
+	tmatch_affinity_opts_init(&aopts);
+	xml = in->cfg->topology_xml[0] ? in->cfg->topology_xml : NULL;
+	if (in->topology) {
+		if (tmatch_place_node_spec(in->topology, &aopts, err) < 0)
+			goto out;
+	} else if (xml) {
+		aopts.source = TMATCH_AFFINITY_SRC_XML;
+		aopts.input = xml;
+		aopts.this_system = !in->cfg->dry_run;
+	}
+	aopts.alloc_cores = in->step_cores;
+	aopts.cpus_per_task = in->cpus_per_task;
+	aopts.node_name = name;
+	aopts.log = in->log;
+	aopts.log_arg = in->log_arg;
+
+	if (in->cfg->exclusive_only) {
+		tmatch_affinity_opts_t whole = aopts;
+		tmatch_affinity_tree_t *t;
+
+		whole.alloc_cores = NULL;
+		whole.cpus_per_task = 1;
+		whole.smt = TMATCH_AFFINITY_SMT_CORE;
+		t = tmatch_affinity_node_load(&whole, NULL);
+		if (!t || !tmatch_place_job_has_whole_node(in->job_cores,
+		                                           tmatch_affinity_tree_nb_slots(t))) {
+			tmatch_affinity_tree_destroy(t);
+			rc = skipped(in, name, TMATCH_LOG_INFO, out, err,
+			             "%s: the job does not have the whole node (exclusive_only=on): "
+			             "Slurm's binding kept",
+			             name);
+			goto out;
+		}
+		tmatch_affinity_tree_destroy(t);
+	}
+
+	tmatch_error_clear(&e);
+	tree = tmatch_place_node_tree(&aopts, in->nlocal > 0 ? in->nlocal : 1, &smt, &e);
+	if (!tree) {
+		int saved = errno;
+
+		if (saved == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
+			tmatch_error_set(err, saved, NULL, 0, 0, "%s", e.msg);
+		else
+			tmatch_error_set(err, saved, NULL, 0, 0,
+			                 "%s: cannot build the node topology: %s", name,
+			                 tmatch_error_format(&e, buf, sizeof(buf)));
+		goto out;
+	}
+	tmatch_error_clear(&e);
+	if (tmatch_place_node_map(&mine, tree, out, &e) < 0) {
+		int saved = errno;
+
+		tmatch_error_set(err, saved, NULL, 0, 0, "%s: %s", name,
+		                 tmatch_error_format(&e, buf, sizeof(buf)));
+		goto out;
+	}
+	(*out)->smt = smt;
+	if (node_tree) {
+		*node_tree = tree;
+		tree = NULL;
+	}
+	rc = 0;
+out:
+	tmatch_affinity_tree_destroy(tree);
+	free(name);
+	return rc;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * step.c - the decisions about a step as a whole: is it handled, the
+ * effective policy (defaults, plugstack.conf, admin file, the user's value),
+ * whose profile it is, what srun checks and what a problem there does.
+ */
+#include "placement/placement_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tmatch_place_step_is_handled(uint32_t step_id)
+{
+	switch (step_id) {
+	case TMATCH_STEP_PENDING:
+	case TMATCH_STEP_EXTERN:
+	case TMATCH_STEP_BATCH:
+	case TMATCH_STEP_INTERACTIVE:
+		return 0;
+	default:
+		/* Any other id at the top of the range is a special step of a
+		   newer Slurm: leave it alone too. */
+		return step_id < 0xfffffff0u;
+	}
+}
+
+int tmatch_place_classify_value(const char *value, tmatch_error_t *err)
+{
+	if (!value || !*value)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "--treematch needs a value: a profile path, off, or help");
+	if (strcmp(value, "help") == 0)
+		return TMATCH_PLACE_VALUE_HELP;
+	return TMATCH_PLACE_VALUE_OPTIONS;
+}
+
+const char *tmatch_place_help_text(void)
+{
+	return "treematch: --treematch=VALUE places each task where TreeMatch says, from a\n"
+	       "treematch: communication profile (see treematch(8), treematch-profile(5)).\n"
+	       "treematch:   --treematch=PROFILE[,key=value...]   use this profile\n"
+	       "treematch:   --treematch=off                      disable (even if the site "
+	       "enables it)\n"
+	       "treematch:   --treematch=help                     this text\n"
+	       "treematch: keys: mapper=NAME[+refine]  metric=bytes|msgs|avg  coll=on|off\n"
+	       "treematch:       verbose=N  dry_run=on|off  seed=N  mpi_pin=on|off\n"
+	       "treematch:       failure=fallback|fail  max_ranks=N  max_file_size=N[K|M|G]\n"
+	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
+	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
+}
+
+static const char admin_file_key[] = "admin_file=";
+
+const char *tmatch_place_admin_file(int argc, char *const *argv)
+{
+	const char *file = NULL;
+
+	for (int i = 0; argv && i < argc; i++)
+		if (argv[i] && strncmp(argv[i], admin_file_key, sizeof(admin_file_key) - 1) == 0)
+			file = argv[i] + sizeof(admin_file_key) - 1;
+	return file;
+}
+
+int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *user_value,
+                        tmatch_config_t *out, tmatch_error_t *err)
+{
+	tmatch_config_t admin, user, merged;
+	char **args = NULL;
+	int nargs = 0, rc = -1;
+
+	if (!out || argc < 0 || (argc > 0 && !argv))
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_config: invalid argument");
+	tmatch_config_init(&admin);
+	/* admin_file= is the plugin's own argument, not a key of the grammar. */
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	for (int i = 0; i < argc; i++)
+		if (argv[i] && strncmp(argv[i], admin_file_key, sizeof(admin_file_key) - 1) != 0)
+			args[nargs++] = argv[i];
+	if (tmatch_config_parse_argv(&admin, nargs, args, "plugstack.conf", err) < 0)
+		goto out;
+	if (admin_fd >= 0 &&
+	    tmatch_config_parse_fd(&admin, admin_fd, tmatch_place_admin_file(argc, argv), err) < 0)
+		goto out;
+	merged = admin;
+	if (user_value) {
+		if (tmatch_place_classify_value(user_value, err) != TMATCH_PLACE_VALUE_OPTIONS) {
+			if (err && !err->msg[0])
+				tmatch_error_set(err, 0, NULL, 0, 0,
+				                 "--treematch=help cannot be combined with a job");
+			errno = EINVAL;
+			goto out;
+		}
+		tmatch_config_init(&user);
+		if (tmatch_config_parse_string(&user, user_value, TMATCH_CONFIG_USER, "--treematch",
+		                               err) < 0)
+			goto out;
+		if (tmatch_config_merge(&admin, &user, &merged, err) < 0)
+			goto out;
+	}
+	*out = merged;
+	rc = 0;
+out:
+	free(args);
+	return rc;
+}
+
+int tmatch_place_user_profile(const char *user_value)
+{
+	tmatch_config_t user;
+
+	if (!user_value)
+		return 0;
+	tmatch_config_init(&user);
+	return tmatch_config_parse_string(&user, user_value, TMATCH_CONFIG_USER, "--treematch",
+	                                  NULL) == 0 &&
+	       user.profile[0] != '\0';
+}
+
+int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile)
+{
+	return user_profile || (cfg && cfg->failure == TMATCH_FAILURE_FAIL);
+}
+
+void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim)
+{
+	tmatch_profile_limits_init(lim);
+	if (cfg->max_ranks > 0 && cfg->max_ranks < lim->max_ranks)
+		lim->max_ranks = cfg->max_ranks;
+	if (cfg->max_file_size > 0 && cfg->max_file_size < lim->max_file_size)
+		lim->max_file_size = cfg->max_file_size;
+}
+
+int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof, int ntasks,
+                               tmatch_error_t *err)
+{
+	if (!cfg || !prof)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_check_profile: invalid argument");
+	if (ntasks > 0 && tmatch_profile_check_ranks(prof, ntasks, err) < 0)
+		return -1;
+	if (cfg->mapper[0] && tmatch_map_check_name(cfg->mapper, err) < 0)
+		return -1;
+	return 0;
+}
+
+tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int coll,
+                                 tmatch_error_t *err)
+{
+	if (!prof) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_comm: no profile");
+		return NULL;
+	}
+	if (metric < 0)
+		metric = (int)tmatch_profile_placement_metric(prof);
+	return tmatch_profile_to_comm(prof, (tmatch_profile_metric_t)metric,
+	                              TMATCH_PROFILE_P2P | (coll ? TMATCH_PROFILE_COLL : 0), err);
+}
