@@ -25,6 +25,12 @@
  * and an optional tmatch_error_t; a failing call leaves its outputs alone;
  * destroy(NULL) is a no-op; no global state.
  *
+ * This layer is the project's own: it is linked from libtreematch.a into the
+ * plugin, the CLI and the tests, but not exported by libtreematch.so nor
+ * installed (its interface will move with the de-privileged mapping helper
+ * and the compiled step plan). The policy grammar, placement/config.h, is
+ * public as before.
+ *
  * Index spaces: `local` = a task's index on its node (S_TASK_ID), `rank` =
  * its global task id (S_TASK_GLOBAL_ID, the MPI_COMM_WORLD rank under
  * srun), `leaf` = a leaf of the node tree's (or cluster tree's) topo.
@@ -55,7 +61,7 @@ extern "C" {
 
 /* 1 for the steps the plugin acts on (ordinary srun steps), 0 for the batch
    script, the extern container, interactive and pending steps. */
-TMATCH_API int tmatch_place_step_is_handled(uint32_t step_id);
+int tmatch_place_step_is_handled(uint32_t step_id);
 
 /*
  * What the user's --treematch value asks for before the grammar sees it:
@@ -64,10 +70,10 @@ TMATCH_API int tmatch_place_step_is_handled(uint32_t step_id);
  * turns that into enabled=0). -1/EINVAL for NULL or an empty value.
  */
 enum { TMATCH_PLACE_VALUE_OPTIONS = 0, TMATCH_PLACE_VALUE_HELP = 1 };
-TMATCH_API int tmatch_place_classify_value(const char *value, tmatch_error_t *err);
+int tmatch_place_classify_value(const char *value, tmatch_error_t *err);
 
 /* The text printed for --treematch=help (static, never NULL). */
-TMATCH_API const char *tmatch_place_help_text(void);
+const char *tmatch_place_help_text(void);
 
 /*
  * Effective configuration: built-in defaults, then plugstack.conf arguments
@@ -78,16 +84,15 @@ TMATCH_API const char *tmatch_place_help_text(void);
  * Returns 0, or -1 with err naming the source ("plugstack.conf",
  * "--treematch") and what to fix; on error *out is unchanged.
  */
-TMATCH_API int tmatch_place_config(int argc, char *const *argv, int admin_fd,
-                                   const char *user_value, tmatch_config_t *out,
-                                   tmatch_error_t *err);
+int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *user_value,
+                        tmatch_config_t *out, tmatch_error_t *err);
 
 /* The admin file named in argv ("admin_file=PATH"), or NULL. Points into argv. */
-TMATCH_API const char *tmatch_place_admin_file(int argc, char *const *argv);
+const char *tmatch_place_admin_file(int argc, char *const *argv);
 
 /* 1 when the user's --treematch value names a profile itself (then the
    profile is the user's, not the admin's default), 0 otherwise. */
-TMATCH_API int tmatch_place_user_profile(const char *user_value);
+int tmatch_place_user_profile(const char *user_value);
 
 /*
  * What a problem found before the step starts (the profile unreadable or of
@@ -95,18 +100,18 @@ TMATCH_API int tmatch_place_user_profile(const char *user_value);
  * or the policy says failure=fail; 0 = go on without placement (an admin
  * default that does not fit this step is not the user's problem).
  */
-TMATCH_API int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile);
+int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile);
 
 /* Profile limits from the effective configuration. */
-TMATCH_API void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim);
+void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim);
 
 /*
  * The check srun runs before launching anything: the profile has exactly
  * `ntasks` ranks (ntasks <= 0: unknown, not checked) and the mapper name is
  * valid. -1/EINVAL with a message saying what to fix.
  */
-TMATCH_API int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof,
-                                          int ntasks, tmatch_error_t *err);
+int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof, int ntasks,
+                               tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* The matrix a placement maps                                               */
@@ -117,8 +122,8 @@ TMATCH_API int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmat
  * point-to-point edges, plus the collective ones when `coll`. The one place
  * that choice is made, for the plugin and for the CLI.
  */
-TMATCH_API tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int coll,
-                                            tmatch_error_t *err);
+tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int coll,
+                                 tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* The node tree                                                             */
@@ -126,7 +131,7 @@ TMATCH_API tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int me
 /* 1 when the job's cores on this node (S_JOB_ALLOC_CORES, "0-3,8") cover
    all `node_cores` cores of the node, 0 otherwise (also for a missing or
    malformed list): what exclusive_only asks. */
-TMATCH_API int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores);
+int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores);
 
 /*
  * The tree of the step's CPUs on this node for `nlocal` tasks, built from
@@ -141,9 +146,8 @@ TMATCH_API int tmatch_place_job_has_whole_node(const char *job_cores, int node_c
  * in err: "node n0: 4 tasks for 2 CPUs: ...". Other failures are those of
  * tmatch_affinity_node_load. Destroy with tmatch_affinity_tree_destroy.
  */
-TMATCH_API tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts,
-                                                          int nlocal, int *smt_used,
-                                                          tmatch_error_t *err);
+tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
+                                               int *smt_used, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* A node's placement                                                        */
@@ -222,7 +226,7 @@ typedef struct tmatch_place_node {
 
 /* The name of node `node_index` of a hostlist, in a new string; "localhost"
    when the list is NULL, empty, malformed or too short. NULL only on ENOMEM. */
-TMATCH_API char *tmatch_place_node_name(const char *nodelist, int node_index);
+char *tmatch_place_node_name(const char *nodelist, int node_index);
 
 /*
  * Place this node's tasks, with every decision in order: an admin default
@@ -238,8 +242,8 @@ TMATCH_API char *tmatch_place_node_name(const char *nodelist, int node_index);
  * topology: ...", "n0: <what the mapping said>" (EINVAL, ETIME, ENOMEM,
  * EIO...).
  */
-TMATCH_API int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
-                                 tmatch_affinity_tree_t **node_tree, tmatch_error_t *err);
+int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
+                      tmatch_affinity_tree_t **node_tree, tmatch_error_t *err);
 
 /*
  * The mapping part of tmatch_place_node on a node tree the caller built
@@ -254,11 +258,10 @@ TMATCH_API int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_
  * step's (EINVAL), the mapping fails or exceeds its limits (ETIME, ENOMEM,
  * EIO). The skip decisions are not made here.
  */
-TMATCH_API int tmatch_place_node_map(const tmatch_place_node_in_t *in,
-                                     const tmatch_affinity_tree_t *node,
-                                     tmatch_place_node_t **out, tmatch_error_t *err);
+int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinity_tree_t *node,
+                          tmatch_place_node_t **out, tmatch_error_t *err);
 
-TMATCH_API void tmatch_place_node_destroy(tmatch_place_node_t *node);
+void tmatch_place_node_destroy(tmatch_place_node_t *node);
 
 /* ------------------------------------------------------------------------ */
 /* What a task gets                                                          */
@@ -280,23 +283,22 @@ typedef struct tmatch_place_env {
  * *env (free with tmatch_place_env_free), -1 with errno (EINVAL for a bad
  * local id or a skipped node, ENOMEM).
  */
-TMATCH_API int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg,
-                                     int local, tmatch_place_env_t **env);
-TMATCH_API void tmatch_place_env_free(tmatch_place_env_t *env, int n);
+int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg, int local,
+                          tmatch_place_env_t **env);
+void tmatch_place_env_free(tmatch_place_env_t *env, int n);
 
 /*
  * One line per task in the style of --cpu-bind=verbose, in a new string:
  * "treematch: cpu-bind=MAP - n0, task  1  1 [4242]: cpus 1 mask 0x2 set"
  * ("... not set (dry-run)" in dry-run). NULL with errno.
  */
-TMATCH_API char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long pid,
-                                           int dry_run);
+char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long pid, int dry_run);
 
 /*
  * The node's summary, in a new string: "treematch: n0: 4 task(s) mapped by
  * treematch in 0.3 ms, cost 12 (packed 20, -40.0%)". NULL with errno.
  */
-TMATCH_API char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run);
+char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run);
 
 /* ------------------------------------------------------------------------ */
 /* Inputs of the front ends                                                  */
@@ -309,7 +311,7 @@ TMATCH_API char *tmatch_place_summary_line(const tmatch_place_node_t *node, int 
  * "none" = one flat switch; the node list's commas inside brackets are its
  * own). -1/NULL with err saying which forms exist.
  */
-TMATCH_API tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err);
+tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err);
 
 /*
  * The affinity tree (with CPU sets and node names) of a node spec
@@ -317,26 +319,24 @@ TMATCH_API tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_
  * defaults) gives the SMT, cpus-per-task and restriction options;
  * conf_path/nodes (NULL = none) make a cluster tree of a node spec.
  */
-TMATCH_API tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec,
-                                                          const tmatch_affinity_opts_t *base,
-                                                          const char *conf_path, const char *nodes,
-                                                          tmatch_error_t *err);
+tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_affinity_opts_t *base,
+                                               const char *conf_path, const char *nodes,
+                                               tmatch_error_t *err);
 
 /*
  * Set `opts`' source and input from a node spec: "synthetic:<string>",
  * "xml:FILE" or "local" (this machine, use_current_binding). -1/EINVAL (opts
  * untouched) for anything else.
  */
-TMATCH_API int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts,
-                                      tmatch_error_t *err);
+int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts, tmatch_error_t *err);
 
 /*
  * A profile file as the matrix to map: .mtx and .mat through the core's
  * readers, .yml/.yaml through the profile loader (its placement_metric,
  * point-to-point traffic; warnings to `log`). EINVAL for another extension.
  */
-TMATCH_API tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
-                                                 tmatch_error_t *err);
+tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
+                                      tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layouts: the node of every rank                                           */
@@ -345,8 +345,7 @@ TMATCH_API tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn
  * Slurm's tasks-per-node syntax into cap[0..nnodes-1]: "4" (every node),
  * "2(x3),1", "4,4,2". -1/EINVAL with the column in the message.
  */
-TMATCH_API int tmatch_place_tasks_per_node(const char *spec, int nnodes, int *cap,
-                                           tmatch_error_t *err);
+int tmatch_place_tasks_per_node(const char *spec, int nnodes, int *cap, tmatch_error_t *err);
 
 /*
  * The capacities Slurm gives a step when none are named: tasks_per_node
@@ -354,16 +353,14 @@ TMATCH_API int tmatch_place_tasks_per_node(const char *spec, int nnodes, int *ca
  * cpus_per_node (SLURM_JOB_CPUS_PER_NODE) divided by cpus_per_task
  * (SLURM_CPUS_PER_TASK, NULL or < 1 = 1). Any string may be NULL.
  */
-TMATCH_API int tmatch_place_caps_from_slurm(const char *tasks_per_node, const char *cpus_per_node,
-                                            const char *cpus_per_task, int nnodes, int ntasks,
-                                            int *cap, tmatch_error_t *err);
+int tmatch_place_caps_from_slurm(const char *tasks_per_node, const char *cpus_per_node,
+                                 const char *cpus_per_task, int nnodes, int ntasks, int *cap,
+                                 tmatch_error_t *err);
 
 /* Slurm's block layout (fill node 0, then node 1...) and cyclic layout (one
    rank per node in turn, skipping full nodes): -1 if the ranks do not fit. */
-TMATCH_API int tmatch_place_layout_block(int ntasks, int nnodes, const int *cap,
-                                         int *node_of_rank);
-TMATCH_API int tmatch_place_layout_cyclic(int ntasks, int nnodes, const int *cap,
-                                          int *node_of_rank);
+int tmatch_place_layout_block(int ntasks, int nnodes, const int *cap, int *node_of_rank);
+int tmatch_place_layout_cyclic(int ntasks, int nnodes, const int *cap, int *node_of_rank);
 
 /* Traffic (sum over unordered pairs) on the same node, under the same leaf
    switch, and across switches. */
@@ -371,12 +368,11 @@ typedef struct tmatch_place_traffic {
 	double node, sw, across, total;
 } tmatch_place_traffic_t;
 
-TMATCH_API void tmatch_place_traffic(const tmatch_comm_t *comm, const int *node_of_rank,
-                                     const int *switch_of_node, tmatch_place_traffic_t *t);
+void tmatch_place_traffic(const tmatch_comm_t *comm, const int *node_of_rank,
+                          const int *switch_of_node, tmatch_place_traffic_t *t);
 
 /* The matrix with `ntasks` >= its order ranks: the extra ranks are silent. */
-TMATCH_API tmatch_comm_t *tmatch_place_comm_widen(const tmatch_comm_t *comm, int ntasks,
-                                                  tmatch_error_t *err);
+tmatch_comm_t *tmatch_place_comm_widen(const tmatch_comm_t *comm, int ntasks, tmatch_error_t *err);
 
 typedef struct tmatch_place_layout_in {
 	const tmatch_comm_t *comm; /* the profile's matrix */
@@ -411,9 +407,9 @@ typedef struct tmatch_place_layout {
  * -1/EINVAL when no node may take a task or the ranks do not fit (err says
  * which), else the errors of the trees and of the mapping.
  */
-TMATCH_API int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_t **out,
-                                   tmatch_error_t *err);
-TMATCH_API void tmatch_place_layout_destroy(tmatch_place_layout_t *layout);
+int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_t **out,
+                        tmatch_error_t *err);
+void tmatch_place_layout_destroy(tmatch_place_layout_t *layout);
 
 #ifdef __cplusplus
 }
