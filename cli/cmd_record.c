@@ -8,11 +8,11 @@
  * entries (profiler/mpiabi.h); the wrong one would crash the program. It is
  * looked for in --libdir, $TREEMATCH_RECORD_LIBDIR, next to this executable
  * (<dir>/profiler/ or <dir>/../profiler/, the build tree), then in the installed
- * TMATCH_RECORD_LIBDIR.
+ * directory (profiler/launch.h, shared with srun --treematch-record).
  */
 #include "cli/cli.h"
 #include "profile/profile.h"
-#include "profiler/mpiabi.h"
+#include "profiler/launch.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,10 +22,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef TMATCH_RECORD_LIBDIR
-#define TMATCH_RECORD_LIBDIR "/usr/local/lib/treematch"
-#endif
 
 static void record_usage(FILE *out)
 {
@@ -46,80 +42,132 @@ static void record_usage(FILE *out)
 	             "Under Slurm use srun --treematch-record=FILE instead.\n");
 }
 
-/* The recorder directory, see the file comment. */
-static int find_libdir(const char *opt, tmatch_mpiabi_t abi, char *lib, size_t len,
-                       tmatch_error_t *err)
+/* The recorder, see the file comment. */
+static int find_recorder(const char *opt, tmatch_mpiabi_t abi, char *lib, size_t len,
+                         tmatch_error_t *err)
 {
 	const char *env = getenv("TREEMATCH_RECORD_LIBDIR");
-	char self[PATH_MAX], dir[PATH_MAX + 16];
-	ssize_t n;
+	char self[PATH_MAX], dirs[2][PATH_MAX + 16];
+	const char *extra[2];
+	int nextra = 0;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-	if (opt)
-		return tmatch_mpiabi_recorder(opt, abi, lib, len, err);
-	if (env && *env)
-		return tmatch_mpiabi_recorder(env, abi, lib, len, err);
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0) {
+		char *slash;
+
 		self[n] = '\0';
-		char *slash = strrchr(self, '/');
+		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			static const char *const rel[] = {"/profiler", "/../profiler"};
-			for (int i = 0; i < 2; i++) {
-				snprintf(dir, sizeof dir, "%s%s", self, rel[i]);
-				if (tmatch_mpiabi_recorder(dir, abi, lib, len, NULL) == 0)
-					return 0;
-			}
+			snprintf(dirs[0], sizeof dirs[0], "%s/profiler", self);
+			snprintf(dirs[1], sizeof dirs[1], "%s/../profiler", self);
+			extra[0] = dirs[0];
+			extra[1] = dirs[1];
+			nextra = 2;
 		}
 	}
-	return tmatch_mpiabi_recorder(TMATCH_RECORD_LIBDIR, abi, lib, len, err);
+	return tmatch_record_locate(opt ? opt : env, extra, nextra, abi, lib, len, err);
 }
 
-/* Absolute form of `path` whose directory must exist and be writable. */
-static int absolute_output(const char *path, char *out, size_t len)
+/* Run cmd with the recorder, then check what it wrote. Returns the exit status. */
+static int record(const char *out_abs, char **cmd, const char *mpi, const char *libdir,
+                  int collectives, int verbose)
 {
-	char dir[PATH_MAX], real[PATH_MAX];
-	const char *base;
+	char lib[PATH_MAX], which[PATH_MAX] = "", buf[1024];
+	tmatch_mpiabi_t abi = TMATCH_MPIABI_NONE;
+	tmatch_record_env_t env[TMATCH_RECORD_ENV_MAX];
+	tmatch_error_t err;
+	struct stat before, after;
+	int nenv, existed, status = 0, rc;
+	tmatch_profile_t *p;
+	pid_t pid;
 
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		base = path + (slash - dir) + 1;
-		if (dir[0] == '\0')
-			snprintf(dir, sizeof dir, "/");
-	} else {
-		snprintf(dir, sizeof dir, ".");
-		base = path;
+	if (mpi) {
+		if (tmatch_mpiabi_parse(mpi, &abi, &err) != 0) {
+			tmatch_cli_error("record: %s", err.msg);
+			return 2;
+		}
+	} else if (tmatch_mpiabi_of_command(cmd, NULL, &abi, which, sizeof which, &err) != 0) {
+		tmatch_cli_error("record: %s", err.msg);
+		return 1;
 	}
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		tmatch_cli_error("%s: the output must name a file", path);
-		return -1;
+	if (find_recorder(libdir, abi, lib, sizeof lib, &err) != 0) {
+		tmatch_cli_error("record: %s", err.msg);
+		return 1;
 	}
-	if (!realpath(dir, real)) {
-		tmatch_cli_error("%s: directory %s: %s", path, dir, strerror(errno));
-		return -1;
+	if (verbose)
+		fprintf(stderr, "treematch: record: %s%s%s -> %s recorder %s\n",
+		        which[0] ? which : "",
+		        which[0] ? " links " : "MPI given: ", tmatch_mpiabi_name(abi),
+		        tmatch_mpiabi_name(abi), lib);
+
+	/* a profile left by an earlier run must not pass for this run's */
+	existed = stat(out_abs, &before) == 0;
+	nenv = tmatch_record_env(lib, getenv("LD_PRELOAD"), out_abs, collectives, verbose, env);
+	if (nenv < 0) {
+		tmatch_cli_error("record: out of memory");
+		return 1;
 	}
-	if (access(real, W_OK) != 0) {
-		tmatch_cli_error("%s: cannot write in directory %s: %s", path, real,
-		                 strerror(errno));
-		return -1;
+	pid = fork();
+	if (pid < 0) {
+		tmatch_cli_error("record: fork: %s", strerror(errno));
+		tmatch_record_env_free(env, nenv);
+		return 1;
 	}
-	if ((size_t)snprintf(out, len, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base) >= len) {
-		tmatch_cli_error("%s: path too long", path);
-		return -1;
+	if (pid == 0) {
+		for (int k = 0; k < nenv; k++)
+			if (env[k].value)
+				setenv(env[k].name, env[k].value, 1);
+			else
+				unsetenv(env[k].name);
+		execvp(cmd[0], cmd);
+		tmatch_cli_error("record: cannot run %s: %s", cmd[0], strerror(errno));
+		_exit(127);
 	}
-	return 0;
+	tmatch_record_env_free(env, nenv);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			tmatch_cli_error("record: waitpid: %s", strerror(errno));
+			return 1;
+		}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (rc == 127 && WIFEXITED(status))
+		return 127;
+
+	if (stat(out_abs, &after) != 0 ||
+	    (existed && after.st_ino == before.st_ino && after.st_dev == before.st_dev &&
+	     after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+	     after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)) {
+		tmatch_cli_error("record: %s was not written%s: did the program call MPI_Init and "
+		                 "MPI_Finalize, and is it linked with %s?",
+		                 out_abs, rc ? " (the command failed)" : "",
+		                 tmatch_mpiabi_name(abi));
+		return rc ? rc : 1;
+	}
+	p = tmatch_profile_load(out_abs, NULL, tmatch_cli_log, NULL, &err);
+	if (!p) {
+		tmatch_cli_error("record: the recorded profile does not load: %s",
+		                 tmatch_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	fprintf(stderr, "treematch: recorded %s: %d ranks, %zu point-to-point edges", out_abs,
+	        tmatch_profile_ranks(p), tmatch_profile_nedges(p, TMATCH_PROFILE_P2P));
+	if (collectives)
+		fprintf(stderr, ", %zu collective edges",
+		        tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
+	fputc('\n', stderr);
+	tmatch_profile_destroy(p);
+	if (rc)
+		tmatch_cli_error("record: the command exited with status %d", rc);
+	return rc;
 }
 
 int tmatch_cli_record(int argc, char **argv)
 {
 	const char *output = NULL, *mpi = NULL, *libdir = NULL;
-	int collectives = 0, verbose = 0, i;
-	char out_abs[PATH_MAX], lib[PATH_MAX], which[PATH_MAX] = "";
-	tmatch_mpiabi_t abi = TMATCH_MPIABI_NONE;
+	int collectives = 0, verbose = 0, i, rc;
+	char *out_abs = NULL;
 	tmatch_error_t err;
-	char buf[1024];
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -170,93 +218,11 @@ int tmatch_cli_record(int argc, char **argv)
 			    output);
 			return 2;
 		}
-	if (absolute_output(output, out_abs, sizeof out_abs) != 0)
-		return 1;
-	if (mpi) {
-		if (tmatch_mpiabi_parse(mpi, &abi, &err) != 0) {
-			tmatch_cli_error("record: %s", err.msg);
-			return 2;
-		}
-	} else if (tmatch_mpiabi_of_command(cmd, NULL, &abi, which, sizeof which, &err) != 0) {
-		tmatch_cli_error("record: %s", err.msg);
+	if (!(out_abs = tmatch_record_output_path(output, &err))) {
+		tmatch_cli_error("%s: %s", output, err.msg);
 		return 1;
 	}
-	if (find_libdir(libdir, abi, lib, sizeof lib, &err) != 0) {
-		tmatch_cli_error("record: %s", err.msg);
-		return 1;
-	}
-	if (verbose)
-		fprintf(stderr, "treematch: record: %s%s%s -> %s recorder %s\n",
-		        which[0] ? which : "",
-		        which[0] ? " links " : "MPI given: ", tmatch_mpiabi_name(abi),
-		        tmatch_mpiabi_name(abi), lib);
-
-	/* a profile left by an earlier run must not pass for this run's */
-	struct stat before, after;
-	int existed = stat(out_abs, &before) == 0;
-
-	const char *old = getenv("LD_PRELOAD");
-	char *preload = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
-	if (!preload) {
-		tmatch_cli_error("record: out of memory");
-		return 1;
-	}
-	sprintf(preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-
-	pid_t pid = fork();
-	if (pid < 0) {
-		tmatch_cli_error("record: fork: %s", strerror(errno));
-		free(preload);
-		return 1;
-	}
-	if (pid == 0) {
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("TREEMATCH_RECORD_OUTPUT", out_abs, 1);
-		if (collectives)
-			setenv("TREEMATCH_RECORD_COLLECTIVES", "1", 1);
-		else
-			unsetenv("TREEMATCH_RECORD_COLLECTIVES");
-		if (verbose)
-			setenv("TREEMATCH_RECORD_VERBOSE", "1", 1);
-		execvp(cmd[0], cmd);
-		tmatch_cli_error("record: cannot run %s: %s", cmd[0], strerror(errno));
-		_exit(127);
-	}
-	free(preload);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			tmatch_cli_error("record: waitpid: %s", strerror(errno));
-			return 1;
-		}
-	int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (rc == 127 && WIFEXITED(status))
-		return 127;
-
-	if (stat(out_abs, &after) != 0 ||
-	    (existed && after.st_ino == before.st_ino && after.st_dev == before.st_dev &&
-	     after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
-	     after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)) {
-		tmatch_cli_error("record: %s was not written%s: did the program call MPI_Init and "
-		                 "MPI_Finalize, and is it linked with %s?",
-		                 out_abs, rc ? " (the command failed)" : "",
-		                 tmatch_mpiabi_name(abi));
-		return rc ? rc : 1;
-	}
-	tmatch_profile_t *p = tmatch_profile_load(out_abs, NULL, tmatch_cli_log, NULL, &err);
-	if (!p) {
-		tmatch_cli_error("record: the recorded profile does not load: %s",
-		                 tmatch_error_format(&err, buf, sizeof buf));
-		return 1;
-	}
-	fprintf(stderr, "treematch: recorded %s: %d ranks, %zu point-to-point edges", out_abs,
-	        tmatch_profile_ranks(p), tmatch_profile_nedges(p, TMATCH_PROFILE_P2P));
-	if (collectives)
-		fprintf(stderr, ", %zu collective edges",
-		        tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
-	fputc('\n', stderr);
-	tmatch_profile_destroy(p);
-	if (rc)
-		tmatch_cli_error("record: the command exited with status %d", rc);
+	rc = record(out_abs, cmd, mpi, libdir, collectives, verbose);
+	free(out_abs);
 	return rc;
 }

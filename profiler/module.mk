@@ -22,27 +22,24 @@ RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) \
                   $(B)/tests/mpi/pattern_mt.$(a))
 
 BIN_TARGETS  += $(RECORD_LIBS)
-CLI_SRCS     += profiler/mpiabi.c
-TEST_SRCS    += tests/unit/test_profiler_mpiabi.c
+# The Slurm-free launch side (ABI selector, recorder lookup, environment) is
+# in the library, shared by `treematch record` and --treematch-record.
+LIB_SRCS     += profiler/mpiabi.c profiler/launch.c
+TEST_SRCS    += tests/unit/test_profiler_mpiabi.c tests/unit/test_profiler_launch.c
 CHECK_TARGETS += check-record check-record-srun
 INSTALL_TARGETS += install-profiler
 UNINSTALL_TARGETS += uninstall-profiler
 BENCH_TARGETS += bench-record
 
-# Where the CLI and the plugin look for the recorders once installed; the
-# stamp changes (and they are rebuilt) whenever RECORD_LIBDIR does.
+# Where the CLI and the plugin look for the recorders once installed
+# (profiler/launch.c); the stamp changes (and it is rebuilt) whenever
+# RECORD_LIBDIR does.
 RECORD_STAMP := $(B)/profiler/libdir.stamp
-$(B)/cli/cmd_record.o $(B)/spank/record.o: ALL_CPPFLAGS += -DTMATCH_RECORD_LIBDIR=\"$(RECORD_LIBDIR)\"
-$(B)/cli/cmd_record.o $(B)/spank/record.o: $(RECORD_STAMP)
+$(B)/profiler/launch.o: ALL_CPPFLAGS += -DTMATCH_RECORD_LIBDIR=\"$(RECORD_LIBDIR)\"
+$(B)/profiler/launch.o: $(RECORD_STAMP)
 $(RECORD_STAMP): record-libdir-force
 	@mkdir -p $(dir $@)
 	@echo '$(RECORD_LIBDIR)' | cmp -s - $@ || echo '$(RECORD_LIBDIR)' >$@
-
-# The plugin (spank/record.c) uses the selector too.
-ifneq ($(SPANK_SO),)
-SPANK_OBJS   += $(B)/profiler/mpiabi.o
-$(SPANK_SO): $(B)/profiler/mpiabi.o
-endif
 
 $(B)/profiler/libtreematch-record-%.so: $(RECORD_SRCS) profiler/record_private.h
 	@mkdir -p $(dir $@)
@@ -77,6 +74,7 @@ $(B)/tests/mpi/static_prog: tests/mpi/static_prog.c
 
 # The selector's unit test reads those binaries.
 $(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
+$(B)/tests/unit/test_profiler_launch: $(RECORD_LIBS)
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 

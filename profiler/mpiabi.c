@@ -24,22 +24,6 @@
 #define MAX_DIRS   64
 #define MAX_STRTAB (4u << 20)
 
-static int fail(tmatch_error_t *err, int errnum, const char *file, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(tmatch_error_t *err, int errnum, const char *file, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		memset(err, 0, sizeof *err);
-		snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	errno = errnum;
-	return -1;
-}
-
 const char *tmatch_mpiabi_name(tmatch_mpiabi_t abi)
 {
 	switch (abi) {
@@ -59,7 +43,7 @@ int tmatch_mpiabi_parse(const char *name, tmatch_mpiabi_t *abi, tmatch_error_t *
 	else if (name && !strcmp(name, "mpich"))
 		*abi = TMATCH_MPIABI_MPICH;
 	else
-		return fail(err, EINVAL, NULL, "unknown MPI '%s': valid values are openmpi, mpich",
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "unknown MPI '%s': valid values are openmpi, mpich",
 		            name ? name : "(null)");
 	return 0;
 }
@@ -119,30 +103,30 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 	memset(out, 0, sizeof *out);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errno, path, "cannot open %s: %s", path, strerror(errno));
+		return tmatch_error_set(err, errno, path, 0, 0, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		fail(err, ENOEXEC, path, "%s is not a regular file", path);
+		tmatch_error_set(err, ENOEXEC, path, 0, 0, "%s is not a regular file", path);
 		goto out;
 	}
 	if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-		fail(err, ENOEXEC, path,
+		tmatch_error_set(err, ENOEXEC, path, 0, 0,
 		     "%s is not an ELF program (a script?): name the MPI with --mpi=openmpi|mpich",
 		     path);
 		goto out;
 	}
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096) {
-		fail(err, EINVAL, path,
+		tmatch_error_set(err, EINVAL, path, 0, 0,
 		     "%s is not a 64-bit little-endian ELF file this tool can read", path);
 		goto out;
 	}
 	ph = calloc(eh.e_phnum, sizeof *ph);
 	if (!ph) {
-		fail(err, ENOMEM, path, "out of memory");
+		tmatch_error_set(err, ENOMEM, path, 0, 0, "out of memory");
 		goto out;
 	}
 	if (read_at(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) != 0) {
-		fail(err, EINVAL, path, "%s: truncated ELF program headers", path);
+		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: truncated ELF program headers", path);
 		goto out;
 	}
 	for (int i = 0; i < eh.e_phnum; i++)
@@ -156,7 +140,7 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 	ndyn = (int)(dynph->p_filesz / sizeof *dyn);
 	if (ndyn <= 0 || ndyn > 65536 || !(dyn = calloc((size_t)ndyn, sizeof *dyn)) ||
 	    read_at(fd, dyn, (size_t)ndyn * sizeof *dyn, (off_t)dynph->p_offset) != 0) {
-		fail(err, EINVAL, path, "%s: unreadable dynamic section", path);
+		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: unreadable dynamic section", path);
 		goto out;
 	}
 	for (int i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
@@ -172,7 +156,7 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 	off_t stroff = vaddr_to_off(ph, eh.e_phnum, strtab_va);
 	if (stroff < 0 || strsz == 0 || strsz > MAX_STRTAB || !(strtab = malloc(strsz + 1)) ||
 	    read_at(fd, strtab, strsz, stroff) != 0) {
-		fail(err, EINVAL, path, "%s: unreadable dynamic string table", path);
+		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: unreadable dynamic string table", path);
 		goto out;
 	}
 	strtab[strsz] = '\0';
@@ -289,12 +273,12 @@ int tmatch_mpiabi_of_file(const char *path, tmatch_mpiabi_t *abi, tmatch_error_t
 	tmatch_mpiabi_t found = TMATCH_MPIABI_NONE;
 
 	if (!path || !abi)
-		return fail(err, EINVAL, NULL, "no program given");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no program given");
 	if (elf_read(path, &e, err) != 0)
 		return -1;
 	if (e.is_static) {
 		elfinfo_free(&e);
-		return fail(err, ENOTSUP, path,
+		return tmatch_error_set(err, ENOTSUP, path, 0, 0,
 		            "%s is statically linked: its MPI calls cannot be intercepted; "
 		            "relink it against a shared MPI library to record it",
 		            path);
@@ -387,7 +371,7 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
 	int examined = 0;
 
 	if (!argv || !argv[0] || !abi)
-		return fail(err, EINVAL, NULL, "no command given");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no command given");
 	if (!path_env)
 		path_env = getenv("PATH");
 	for (int i = 0; argv[i]; i++) {
@@ -409,11 +393,11 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
 		}
 	}
 	if (first_static[0])
-		return fail(err, ENOTSUP, first_static,
+		return tmatch_error_set(err, ENOTSUP, first_static, 0, 0,
 		            "%s is statically linked: its MPI calls cannot be intercepted; "
 		            "relink it against a shared MPI library to record it",
 		            first_static);
-	return fail(err, ENOENT, NULL,
+	return tmatch_error_set(err, ENOENT, NULL, 0, 0,
 	            "cannot tell which MPI the command uses: none of its %d program(s) links "
 	            "libmpi.so.40 (Open MPI) or libmpich.so.12 (MPICH); name it with "
 	            "--mpi=openmpi or --mpi=mpich",
@@ -426,13 +410,13 @@ int tmatch_mpiabi_recorder(const char *libdir, tmatch_mpiabi_t abi, char *buf, s
 	char tmp[PATH_MAX];
 
 	if (!libdir || !buf || (abi != TMATCH_MPIABI_OPENMPI && abi != TMATCH_MPIABI_MPICH))
-		return fail(err, EINVAL, NULL, "no recorder for MPI '%s'", tmatch_mpiabi_name(abi));
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no recorder for MPI '%s'", tmatch_mpiabi_name(abi));
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s/libtreematch-record-%s.so", libdir,
 	                     tmatch_mpiabi_name(abi)) >= sizeof tmp ||
 	    strlen(tmp) >= len)
-		return fail(err, ENAMETOOLONG, NULL, "recorder path too long");
+		return tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0, "recorder path too long");
 	if (access(tmp, R_OK) != 0)
-		return fail(err, ENOENT, tmp,
+		return tmatch_error_set(err, ENOENT, tmp, 0, 0,
 		            "the %s recorder %s is not installed (build it with mpicc.%s)",
 		            tmatch_mpiabi_name(abi), tmp, tmatch_mpiabi_name(abi));
 	snprintf(buf, len, "%s", tmp);

@@ -15,10 +15,11 @@
  *                  MPI cannot be told fails the step with a message: the
  *                  wrong recorder would crash it.
  *
- * The recorders live in TMATCH_RECORD_LIBDIR (set at build time), or in
+ * The recorders live in the installed directory (profiler/launch.h), or in
  * $TREEMATCH_RECORD_LIBDIR of the job's environment (tests, private installs:
- * the preload only affects the user's own tasks). Hooks called by
- * spank/treematch.c (see spank_private.h).
+ * the preload only affects the user's own tasks); the output path and the
+ * task's environment are made by profiler/launch.c, as for `treematch
+ * record`. Hooks called by spank/treematch.c (see spank_private.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,13 +31,9 @@
 
 #include <slurm/spank.h>
 
-#include "profiler/mpiabi.h"
+#include "profiler/launch.h"
 #include "placement/placement.h"
 #include "spank/spank_private.h"
-
-#ifndef TMATCH_RECORD_LIBDIR
-#define TMATCH_RECORD_LIBDIR "/usr/local/lib/treematch"
-#endif
 
 static struct {
 	char *value; /* the option's value, NULL when not given */
@@ -112,40 +109,6 @@ static int parse_value(const char *value, struct rec_opts *o, char *msg, size_t 
 	return 0;
 }
 
-/* Absolute path of `file`, whose directory must exist and be writable. */
-static int absolute_output(const char *file, char *out, size_t len, char *msg, size_t mlen)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	const char *base = file;
-	char *slash;
-
-	snprintf(dir, sizeof dir, "%s", file);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		base = file + (slash - dir) + 1;
-		if (!dir[0])
-			snprintf(dir, sizeof dir, "/");
-	} else {
-		snprintf(dir, sizeof dir, ".");
-	}
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		snprintf(msg, mlen, "--treematch-record=%.200s: name a file", file);
-		return -1;
-	}
-	if (!realpath(dir, real) || access(real, W_OK) != 0) {
-		snprintf(msg, mlen,
-		         "--treematch-record=%.200s: cannot write in directory %.200s: %s", file,
-		         dir, strerror(errno));
-		return -1;
-	}
-	if ((size_t)snprintf(out, len, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base) >= len) {
-		snprintf(msg, mlen, "--treematch-record=%.200s: path too long", file);
-		return -1;
-	}
-	return 0;
-}
-
 int tmatch__spank_record_init(spank_t sp, int ac, char **av)
 {
 	spank_err_t rc = spank_option_register(sp, &rec_option);
@@ -164,7 +127,9 @@ int tmatch__spank_record_init(spank_t sp, int ac, char **av)
 int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av)
 {
 	struct rec_opts o;
-	char msg[PATH_MAX + 200], abs[PATH_MAX];
+	char msg[PATH_MAX + 200], *abs;
+	tmatch_error_t err;
+	int rc;
 
 	(void)ac;
 	(void)av;
@@ -176,12 +141,14 @@ int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av)
 	}
 	if (spank_context() != S_CTX_LOCAL)
 		return 0; /* sbatch/salloc: syntax only; each srun checks the rest */
-	if (absolute_output(o.file, abs, sizeof abs, msg, sizeof msg) != 0) {
-		slurm_error("treematch: %s", msg);
+	if (!(abs = tmatch_record_output_path(o.file, &err))) {
+		slurm_error("treematch: --treematch-record=%.200s: %s", o.file, err.msg);
 		return -1;
 	}
 	/* srun's environment is the step's: the tasks find the file here */
-	if (setenv("TREEMATCH_RECORD_OUTPUT", abs, 1) != 0) {
+	rc = setenv("TREEMATCH_RECORD_OUTPUT", abs, 1);
+	free(abs);
+	if (rc != 0) {
 		slurm_error("treematch: --treematch-record: %s", strerror(errno));
 		return -1;
 	}
@@ -232,11 +199,12 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 {
 	struct rec_opts o;
 	char msg[PATH_MAX + 300], out[PATH_MAX], path[8192], libdir[PATH_MAX], lib[PATH_MAX];
-	char old[8192], preload[PATH_MAX + 8192 + 2];
+	char old[8192];
 	uint32_t stepid = 0;
-	int argc = 0;
+	int argc = 0, n, rc = 0;
 	char **argv = NULL;
 	tmatch_mpiabi_t abi;
+	tmatch_record_env_t env[TMATCH_RECORD_ENV_MAX];
 	tmatch_error_t err;
 
 	(void)ac;
@@ -264,21 +232,26 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 			return task_fail(sp, msg);
 		}
 	}
-	if (spank_getenv(sp, "TREEMATCH_RECORD_LIBDIR", libdir, sizeof libdir) != ESPANK_SUCCESS ||
-	    !libdir[0])
-		snprintf(libdir, sizeof libdir, "%s", TMATCH_RECORD_LIBDIR);
-	if (tmatch_mpiabi_recorder(libdir, abi, lib, sizeof lib, &err) != 0)
+	/* The job's own TREEMATCH_RECORD_LIBDIR (tests, private installs: the
+	   preload only affects the user's own tasks), else the installed one. */
+	if (spank_getenv(sp, "TREEMATCH_RECORD_LIBDIR", libdir, sizeof libdir) != ESPANK_SUCCESS)
+		libdir[0] = '\0';
+	if (tmatch_record_locate(libdir, NULL, 0, abi, lib, sizeof lib, &err) != 0)
 		return task_fail(sp, err.msg);
 	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) != ESPANK_SUCCESS)
 		old[0] = '\0';
-	snprintf(preload, sizeof preload, "%s%s%s", lib, old[0] ? ":" : "", old);
-	if (spank_setenv(sp, "LD_PRELOAD", preload, 1) != ESPANK_SUCCESS ||
-	    spank_setenv(sp, "TREEMATCH_RECORD_OUTPUT", out, 1) != ESPANK_SUCCESS)
+	n = tmatch_record_env(lib, old, out, o.collectives, 0, env);
+	if (n < 0)
 		return task_fail(sp, "cannot set the task's environment");
-	if (o.collectives)
-		spank_setenv(sp, "TREEMATCH_RECORD_COLLECTIVES", "1", 1);
-	else
-		spank_unsetenv(sp, "TREEMATCH_RECORD_COLLECTIVES");
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (env[i].value)
+			rc = spank_setenv(sp, env[i].name, env[i].value, 1) != ESPANK_SUCCESS;
+		else
+			spank_unsetenv(sp, env[i].name);
+	}
+	tmatch_record_env_free(env, n);
+	if (rc)
+		return task_fail(sp, "cannot set the task's environment");
 	return 0;
 }
 

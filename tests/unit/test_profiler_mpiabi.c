@@ -6,7 +6,12 @@
  * programs, scripts, non-ELF and missing files are refused with errno and a
  * message; the bad-argument paths set EINVAL.
  */
-#include "profiler/mpiabi.c"
+#include "profiler/mpiabi.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <stdio.h>
