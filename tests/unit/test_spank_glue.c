@@ -39,7 +39,7 @@ static struct {
 	int nopts;
 	char getenv_names[MAX_ENV][64], getenv_values[MAX_ENV][256];
 	int ngetenv;
-	char setenv_names[MAX_ENV][64], setenv_values[MAX_ENV][600];
+	char setenv_names[MAX_ENV][64], setenv_values[MAX_ENV][4096];
 	int nsetenv;
 	char log[16384];
 } mock;
@@ -178,7 +178,7 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	if (mock.nsetenv >= MAX_ENV)
 		return ESPANK_ERROR;
 	snprintf(mock.setenv_names[mock.nsetenv], 64, "%s", var);
-	snprintf(mock.setenv_values[mock.nsetenv], 600, "%s", val);
+	snprintf(mock.setenv_values[mock.nsetenv], sizeof(mock.setenv_values[0]), "%s", val);
 	mock.nsetenv++;
 	return ESPANK_SUCCESS;
 }
@@ -224,13 +224,16 @@ static spank_fn fn(const char *name)
 	return f;
 }
 
+/* S_STEP_CPUS_PER_TASK of the next plugin loaded (srun -c). */
+static uint32_t step_cpt = 1;
+
 static void load_plugin(spank_context_t ctx)
 {
 	memset(&mock, 0, sizeof(mock));
 	mock.ctx = ctx;
 	mock.task_id = -1;
 	mock.nnodes = 1;
-	mock.cpt = 1;
+	mock.cpt = step_cpt;
 	snprintf(step_cores, sizeof(step_cores), "0");
 	snprintf(job_cores, sizeof(job_cores), "0");
 	mock.step_cores = step_cores;
@@ -268,8 +271,8 @@ static void write_profile(int ranks)
 	write_file(profile_path, text);
 }
 
-/* A synthetic 2-package, 4-core machine saved as XML (not this system). */
-static void write_xml(void)
+/* A synthetic machine saved as XML (not this system). */
+static void write_xml_of(const char *synthetic)
 {
 	hwloc_topology_t topo;
 	int fd;
@@ -279,10 +282,16 @@ static void write_xml(void)
 	cr_assert_geq(fd, 0);
 	close(fd);
 	cr_assert_eq(hwloc_topology_init(&topo), 0);
-	cr_assert_eq(hwloc_topology_set_synthetic(topo, "pack:2 core:2 pu:1"), 0);
+	cr_assert_eq(hwloc_topology_set_synthetic(topo, synthetic), 0);
 	cr_assert_eq(hwloc_topology_load(topo), 0);
 	cr_assert_eq(hwloc_topology_export_xml(topo, xml_path, 0), 0);
 	hwloc_topology_destroy(topo);
+}
+
+/* A synthetic 2-package, 4-core machine saved as XML (not this system). */
+static void write_xml(void)
+{
+	write_xml_of("pack:2 core:2 pu:1");
 }
 
 static void cleanup(void)
@@ -462,6 +471,49 @@ Test(spank_glue, dry_run_exports_and_binds_nothing)
 	cr_expect(CPU_EQUAL(&before, &after), "dry-run changed the affinity");
 	cr_expect(strstr(mock.log, "not set (dry-run)") != NULL, "%s", mock.log);
 	cr_expect(strstr(mock.log, "packed") != NULL, "%s", mock.log);
+}
+
+/* 4 tasks of 1024 CPUs on a 4096-PU node: the whole list and mask reach the
+   task's environment (the plan kept 160 bytes of mask before: 640 CPUs). */
+Test(spank_glue, dry_run_on_4096_pus_exports_whole_masks)
+{
+	char value[160], xmlarg[96];
+	char *argv[1];
+
+	write_profile(4);
+	write_xml_of("pack:4 core:512 pu:2");
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	argv[0] = xmlarg;
+	snprintf(value, sizeof(value), "%s,dry_run=on", profile_path);
+	step_cpt = 1024;
+	remote_step(4, "0-2047", argv, 1, value);
+	step_cpt = 1;
+	for (int t = 0; t < 4; t++) {
+		const char *cpus, *mask;
+		int lo;
+
+		mock.task_id = t;
+		mock.nsetenv = 0;
+		cr_assert_eq(call("slurm_spank_task_init", 1, argv), 0, "%s", mock.log);
+		cpus = set_value("TREEMATCH_CPUS");
+		mask = set_value("TREEMATCH_CPU_MASK");
+		cr_assert_not_null(cpus, "task %d: %s", t, mock.log);
+		cr_assert_not_null(mask);
+		lo = atoi(cpus);
+		cr_expect_eq(lo % 1024, 0, "task %d: %s", t, cpus);
+		{
+			char want[32];
+			snprintf(want, sizeof(want), "%d-%d", lo, lo + 1023);
+			cr_expect_str_eq(cpus, want);
+		}
+		/* 0x, 256 f's, then a zero digit for each 4 CPUs below lo */
+		cr_expect_eq(strlen(mask), 2 + 256 + (size_t)lo / 4, "task %d: mask of %zu chars",
+		             t, strlen(mask));
+		cr_expect_eq(strspn(mask + 2, "f"), 256);
+		cr_expect_eq(strspn(mask + 258, "0"), (size_t)lo / 4);
+		cr_expect_str_eq(set_value("OMP_NUM_THREADS"), "1024");
+	}
+	cr_expect(strstr(mock.log, "not set (dry-run)") != NULL, "%s", mock.log);
 }
 
 Test(spank_glue, binds_task_on_this_machine)
