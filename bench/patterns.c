@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * patterns.c - benchmark pattern generators (see patterns.h and
- * /work/shared/notes/reference-figures.md for the definitions).
+ * patterns.c - benchmark pattern generators (see patterns.h, and the
+ * "Patterns" section of bench/README.md for the definitions).
  */
 #include "bench/patterns.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * patterns.h - the benchmark's communication patterns, exactly as defined in
- * /work/shared/notes/reference-figures.md (stencil2d, stencil3d, cg,
+ * the "Patterns" section of bench/README.md (stencil2d, stencil3d, cg,
  * alltoall, hier), plus seeded random sparse graphs and seeded random
  * permutations of any of them, and the machine trees they are mapped onto.
  *
