@@ -149,8 +149,8 @@ TMATCH_API const char *tmatch_affinity_tree_node_name(const tmatch_affinity_tree
 
 /* The union of the allowed CPUs of node `node`, owned by the tree (NULL/EINVAL
    for a bad node). */
-TMATCH_API hwloc_const_bitmap_t tmatch_affinity_tree_allowed_cpuset(const tmatch_affinity_tree_t *tree,
-                                                                    int node);
+TMATCH_API hwloc_const_bitmap_t
+tmatch_affinity_tree_allowed_cpuset(const tmatch_affinity_tree_t *tree, int node);
 
 /* 1 if the leaf is a real slot, 0 if padding or out of range. */
 TMATCH_API int tmatch_affinity_leaf_is_real(const tmatch_affinity_tree_t *tree, int leaf);

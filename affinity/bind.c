@@ -44,8 +44,9 @@ static int inside(const tmatch_affinity_tree_t *tree, int node, hwloc_const_bitm
 		free(ok);
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	}
-	tmatch_error_set(err, EINVAL, NULL, 0, 0, "CPUs %s are outside the allowed set %s of node %s",
-	                 list, ok, tree->nodes[node].name);
+	tmatch_error_set(err, EINVAL, NULL, 0, 0,
+	                 "CPUs %s are outside the allowed set %s of node %s", list, ok,
+	                 tree->nodes[node].name);
 	free(list);
 	free(ok);
 	return 0;
@@ -61,8 +62,8 @@ int tmatch_affinity_check_inside(const tmatch_affinity_tree_t *tree, int node,
 	return inside(tree, node, set, err);
 }
 
-int tmatch_affinity_cores_to_cpuset(const tmatch_affinity_tree_t *tree, int node,
-                                    const char *cores, hwloc_bitmap_t out, tmatch_error_t *err)
+int tmatch_affinity_cores_to_cpuset(const tmatch_affinity_tree_t *tree, int node, const char *cores,
+                                    hwloc_bitmap_t out, tmatch_error_t *err)
 {
 	hwloc_bitmap_t set;
 	int rc;
@@ -148,8 +149,9 @@ int tmatch_affinity_get_cpuset(pid_t pid, hwloc_bitmap_t set, tmatch_error_t *er
 			break;
 		if (errno != EINVAL || ncpu >= (1u << 22)) {
 			int e = errno;
-			tmatch_error_set(err, e, NULL, 0, 0, "cannot read the binding of process %ld: %s",
-			                 (long)pid, strerror(e));
+			tmatch_error_set(err, e, NULL, 0, 0,
+			                 "cannot read the binding of process %ld: %s", (long)pid,
+			                 strerror(e));
 			goto out;
 		}
 		CPU_FREE(cs);

@@ -245,4 +245,3 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 
 /* ------------------------------------------------------------------------ */
 /* topology.conf                                                             */
-

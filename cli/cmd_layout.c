@@ -309,10 +309,9 @@ int tmatch_cli_layout(int argc, char **argv)
 		goto out;
 	}
 	if (tpn ? tmatch_place_tasks_per_node(tpn, nnodes, cap, &err)
-	        : tmatch_place_caps_from_slurm(getenv("SLURM_TASKS_PER_NODE"),
-	                                       getenv("SLURM_JOB_CPUS_PER_NODE"),
-	                                       getenv("SLURM_CPUS_PER_TASK"), nnodes, (int)ntasks,
-	                                       cap, &err)) {
+	        : tmatch_place_caps_from_slurm(
+	              getenv("SLURM_TASKS_PER_NODE"), getenv("SLURM_JOB_CPUS_PER_NODE"),
+	              getenv("SLURM_CPUS_PER_TASK"), nnodes, (int)ntasks, cap, &err)) {
 		tmatch_cli_error("%s", err.msg);
 		rc = 2;
 		goto out;
@@ -364,7 +363,8 @@ int tmatch_cli_layout(int argc, char **argv)
 		fprintf(sout,
 		        "# treematch layout: %ld ranks on %d nodes (%d slots), topology %s, "
 		        "mapper %s\n",
-		        ntasks, lay->nnodes, lay->nslots, conf_path ? conf_path : "none (one switch)",
+		        ntasks, lay->nnodes, lay->nslots,
+		        conf_path ? conf_path : "none (one switch)",
 		        mapper ? mapper : TMATCH_DEFAULT_MAPPER);
 		fprintf(sout, "%-10s %14s %7s %14s %7s %14s %7s\n", "# layout", "same-node", "",
 		        "same-switch", "", "across-switch", "");
@@ -374,9 +374,10 @@ int tmatch_cli_layout(int argc, char **argv)
 		if (lay->block.across > 0)
 			fprintf(sout, "# across switches vs block: %+.1f %%, vs cyclic: %+.1f %%\n",
 			        100 * (lay->traffic.across - lay->block.across) / lay->block.across,
-			        lay->cyclic.across > 0 ? 100 * (lay->traffic.across - lay->cyclic.across) /
-			                                     lay->cyclic.across
-			                               : 0.0);
+			        lay->cyclic.across > 0
+			            ? 100 * (lay->traffic.across - lay->cyclic.across) /
+			                  lay->cyclic.across
+			            : 0.0);
 		else
 			fprintf(sout, "# across switches vs block: block has none\n");
 		fflush(sout);

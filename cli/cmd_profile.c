@@ -343,7 +343,9 @@ static int cmd_check(int argc, char **argv, int stats)
 			}
 			break;
 		case 'R':
-			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &lim.max_ranks) || lim.max_ranks < 1) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1,
+			                &lim.max_ranks) ||
+			    lim.max_ranks < 1) {
 				tmatch_cli_error("--max-ranks needs a positive number");
 				return 2;
 			}

@@ -473,11 +473,10 @@ int tmatch_config_parse_fd(tmatch_config_t *cfg, int fd, const char *name, tmatc
 			break;
 		len += (size_t)r;
 		if (len > CAP) {
-			tmatch_error_set(
-			    err, 0, w.name, 0, 0,
-			    "file is larger than %d bytes: an admin file holds a few "
-			    "key = value lines",
-			    CAP);
+			tmatch_error_set(err, 0, w.name, 0, 0,
+			                 "file is larger than %d bytes: an admin file holds a few "
+			                 "key = value lines",
+			                 CAP);
 			errno = EFBIG;
 			goto out;
 		}

@@ -145,9 +145,10 @@ char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long
 	list = tmatch_affinity_cpuset_list(t->cpuset);
 	mask = tmatch_affinity_cpuset_mask(t->cpuset);
 	if (list && mask)
-		line = format("treematch: cpu-bind=MAP - %s, task %2d %2d [%ld]: cpus %s mask %s %s",
-		              node->node_name, local, t->rank, pid, list, mask,
-		              dry_run ? "not set (dry-run)" : "set");
+		line =
+		    format("treematch: cpu-bind=MAP - %s, task %2d %2d [%ld]: cpus %s mask %s %s",
+		           node->node_name, local, t->rank, pid, list, mask,
+		           dry_run ? "not set (dry-run)" : "set");
 	free(list);
 	free(mask);
 	if (!line)

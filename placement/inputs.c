@@ -155,7 +155,8 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 		return tmatch_comm_load(path, err);
 	if (!has_suffix(path, ".yml") && !has_suffix(path, ".yaml")) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "%.200s: unknown profile format: use .yml/.yaml, .mtx or .mat", path);
+		                 "%.200s: unknown profile format: use .yml/.yaml, .mtx or .mat",
+		                 path);
 		return NULL;
 	}
 	p = tmatch_profile_load(path, NULL, log, log_arg, err);

@@ -220,7 +220,8 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	}
 	n = tmatch_comm_order(comm);
 	if (n < 1) {
-		tmatch_error_set(err, 0, NULL, 0, 0, "tmatch__place_isolate_map: empty communication matrix");
+		tmatch_error_set(err, 0, NULL, 0, 0,
+		                 "tmatch__place_isolate_map: empty communication matrix");
 		errno = EINVAL;
 		return -1;
 	}
@@ -237,7 +238,7 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		saved = errno;
 		tmatch_error_set(err, 0, NULL, 0, 0, "cannot start the mapping process: pipe: %s",
-		                  strerror(saved));
+		                 strerror(saved));
 		errno = saved;
 		goto out;
 	}
@@ -246,7 +247,7 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	if (pid < 0) {
 		saved = errno;
 		tmatch_error_set(err, 0, NULL, 0, 0, "cannot start the mapping process: fork: %s",
-		                  strerror(saved));
+		                 strerror(saved));
 		errno = saved;
 		goto out;
 	}
@@ -311,7 +312,8 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	pid = -1;
 
 	if (killed == 1) {
-		tmatch_error_set(err, 0, NULL, 0, 0, "mapping exceeded max_map_time=%g s, killed", max_time);
+		tmatch_error_set(err, 0, NULL, 0, 0, "mapping exceeded max_map_time=%g s, killed",
+		                 max_time);
 		errno = ETIME;
 		goto out;
 	}
@@ -320,29 +322,31 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 
 		if (sig == SIGXCPU) {
 			tmatch_error_set(
-			    err, 0, NULL, 0, 0, "mapping exceeded its CPU limit (max_map_time=%g s), killed",
-			    max_time);
+			    err, 0, NULL, 0, 0,
+			    "mapping exceeded its CPU limit (max_map_time=%g s), killed", max_time);
 			errno = ETIME;
 		} else {
-			tmatch_error_set(err, 0, NULL, 0, 0, "mapping process died with signal %d (%s)", sig,
-			                  strsignal(sig));
+			tmatch_error_set(err, 0, NULL, 0, 0,
+			                 "mapping process died with signal %d (%s)", sig,
+			                 strsignal(sig));
 			errno = EIO;
 		}
 		goto out;
 	}
 	if (killed) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "mapping process sent a malformed result (%s)",
-		                  killed == 3 ? "too long" : "read error");
+		                 killed == 3 ? "too long" : "read error");
 		errno = EPROTO;
 		goto out;
 	}
 	if (got < sizeof(h)) {
 		if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
 			tmatch_error_set(err, 0, NULL, 0, 0,
-			                  "mapping process exited with status %d without a result",
-			                  WEXITSTATUS(status));
+			                 "mapping process exited with status %d without a result",
+			                 WEXITSTATUS(status));
 		else
-			tmatch_error_set(err, 0, NULL, 0, 0, "mapping process ended without a result");
+			tmatch_error_set(err, 0, NULL, 0, 0,
+			                 "mapping process ended without a result");
 		errno = EPROTO;
 		goto out;
 	}
@@ -361,8 +365,8 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
 		e.file[sizeof(e.file) - 1] = '\0';
 		e.msg[sizeof(e.msg) - 1] = '\0';
 		if (h.status == ENOMEM) {
-			tmatch_error_set(err, 0, NULL, 0, 0, "mapping ran out of memory (max_map_memory=%s)",
-			                  mem);
+			tmatch_error_set(err, 0, NULL, 0, 0,
+			                 "mapping ran out of memory (max_map_memory=%s)", mem);
 			errno = ENOMEM;
 			goto out;
 		}

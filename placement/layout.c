@@ -30,46 +30,51 @@ int tmatch_place_tasks_per_node(const char *spec, int nnodes, int *cap, tmatch_e
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (end == p || errno || v < 0 || v > INT_MAX)
-			return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-			                        "tasks-per-node '%.64s', column %d: expected a count "
-			                        "such as 4, 2(x3) or 4,4,2",
-			                        spec, (int)(p - spec) + 1);
+			return tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "tasks-per-node '%.64s', column %d: expected a count "
+			    "such as 4, 2(x3) or 4,4,2",
+			    spec, (int)(p - spec) + 1);
 		p = end;
 		if (*p == '(') {
 			if (p[1] != 'x')
-				return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-				                        "tasks-per-node '%.64s', column %d: expected "
-				                        "(xN) after a count",
-				                        spec, (int)(p - spec) + 1);
+				return tmatch_error_set(
+				    err, EINVAL, NULL, 0, 0,
+				    "tasks-per-node '%.64s', column %d: expected "
+				    "(xN) after a count",
+				    spec, (int)(p - spec) + 1);
 			errno = 0;
 			times = strtol(p + 2, &end, 10);
 			if (end == p + 2 || errno || times < 1 || *end != ')')
-				return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-				                        "tasks-per-node '%.64s', column %d: expected "
-				                        "(xN) with N >= 1",
-				                        spec, (int)(p - spec) + 1);
+				return tmatch_error_set(
+				    err, EINVAL, NULL, 0, 0,
+				    "tasks-per-node '%.64s', column %d: expected "
+				    "(xN) with N >= 1",
+				    spec, (int)(p - spec) + 1);
 			p = end + 1;
 		}
 		if (*p == ',')
 			p++;
 		else if (*p)
-			return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-			                        "tasks-per-node '%.64s', column %d: unexpected '%c'",
-			                        spec, (int)(p - spec) + 1, *p);
+			return tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "tasks-per-node '%.64s', column %d: unexpected '%c'", spec,
+			    (int)(p - spec) + 1, *p);
 		/* a single plain count applies to every node */
 		if (filled == 0 && !*p && times == 1 && !strchr(spec, '(') && !strchr(spec, ','))
 			times = nnodes;
 		if (times > nnodes - filled)
-			return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-			                        "tasks-per-node '%.64s' gives more than the %d nodes",
-			                        spec, nnodes);
+			return tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "tasks-per-node '%.64s' gives more than the %d nodes", spec, nnodes);
 		for (long k = 0; k < times; k++)
 			cap[filled++] = (int)v;
 	}
 	if (filled != nnodes)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "tasks-per-node '%.64s' gives %d nodes, the node list has %d",
-		                        spec, filled, nnodes);
+		return tmatch_error_set(
+		    err, EINVAL, NULL, 0, 0,
+		    "tasks-per-node '%.64s' gives %d nodes, the node list has %d", spec, filled,
+		    nnodes);
 	return 0;
 }
 
@@ -221,8 +226,7 @@ void tmatch_place_layout_destroy(tmatch_place_layout_t *l)
 
 /* The nodes given a task, in a new layout (names and capacities). EDOM when
    none may run a task or the ranks do not fit. */
-static tmatch_place_layout_t *layout_nodes(const tmatch_place_layout_in_t *in,
-                                           tmatch_error_t *err)
+static tmatch_place_layout_t *layout_nodes(const tmatch_place_layout_in_t *in, tmatch_error_t *err)
 {
 	tmatch_place_layout_t *l = calloc(1, sizeof(*l));
 	char **names = NULL;
@@ -260,8 +264,8 @@ static tmatch_place_layout_t *layout_nodes(const tmatch_place_layout_in_t *in,
 	l->nslots = sum_caps(l->cap, l->nnodes);
 	if (l->nslots < in->ntasks) {
 		tmatch_error_set(err, EDOM, NULL, 0, 0,
-		                 "%d ranks do not fit: the %d nodes offer %d task slots", in->ntasks,
-		                 l->nnodes, l->nslots);
+		                 "%d ranks do not fit: the %d nodes offer %d task slots",
+		                 in->ntasks, l->nnodes, l->nslots);
 		goto fail;
 	}
 	l->ntasks = in->ntasks;
@@ -369,7 +373,8 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 
 	if (!in || !in->comm || !in->nodelist || !in->cap || !out ||
 	    in->ntasks < tmatch_comm_order(in->comm))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_layout: invalid argument");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_layout: invalid argument");
 	comm = in->comm;
 	if (in->ntasks > tmatch_comm_order(comm)) {
 		if (!(wide = tmatch_place_comm_widen(comm, in->ntasks, err)))
@@ -403,7 +408,8 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 
 		if (node < 0 || node >= l->nnodes) {
 			tmatch_error_set(err, EIO, NULL, 0, 0,
-			                 "internal error: rank %d on leaf %d has no node", r, leaf[r]);
+			                 "internal error: rank %d on leaf %d has no node", r,
+			                 leaf[r]);
 			goto out;
 		}
 		l->node_of_rank[r] = node;

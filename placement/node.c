@@ -35,7 +35,8 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 	const char *name;
 
 	if (!opts || nlocal < 1) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_node_tree: invalid argument");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_place_node_tree: invalid argument");
 		return NULL;
 	}
 	o = *opts;
@@ -73,11 +74,12 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 		                 "fewer tasks per node or more CPUs",
 		                 name, nlocal, cpt, ncpus, ncpus == 1 ? "" : "s");
 	else
-		tmatch_error_set(err, EOVERFLOW, NULL, 0, 0,
-		                 "node %s: %d tasks for %d CPU%s: more tasks than CPUs "
-		                 "(oversubscribed, e.g. --overcommit); ask for fewer tasks per node "
-		                 "or more CPUs",
-		                 name, nlocal, ncpus, ncpus == 1 ? "" : "s");
+		tmatch_error_set(
+		    err, EOVERFLOW, NULL, 0, 0,
+		    "node %s: %d tasks for %d CPU%s: more tasks than CPUs "
+		    "(oversubscribed, e.g. --overcommit); ask for fewer tasks per node "
+		    "or more CPUs",
+		    name, nlocal, ncpus, ncpus == 1 ? "" : "s");
 	tmatch_affinity_tree_destroy(t);
 	errno = EOVERFLOW;
 	return NULL;
@@ -415,10 +417,11 @@ int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **ou
 		if (!t || !tmatch_place_job_has_whole_node(in->job_cores,
 		                                           tmatch_affinity_tree_nb_slots(t))) {
 			tmatch_affinity_tree_destroy(t);
-			rc = skipped(in, name, TMATCH_LOG_INFO, out, err,
-			             "%s: the job does not have the whole node (exclusive_only=on): "
-			             "Slurm's binding kept",
-			             name);
+			rc =
+			    skipped(in, name, TMATCH_LOG_INFO, out, err,
+			            "%s: the job does not have the whole node (exclusive_only=on): "
+			            "Slurm's binding kept",
+			            name);
 			goto out;
 		}
 		tmatch_affinity_tree_destroy(t);

@@ -209,8 +209,7 @@ static int matrix_entry(void *arg, const tmatch_matrix_entry_t *e, tmatch_error_
 }
 
 /* Matrix Market: general -> directed, symmetric -> undirected (one triangle). */
-static int read_mtx(const char *path, struct raw *r, int *ranks, int *directed,
-                    tmatch_error_t *err)
+static int read_mtx(const char *path, struct raw *r, int *ranks, int *directed, tmatch_error_t *err)
 {
 	struct matrix_ctx c = {r, 0};
 	int symmetric = 0;
@@ -222,8 +221,7 @@ static int read_mtx(const char *path, struct raw *r, int *ranks, int *directed,
 }
 
 /* TreeMatch dense: N lines of N numbers; a symmetric one becomes undirected. */
-static int read_mat(const char *path, struct raw *r, int *ranks, int *directed,
-                    tmatch_error_t *err)
+static int read_mat(const char *path, struct raw *r, int *ranks, int *directed, tmatch_error_t *err)
 {
 	struct matrix_ctx c = {r, 1};
 	int n = 0;
@@ -363,8 +361,8 @@ out:
 /* ------------------------------------------------------------------------ */
 
 tmatch_profile_t *tmatch_profile_import(const char *const *paths, int npaths,
-                                        const tmatch_profile_import_opts_t *opts,
-                                        tmatch_log_fn log, void *log_arg, tmatch_error_t *err)
+                                        const tmatch_profile_import_opts_t *opts, tmatch_log_fn log,
+                                        void *log_arg, tmatch_error_t *err)
 {
 	tmatch_profile_import_opts_t o;
 	struct raw r;
@@ -422,8 +420,8 @@ tmatch_profile_t *tmatch_profile_import(const char *const *paths, int npaths,
 		goto out;
 	}
 	if (r.max_rank >= n) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "the input names rank %d but --ranks is %d",
-		                 r.max_rank, n);
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "the input names rank %d but --ranks is %d", r.max_rank, n);
 		goto out;
 	}
 	if (n < 1) {

@@ -39,7 +39,7 @@ int tmatch_profile_metric_parse(const char *name, tmatch_profile_metric_t *out, 
 		m = TMATCH_METRIC_AVG;
 	else {
 		tmatch_error_set(err, 0, "", 0, 0,
-		                   "unknown metric: valid metrics are bytes, msgs, avg");
+		                 "unknown metric: valid metrics are bytes, msgs, avg");
 		errno = EINVAL;
 		return -1;
 	}
@@ -70,9 +70,9 @@ tmatch_profile_t *tmatch_profile_create(int ranks, unsigned metrics, int directe
 	    (metrics & ~(TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS)) ||
 	    (directed != 0 && directed != 1)) {
 		tmatch_error_set(err, 0, "", 0, 0,
-		                   "invalid profile: ranks must be 1..%d, metrics a mix of bytes "
-		                   "and msgs, directed 0 or 1",
-		                   TMATCH_PROFILE_DEFAULT_MAX_RANKS);
+		                 "invalid profile: ranks must be 1..%d, metrics a mix of bytes "
+		                 "and msgs, directed 0 or 1",
+		                 TMATCH_PROFILE_DEFAULT_MAX_RANKS);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -170,9 +170,9 @@ int tmatch_profile_check_ranks(const tmatch_profile_t *p, int expected, tmatch_e
 	if (p->ranks == expected)
 		return 0;
 	tmatch_error_set(err, 0, "", 0, 0,
-	                   "the profile has %d ranks but the job step has %d tasks: record or "
-	                   "convert a profile with %d ranks, or run %d tasks",
-	                   p->ranks, expected, expected, p->ranks);
+	                 "the profile has %d ranks but the job step has %d tasks: record or "
+	                 "convert a profile with %d ranks, or run %d tasks",
+	                 p->ranks, expected, expected, p->ranks);
 	errno = EINVAL;
 	return -1;
 }
@@ -326,9 +326,9 @@ int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
 		return bad_arg(err, "set must be TMATCH_PROFILE_P2P or TMATCH_PROFILE_COLL");
 	if (src < 0 || src >= p->ranks || dst < 0 || dst >= p->ranks) {
 		tmatch_error_set(err, 0, "", 0, 0,
-		                   "edge (%d, %d) is out of range: the profile has %d ranks, "
-		                   "numbered 0 to %d",
-		                   src, dst, p->ranks, p->ranks - 1);
+		                 "edge (%d, %d) is out of range: the profile has %d ranks, "
+		                 "numbered 0 to %d",
+		                 src, dst, p->ranks, p->ranks - 1);
 		errno = EINVAL;
 		return -1;
 	}
@@ -336,7 +336,7 @@ int tmatch_profile_add_edge(tmatch_profile_t *p, unsigned set, int src, int dst,
 		return bad_arg(err, "weights must be below 2^63");
 	if (src == dst) {
 		tmatch_log_printf(log, log_arg, TMATCH_LOG_WARNING, "self edge (%d, %d) ignored",
-		                 src, dst);
+		                  src, dst);
 		return 0;
 	}
 	if (!p->directed && src > dst) {
@@ -372,20 +372,20 @@ int tmatch_profile_finish(tmatch_profile_t *p, tmatch_log_fn log, void *log_arg,
 				tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 			else if (e == EOVERFLOW)
 				tmatch_error_set(err, 0, "", 0, 0,
-				                   "%s: the sum for (%d, %d) exceeds 2^63-1", what,
-				                   a, b);
+				                 "%s: the sum for (%d, %d) exceeds 2^63-1", what, a,
+				                 b);
 			else
 				tmatch_error_set(err, 0, "", 0, 0,
-				                   "%s: the pair (%d, %d) is given twice in an "
-				                   "undirected profile: give each pair once",
-				                   what, a, b);
+				                 "%s: the pair (%d, %d) is given twice in an "
+				                 "undirected profile: give each pair once",
+				                 what, a, b);
 			errno = e == ENOMEM ? ENOMEM : EINVAL;
 			return -1;
 		}
 		if (ndup)
 			tmatch_log_printf(log, log_arg, TMATCH_LOG_WARNING,
-			                 "%s: %zu duplicate edges summed (first: (%d, %d))", what,
-			                 ndup, a, b);
+			                  "%s: %zu duplicate edges summed (first: (%d, %d))", what,
+			                  ndup, a, b);
 	}
 	p->finished = 1;
 	return 0;
@@ -605,13 +605,13 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 	}
 	if ((p->metrics & need) != need) {
 		tmatch_error_set(err, 0, "", 0, 0,
-		                   "metric %s needs %s, but the profile records only %s: choose "
-		                   "metric=%s",
-		                   tmatch_profile_metric_name(metric),
-		                   metric == TMATCH_METRIC_AVG ? "bytes and msgs"
-		                                               : tmatch_profile_metric_name(metric),
-		                   (p->metrics & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "msgs",
-		                   (p->metrics & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "msgs");
+		                 "metric %s needs %s, but the profile records only %s: choose "
+		                 "metric=%s",
+		                 tmatch_profile_metric_name(metric),
+		                 metric == TMATCH_METRIC_AVG ? "bytes and msgs"
+		                                             : tmatch_profile_metric_name(metric),
+		                 (p->metrics & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "msgs",
+		                 (p->metrics & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "msgs");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -640,7 +640,7 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 			tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		else
 			tmatch_error_set(err, 0, "", 0, 0,
-			                   "traffic between ranks %d and %d exceeds 2^63-1", a, b);
+			                 "traffic between ranks %d and %d exceeds 2^63-1", a, b);
 		errno = errno == ENOMEM ? ENOMEM : EINVAL;
 		goto out;
 	}

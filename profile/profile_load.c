@@ -71,7 +71,7 @@ struct loader {
 static int failv(struct loader *L, const yaml_mark_t *m, int errnum, const char *fmt, va_list ap)
 {
 	tmatch_error_vset(L->err, 0, L->name, m ? (int)m->line + 1 : 0, m ? (int)m->column + 1 : 0,
-	                    fmt, ap);
+	                  fmt, ap);
 	errno = errnum;
 	return -1;
 }
@@ -102,7 +102,7 @@ static void warn(struct loader *L, const yaml_mark_t *m, const char *fmt, ...)
 	va_end(ap);
 	if (m)
 		tmatch_log_printf(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s:%d:%d: %s", L->name,
-		                 (int)m->line + 1, (int)m->column + 1, buf);
+		                  (int)m->line + 1, (int)m->column + 1, buf);
 	else
 		tmatch_log_printf(L->log, L->log_arg, TMATCH_LOG_WARNING, "%s: %s", L->name, buf);
 }
@@ -1264,9 +1264,9 @@ static int loader_init(struct loader *L, const char *name, const tmatch_profile_
 	    L->lim.max_edges == 0 || L->lim.max_edges > UINT32_MAX || L->lim.max_file_size == 0 ||
 	    L->lim.max_matrix_ranks < 0) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                   "invalid limits: max_ranks >= 1, max_depth >= 3, "
-		                   "max_scalar_len >= 16, 1 <= max_edges <= 2^32-1, "
-		                   "max_file_size >= 1");
+		                 "invalid limits: max_ranks >= 1, max_depth >= 3, "
+		                 "max_scalar_len >= 16, 1 <= max_edges <= 2^32-1, "
+		                 "max_file_size >= 1");
 		errno = EINVAL;
 		return -1;
 	}
@@ -1295,9 +1295,9 @@ tmatch_profile_t *tmatch_profile_load_buffer(const void *buf, size_t len, const 
 		return NULL;
 	if (len > L.lim.max_file_size) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                   "profile is %zu bytes, larger than the limit of %zu bytes: "
-		                   "ask the administrator to raise max_file_size",
-		                   len, L.lim.max_file_size);
+		                 "profile is %zu bytes, larger than the limit of %zu bytes: "
+		                 "ask the administrator to raise max_file_size",
+		                 len, L.lim.max_file_size);
 		yaml_parser_delete(&L.parser);
 		errno = EFBIG;
 		return NULL;
@@ -1335,17 +1335,17 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 		return NULL;
 	if (!S_ISREG(st.st_mode) && !L.lim.allow_special) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                   "not a regular file (a pipe, device or socket): give a profile "
-		                   "file");
+		                 "not a regular file (a pipe, device or socket): give a profile "
+		                 "file");
 		yaml_parser_delete(&L.parser);
 		errno = EINVAL;
 		return NULL;
 	}
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)L.lim.max_file_size) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                   "profile is %jd bytes, larger than the limit of %zu bytes: "
-		                   "ask the administrator to raise max_file_size",
-		                   (intmax_t)st.st_size, L.lim.max_file_size);
+		                 "profile is %jd bytes, larger than the limit of %zu bytes: "
+		                 "ask the administrator to raise max_file_size",
+		                 (intmax_t)st.st_size, L.lim.max_file_size);
 		yaml_parser_delete(&L.parser);
 		errno = EFBIG;
 		return NULL;

@@ -43,8 +43,9 @@ int tmatch_mpiabi_parse(const char *name, tmatch_mpiabi_t *abi, tmatch_error_t *
 	else if (name && !strcmp(name, "mpich"))
 		*abi = TMATCH_MPIABI_MPICH;
 	else
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "unknown MPI '%s': valid values are openmpi, mpich",
-		            name ? name : "(null)");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "unknown MPI '%s': valid values are openmpi, mpich",
+		                        name ? name : "(null)");
 	return 0;
 }
 
@@ -103,21 +104,24 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 	memset(out, 0, sizeof *out);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return tmatch_error_set(err, errno, path, 0, 0, "cannot open %s: %s", path, strerror(errno));
+		return tmatch_error_set(err, errno, path, 0, 0, "cannot open %s: %s", path,
+		                        strerror(errno));
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		tmatch_error_set(err, ENOEXEC, path, 0, 0, "%s is not a regular file", path);
 		goto out;
 	}
 	if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-		tmatch_error_set(err, ENOEXEC, path, 0, 0,
-		     "%s is not an ELF program (a script?): name the MPI with --mpi=openmpi|mpich",
-		     path);
+		tmatch_error_set(
+		    err, ENOEXEC, path, 0, 0,
+		    "%s is not an ELF program (a script?): name the MPI with --mpi=openmpi|mpich",
+		    path);
 		goto out;
 	}
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096) {
 		tmatch_error_set(err, EINVAL, path, 0, 0,
-		     "%s is not a 64-bit little-endian ELF file this tool can read", path);
+		                 "%s is not a 64-bit little-endian ELF file this tool can read",
+		                 path);
 		goto out;
 	}
 	ph = calloc(eh.e_phnum, sizeof *ph);
@@ -126,7 +130,8 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 		goto out;
 	}
 	if (read_at(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) != 0) {
-		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: truncated ELF program headers", path);
+		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: truncated ELF program headers",
+		                 path);
 		goto out;
 	}
 	for (int i = 0; i < eh.e_phnum; i++)
@@ -156,7 +161,8 @@ static int elf_read(const char *path, struct elfinfo *out, tmatch_error_t *err)
 	off_t stroff = vaddr_to_off(ph, eh.e_phnum, strtab_va);
 	if (stroff < 0 || strsz == 0 || strsz > MAX_STRTAB || !(strtab = malloc(strsz + 1)) ||
 	    read_at(fd, strtab, strsz, stroff) != 0) {
-		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: unreadable dynamic string table", path);
+		tmatch_error_set(err, EINVAL, path, 0, 0, "%s: unreadable dynamic string table",
+		                 path);
 		goto out;
 	}
 	strtab[strsz] = '\0';
@@ -278,10 +284,11 @@ int tmatch_mpiabi_of_file(const char *path, tmatch_mpiabi_t *abi, tmatch_error_t
 		return -1;
 	if (e.is_static) {
 		elfinfo_free(&e);
-		return tmatch_error_set(err, ENOTSUP, path, 0, 0,
-		            "%s is statically linked: its MPI calls cannot be intercepted; "
-		            "relink it against a shared MPI library to record it",
-		            path);
+		return tmatch_error_set(
+		    err, ENOTSUP, path, 0, 0,
+		    "%s is statically linked: its MPI calls cannot be intercepted; "
+		    "relink it against a shared MPI library to record it",
+		    path);
 	}
 	/* breadth first over DT_NEEDED; the program's own RUNPATH applies first */
 	{
@@ -393,15 +400,17 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
 		}
 	}
 	if (first_static[0])
-		return tmatch_error_set(err, ENOTSUP, first_static, 0, 0,
-		            "%s is statically linked: its MPI calls cannot be intercepted; "
-		            "relink it against a shared MPI library to record it",
-		            first_static);
-	return tmatch_error_set(err, ENOENT, NULL, 0, 0,
-	            "cannot tell which MPI the command uses: none of its %d program(s) links "
-	            "libmpi.so.40 (Open MPI) or libmpich.so.12 (MPICH); name it with "
-	            "--mpi=openmpi or --mpi=mpich",
-	            examined);
+		return tmatch_error_set(
+		    err, ENOTSUP, first_static, 0, 0,
+		    "%s is statically linked: its MPI calls cannot be intercepted; "
+		    "relink it against a shared MPI library to record it",
+		    first_static);
+	return tmatch_error_set(
+	    err, ENOENT, NULL, 0, 0,
+	    "cannot tell which MPI the command uses: none of its %d program(s) links "
+	    "libmpi.so.40 (Open MPI) or libmpich.so.12 (MPICH); name it with "
+	    "--mpi=openmpi or --mpi=mpich",
+	    examined);
 }
 
 int tmatch_mpiabi_recorder(const char *libdir, tmatch_mpiabi_t abi, char *buf, size_t len,
@@ -410,15 +419,17 @@ int tmatch_mpiabi_recorder(const char *libdir, tmatch_mpiabi_t abi, char *buf, s
 	char tmp[PATH_MAX];
 
 	if (!libdir || !buf || (abi != TMATCH_MPIABI_OPENMPI && abi != TMATCH_MPIABI_MPICH))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no recorder for MPI '%s'", tmatch_mpiabi_name(abi));
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no recorder for MPI '%s'",
+		                        tmatch_mpiabi_name(abi));
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s/libtreematch-record-%s.so", libdir,
 	                     tmatch_mpiabi_name(abi)) >= sizeof tmp ||
 	    strlen(tmp) >= len)
 		return tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0, "recorder path too long");
 	if (access(tmp, R_OK) != 0)
-		return tmatch_error_set(err, ENOENT, tmp, 0, 0,
-		            "the %s recorder %s is not installed (build it with mpicc.%s)",
-		            tmatch_mpiabi_name(abi), tmp, tmatch_mpiabi_name(abi));
+		return tmatch_error_set(
+		    err, ENOENT, tmp, 0, 0,
+		    "the %s recorder %s is not installed (build it with mpicc.%s)",
+		    tmatch_mpiabi_name(abi), tmp, tmatch_mpiabi_name(abi));
 	snprintf(buf, len, "%s", tmp);
 	return 0;
 }

@@ -53,16 +53,16 @@ SPANK_PLUGIN(treematch, 1);
  * forked task children) has its own copy; nothing is shared.
  */
 static struct {
-	char *user_value;       /* --treematch value, NULL if not given */
-	tmatch_config_t cfg;    /* effective configuration */
-	int cfg_ok;             /* cfg computed */
-	int user_profile;       /* the profile comes from the user (not an admin default) */
-	tmatch_profile_t *prof; /* srun: kept from init_post_opt to local_user_init */
+	char *user_value;             /* --treematch value, NULL if not given */
+	tmatch_config_t cfg;          /* effective configuration */
+	int cfg_ok;                   /* cfg computed */
+	int user_profile;             /* the profile comes from the user (not an admin default) */
+	tmatch_profile_t *prof;       /* srun: kept from init_post_opt to local_user_init */
 	tmatch_affinity_tree_t *node; /* the tree binding goes through */
 	tmatch_place_node_t *plan;    /* this node's placement */
-	double local_seconds; /* srun: time spent in init_post_opt + local_user_init */
-	int node_failed;      /* a problem was found on the node */
-	char node_msg[700];   /* its one line */
+	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
+	int node_failed;              /* a problem was found on the node */
+	char node_msg[700];           /* its one line */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -514,24 +514,28 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				             errmsg(&err, buf, sizeof(buf))) < 0)
 					line = NULL;
 				if (st.cfg.failure == TMATCH_FAILURE_FAIL) {
-					slurm_spank_log("treematch: %s (failure=fail: step aborted)",
-					                line ? line : "cannot bind");
+					slurm_spank_log(
+					    "treematch: %s (failure=fail: step aborted)",
+					    line ? line : "cannot bind");
 					rc = -1;
 					goto out;
 				}
 				/* One line for the user (local task 0), the rest in the log. */
 				if (local == 0)
-					slurm_spank_log("treematch: %s: falling back to Slurm's binding",
-					                line ? line : "cannot bind");
+					slurm_spank_log(
+					    "treematch: %s: falling back to Slurm's binding",
+					    line ? line : "cannot bind");
 				else
-					slurm_debug("treematch: %s: falling back to Slurm's binding",
-					            line ? line : "cannot bind");
+					slurm_debug(
+					    "treematch: %s: falling back to Slurm's binding",
+					    line ? line : "cannot bind");
 				spank_setenv(sp, "TREEMATCH_CPUS", "", 1);
 				goto hook;
 			}
 		}
 		if (st.cfg.verbose > 0 || st.cfg.dry_run) {
-			if (local == 0 && (line = tmatch_place_summary_line(st.plan, st.cfg.dry_run))) {
+			if (local == 0 &&
+			    (line = tmatch_place_summary_line(st.plan, st.cfg.dry_run))) {
 				slurm_spank_log("%s", line);
 				free(line);
 			}

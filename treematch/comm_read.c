@@ -435,10 +435,10 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 	int n = 0, sym = 0, rc;
 
 	if (!path || !fn || (format != TMATCH_MATRIX_MTX && format != TMATCH_MATRIX_MAT))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "tmatch_matrix_read: %s", !path ? "path is NULL"
-		                                                  : !fn ? "callback is NULL"
-		                                                        : "unknown format");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_matrix_read: %s",
+		                        !path ? "path is NULL"
+		                        : !fn ? "callback is NULL"
+		                              : "unknown format");
 	memset(&r, 0, sizeof(r));
 	memset(&w, 0, sizeof(w));
 	w.errnum = EINVAL;
@@ -509,7 +509,8 @@ static tmatch_comm_t *load(const char *path, int format, tmatch_error_t *err)
 			int e = errno;
 			char why[sizeof(err->msg)];
 
-			snprintf(why, sizeof(why), "%s", err ? err->msg : "cannot build the matrix");
+			snprintf(why, sizeof(why), "%s",
+			         err ? err->msg : "cannot build the matrix");
 			tmatch_error_set(err, e, path, 0, 0, "%s", why);
 		}
 	}

@@ -177,8 +177,10 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* The candidates, called directly (not through the registry, which
 	   lists this mapper too). */
 	static const struct tmatch__mapper all[] = {
-	    {"bisect", tmatch__map_bisect, NULL},       {"packed", tmatch__map_packed, NULL},
-	    {"treematch", tmatch__map_treematch, NULL}, {"greedy", tmatch__map_greedy, NULL},
+	    {"bisect", tmatch__map_bisect, NULL},
+	    {"packed", tmatch__map_packed, NULL},
+	    {"treematch", tmatch__map_treematch, NULL},
+	    {"greedy", tmatch__map_greedy, NULL},
 	    {"rcm", tmatch__map_rcm, NULL},
 	};
 	struct cand cand[MAX_CAND];

@@ -525,9 +525,9 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return 0;
 	if (nnz > (size_t)0x7fffffff) {
 		tmatch_error_set(err, 0, NULL, 0, 0,
-		                  "bisect: %zu matrix entries exceed what METIS indexes; use "
-		                  "the treematch or greedy mapper",
-		                  nnz);
+		                 "bisect: %zu matrix entries exceed what METIS indexes; use "
+		                 "the treematch or greedy mapper",
+		                 nnz);
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -570,7 +570,7 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 out:
 	if (rc != 0)
 		tmatch_error_set(err, 0, NULL, 0, 0, "bisect: %s",
-		                  errno == ENOMEM ? "out of memory" : "partitioning failed");
+		                 errno == ENOMEM ? "out of memory" : "partitioning failed");
 	free(b.perm);
 	free(b.loc);
 	free(b.tmp);

@@ -59,7 +59,6 @@ static const struct tmatch__mapper *lookup(const char *name, int *refine)
 	return find(base);
 }
 
-
 int tmatch_map_check_name(const char *name, tmatch_error_t *err)
 {
 	int refine;
@@ -73,8 +72,8 @@ int tmatch_map_check_name(const char *name, tmatch_error_t *err)
 			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
 	}
 	tmatch_error_set(err, 0, NULL, 0, 0,
-	                  "unknown mapper '%.64s': use one of %s, optionally with +refine",
-	                  name ? name : "(null)", list);
+	                 "unknown mapper '%.64s': use one of %s, optionally with +refine",
+	                 name ? name : "(null)", list);
 	errno = EINVAL;
 	return -1;
 }
@@ -107,9 +106,9 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	n = comm->n;
 	if (n > topo->nb_allowed) {
 		tmatch_error_set(err, 0, NULL, 0, 0,
-		                  "%d ranks do not fit on %d usable leaves: ask for fewer tasks "
-		                  "or a larger allocation",
-		                  n, topo->nb_allowed);
+		                 "%d ranks do not fit on %d usable leaves: ask for fewer tasks "
+		                 "or a larger allocation",
+		                 n, topo->nb_allowed);
 		errno = EINVAL;
 		return -1;
 	}
@@ -133,7 +132,7 @@ int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		char why[sizeof(err->msg)];
 		snprintf(why, sizeof(why), "%s", err ? err->msg : "");
 		tmatch_error_set(err, 0, NULL, 0, 0, "internal error in mapper '%s': %s", m->name,
-		                  why);
+		                 why);
 		errno = EINVAL;
 		goto out;
 	}

@@ -763,9 +763,9 @@ static int group_greedy(struct ctx *c, struct gstate *s)
 				ptr[sh]++;
 			if (ptr[sh] >= s->G) {
 				free(ptr);
-				tmatch_error_set(
-				    c->err, 0, NULL, 0, 0,
-				    "internal error in treematch: no room for item %d", i);
+				tmatch_error_set(c->err, 0, NULL, 0, 0,
+				                 "internal error in treematch: no room for item %d",
+				                 i);
 				errno = EINVAL;
 				goto out;
 			}

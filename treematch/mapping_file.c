@@ -24,7 +24,8 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 	int lineno = 0, next = 0, rc = -1, *leaf = NULL, *at = NULL;
 
 	if (!path || n < 0 || (n > 0 && !leaf_of_rank))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_map_read: invalid argument");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_map_read: invalid argument");
 	f = fopen(path, "r");
 	if (!f) {
 		int e = errno;
@@ -69,14 +70,16 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 		}
 		long rank = nv == 2 ? v[0] : next;
 		if (rank >= n) {
-			tmatch_error_set(err, EINVAL, path, lineno, 0,
-			                 "rank %ld is out of range: the profile has %d ranks (0..%d)",
-			                 rank, n, n - 1);
+			tmatch_error_set(
+			    err, EINVAL, path, lineno, 0,
+			    "rank %ld is out of range: the profile has %d ranks (0..%d)", rank, n,
+			    n - 1);
 			goto out;
 		}
 		if (leaf[rank] >= 0) {
 			tmatch_error_set(err, EINVAL, path, lineno, 0,
-			                 "rank %ld is placed twice (first on line %d)", rank, at[rank]);
+			                 "rank %ld is placed twice (first on line %d)", rank,
+			                 at[rank]);
 			goto out;
 		}
 		leaf[rank] = (int)(nv == 2 ? v[1] : v[0]);
@@ -90,8 +93,8 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 	for (int r = 0; r < n; r++)
 		if (leaf[r] < 0) {
 			tmatch_error_set(err, EINVAL, path, 0, 0,
-			                 "rank %d has no leaf: the mapping must place all %d ranks", r,
-			                 n);
+			                 "rank %d has no leaf: the mapping must place all %d ranks",
+			                 r, n);
 			goto out;
 		}
 	if (n > 0) {
@@ -114,7 +117,8 @@ int tmatch_map_load(const char *path, const tmatch_topo_t *topo, int n, int *lea
 	int *leaf = NULL, *line = NULL, bad = -1, rc = -1;
 
 	if (!path || !topo || n < 0 || (n > 0 && !leaf_of_rank))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_map_load: invalid argument");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_map_load: invalid argument");
 	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
 	line = malloc(sizeof(*line) * (size_t)(n ? n : 1));
 	if (!leaf || !line) {

@@ -38,18 +38,18 @@ int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
 			*bad_rank = r;
 		if (leaf < 0 || leaf >= topo->nb_leaves) {
 			tmatch_error_set(err, 0, NULL, 0, 0, "rank %d is on leaf %d, outside 0..%d",
-			                  r, leaf, topo->nb_leaves - 1);
+			                 r, leaf, topo->nb_leaves - 1);
 			goto out;
 		}
 		if (topo->allowed && !topo->allowed[leaf]) {
 			tmatch_error_set(err, 0, NULL, 0, 0,
-			                  "rank %d is on leaf %d, which is not allowed", r, leaf);
+			                 "rank %d is on leaf %d, which is not allowed", r, leaf);
 			goto out;
 		}
 		if (used[leaf]) {
 			tmatch_error_set(err, 0, NULL, 0, 0,
-			                  "rank %d is on leaf %d, already used by another rank", r,
-			                  leaf);
+			                 "rank %d is on leaf %d, already used by another rank", r,
+			                 leaf);
 			goto out;
 		}
 		used[leaf] = 1;
@@ -109,7 +109,7 @@ int tmatch_eval(const tmatch_comm_t *comm, const tmatch_topo_t *topo, const int 
 	n = comm->n;
 	if (n > topo->nb_leaves) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "%d ranks cannot be mapped on %d leaves", n,
-		                  topo->nb_leaves);
+		                 topo->nb_leaves);
 		errno = EINVAL;
 		return -1;
 	}

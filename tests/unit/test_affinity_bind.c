@@ -192,7 +192,8 @@ Test(bind, live_alloc_cores)
 	cr_assert_eq(tmatch_affinity_tree_nb_slots(t), 1);
 	/* the allowed CPUs are that core's (those of them the process may use) */
 	cr_assert(hwloc_bitmap_isincluded(tmatch_affinity_tree_allowed_cpuset(t, 0), want),
-	          "%s not in %s", list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)), list_of(want));
+	          "%s not in %s", list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)),
+	          list_of(want));
 	hwloc_bitmap_free(want);
 	tmatch_affinity_tree_destroy(t);
 	tmatch_affinity_tree_destroy(full);

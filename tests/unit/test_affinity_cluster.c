@@ -74,8 +74,8 @@ static void check_mapping(const tmatch_affinity_tree_t *t)
 		int node = tmatch_affinity_leaf_node(t, map[i]);
 		cr_assert_geq(node, 0, "rank %d on padding leaf %d", i, map[i]);
 		cr_assert_not_null(tmatch_affinity_leaf_cpuset(t, map[i]));
-		cr_assert_eq(tmatch_affinity_check_inside(t, node, tmatch_affinity_leaf_cpuset(t, map[i]),
-		                                          &err),
+		cr_assert_eq(tmatch_affinity_check_inside(
+		                 t, node, tmatch_affinity_leaf_cpuset(t, map[i]), &err),
 		             1, "%s", err.msg);
 	}
 	tmatch_comm_destroy(comm);

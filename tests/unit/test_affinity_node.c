@@ -77,7 +77,8 @@ static void check_invariants(const tmatch_affinity_tree_t *t, int expect_cover)
 	cr_assert_eq(real, tmatch_affinity_tree_nb_slots(t));
 	cr_assert_eq(real, tmatch_topo_nb_allowed(topo));
 	if (expect_cover) {
-		const char *a = list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)), *b = list_of(seen);
+		const char *a = list_of(tmatch_affinity_tree_allowed_cpuset(t, 0)),
+		           *b = list_of(seen);
 		cr_assert_str_eq(b, a, "leaves cover %s, allowed %s", b, a);
 	}
 	hwloc_bitmap_free(seen);
@@ -147,8 +148,8 @@ static void run_shapes(const struct shape_case *c)
 			continue;
 		if (!want)
 			break;
-		cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, leaf)), want, "real leaf #%d",
-		                 k);
+		cr_assert_str_eq(list_of(tmatch_affinity_leaf_cpuset(t, leaf)), want,
+		                 "real leaf #%d", k);
 		k++;
 	}
 	check_invariants(t, c->cover);

@@ -141,7 +141,8 @@ static struct outcome run(enum mode m, const tmatch_comm_t *c, const tmatch_topo
 	for (int i = 0; i < tmatch_comm_order(c); i++)
 		leaf_of[i] = -7;
 	errno = 0;
-	r.rc = tmatch__place_isolate_map(c, t, &o, max_time, max_mem, child_compute, leaf_of, &r.err);
+	r.rc =
+	    tmatch__place_isolate_map(c, t, &o, max_time, max_mem, child_compute, leaf_of, &r.err);
 	r.err_no = errno;
 	mode = REAL;
 	return r;
@@ -165,7 +166,8 @@ Test(placement_isolate, same_result_as_in_process)
 		             err.msg);
 		mode = REAL;
 		errno = 0;
-		r.rc = tmatch__place_isolate_map(c, t, &o, 10.0, (size_t)1 << 30, child_compute, out, &r.err);
+		r.rc = tmatch__place_isolate_map(c, t, &o, 10.0, (size_t)1 << 30, child_compute,
+		                                 out, &r.err);
 		cr_assert_eq(r.rc, 0, "%s: %s", names[k], r.err.msg);
 		cr_expect_arr_eq(in, out, sizeof(in), "mapper %s: isolated result differs",
 		                 names[k]);
@@ -327,25 +329,30 @@ Test(placement_isolate, bad_arguments)
 
 	tmatch_map_opts_init(&o);
 	errno = 0;
-	cr_expect_eq(tmatch__place_isolate_map(NULL, t, &o, 1.0, 0, child_compute, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(NULL, t, &o, 1.0, 0, child_compute, leaf_of, &err),
+	             -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__place_isolate_map(c, NULL, &o, 1.0, 0, child_compute, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, NULL, &o, 1.0, 0, child_compute, leaf_of, &err),
+	             -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__place_isolate_map(c, t, NULL, 1.0, 0, child_compute, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, t, NULL, 1.0, 0, child_compute, leaf_of, &err),
+	             -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
 	cr_expect_eq(tmatch__place_isolate_map(c, t, &o, 1.0, 0, child_compute, NULL, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	errno = 0;
-	cr_expect_eq(tmatch__place_isolate_map(c, t, &o, -1.0, 0, child_compute, leaf_of, NULL), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, t, &o, -1.0, 0, child_compute, leaf_of, NULL),
+	             -1);
 	cr_expect_eq(errno, EINVAL);
 	/* A mapper error (too many ranks for the tree) is not a crash. */
 	tmatch_topo_t *small = tree("tleaf 1 4 1");
 	mode = REAL;
 	errno = 0;
-	cr_expect_eq(tmatch__place_isolate_map(c, small, &o, 5.0, 0, child_compute, leaf_of, &err), -1);
+	cr_expect_eq(tmatch__place_isolate_map(c, small, &o, 5.0, 0, child_compute, leaf_of, &err),
+	             -1);
 	cr_expect_neq(errno, 0);
 	cr_expect_neq(err.msg[0], '\0');
 	expect_no_child();

@@ -35,7 +35,8 @@ Test(layout_tpn, good_specs)
 	for (size_t k = 0; k < sizeof(tpn_good) / sizeof(tpn_good[0]); k++) {
 		int cap[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
 		tmatch_error_t err;
-		int rc = tmatch_place_tasks_per_node(tpn_good[k].spec, tpn_good[k].nnodes, cap, &err);
+		int rc =
+		    tmatch_place_tasks_per_node(tpn_good[k].spec, tpn_good[k].nnodes, cap, &err);
 		cr_assert_eq(rc, 0, "'%s': %s", tpn_good[k].spec, err.msg);
 		for (int i = 0; i < tpn_good[k].nnodes; i++)
 			cr_assert_eq(cap[i], tpn_good[k].cap[i], "'%s' node %d: %d, expected %d",
@@ -71,8 +72,8 @@ Test(layout_tpn, bad_specs)
 		int rc;
 
 		errno = 0;
-		rc = tmatch_place_tasks_per_node(tpn_bad_specs[k].spec, tpn_bad_specs[k].nnodes, cap,
-		                                 &err);
+		rc = tmatch_place_tasks_per_node(tpn_bad_specs[k].spec, tpn_bad_specs[k].nnodes,
+		                                 cap, &err);
 		cr_assert_eq(rc, -1, "'%s' was accepted", tpn_bad_specs[k].spec);
 		cr_assert_eq(errno, EINVAL);
 		cr_assert(strstr(err.msg, tpn_bad_specs[k].msg), "'%s': message '%s' lacks '%s'",
@@ -86,8 +87,8 @@ Test(layout_tpn, from_slurm_variables)
 	tmatch_error_t err;
 
 	/* SLURM_TASKS_PER_NODE holds the tasks: used as is */
-	cr_assert_eq(tmatch_place_caps_from_slurm("2(x4)", "8(x4)", NULL, 4, 8, cap, &err), 0,
-	             "%s", err.msg);
+	cr_assert_eq(tmatch_place_caps_from_slurm("2(x4)", "8(x4)", NULL, 4, 8, cap, &err), 0, "%s",
+	             err.msg);
 	cr_assert_eq(cap[0] + cap[1] + cap[2] + cap[3], 8);
 	/* too few tasks there (salloc -N4 without -n): CPUs per node / cpus per task */
 	cr_assert_eq(tmatch_place_caps_from_slurm("1(x4)", "8(x4)", "2", 4, 8, cap, &err), 0, "%s",
@@ -110,7 +111,8 @@ Test(layout_slurm, block)
 	for (int r = 0; r < 6; r++)
 		cr_assert_eq(node[r], want[r], "rank %d on node %d, expected %d", r, node[r],
 		             want[r]);
-	cr_assert_eq(tmatch_place_layout_block(7, 3, cap, node), -1, "7 ranks do not fit in 6 slots");
+	cr_assert_eq(tmatch_place_layout_block(7, 3, cap, node), -1,
+	             "7 ranks do not fit in 6 slots");
 }
 
 Test(layout_slurm, cyclic_skips_full_nodes)
@@ -121,7 +123,8 @@ Test(layout_slurm, cyclic_skips_full_nodes)
 	for (int r = 0; r < 6; r++)
 		cr_assert_eq(node[r], want[r], "rank %d on node %d, expected %d", r, node[r],
 		             want[r]);
-	cr_assert_eq(tmatch_place_layout_cyclic(7, 3, cap, node), -1, "7 ranks do not fit in 6 slots");
+	cr_assert_eq(tmatch_place_layout_cyclic(7, 3, cap, node), -1,
+	             "7 ranks do not fit in 6 slots");
 }
 
 Test(layout_slurm, fewer_ranks_than_slots)

@@ -119,7 +119,8 @@ static void check_disjoint(const tmatch_place_node_t *plan)
 		for (int b = a + 1; b < plan->ntasks; b++) {
 			cr_assert_neq(plan->task[a].leaf, plan->task[b].leaf);
 			cr_assert_str_neq(cpus(plan, a), cpus(plan, b));
-			cr_assert(!hwloc_bitmap_intersects(plan->task[a].cpuset, plan->task[b].cpuset));
+			cr_assert(
+			    !hwloc_bitmap_intersects(plan->task[a].cpuset, plan->task[b].cpuset));
 		}
 	}
 }
@@ -333,10 +334,10 @@ Test(placement_plan, maps_pairs_together_and_beats_packed)
 	             plan->cost_packed);
 	for (int a = 0; a < 4; a++) {
 		cr_expect_eq(plan->task[a].rank, a);
-		cr_expect(strncmp(position(plan, a, TMATCH_AFFINITY_POS_FULL), "node=0/1", 8) == 0, "%s",
-		          position(plan, a, TMATCH_AFFINITY_POS_FULL));
-		cr_expect(strstr(position(plan, a, TMATCH_AFFINITY_POS_LEVELS), "package") != NULL, "%s",
-		          position(plan, a, TMATCH_AFFINITY_POS_LEVELS));
+		cr_expect(strncmp(position(plan, a, TMATCH_AFFINITY_POS_FULL), "node=0/1", 8) == 0,
+		          "%s", position(plan, a, TMATCH_AFFINITY_POS_FULL));
+		cr_expect(strstr(position(plan, a, TMATCH_AFFINITY_POS_LEVELS), "package") != NULL,
+		          "%s", position(plan, a, TMATCH_AFFINITY_POS_LEVELS));
 	}
 	tmatch_place_node_destroy(plan);
 	case_fini(&c);
@@ -515,8 +516,7 @@ Test(placement_plan, lines_for_the_user)
 	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
 	plan = case_plan(&c);
 	line = text_of(tmatch_place_verbose_line(plan, 1, 4242, 0));
-	snprintf(want, sizeof(want), "cpus %s mask %s set", cpus(plan, 1),
-	         cpumask(plan, 1));
+	snprintf(want, sizeof(want), "cpus %s mask %s set", cpus(plan, 1), cpumask(plan, 1));
 	cr_expect(strncmp(line, "treematch: ", 11) == 0, "%s", line);
 	cr_expect(strstr(line, "n0, task  1  1 [4242]") != NULL, "%s", line);
 	cr_expect(strstr(line, want) != NULL, "%s", line);
@@ -602,7 +602,8 @@ Test(placement_plan, smt_policy_follows_the_task_count)
 
 			if (!tmatch_affinity_leaf_is_real(t, l))
 				continue;
-			list = text_of(tmatch_affinity_cpuset_list(tmatch_affinity_leaf_cpuset(t, l)));
+			list =
+			    text_of(tmatch_affinity_cpuset_list(tmatch_affinity_leaf_cpuset(t, l)));
 			cr_expect_eq(count_list(list), cases[i].cpus, "case %zu slot %d: %s", i,
 			             k++, list);
 		}
@@ -654,10 +655,10 @@ Test(placement_plan, smt_plan_pairs_share_a_core)
 	cr_expect_eq(plan->task[1].leaf / 2, plan->task[2].leaf / 2);
 	/* Core 0 is PUs 0 and 28, core 1 PUs 1 and 29. */
 	cr_expect(strcmp(cpus(plan, 0), cpus(plan, 3)) != 0);
-	cr_expect_eq(atoi(cpus(plan, 0)) % 28, atoi(cpus(plan, 3)) % 28, "%s %s",
-	             cpus(plan, 0), cpus(plan, 3));
-	cr_expect_eq(atoi(cpus(plan, 1)) % 28, atoi(cpus(plan, 2)) % 28, "%s %s",
-	             cpus(plan, 1), cpus(plan, 2));
+	cr_expect_eq(atoi(cpus(plan, 0)) % 28, atoi(cpus(plan, 3)) % 28, "%s %s", cpus(plan, 0),
+	             cpus(plan, 3));
+	cr_expect_eq(atoi(cpus(plan, 1)) % 28, atoi(cpus(plan, 2)) % 28, "%s %s", cpus(plan, 1),
+	             cpus(plan, 2));
 	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }

@@ -150,7 +150,8 @@ static void write_big_mtx(const char *path, long order)
 	FILE *f = fopen(path, "w");
 
 	cr_assert_not_null(f);
-	fprintf(f, "%%%%MatrixMarket matrix coordinate integer general\n%ld %ld 2\n1 2 5\n%ld 1 7\n",
+	fprintf(f,
+	        "%%%%MatrixMarket matrix coordinate integer general\n%ld %ld 2\n1 2 5\n%ld 1 7\n",
 	        order, order, order);
 	fclose(f);
 }

@@ -51,9 +51,11 @@ Test(launch, output_path_refusals_say_what_to_fix)
 		tmatch_error_t err;
 
 		errno = 0;
-		cr_expect_null(tmatch_record_output_path(cases[i].file, &err), "'%s'", cases[i].file);
+		cr_expect_null(tmatch_record_output_path(cases[i].file, &err), "'%s'",
+		               cases[i].file);
 		cr_expect_neq(errno, 0);
-		cr_expect_not_null(strstr(err.msg, cases[i].msg), "'%s': %s", cases[i].file, err.msg);
+		cr_expect_not_null(strstr(err.msg, cases[i].msg), "'%s': %s", cases[i].file,
+		                   err.msg);
 		cr_expect_null(strstr(err.msg, "x.yml"), "the file is the caller's to name: %s",
 		               err.msg);
 	}
@@ -75,13 +77,13 @@ Test(launch, recorder_lookup_order)
 	cr_expect_not_null(strstr(err.msg, "/nonexistent/libtreematch-record-mpich.so"), "%s",
 	                   err.msg);
 	/* else the first extra directory that has it */
-	cr_assert_eq(tmatch_record_locate(NULL, extra, 2, TMATCH_MPIABI_MPICH, buf, sizeof buf,
-	                                  &err),
-	             0, "%s", err.msg);
+	cr_assert_eq(
+	    tmatch_record_locate(NULL, extra, 2, TMATCH_MPIABI_MPICH, buf, sizeof buf, &err), 0,
+	    "%s", err.msg);
 	cr_expect_str_eq(buf, TMATCH_BUILDDIR "/profiler/libtreematch-record-mpich.so");
-	cr_assert_eq(tmatch_record_locate("", extra, 2, TMATCH_MPIABI_OPENMPI, buf, sizeof buf,
-	                                  &err),
-	             0, "an empty directory is none: %s", err.msg);
+	cr_assert_eq(
+	    tmatch_record_locate("", extra, 2, TMATCH_MPIABI_OPENMPI, buf, sizeof buf, &err), 0,
+	    "an empty directory is none: %s", err.msg);
 	/* else the installed one (named in the message when missing) */
 	if (tmatch_record_locate(NULL, NULL, 0, TMATCH_MPIABI_MPICH, buf, sizeof buf, &err) < 0)
 		cr_expect_not_null(strstr(err.msg, tmatch_record_default_libdir()), "%s", err.msg);

@@ -324,9 +324,8 @@ Test(comm, reader_stops_where_the_caller_refuses)
 	fputs("%%MatrixMarket matrix coordinate integer general\n% c\n3 3 2\n1 2 5\n2 3 7\n", f);
 	fclose(f);
 	errno = 0;
-	cr_assert_eq(tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL,
-	                                &err),
-	             -1);
+	cr_assert_eq(
+	    tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL, &err), -1);
 	cr_assert_eq(errno, EDOM, "the callback's errno comes back");
 	cr_assert_str_eq(err.file, path);
 	cr_assert_eq(err.line, 5, "the refused entry's line");
@@ -343,8 +342,8 @@ Test(comm, reader_rejects_bad_arguments)
 	struct seen s = {.stop_at = -1};
 
 	errno = 0;
-	cr_assert_eq(tmatch_matrix_read(NULL, TMATCH_MATRIX_MTX, record_entry, &s, NULL, NULL, &err),
-	             -1);
+	cr_assert_eq(
+	    tmatch_matrix_read(NULL, TMATCH_MATRIX_MTX, record_entry, &s, NULL, NULL, &err), -1);
 	cr_assert_eq(errno, EINVAL);
 	errno = 0;
 	cr_assert_eq(tmatch_matrix_read(FIX "good_general.mtx", TMATCH_MATRIX_MTX, NULL, &s, NULL,
@@ -352,9 +351,8 @@ Test(comm, reader_rejects_bad_arguments)
 	             -1);
 	cr_assert_eq(errno, EINVAL);
 	errno = 0;
-	cr_assert_eq(tmatch_matrix_read(FIX "good_general.mtx", 42, record_entry, &s, NULL, NULL,
-	                                NULL),
-	             -1);
+	cr_assert_eq(
+	    tmatch_matrix_read(FIX "good_general.mtx", 42, record_entry, &s, NULL, NULL, NULL), -1);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(s.n, 0);
 	cr_assert_eq(tmatch_matrix_format_of("a.MTX"), TMATCH_MATRIX_MTX);

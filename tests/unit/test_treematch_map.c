@@ -473,7 +473,8 @@ static const char *mapping_file(const char *text)
 
 Test(mapping_file, both_line_forms_comments_and_blank_lines)
 {
-	const char *path = mapping_file("# a comment\n2 5\n\n7   # rank 3 after rank 2\n0 1\n1 0\n");
+	const char *path =
+	    mapping_file("# a comment\n2 5\n\n7   # rank 3 after rank 2\n0 1\n1 0\n");
 	int leaf[4] = {-9, -9, -9, -9}, line[4];
 	tmatch_error_t err;
 
