@@ -385,11 +385,12 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 		goto out;
 	if (!(cluster = layout_tree(in, l, err)))
 		goto out;
-	l->node_of_rank = malloc((size_t)(in->ntasks ? in->ntasks : 1) * sizeof(int));
+	/* zeroed: clang-analyzer cannot see that the layouts fill every rank */
+	l->node_of_rank = calloc((size_t)(in->ntasks ? in->ntasks : 1), sizeof(int));
 	l->switch_of_node = calloc((size_t)l->nnodes, sizeof(int));
-	leaf = malloc((size_t)(in->ntasks ? in->ntasks : 1) * sizeof(int));
-	block = malloc((size_t)(in->ntasks ? in->ntasks : 1) * sizeof(int));
-	cyclic = malloc((size_t)(in->ntasks ? in->ntasks : 1) * sizeof(int));
+	leaf = calloc((size_t)(in->ntasks ? in->ntasks : 1), sizeof(int));
+	block = calloc((size_t)(in->ntasks ? in->ntasks : 1), sizeof(int));
+	cyclic = calloc((size_t)(in->ntasks ? in->ntasks : 1), sizeof(int));
 	if (!l->node_of_rank || !l->switch_of_node || !leaf || !block || !cyclic) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
