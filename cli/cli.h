@@ -7,6 +7,7 @@
 #ifndef TMATCH_CLI_H
 #define TMATCH_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 int tmatch_cli_map(int argc, char **argv);      /* cmd_map.c: map */
@@ -25,6 +26,13 @@ void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))
  * (errors and warnings; info and debug too when *(int *)arg > 1).
  */
 void tmatch_cli_log(void *arg, int level, const char *msg);
+
+/*
+ * The value of a numeric option: decimal digits only (no sign, no blank),
+ * at most `max` (tmatch_parse_u64, as the plugin's settings). 0 with *out,
+ * or -1 (the caller says what the option wants).
+ */
+int tmatch_cli_number(const char *s, uint64_t max, uint64_t *out);
 
 /* Print a library error as "treematch: file:line:column: msg"; returns 1. */
 struct tmatch_error;

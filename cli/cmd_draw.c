@@ -588,12 +588,9 @@ static int write_png(const char *svg, const char *png)
 
 static int parse_count(const char *opt, const char *s, int min, int *out)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < min || v > 100000) {
+	if (tmatch_cli_number(s, 100000, &v) < 0 || v < (uint64_t)min) {
 		tmatch_cli_error("%s: expected an integer from %d to 100000, got '%.32s'", opt, min,
 		                 s);
 		return -1;
@@ -650,15 +647,15 @@ int tmatch_cli_draw(int argc, char **argv)
 			mapper = optarg;
 			break;
 		case 's': {
-			char *end;
-			errno = 0;
-			seed = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || errno || optarg[0] == '-') {
+			uint64_t v;
+
+			if (tmatch_cli_number(optarg, UINT64_MAX, &v) < 0) {
 				tmatch_cli_error("--seed: expected a non-negative integer, got "
 				                 "'%.32s'",
 				                 optarg);
 				return 2;
 			}
+			seed = v;
 			break;
 		}
 		case 'o':

@@ -179,7 +179,8 @@ int tmatch_cli_layout(int argc, char **argv)
 	};
 	const char *profile = NULL, *nodes = getenv("SLURM_JOB_NODELIST"), *conf_path = NULL;
 	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL;
-	long ntasks = -1, seed = 1;
+	long ntasks = -1;
+	uint64_t seed = 1, num;
 	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n;
 	char *confbuf = NULL, **names = NULL, *text = NULL;
 	int *cap = NULL;
@@ -199,7 +200,6 @@ int tmatch_cli_layout(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:t:n:M:T:s:So:h",
 	                        longopts, NULL)) != -1) {
-		char *end;
 		switch (c) {
 		case 'p':
 			profile = optarg;
@@ -214,13 +214,12 @@ int tmatch_cli_layout(int argc, char **argv)
 			tpn = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			ntasks = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || ntasks < 1 || ntasks > INT_MAX) {
+			if (tmatch_cli_number(optarg, INT_MAX, &num) < 0 || num < 1) {
 				tmatch_cli_error("--ntasks '%s': expected a positive integer",
 				                 optarg);
 				return 2;
 			}
+			ntasks = (long)num;
 			break;
 		case 'M':
 			mapper = optarg;
@@ -229,9 +228,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			node_spec = optarg;
 			break;
 		case 's':
-			errno = 0;
-			seed = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || seed < 0) {
+			if (tmatch_cli_number(optarg, UINT64_MAX, &seed) < 0) {
 				tmatch_cli_error("--seed '%s': expected a non-negative integer",
 				                 optarg);
 				return 2;
@@ -326,7 +323,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	in.topology_conf = conf_path;
 	in.node_topology = node_spec;
 	in.mapper = mapper;
-	in.seed = (uint64_t)seed;
+	in.seed = seed;
 	if (tmatch_place_layout(&in, &lay, &err) < 0) {
 		if (errno == EDOM) { /* the request does not fit the allocation */
 			tmatch_cli_error("%s", err.msg);

@@ -20,16 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -381,7 +371,7 @@ int tmatch_cli_map(int argc, char **argv)
 			mapper = optarg;
 			break;
 		case 's':
-			if (parse_u64(optarg, &seed)) {
+			if (tmatch_cli_number(optarg, UINT64_MAX, &seed)) {
 				tmatch_cli_error("--seed '%s': expected a non-negative integer",
 				                 optarg);
 				return 2;

@@ -24,7 +24,7 @@ static int parse_count(const char *s, int max, int *out)
 {
 	uint64_t v;
 
-	if (!s || tmatch_parse_u64(s, strlen(s), (uint64_t)max, &v) < 0)
+	if (tmatch_cli_number(s, (uint64_t)max, &v) < 0)
 		return -1;
 	*out = (int)v;
 	return 0;

@@ -28,18 +28,6 @@ static void usage(FILE *out)
 	             "--nodes alone gives one flat switch over the nodes.\n");
 }
 
-static int parse_int(const char *s, int *out)
-{
-	char *end;
-	long v;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 0 || v > 1 << 20)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int tmatch_cli_topology(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -61,6 +49,7 @@ int tmatch_cli_topology(int argc, char **argv)
 	const char *conf = NULL, *nodes = NULL;
 	char *spec = NULL, *text = NULL;
 	int c, rc = 1, len;
+	uint64_t num;
 
 	tmatch_affinity_opts_init(&opts);
 	memset(&err, 0, sizeof(err));
@@ -115,11 +104,12 @@ int tmatch_cli_topology(int argc, char **argv)
 			opts.alloc_cores = optarg;
 			break;
 		case 'p':
-			if (parse_int(optarg, &opts.cpus_per_task) < 0 || opts.cpus_per_task < 1) {
+			if (tmatch_cli_number(optarg, 1 << 20, &num) < 0 || num < 1) {
 				tmatch_cli_error(
 				    "--cpus-per-task wants a positive integer, not '%s'", optarg);
 				goto usage;
 			}
+			opts.cpus_per_task = (int)num;
 			break;
 		case 'm':
 			if (tmatch_affinity_smt_parse(optarg, &opts.smt, &err) < 0) {

@@ -48,6 +48,11 @@ void tmatch_cli_log(void *arg, int level, const char *msg)
 		        msg);
 }
 
+int tmatch_cli_number(const char *s, uint64_t max, uint64_t *out)
+{
+	return s ? tmatch_parse_u64(s, strlen(s), max, out) : -1;
+}
+
 int tmatch_cli_report(const tmatch_error_t *err)
 {
 	char buf[1024];
