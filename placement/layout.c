@@ -250,8 +250,10 @@ static tmatch_place_layout_t *layout_nodes(const tmatch_place_layout_in_t *in, t
 	for (int i = 0; i < n; i++) {
 		if (in->cap[i] == 0)
 			continue;
-		l->node_name[l->nnodes] = names[i];
-		names[i] = NULL;
+		if (!(l->node_name[l->nnodes] = strdup(names[i]))) {
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+			goto fail;
+		}
 		l->cap[l->nnodes++] = in->cap[i];
 	}
 	tmatch_affinity_hostlist_free(names);
