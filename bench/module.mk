@@ -26,10 +26,10 @@ BENCH_TARGETS += bench-tools bench-run bench-layout
 
 bench-tools: $(BENCH_TOOLS)
 
-$(B)/bench/gen: bench/gen.c bench/patterns.c bench/patterns.h
+$(B)/bench/gen: bench/gen.c bench/patterns.c bench/patterns.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ bench/gen.c bench/patterns.c \
-	    $(ALL_LDFLAGS) -lm
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
 $(B)/bench/scotch_map: bench/scotch_map.c bench/mtxread.c bench/mtxread.h $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -4,6 +4,7 @@
  * "Patterns" section of bench/README.md for the definitions).
  */
 #include "bench/patterns.h"
+#include "treematch/treematch_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,64 +17,24 @@ const char *const bench_pattern_names[] = {
     "stencil2d", "stencil3d", "cg", "alltoall", "hier", "random", NULL,
 };
 
-/* ---------------------------------------------------------------------- */
-/* RNG                                                                     */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-void bench_rng_seed(bench_rng_t *rng, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		rng->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t bench_rng_next(bench_rng_t *rng)
-{
-	uint64_t *s = rng->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-uint64_t bench_rng_below(bench_rng_t *rng, uint64_t bound)
-{
-	uint64_t limit = UINT64_MAX - UINT64_MAX % bound, x;
-	do
-		x = bench_rng_next(rng);
-	while (x >= limit);
-	return x % bound;
-}
-
-double bench_rng_unit(bench_rng_t *rng)
+/*
+ * The generator is the library's own (treematch/rng.c): one xoshiro256**
+ * for the mappers and the bench, so a seed means the same thing in both.
+ */
+static double rng_unit(tmatch__rng_t *rng)
 {
 	/* 53 random bits, shifted into (0, 1] so that pow(u, -1/a) is finite */
-	return ((double)(bench_rng_next(rng) >> 11) + 1.0) / 9007199254740992.0;
+	return ((double)(tmatch__rng_next(rng) >> 11) + 1.0) / 9007199254740992.0;
 }
 
 void bench_permutation(int n, uint64_t seed, int *perm)
 {
-	bench_rng_t rng;
-	bench_rng_seed(&rng, seed);
+	tmatch__rng_t rng;
+	tmatch__rng_seed(&rng, seed);
 	for (int i = 0; i < n; i++)
 		perm[i] = i;
 	for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
-		int j = (int)bench_rng_below(&rng, (uint64_t)i + 1), t = perm[i];
+		int j = (int)tmatch__rng_below(&rng, (uint64_t)i + 1), t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
@@ -265,18 +226,18 @@ static void gen_hier(int n, const struct sink *s)
  */
 static void gen_random(int n, uint64_t seed, const struct sink *s)
 {
-	bench_rng_t rng;
-	bench_rng_seed(&rng, seed);
+	tmatch__rng_t rng;
+	tmatch__rng_seed(&rng, seed);
 	for (int i = 0; i < n; i++) {
 		int got[4], k = 0;
 		while (k < 4) {
-			int j = (int)bench_rng_below(&rng, (uint64_t)n), dup = (j == i);
+			int j = (int)tmatch__rng_below(&rng, (uint64_t)n), dup = (j == i);
 			for (int q = 0; q < k; q++)
 				dup |= (got[q] == j);
 			if (dup)
 				continue;
 			got[k++] = j;
-			double w = floor(100.0 * pow(bench_rng_unit(&rng), -1.0 / 1.2));
+			double w = floor(100.0 * pow(rng_unit(&rng), -1.0 / 1.2));
 			put(s, i, j, w > 1e6 ? 1e6 : w);
 		}
 	}

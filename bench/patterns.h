@@ -19,15 +19,6 @@
 
 typedef void (*bench_emit_fn)(void *arg, int i, int j, double w);
 
-/* Deterministic generator (splitmix64-seeded xoshiro256**). */
-typedef struct bench_rng {
-	uint64_t s[4];
-} bench_rng_t;
-void bench_rng_seed(bench_rng_t *rng, uint64_t seed);
-uint64_t bench_rng_next(bench_rng_t *rng);
-uint64_t bench_rng_below(bench_rng_t *rng, uint64_t bound); /* bound > 0 */
-double bench_rng_unit(bench_rng_t *rng);                    /* in (0, 1] */
-
 /* Known pattern names, NULL terminated. */
 extern const char *const bench_pattern_names[];
 
