@@ -182,6 +182,19 @@ TMATCH_API int tmatch_affinity_cpuset_parse(const char *list, const char *what, 
 TMATCH_API char *tmatch_affinity_cpuset_list(hwloc_const_bitmap_t set);
 TMATCH_API char *tmatch_affinity_cpuset_mask(hwloc_const_bitmap_t set);
 
+/*
+ * The same CPUs as hwloc *logical* indexes on node `node` of the tree (what
+ * `lstopo` prints as L#, and what Open MPI's rankfiles count): with *unit =
+ * TMATCH_AFFINITY_UNIT_CORE on entry, the cores the set is made of if it is
+ * a union of whole cores, else (and with TMATCH_AFFINITY_UNIT_PU on entry)
+ * its PUs; *unit says which on return. -1/EINVAL for CPUs the node's
+ * hardware does not have (out untouched).
+ */
+enum { TMATCH_AFFINITY_UNIT_CORE = 0, TMATCH_AFFINITY_UNIT_PU = 1 };
+TMATCH_API int tmatch_affinity_cpuset_logical(const tmatch_affinity_tree_t *tree, int node,
+                                              hwloc_const_bitmap_t set, int *unit,
+                                              hwloc_bitmap_t out, tmatch_error_t *err);
+
 /* ------------------------------------------------------------------------ */
 /* Hierarchy position of a leaf                                              */
 

@@ -126,3 +126,60 @@ char *tmatch_affinity_cpuset_mask(hwloc_const_bitmap_t set)
 	}
 	return s;
 }
+
+int tmatch_affinity_cpuset_logical(const tmatch_affinity_tree_t *tree, int node,
+                                   hwloc_const_bitmap_t set, int *unit, hwloc_bitmap_t out,
+                                   tmatch_error_t *err)
+{
+	hwloc_topology_t topo;
+	hwloc_bitmap_t covered = NULL, idx = NULL;
+	hwloc_obj_t obj = NULL;
+	hwloc_obj_type_t type;
+	int rc = -1;
+
+	if (!tree || node < 0 || node >= tree->nb_nodes || !set || !unit || !out)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_affinity_cpuset_logical: bad argument");
+	topo = tree->nodes[node].topo;
+	if (!topo)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "node %s has no hardware topology to number its cores",
+		                        tree->nodes[node].name ? tree->nodes[node].name : "?");
+	covered = hwloc_bitmap_alloc();
+	idx = hwloc_bitmap_alloc();
+	if (!covered || !idx) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	/* Cores first: the set as whole cores, if it is a union of them. */
+	type = *unit == TMATCH_AFFINITY_UNIT_PU ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
+	for (;;) {
+		hwloc_bitmap_zero(covered);
+		hwloc_bitmap_zero(idx);
+		obj = NULL;
+		while ((obj = hwloc_get_next_obj_by_type(topo, type, obj)) != NULL) {
+			if (!obj->cpuset || !hwloc_bitmap_intersects(obj->cpuset, set))
+				continue;
+			if (!hwloc_bitmap_isincluded(obj->cpuset, set))
+				break; /* a core only partly in the set */
+			hwloc_bitmap_or(covered, covered, obj->cpuset);
+			hwloc_bitmap_set(idx, obj->logical_index);
+		}
+		if (!obj && hwloc_bitmap_isequal(covered, set))
+			break;
+		if (type == HWLOC_OBJ_PU) {
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
+			                 "CPUs not in the hardware topology of node %s",
+			                 tree->nodes[node].name ? tree->nodes[node].name : "?");
+			goto out;
+		}
+		type = HWLOC_OBJ_PU;
+	}
+	*unit = type == HWLOC_OBJ_PU ? TMATCH_AFFINITY_UNIT_PU : TMATCH_AFFINITY_UNIT_CORE;
+	hwloc_bitmap_copy(out, idx);
+	rc = 0;
+out:
+	hwloc_bitmap_free(covered);
+	hwloc_bitmap_free(idx);
+	return rc;
+}

@@ -411,6 +411,33 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
                         tmatch_error_t *err);
 void tmatch_place_layout_destroy(tmatch_place_layout_t *layout);
 
+/* ------------------------------------------------------------------------ */
+/* A placement for a launcher started by hand (launcher.c)                   */
+
+enum {
+	TMATCH_LAUNCHER_OPENMPI = 0, /* rankfile, Open MPI 4 and 5 */
+	TMATCH_LAUNCHER_MPICH = 1,   /* Hydra: -bind-to user:... */
+	TMATCH_LAUNCHER_IMPI = 2,    /* I_MPI_PIN_PROCESSOR_LIST / I_MPI_PIN_DOMAIN */
+	TMATCH_LAUNCHER_SRUN = 3,    /* --cpu-bind=map_cpu / mask_cpu */
+};
+
+/* "openmpi", "mpich", "impi", "srun" -> *launcher; -1/EINVAL otherwise. */
+int tmatch_place_launcher_parse(const char *name, int *launcher);
+
+/*
+ * The placement leaf_of[i] (leaves of `tree`) of the n ranks rank_ids[i]
+ * (NULL: 0..n-1) written for `launcher`, in a new string the caller frees:
+ * the rankfile, or the one option or variable (ending in a newline).
+ * host_names: write the nodes' names in the rankfile, else "+n<index>".
+ * *hwthreads (may be NULL) is set to 1 when the rankfile counts hardware
+ * threads (mpirun then needs --use-hwthread-cpus, or :hwtcpus in Open MPI
+ * 5's --map-by rankfile). NULL with err: EINVAL when the launcher cannot
+ * express the placement (the reason, and what can), ENOMEM.
+ */
+char *tmatch_place_launcher_text(const tmatch_affinity_tree_t *tree, const int *leaf_of,
+                                 const int *rank_ids, int n, int launcher, int host_names,
+                                 int *hwthreads, tmatch_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
