@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -276,7 +277,7 @@ static void map_usage(FILE *out)
 	    out,
 	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES] [--ranks "
 	    "LIST]\n"
-	    "                     [--mapper NAME] [--seed N] [--format plain|yaml] [--stats]\n"
+	    "                     [--mapper NAME] [--seed N] [--format FMT] [--stats]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
 	    "tree and print the placement.\n"
@@ -296,7 +297,12 @@ static void map_usage(FILE *out)
 	        "                        optionally with +refine (default: %s)\n"
 	        "  -s, --seed N          seed of every random choice (default: 1)\n"
 	        "  -f, --format FMT      plain: one line \"RANK LEAF\" per rank (default);\n"
-	        "                        yaml: a small mapping document\n"
+	        "                        yaml: a small mapping document;\n"
+	        "                        openmpi: a rankfile (mpirun --rankfile F, Open MPI 4,\n"
+	        "                        or --map-by rankfile:file=F, Open MPI 5);\n"
+	        "                        mpich: \"-bind-to user:...\" for mpiexec (Hydra);\n"
+	        "                        impi: I_MPI_PIN_PROCESSOR_LIST=... (Intel MPI);\n"
+	        "                        srun: \"--cpu-bind=map_cpu:...\"\n"
 	        "      --stats           metrics and run time of the placement on stderr\n"
 	        "  -h, --help            this help\n",
 	        TMATCH_DEFAULT_MAPPER);
@@ -329,6 +335,48 @@ static void yaml_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * --format openmpi|mpich|impi|srun: the placement as the launcher takes it.
+ * The machine is loaded again as CPUs (the mapping only needed its tree);
+ * its leaves are numbered as the topology's. 0, or -1 after reporting.
+ */
+static int print_launcher(const char *topology, const int *leaf, const int *ranks, int n,
+                          int launcher)
+{
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *tree;
+	char *text = NULL;
+	int hwthreads = 0;
+
+	tmatch_affinity_opts_t opts;
+	char host[256] = "localhost";
+	int local = !strcmp(topology, "local");
+
+	/* This machine by its name, a cluster's nodes by theirs; a node read from
+	   a file or a string is "+n0", the first host mpirun is given. */
+	tmatch_affinity_opts_init(&opts);
+	if (local && gethostname(host, sizeof(host) - 1) == 0)
+		opts.node_name = host;
+	tmatch_error_clear(&err);
+	tree = tmatch_place_tree_load(topology, &opts, NULL, NULL, &err);
+	if (tree)
+		text = tmatch_place_launcher_text(tree, leaf, ranks, n, launcher,
+		                                  local || !strncmp(topology, "cluster:", 8),
+		                                  &hwthreads, &err);
+	tmatch_affinity_tree_destroy(tree);
+	if (!text) {
+		tmatch_cli_report(&err);
+		return -1;
+	}
+	fputs(text, stdout);
+	free(text);
+	if (hwthreads)
+		tmatch_cli_error("note: this rankfile counts hardware threads: run mpirun with "
+		                 "--use-hwthread-cpus (Open MPI 4) or --map-by "
+		                 "rankfile:file=FILE:hwtcpus (Open MPI 5)");
+	return 0;
+}
+
 int tmatch_cli_map(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -342,7 +390,7 @@ int tmatch_cli_map(int argc, char **argv)
 	const char *allowed = NULL, *ranks_arg = NULL;
 	int *ranks = NULL, nranks = 0;
 	const char *format = "plain";
-	int stats = 0, opt, rc = 1, n;
+	int stats = 0, opt, rc = 1, n, launcher = -1;
 	uint64_t seed = 1;
 	tmatch_error_t err;
 	tmatch_topo_t *topo = NULL;
@@ -400,8 +448,16 @@ int tmatch_cli_map(int argc, char **argv)
 		map_usage(stderr);
 		return 2;
 	}
-	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0) {
-		tmatch_cli_error("map: --format '%s': use plain or yaml", format);
+	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0 &&
+	    tmatch_place_launcher_parse(format, &launcher)) {
+		tmatch_cli_error(
+		    "map: --format '%s': use plain, yaml, openmpi, mpich, impi or srun", format);
+		return 2;
+	}
+	if (launcher >= 0 && !strncmp(topology, "tleaf", 5)) {
+		tmatch_cli_error("map: --format %s needs a machine with CPUs: give --topology "
+		                 "synthetic:..., xml:FILE, local or cluster:...",
+		                 format);
 		return 2;
 	}
 	tmatch_error_clear(&err);
@@ -447,7 +503,10 @@ int tmatch_cli_map(int argc, char **argv)
 		goto out;
 	}
 	t1 = now();
-	if (!strcmp(format, "plain")) {
+	if (launcher >= 0) {
+		if (print_launcher(topology, leaf, ranks, n, launcher))
+			goto out;
+	} else if (!strcmp(format, "plain")) {
 		for (int r = 0; r < n; r++)
 			printf("%d %d\n", ranks ? ranks[r] : r, leaf[r]);
 	} else {
