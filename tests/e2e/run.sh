@@ -204,6 +204,37 @@ t_binds_like_cli() {
 	fi
 }
 
+# `treematch map --format srun` gives srun itself the placement, with no
+# plugin: the --cpu-bind list it prints puts every task on the CPU of its
+# leaf (found with hwloc-calc: leaf i of "local" is core L#i, the task on
+# its first PU). Seeds of the random mapper give different orders.
+t_srun_format() {
+	orders=""
+	for seed in 1 2 3 4; do
+		name="srun \$(treematch map -f srun), seed $seed: each task on its mapped CPU"
+		want=$("$TM" map -p "$P2" -t local -m random -s $seed -f plain |
+			while read -r rank leaf; do
+				printf '%s ' "$(hwloc-calc --physical-output --intersect pu "core:$leaf" | cut -d, -f1)"
+			done)
+		opt=$("$TM" map -p "$P2" -t local -m random -s $seed -f srun)
+		run "$WORK/sf.out" "$WORK/sf.err" -n2 "$opt" "$W"
+		rc=$?
+		got=$(sort -t= -k2 -n "$WORK/sf.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
+		orders="$orders$want
+"
+		if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
+			pass "$name ($opt: $got)"
+		else
+			fail "$name" "$opt: want '$want' got '$got' (rc=$rc)" "$(tail -n 3 "$WORK/sf.err")"
+		fi
+	done
+	if [ "$(printf '%s' "$orders" | sort -u | wc -l)" -ge 2 ]; then
+		pass "srun --format seeds give different placements"
+	else
+		fail "srun --format seeds give one placement only: pick seeds that differ"
+	fi
+}
+
 # CPUs per rank, in rank order, from the CLI: `treematch map` gives each
 # rank's leaf, `treematch topology show` each leaf's CPUs. Seed 0 is the
 # plugin's default.
@@ -744,6 +775,7 @@ if want affinity; then
 	if start --nodes 1 --task-plugin task/affinity; then
 		t_help
 		t_binds_like_cli
+		t_srun_format
 		t_verbose
 		t_dry_run
 		t_errors
