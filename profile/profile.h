@@ -243,6 +243,25 @@ TMATCH_API int tmatch_profile_save(const tmatch_profile_t *p, const char *path, 
                                    tmatch_error_t *err);
 
 /*
+ * The compiled (binary) form (`treematch profile compile`): the profile's
+ * finished edges indexed by rank, checksummed, loaded in time proportional
+ * to its size; tmatch_profile_load* recognise it by its first bytes.
+ * compile: fails with EINVAL (unfinished profile) or the write's errno.
+ * is_compiled: 1 if buf starts like a compiled profile.
+ * compiled_comm: the matrix of ranks[0..n) only (in that order), as
+ * tmatch_comm_submatrix(tmatch_profile_to_comm(whole), ranks) would give,
+ * reading only those ranks' rows from the regular file `fd` (header and
+ * row checks, no whole-file checksum): what one node needs. metric < 0:
+ * the profile's placement_metric.
+ */
+TMATCH_API int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t *err);
+TMATCH_API int tmatch_profile_is_compiled(const void *buf, size_t len);
+TMATCH_API tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int *ranks,
+                                                       int n, int metric, unsigned sets,
+                                                       const tmatch_profile_limits_t *lim,
+                                                       tmatch_error_t *err);
+
+/*
  * The symmetric matrix the mappers consume: weight(i, j) = metric of (i, j)
  * plus metric of (j, i), over the edge sets in `sets` (TMATCH_PROFILE_P2P,
  * optionally | TMATCH_PROFILE_COLL). For TMATCH_METRIC_AVG the weight is

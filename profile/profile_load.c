@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -1302,8 +1303,44 @@ tmatch_profile_t *tmatch_profile_load_buffer(const void *buf, size_t len, const 
 		errno = EFBIG;
 		return NULL;
 	}
+	if (tmatch_profile_is_compiled(buf, len)) {
+		yaml_parser_delete(&L.parser);
+		return tmatch__profile_load_compiled(buf, len, name, &L.lim, err);
+	}
 	yaml_parser_set_input_string(&L.parser, buf ? buf : (const void *)"", len);
 	return load_common(&L, err);
+}
+
+/*
+ * A regular file that starts (at fd's offset) like a compiled profile is
+ * mapped and handed to compiled.c: returns 1 with *out set (NULL and err on
+ * failure). 0 when it is YAML (nothing consumed: pread leaves the offset).
+ */
+static int load_if_compiled(int fd, const struct stat *st, const char *name,
+                            const tmatch_profile_limits_t *lim, tmatch_profile_t **out,
+                            tmatch_error_t *err)
+{
+	char head[8];
+	off_t off = lseek(fd, 0, SEEK_CUR);
+	size_t len;
+	void *map;
+
+	if (off < 0 || off >= st->st_size || pread(fd, head, sizeof(head), off) != sizeof(head) ||
+	    !tmatch_profile_is_compiled(head, sizeof(head)))
+		return 0;
+	len = (size_t)(st->st_size - off);
+	map = mmap(NULL, len + (size_t)(off % sysconf(_SC_PAGESIZE)), PROT_READ, MAP_PRIVATE, fd,
+	           off - off % sysconf(_SC_PAGESIZE));
+	if (map == MAP_FAILED) {
+		int e = errno;
+		tmatch_error_set(err, 0, name, 0, 0, "cannot read: %s", strerror(e));
+		errno = e;
+		return 1;
+	}
+	*out = tmatch__profile_load_compiled((char *)map + off % sysconf(_SC_PAGESIZE), len, name,
+	                                     lim, err);
+	munmap(map, len + (size_t)(off % sysconf(_SC_PAGESIZE)));
+	return 1;
 }
 
 tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
@@ -1349,6 +1386,15 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 		yaml_parser_delete(&L.parser);
 		errno = EFBIG;
 		return NULL;
+	}
+	if (S_ISREG(st.st_mode)) {
+		tmatch_profile_t *p = NULL;
+		int compiled = load_if_compiled(fd, &st, name, &L.lim, &p, err);
+
+		if (compiled) {
+			yaml_parser_delete(&L.parser);
+			return p;
+		}
 	}
 	L.fd = fd;
 	yaml_parser_set_input(&L.parser, read_handler, &L);

@@ -72,4 +72,10 @@ int tmatch__edges_sort_merge(struct tmatch__edges *e, unsigned metrics, int rank
 /* Describe what a non-integer scalar looks like ("a negative number", ...). */
 const char *tmatch__describe_scalar(const char *s, size_t len);
 
+/* compiled.c: a compiled profile in memory (the loaders call it when
+   tmatch_profile_is_compiled says so). */
+tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, const char *name,
+                                                const tmatch_profile_limits_t *lim,
+                                                tmatch_error_t *err);
+
 #endif /* TMATCH_PROFILE_PRIVATE_H */

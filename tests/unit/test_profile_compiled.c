@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_profile_compiled.c - the compiled profile (profile/compiled.c): it
+ * gives back exactly the profile it was made from, a node's rows read alone
+ * give the same matrix as the whole profile cut down, and a damaged file is
+ * refused with a message naming it (every byte flipped, with and without a
+ * checksum that matches, every length cut).
+ */
+#include "profile/profile_private.h"
+#include "treematch/treematch_private.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A random finished profile: ranks, metrics, directedness, coll edges, info. */
+static tmatch_profile_t *random_profile(uint64_t seed, int ranks, unsigned metrics, int directed)
+{
+	tmatch__rng_t rng;
+	tmatch_error_t err;
+	tmatch_profile_t *p = tmatch_profile_create(ranks, metrics, directed, &err);
+
+	cr_assert_not_null(p, "%s", err.msg);
+	tmatch__rng_seed(&rng, seed);
+	for (int set = 0; set < 2; set++) {
+		int n = (int)tmatch__rng_below(&rng, (uint64_t)ranks * 3);
+
+		for (int k = 0; k < n; k++) {
+			int a = (int)tmatch__rng_below(&rng, (uint64_t)ranks);
+			int b = (int)tmatch__rng_below(&rng, (uint64_t)ranks);
+
+			/* undirected profiles refuse a pair given twice: one direction only */
+			if (!directed && a > b)
+				continue;
+			cr_assert_eq(tmatch_profile_add_edge(
+			                 p, set ? TMATCH_PROFILE_COLL : TMATCH_PROFILE_P2P, a, b,
+			                 1 + tmatch__rng_below(&rng, 1u << 30),
+			                 1 + tmatch__rng_below(&rng, 1000), NULL, NULL, &err),
+			             0, "%s", err.msg);
+		}
+	}
+	if (!directed) {
+		/* a second edge of the same pair would be refused by finish: keep one */
+		for (int s = 0; s < 2; s++) {
+			struct tmatch__edges *e = &p->set[s];
+			size_t w = 0;
+
+			for (size_t i = 0; i < e->n; i++) {
+				int dup = 0;
+
+				for (size_t j = 0; j < w; j++)
+					dup |= e->src[j] == e->src[i] && e->dst[j] == e->dst[i];
+				if (dup)
+					continue;
+				e->src[w] = e->src[i];
+				e->dst[w] = e->dst[i];
+				if (e->bytes)
+					e->bytes[w] = e->bytes[i];
+				if (e->msgs)
+					e->msgs[w] = e->msgs[i];
+				w++;
+			}
+			e->n = w;
+		}
+	}
+	cr_assert_eq(tmatch_profile_finish(p, NULL, NULL, &err), 0, "%s", err.msg);
+	if (seed % 2)
+		cr_assert_eq(tmatch_profile_set_info(p, "application", "lammps \xc3\xa9", &err), 0);
+	cr_assert_eq(tmatch_profile_set_layout(p, 2, ranks / 2, &err), 0);
+	return p;
+}
+
+/* The compiled bytes of p, in a malloc'd buffer. */
+static unsigned char *compile(const tmatch_profile_t *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	tmatch_error_t err;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(tmatch_profile_compile(p, f, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(f), 0);
+	return (unsigned char *)buf;
+}
+
+static char *as_yaml(const tmatch_profile_t *p)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	tmatch_error_t err;
+
+	cr_assert_eq(tmatch_profile_write(p, f, 0, &err), 0, "%s", err.msg);
+	fclose(f);
+	return buf;
+}
+
+Test(compiled, round_trip)
+{
+	static const unsigned metrics[] = {TMATCH_PROFILE_HAS_BYTES, TMATCH_PROFILE_HAS_MSGS,
+	                                   TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS};
+
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		tmatch_profile_t *p = random_profile(seed, 2 + (int)(seed * 7 % 40),
+		                                     metrics[seed % 3], (int)(seed / 3 % 2));
+		tmatch_error_t err;
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		tmatch_profile_t *q =
+		    tmatch_profile_load_buffer(bin, len, "p.tmpc", NULL, NULL, NULL, &err);
+		char *a, *b;
+
+		cr_assert_not_null(q, "seed %llu: %s", (unsigned long long)seed, err.msg);
+		cr_assert_eq(len % 8, 0);
+		a = as_yaml(p);
+		b = as_yaml(q);
+		cr_assert_str_eq(a, b, "seed %llu", (unsigned long long)seed);
+		free(a);
+		free(b);
+		free(bin);
+		tmatch_profile_destroy(p);
+		tmatch_profile_destroy(q);
+	}
+}
+
+/* The file as a descriptor: tmatch_profile_load_fd recognises it too. */
+static int as_file(const unsigned char *bin, size_t len)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(bin, 1, len, f), len);
+	fflush(f);
+	fd = dup(fileno(f));
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0); /* load_fd reads from the offset */
+	fclose(f);
+	return fd;
+}
+
+Test(compiled, one_node_rows_equal_the_whole_cut_down)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		int ranks = 8 + (int)(seed * 5 % 30), n = 1 + (int)(seed % 7), sel[8];
+		tmatch_profile_t *p =
+		    random_profile(seed, ranks, TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS,
+		                   (int)(seed % 2));
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		int fd = as_file(bin, len);
+		tmatch__rng_t rng;
+
+		tmatch__rng_seed(&rng, seed);
+		for (int i = 0; i < n; i++) { /* distinct ranks, in a random order */
+			int r, dup;
+			do {
+				r = (int)tmatch__rng_below(&rng, (uint64_t)ranks);
+				dup = 0;
+				for (int j = 0; j < i; j++)
+					dup |= sel[j] == r;
+			} while (dup);
+			sel[i] = r;
+		}
+		for (int metric = 0; metric < 3; metric++)
+			for (unsigned sets = 1; sets <= 3; sets++) {
+				tmatch_error_t err;
+				tmatch_comm_t *whole =
+				    tmatch_profile_to_comm(p, metric, sets, &err);
+				tmatch_comm_t *want = tmatch_comm_submatrix(whole, sel, n, &err);
+				tmatch_comm_t *got = tmatch_profile_compiled_comm(
+				    fd, "p.tmpc", sel, n, metric, sets, NULL, &err);
+
+				cr_assert_not_null(got, "%s", err.msg);
+				cr_assert_eq(tmatch_comm_order(got), n);
+				for (int i = 0; i < n; i++)
+					for (int j = 0; j < n; j++)
+						cr_assert_eq(tmatch_comm_get(got, i, j),
+						             tmatch_comm_get(want, i, j),
+						             "seed %llu metric %d sets %u (%d,%d)",
+						             (unsigned long long)seed, metric, sets,
+						             i, j);
+				tmatch_comm_destroy(whole);
+				tmatch_comm_destroy(want);
+				tmatch_comm_destroy(got);
+			}
+		close(fd);
+		free(bin);
+		tmatch_profile_destroy(p);
+	}
+}
+
+/* The format's checksum (profile/compiled.c's header comment), recomputed so
+   that a damaged body reaches the structural checks. */
+static void reseal(unsigned char *b, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i + 8 <= len - 8; i += 8) {
+		uint64_t w = 0;
+		for (int k = 7; k >= 0; k--)
+			w = w << 8 | b[i + (size_t)k];
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	for (int k = 0; k < 8; k++)
+		b[len - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
+}
+
+static void expect_refused(const unsigned char *b, size_t len, const char *what)
+{
+	tmatch_error_t err;
+	tmatch_profile_t *q;
+
+	memset(&err, 0, sizeof(err));
+	q = tmatch_profile_load_buffer(b, len, "bad.tmpc", NULL, NULL, NULL, &err);
+	if (q) {
+		/* A flip may give another valid profile (a weight, a name): then it
+		   must be one the YAML loader would have made, unchanged by a trip
+		   through YAML (no self edge, rows sorted, undirected pairs as
+		   (min, max)). */
+		char *y1 = as_yaml(q), *y2;
+		tmatch_profile_t *r =
+		    tmatch_profile_load_buffer(y1, strlen(y1), "y.yml", NULL, NULL, NULL, &err);
+
+		cr_assert_not_null(r, "%s: accepted, but its YAML is refused: %s", what, err.msg);
+		y2 = as_yaml(r);
+		cr_assert_str_eq(y1, y2, "%s: accepted a profile YAML would not give", what);
+		free(y1);
+		free(y2);
+		tmatch_profile_destroy(r);
+		tmatch_profile_destroy(q);
+		return;
+	}
+	cr_assert_str_eq(err.file, "bad.tmpc", "%s: %s", what, err.msg);
+	cr_assert_neq(err.msg[0], '\0', "%s", what);
+}
+
+Test(compiled, damage_is_refused)
+{
+	tmatch_profile_t *p = random_profile(5, 12, TMATCH_PROFILE_HAS_BYTES, 0);
+	size_t len;
+	unsigned char *bin = compile(p, &len), *b = malloc(len);
+	tmatch_error_t err;
+	int refused_sealed = 0;
+	cr_assert_not_null(b);
+	static const unsigned char masks[] = {0x01, 0x03, 0x5a, 0x80};
+
+	for (size_t x = 0; x < len * 4; x++) {
+		size_t i = x / 4;
+
+		for (int sealed = 0; sealed < 2; sealed++) {
+			tmatch_profile_t *q;
+
+			memcpy(b, bin, len);
+			b[i] ^= masks[x % 4];
+			if (sealed)
+				reseal(b, len);
+			if (!sealed) { /* the checksum sees every flip */
+				memset(&err, 0, sizeof(err));
+				q = tmatch_profile_load_buffer(b, len, "bad.tmpc", NULL, NULL, NULL,
+				                               &err);
+				cr_assert_null(q, "flip at %zu accepted", i);
+				cr_assert_str_eq(err.file, "bad.tmpc");
+				tmatch_profile_destroy(q);
+				continue;
+			}
+			memset(&err, 0, sizeof(err));
+			q = tmatch_profile_load_buffer(b, len, "bad.tmpc", NULL, NULL, NULL, &err);
+			refused_sealed += !q;
+			expect_refused(b, len, "sealed flip");
+			tmatch_profile_destroy(q);
+		}
+	}
+	/* the structure checks catch most resealed flips (weights may change freely) */
+	cr_assert_gt(refused_sealed, (int)len, "only %d of %zu", refused_sealed, 4 * len);
+	for (size_t cut = 0; cut < len; cut++) {
+		memset(&err, 0, sizeof(err));
+		cr_assert_null(
+		    tmatch_profile_load_buffer(bin, cut, "bad.tmpc", NULL, NULL, NULL, &err),
+		    "cut at %zu accepted", cut);
+	}
+	free(b);
+	free(bin);
+	tmatch_profile_destroy(p);
+}
+
+/* Declared sizes are checked against the file's before anything is made. */
+Test(compiled, declared_sizes_bounded_by_the_file)
+{
+	tmatch_profile_t *p = random_profile(3, 10, TMATCH_PROFILE_HAS_BYTES, 1);
+	size_t len;
+	unsigned char *bin = compile(p, &len);
+	tmatch_profile_limits_t lim;
+	tmatch_error_t err;
+
+	/* 2^40 edges in a file of a few hundred bytes */
+	bin[40 + 4] = 0x01;
+	reseal(bin, len);
+	memset(&err, 0, sizeof(err));
+	cr_assert_null(tmatch_profile_load_buffer(bin, len, "big.tmpc", NULL, NULL, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "edges") ? err.msg : strstr(err.msg, "size"), "%s",
+	                   err.msg);
+	free(bin);
+	/* ranks above max_ranks */
+	bin = compile(p, &len);
+	tmatch_profile_limits_init(&lim);
+	lim.max_ranks = 9;
+	cr_assert_null(tmatch_profile_load_buffer(bin, len, "r.tmpc", &lim, NULL, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "max_ranks"), "%s", err.msg);
+	free(bin);
+	tmatch_profile_destroy(p);
+}
+
+Test(compiled, node_rows_refuse_bad_ranks_and_files)
+{
+	tmatch_profile_t *p = random_profile(2, 10, TMATCH_PROFILE_HAS_BYTES, 0);
+	size_t len;
+	unsigned char *bin = compile(p, &len);
+	int fd = as_file(bin, len), bad_ranks[] = {1, 1}, out_of_range[] = {10}, pipefd[2];
+	tmatch_error_t err;
+
+	cr_assert_null(tmatch_profile_compiled_comm(fd, "p", bad_ranks, 2, -1, 1, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "repeated"), "%s", err.msg);
+	cr_assert_null(tmatch_profile_compiled_comm(fd, "p", out_of_range, 1, -1, 1, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "outside"), "%s", err.msg);
+	cr_assert_eq(pipe(pipefd), 0);
+	cr_assert_null(
+	    tmatch_profile_compiled_comm(pipefd[0], "fifo", out_of_range, 1, -1, 1, NULL, &err));
+	cr_assert_not_null(strstr(err.msg, "regular"), "%s", err.msg);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	/* and the whole-file loader reads it from a descriptor too */
+	{
+		tmatch_profile_t *q = tmatch_profile_load_fd(fd, "p.tmpc", NULL, NULL, NULL, &err);
+		char *a = as_yaml(p), *b;
+
+		cr_assert_not_null(q, "%s", err.msg);
+		b = as_yaml(q);
+		cr_assert_str_eq(a, b);
+		free(a);
+		free(b);
+		tmatch_profile_destroy(q);
+	}
+	close(fd);
+	free(bin);
+	tmatch_profile_destroy(p);
+}
