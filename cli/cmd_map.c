@@ -192,6 +192,8 @@ static int load_inputs(const char *topology, const char *allowed, const char *pr
 	}
 	if (apply_allowed(*topo, allowed))
 		return -1;
+	if (!profile) /* the caller loads it */
+		return 0;
 	tmatch_error_clear(&err);
 	if (!(*comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err))) {
 		tmatch_cli_report(&err);
@@ -467,21 +469,20 @@ int tmatch_cli_map(int argc, char **argv)
 	}
 	if (ranks_arg && parse_ranks(ranks_arg, &ranks, &nranks))
 		return 2;
-	if (load_inputs(topology, allowed, profile, &topo, &comm))
+	if (load_inputs(topology, allowed, ranks ? NULL : profile, &topo, &comm))
 		goto out;
 	if (ranks) {
-		/* The same sub-profile the SPANK plugin maps for one node. */
-		tmatch_comm_t *sub;
-
+		/* The same sub-profile the SPANK plugin maps for one node; from a
+		   compiled profile, only these ranks' rows are read. */
 		tmatch_error_clear(&err);
-		sub = tmatch_comm_submatrix(comm, ranks, nranks, &err);
-		if (!sub) {
-			snprintf(err.file, sizeof(err.file), "--ranks");
+		comm = tmatch_place_comm_load_ranks(profile, ranks, nranks, tmatch_cli_log, NULL,
+		                                    &err);
+		if (!comm) {
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "--ranks");
 			tmatch_cli_report(&err);
 			goto out;
 		}
-		tmatch_comm_destroy(comm);
-		comm = sub;
 	}
 	n = tmatch_comm_order(comm);
 	if (ranks && n != nranks) { /* the submatrix has one row per listed rank */

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 /* A whole number of ranks or pairs for an option: 0 .. max. */
@@ -40,31 +41,77 @@ static const char convert_usage[] =
     "  -c, --coll MODE        ompi: add collective traffic, MODE wire (I lines) or\n"
     "                         logical (C lines); never both\n"
     "  -m, --matrix           write the dense matrix form (<= 1024 ranks, one metric)\n"
+    "  -C, --compiled         write the compiled (binary) form: loads in time\n"
+    "                         proportional to its size, a node reads only its ranks'\n"
+    "                         rows (the same as `treematch profile compile`)\n"
     "  -a, --application NAME record the application name in the provenance\n"
     "  -h, --help\n";
 
-static int cmd_convert(int argc, char **argv)
+/* The compiled form to `output` (a new file, renamed into place once whole)
+   or to standard output when it is not a terminal. */
+static int write_compiled(const tmatch_profile_t *p, const char *output, tmatch_error_t *err)
 {
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	if (!output) {
+		if (isatty(STDOUT_FILENO))
+			return tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "--compiled writes binary: give -o FILE or redirect "
+			    "standard output");
+		return tmatch_profile_compile(p, stdout, err);
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", output, (long)getpid()) >= sizeof(tmp))
+		return tmatch_error_set(err, ENAMETOOLONG, output, 0, 0, "file name too long");
+	f = fopen(tmp, "wbx");
+	if (!f)
+		return tmatch_error_set(err, errno, tmp, 0, 0, "cannot create: %s",
+		                        strerror(errno));
+	rc = tmatch_profile_compile(p, f, err);
+	if (fsync(fileno(f)) && !rc)
+		rc = tmatch_error_set(err, errno, tmp, 0, 0, "cannot write: %s", strerror(errno));
+	if (fclose(f) && !rc)
+		rc = tmatch_error_set(err, errno, tmp, 0, 0, "cannot write: %s", strerror(errno));
+	if (!rc && rename(tmp, output))
+		rc = tmatch_error_set(err, errno, output, 0, 0, "cannot rename %s into place: %s",
+		                      tmp, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+static const char compile_usage[] =
+    "usage: treematch profile compile [options] INPUT...\n"
+    "  the profile in its compiled (binary) form; options as for convert:\n"
+    "  -f, --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension)\n"
+    "  -o, --output FILE      write here (default: standard output, not a terminal)\n"
+    "  -n, --ranks N          number of ranks (edge lists and .prof)\n"
+    "  -u, --undirected       edge list: each pair once\n"
+    "  -c, --coll MODE        ompi: add collective traffic (wire or logical)\n"
+    "  -a, --application NAME record the application name in the provenance\n"
+    "  -h, --help\n";
+
+static int cmd_convert(int argc, char **argv, int compile)
+{
+	const char *usage = compile ? compile_usage : convert_usage;
 	static const struct option lo[] = {
-	    {"from", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"ranks", required_argument, NULL, 'n'},
-	    {"undirected", no_argument, NULL, 'u'},
-	    {"coll", required_argument, NULL, 'c'},
-	    {"matrix", no_argument, NULL, 'm'},
-	    {"application", required_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"from", required_argument, NULL, 'f'},  {"output", required_argument, NULL, 'o'},
+	    {"ranks", required_argument, NULL, 'n'}, {"undirected", no_argument, NULL, 'u'},
+	    {"coll", required_argument, NULL, 'c'},  {"matrix", no_argument, NULL, 'm'},
+	    {"compiled", no_argument, NULL, 'C'},    {"application", required_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	const char *from = NULL, *output = NULL, *app = NULL;
-	int matrix = 0, c, rc = 1;
+	int matrix = 0, compiled = compile, c, rc = 1;
 	tmatch_profile_import_opts_t o;
 	tmatch_profile_t *p = NULL;
 	tmatch_error_t err;
 
 	memset(&o, 0, sizeof(o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:n:uc:ma:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:n:uc:mCa:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			from = optarg;
@@ -94,21 +141,28 @@ static int cmd_convert(int argc, char **argv)
 			}
 			break;
 		case 'm':
+			if (compile) {
+				tmatch_cli_error("compile: --matrix has no compiled form");
+				return 2;
+			}
 			matrix = 1;
+			break;
+		case 'C':
+			compiled = 1;
 			break;
 		case 'a':
 			app = optarg;
 			break;
 		case 'h':
-			fputs(convert_usage, stdout);
+			fputs(usage, stdout);
 			return 0;
 		default:
-			fputs(convert_usage, stderr);
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fputs(convert_usage, stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	o.format = tmatch_profile_format_of(argv[optind]);
@@ -139,7 +193,12 @@ static int cmd_convert(int argc, char **argv)
 		tmatch_cli_report(&err);
 		goto out;
 	}
-	if (output) {
+	if (compiled) {
+		if (write_compiled(p, output, &err)) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+	} else if (output) {
 		if (tmatch_profile_save(p, output, matrix ? TMATCH_PROFILE_WRITE_MATRIX : 0,
 		                        &err)) {
 			tmatch_cli_report(&err);
@@ -386,8 +445,9 @@ out:
 int tmatch_cli_profile(int argc, char **argv)
 {
 	static const char usage[] =
-	    "usage: treematch profile <convert|check|stats> [options] ...\n"
+	    "usage: treematch profile <convert|compile|check|stats> [options] ...\n"
 	    "  convert  turn .mtx, .mat, edge lists or Open MPI .prof files into a profile\n"
+	    "  compile  the same, written in the compiled (binary) form\n"
 	    "  check    validate a profile and summarise it\n"
 	    "  stats    check plus distributions and provenance\n"
 	    "See treematch-profile(5) for the format.\n";
@@ -401,7 +461,9 @@ int tmatch_cli_profile(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "convert"))
-		return cmd_convert(argc - 1, argv + 1);
+		return cmd_convert(argc - 1, argv + 1, 0);
+	if (!strcmp(argv[1], "compile"))
+		return cmd_convert(argc - 1, argv + 1, 1);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1, 0);
 	if (!strcmp(argv[1], "stats"))

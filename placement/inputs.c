@@ -10,12 +10,16 @@
  *         "cluster:<topology.conf>,<nodelist>,<node topology>"  affinity/
  *   FILE: *.mtx, *.mat                 treematch/ (tmatch_comm_load)
  *         *.yml, *.yaml                profile/ (through tmatch_place_comm)
+ *         a compiled profile (any name: recognised by its first bytes), whole
+ *         or only some ranks' rows (tmatch_place_comm_load_ranks)
  */
 #include "placement/placement_private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -141,6 +145,46 @@ tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err)
 	return NULL;
 }
 
+/* 1 if the file at path starts like a compiled profile (any name). */
+static int is_compiled(const char *path)
+{
+	char head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ok = 0;
+
+	if (fd >= 0) {
+		ok = pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+		     tmatch_profile_is_compiled(head, sizeof(head));
+		close(fd);
+	}
+	return ok;
+}
+
+tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, int n,
+                                            tmatch_log_fn log, void *log_arg, tmatch_error_t *err)
+{
+	tmatch_comm_t *full, *sub;
+	int fd;
+
+	if (path && is_compiled(path)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			tmatch_error_set(err, errno, path, 0, 0, "cannot open: %s",
+			                 strerror(errno));
+			return NULL;
+		}
+		sub = tmatch_profile_compiled_comm(fd, path, ranks, n, -1, TMATCH_PROFILE_P2P, NULL,
+		                                   err);
+		close(fd);
+		return sub;
+	}
+	full = tmatch_place_comm_load(path, log, log_arg, err);
+	if (!full)
+		return NULL;
+	sub = tmatch_comm_submatrix(full, ranks, n, err);
+	tmatch_comm_destroy(full);
+	return sub;
+}
+
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err)
 {
@@ -153,9 +197,10 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 	}
 	if (tmatch_matrix_format_of(path))
 		return tmatch_comm_load(path, err);
-	if (!has_suffix(path, ".yml") && !has_suffix(path, ".yaml")) {
+	if (!has_suffix(path, ".yml") && !has_suffix(path, ".yaml") && !is_compiled(path)) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "%.200s: unknown profile format: use .yml/.yaml, .mtx or .mat",
+		                 "%.200s: unknown profile format: use .yml/.yaml, .mtx, .mat or "
+		                 "a compiled profile (treematch profile compile)",
 		                 path);
 		return NULL;
 	}

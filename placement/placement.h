@@ -337,6 +337,10 @@ int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts, tmatc
  */
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err);
+/* The matrix of ranks[0..n) only, as tmatch_comm_submatrix of the whole
+   would give; a compiled profile is read for those ranks' rows only. */
+tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, int n,
+                                            tmatch_log_fn log, void *log_arg, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layouts: the node of every rank                                           */

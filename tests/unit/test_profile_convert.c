@@ -189,3 +189,52 @@ Test(conf_convert, largest_profile_reads_alike_in_convert_and_map)
 	                   "%s", out);
 	unlink(path);
 }
+
+/*
+ * `treematch profile compile`: the compiled file of each example checks
+ * like the YAML (same summary; the YAML's load warnings, e.g. duplicates
+ * summed, are not repeated: the compiled form holds the merged edges),
+ * converts back to the same YAML, and maps
+ * a node's ranks (map --ranks, reading only their rows) as the YAML does.
+ */
+Test(conf_convert, compiled_profiles_behave_like_their_yaml)
+{
+	static const char *const ex[] = {"lammps-8.yml", "msgs_only.yml", "directed_dup.yml",
+	                                 "ring-4.yml"};
+	static char a[1 << 14], b[1 << 14];
+	char dir[] = "/tmp/tm-compiled-XXXXXX", cmd[2048];
+
+	cr_assert_not_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		const char *src = i ? TMATCH_SRCDIR "/tests/fixtures/profile/valid"
+		                    : TMATCH_SRCDIR "/profile/examples";
+
+		snprintf(cmd, sizeof(cmd), CLI " profile compile -o %s/p.bin %s/%s", dir, src,
+		         ex[i]);
+		cr_assert_eq(run(cmd, a, sizeof(a)), 0, "%s: %s", ex[i], a);
+		snprintf(cmd, sizeof(cmd), CLI " profile check %s/%s 2>/dev/null | sed 1d", src,
+		         ex[i]);
+		cr_assert_eq(run(cmd, a, sizeof(a)), 0, "%s", a);
+		snprintf(cmd, sizeof(cmd), CLI " profile check %s/p.bin | sed 1d", dir);
+		cr_assert_eq(run(cmd, b, sizeof(b)), 0, "%s", b);
+		cr_assert_str_eq(a, b, "%s: check differs", ex[i]);
+		snprintf(cmd, sizeof(cmd), CLI " profile convert %s/%s 2>/dev/null", src, ex[i]);
+		run(cmd, a, sizeof(a));
+		snprintf(cmd, sizeof(cmd), CLI " profile convert -f yaml %s/p.bin", dir);
+		cr_assert_eq(run(cmd, b, sizeof(b)), 0, "%s", b);
+		cr_assert_str_eq(a, b, "%s: back to YAML differs", ex[i]);
+		snprintf(cmd, sizeof(cmd),
+		         CLI " map -p %s/%s --ranks 1,0 -t 'synthetic:pack:2 core:2 pu:1' -m "
+		             "greedy 2>/dev/null",
+		         src, ex[i]);
+		cr_assert_eq(run(cmd, a, sizeof(a)), 0, "%s", a);
+		snprintf(cmd, sizeof(cmd),
+		         CLI " map -p %s/p.bin --ranks 1,0 -t 'synthetic:pack:2 core:2 pu:1' -m "
+		             "greedy 2>/dev/null",
+		         dir);
+		cr_assert_eq(run(cmd, b, sizeof(b)), 0, "%s", b);
+		cr_assert_str_eq(a, b, "%s: map --ranks differs", ex[i]);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
