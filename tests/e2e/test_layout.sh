@@ -194,7 +194,8 @@ for flavour in mpich openmpi; do
 		fail "$name" "cannot build: $(tail -n 3 "$WORK/mpicc.$flavour.log")"
 		continue
 	fi
-	in_alloc "$WORK/m.out" "$WORK/m.err" \
+	# started again if Open MPI itself crashed in MPI_Init (lib.sh, ompi_retry)
+	ompi_retry "$WORK/m.err" in_alloc "$WORK/m.out" "$WORK/m.err" \
 		"sh '$LAUNCHER' -n8 --mpi=$mpi --treematch='$P' sh -c '$REPORT; exec \"$exe\"'"
 	rc=$?
 	n=$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/m.out")
