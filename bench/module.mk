@@ -22,7 +22,7 @@ BENCH_TOOLS  += $(B)/bench/scotch_map
 endif
 
 BENCH_TARGETS += bench-tools bench-run bench-layout
-.PHONY: bench-tools bench-run bench-layout bench-headroom
+.PHONY: bench-tools bench-run bench-layout bench-headroom bench-scale
 
 bench-tools: $(BENCH_TOOLS)
 
@@ -65,6 +65,12 @@ bench-headroom: bench-tools $(CLI_BIN)
 # Issue 7: treematch layout vs block/cyclic on 8 switches x 16 nodes x 64 cores.
 bench-layout: bench-tools $(CLI_BIN)
 	sh bench/layout.sh $(B) $(B)/bench/layout-results.md
+
+# Issue 18: 1,048,576 ranks - one node's plan, the whole step's layout and
+# the map of the whole profile, each a whole process, median of SCALE_REPS
+# (default 5; several minutes). Results in bench/results/scale.md.
+bench-scale: bench-tools $(CLI_BIN)
+	sh bench/scale.sh $(abspath $(B)) $(or $(SCALE_REPS),5) bench/results/scale.md
 
 # Issue 7 (treematch layout), owned with bench/: the CLI's own test (the
 # layout's decisions are tested with placement/, test_placement_layout.c).

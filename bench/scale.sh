@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# scale.sh - issue 18's targets at 1,048,576 ranks, each a whole process
+# (wall time from date +%N around it, peak RSS from /usr/bin/time),
+# median of REPS runs:
+#   node     the plan of one node's 64 tasks: `treematch map --ranks` of 64
+#            ranks from the compiled profile, on a 2 x 32-core node
+#            (target <= 50 ms, <= 32 MiB); the same from YAML for comparison;
+#   step     `treematch layout` of all ranks on 16,384 nodes of 64 cores,
+#            512 leaf switches of 32 nodes under 32 aggregation switches
+#            (target <= 8 s, <= 1 GiB, cross-switch traffic no worse than
+#            -91.7 % against Slurm's block);
+#   map      `treematch map` of the stencil on "tleaf 4 8192 1 16 1 2 1 4 1"
+#            (target <= 8 s, <= 256 MiB, cost no worse than 0.407 of packed
+#            as the issue measured it).
+# The profile is bench/gen's stencil3d of 1,048,576 ranks.
+#
+#   sh bench/scale.sh BUILDDIR [REPS] [OUT.md]     (make bench-scale)
+set -eu
+
+B=${1:?usage: scale.sh BUILDDIR [REPS] [OUT.md]}
+REPS=${2:-5}
+OUT=${3:-$(dirname "$0")/results/scale.md}
+GEN=$B/bench/gen
+TM=$B/bin/treematch
+W=$B/bench/work-scale
+N=1048576
+mkdir -p "$W" "$(dirname "$OUT")"
+for tool in "$GEN" "$TM"; do
+	[ -x "$tool" ] || { echo "scale.sh: $tool is not built (make bench-tools all)" >&2; exit 1; }
+done
+
+[ -s "$W/st.mtx" ] || "$GEN" stencil3d $N -o "$W/st.mtx"
+[ -s "$W/st.yml" ] || "$TM" profile convert -o "$W/st.yml" "$W/st.mtx"
+[ -s "$W/st.tmpc" ] || "$TM" profile compile -o "$W/st.tmpc" "$W/st.yml"
+
+# 512 leaf switches of 32 nodes, 32 aggregation switches of 16 leaves, a top.
+CONF=$W/topology.conf
+if [ ! -s "$CONF" ]; then
+	awk 'BEGIN {
+		for (s = 0; s < 512; s++)
+			printf "SwitchName=l%d Nodes=n[%d-%d]\n", s, s * 32 + 1, s * 32 + 32
+		for (a = 0; a < 32; a++)
+			printf "SwitchName=a%d Switches=l[%d-%d]\n", a, a * 16, a * 16 + 15
+		print "SwitchName=top Switches=a[0-31]"
+	}' >"$CONF"
+fi
+
+# measure NAME CMD...: REPS runs; prints "NAME median_s median_MiB", keeps
+# the last run's stdout in $W/NAME.out and stderr in $W/NAME.err.
+measure() {
+	name=$1
+	shift
+	: >"$W/$name.times"
+	i=0
+	while [ $i -lt "$REPS" ]; do
+		t0=$(date +%s%N)
+		/usr/bin/time -f '%M' -o "$W/$name.t" "$@" >"$W/$name.out" 2>"$W/$name.err" || {
+			echo "scale.sh: $name failed: $(tail -n 3 "$W/$name.err")" >&2
+			return 1
+		}
+		t1=$(date +%s%N)
+		echo "$(((t1 - t0) / 1000000)) $(cat "$W/$name.t")" >>"$W/$name.times"
+		i=$((i + 1))
+	done
+	mid=$(((REPS + 1) / 2))
+	t=$(cut -d' ' -f1 "$W/$name.times" | sort -n | sed -n "${mid}p")
+	m=$(cut -d' ' -f2 "$W/$name.times" | sort -n | sed -n "${mid}p")
+	awk -v name="$name" -v t="$t" -v m="$m" 'BEGIN { printf "%s %.3f %.1f\n", name, t / 1000, m / 1024 }'
+}
+
+NODE="synthetic:pack:2 core:32 pu:1"
+RANKS=$((N / 2))-$((N / 2 + 63))
+measure node_compiled "$TM" map -p "$W/st.tmpc" --ranks "$RANKS" -t "$NODE" >"$W/r.node_c"
+measure node_yaml "$TM" map -p "$W/st.yml" --ranks "$RANKS" -t "$NODE" >"$W/r.node_y"
+cmp -s "$W/node_compiled.out" "$W/node_yaml.out" && same=yes || same=NO
+measure step "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' --topology-conf "$CONF" \
+	--tasks-per-node 64 --stats -o /dev/null >"$W/r.step"
+measure map "$TM" map -p "$W/st.tmpc" -t "tleaf 4 8192 1 16 1 2 1 4 1" >"$W/r.map"
+"$TM" eval -p "$W/st.tmpc" -t "tleaf 4 8192 1 16 1 2 1 4 1" --mapping "$W/map.out" >"$W/eval.txt"
+ratio=$(awk '$1 == "cost" { printf "%.3f", $2 / $3 }' "$W/eval.txt")
+across=$(awk '$1 == "treematch" { t = $6 } $1 == "block" { b = $6 }
+	END { if (b > 0) printf "%.1f %%", 100 * (t / b - 1) }' "$W/step.out")
+
+row() { # file target_s target_mib
+	read -r name s mib <"$1"
+	ok=met
+	awk -v s="$s" -v m="$mib" -v ts="$2" -v tm="$3" 'BEGIN { exit !(s <= ts && m <= tm) }' || ok=missed
+	echo "| $name | $s s | $mib MiB | <= $2 s, <= $3 MiB | $ok |"
+}
+
+{
+	echo "# Launch at scale: 1,048,576 ranks (issue 18)"
+	echo
+	echo "Produced by \`sh bench/scale.sh $B $REPS\` on $(date -u '+%Y-%m-%d %H:%M UTC'), load"
+	echo "$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared machine). Whole processes,"
+	echo "median of $REPS runs (wall time around the process, peak RSS from /usr/bin/time)."
+	echo
+	echo "| measure | time | peak RSS | target | |"
+	echo "|---|---|---|---|---|"
+	row "$W/r.node_c" 0.05 32
+	row "$W/r.node_y" 0.05 32
+	row "$W/r.step" 8 1024
+	row "$W/r.map" 8 256
+	echo
+	echo "- node: 64 ranks ($RANKS) of the stencil3d on one 2 x 32-core node;"
+	echo "  node_compiled reads only their rows of the compiled profile, node_yaml"
+	echo "  parses the whole YAML; same placement from both: $same."
+	echo "- step: treematch layout on 16,384 nodes x 64 tasks, 512 leaf and 32"
+	echo "  aggregation switches; across-switch traffic against Slurm's block: $across"
+	echo "  (the issue's reference, on its own profile: -91.7 %)."
+	echo "- map: default mapper on tleaf 4 8192 1 16 1 2 1 4 1; cost / packed = $ratio"
+	echo "  (the issue's reference: 0.407)."
+} >"$OUT"
+cat "$OUT"
