@@ -325,6 +325,14 @@ static int check_edge(const unsigned char *buf, const struct layout *l, int s, u
 	return 0;
 }
 
+static int zeros(const unsigned char *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
 tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, const char *name,
                                                 const tmatch_profile_limits_t *lim,
                                                 tmatch_error_t *err)
@@ -376,9 +384,20 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 			goto nomem;
 		at += n;
 	}
+	/* one canonical file per profile: the padding is zero and no longer
+	   than it must be */
+	if (pad8(at) != HEADER_BYTES + l.info_bytes ||
+	    !zeros(buf + at, HEADER_BYTES + l.info_bytes - at))
+		goto corrupt;
 	for (int s = 0; s < 2; s++) {
 		struct tmatch__edges *e = &p->set[s];
 		uint64_t i = 0;
+
+		if (!zeros(buf + l.dst[s] + 4 * l.nedges[s],
+		           pad8(4 * l.nedges[s]) - 4 * l.nedges[s])) {
+			bad(err, name, "corrupt compiled profile (padding): compile it again");
+			goto fail;
+		}
 
 		if (check_rows(buf, &l, s, name, err))
 			goto fail;

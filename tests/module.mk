@@ -4,7 +4,8 @@
 CHECK_TARGETS += fuzz-replay
 
 # ---------------------------------------------------------------------------
-# Fuzzing the profile loader (profile/) and the option grammar (placement/config.c).
+# Fuzzing the profile loader (profile/), the compiled profile's two readers
+# (profile/compiled.c) and the option grammar (placement/config.c).
 #
 #   make fuzz                       build the libFuzzer harness (clang) and run it
 #                                   for FUZZ_TIME seconds over tests/fuzz/corpus
@@ -30,13 +31,28 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard profile/*.h) treematch/treematch.h
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) -lmetis -lm
 
+FUZZ_COMPILED_SRCS := tests/fuzz/fuzz_compiled.c $(wildcard profile/*.c) $(wildcard treematch/*.c)
+FUZZ_COMPILED_BIN  := $(B)/fuzz/fuzz_compiled
+REPLAY_COMPILED_BIN := $(B)/fuzz/replay_compiled
+
+$(FUZZ_COMPILED_BIN): $(FUZZ_COMPILED_SRCS) $(wildcard profile/*.h) treematch/treematch.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -o $@ $(FUZZ_COMPILED_SRCS) $(YAML_LIBS) -lmetis -lm
+
+$(REPLAY_COMPILED_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_compiled.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_compiled.c \
+	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
+
 $(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $@ $(FUZZ_CONFIG_SRCS) $(YAML_LIBS) -lmetis -lm
 
-fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN)
+fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN) $(FUZZ_COMPILED_BIN)
 	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/config-corpus
 	cp -n tests/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
 	cp -n tests/fuzz/config-corpus/* $(B)/fuzz/config-corpus/ 2>/dev/null || true
@@ -47,6 +63,12 @@ fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN)
 	    -artifact_prefix=$(B)/fuzz/config- \
 	    -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
 	    -runs=$(FUZZ_RUNS) $(B)/fuzz/config-corpus
+	@mkdir -p $(B)/fuzz/compiled-corpus
+	cp -n tests/fuzz/compiled-corpus/* $(B)/fuzz/compiled-corpus/ 2>/dev/null || true
+	$(FUZZ_COMPILED_BIN) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(B)/fuzz/compiled- \
+	    -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
+	    -runs=$(FUZZ_RUNS) $(B)/fuzz/compiled-corpus
 
 $(REPLAY_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_profile.c $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -58,9 +80,11 @@ $(REPLAY_CONFIG_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_config.c $(LIB_A)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_config.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
-fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN)
+fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN) $(REPLAY_COMPILED_BIN)
 	@if $(REPLAY_BIN) tests/fuzz/corpus tests/fuzz/regressions tests/fixtures/profile/valid \
-	    tests/fixtures/profile/invalid && $(REPLAY_CONFIG_BIN) tests/fuzz/config-corpus; then \
+	    tests/fixtures/profile/invalid tests/fuzz/compiled-corpus && \
+	    $(REPLAY_CONFIG_BIN) tests/fuzz/config-corpus && \
+	    $(REPLAY_COMPILED_BIN) tests/fuzz/compiled-corpus; then \
 	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 1 0; \
 	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 0 1; fi
 
