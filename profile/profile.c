@@ -574,6 +574,16 @@ int tmatch_profile_save(const tmatch_profile_t *p, const char *path, unsigned fl
 /* ------------------------------------------------------------------------ */
 /* To the mapping core                                                       */
 
+/* The matrix weight of edge k under `metric` (the arrays it needs exist). */
+static double edge_weight(const struct tmatch__edges *e, size_t k, tmatch_profile_metric_t metric)
+{
+	if (metric == TMATCH_METRIC_BYTES)
+		return (double)e->bytes[k];
+	if (metric == TMATCH_METRIC_MSGS)
+		return (double)e->msgs[k];
+	return e->msgs[k] ? (double)e->bytes[k] / (double)e->msgs[k] : 0.0;
+}
+
 tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_metric_t metric,
                                       unsigned sets, tmatch_error_t *err)
 {
@@ -617,6 +627,25 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 	}
 	size_t total = ((sets & TMATCH_PROFILE_P2P) ? p->set[0].n : 0) +
 	               ((sets & TMATCH_PROFILE_COLL) ? p->set[1].n : 0);
+	if (!p->directed && (total == ((sets & TMATCH_PROFILE_P2P) ? p->set[0].n : 0) ||
+	                     total == ((sets & TMATCH_PROFILE_COLL) ? p->set[1].n : 0))) {
+		/* One undirected set: its edges are already the matrix's, sorted
+		   (src < dst) and merged. No copy, no sort: a 1,048,576-rank stencil
+		   is built in ~100 MB less. */
+		const struct tmatch__edges *e =
+		    &p->set[(sets & TMATCH_PROFILE_P2P) && p->set[0].n == total ? 0 : 1];
+
+		w = malloc((total ? total : 1) * sizeof(*w));
+		if (!w) {
+			tmatch_error_set(err, 0, "", 0, 0, "out of memory");
+			errno = ENOMEM;
+			goto out;
+		}
+		for (size_t k = 0; k < total; k++)
+			w[k] = edge_weight(e, k, metric);
+		comm = tmatch_comm_from_edges(p->ranks, total, e->src, e->dst, w, err);
+		goto out;
+	}
 	if (tmatch__edges_reserve(&tmp, p->metrics, total ? total : 1)) {
 		tmatch_error_set(err, 0, "", 0, 0, "out of memory");
 		goto out;
@@ -650,14 +679,8 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 		errno = ENOMEM;
 		goto out;
 	}
-	for (size_t k = 0; k < tmp.n; k++) {
-		if (metric == TMATCH_METRIC_BYTES)
-			w[k] = (double)tmp.bytes[k];
-		else if (metric == TMATCH_METRIC_MSGS)
-			w[k] = (double)tmp.msgs[k];
-		else
-			w[k] = tmp.msgs[k] ? (double)tmp.bytes[k] / (double)tmp.msgs[k] : 0.0;
-	}
+	for (size_t k = 0; k < tmp.n; k++)
+		w[k] = edge_weight(&tmp, k, metric);
 	comm = tmatch_comm_from_edges(p->ranks, tmp.n, tmp.src, tmp.dst, w, err);
 out:
 	free(w);

@@ -465,3 +465,47 @@ Test(conf_profile, sort_merge_internal)
 	cr_expect(e.src[2] == 3 && e.dst[2] == 1 && e.bytes[2] == 1 + 3);
 	tmatch__edges_free(&e);
 }
+
+/*
+ * An undirected profile with one edge set builds its matrix straight from
+ * its (already sorted, merged) edges; a directed profile with the same
+ * edges goes the general way (copy, sort, merge). Same matrix, every metric,
+ * with the other set empty or asked for.
+ */
+Test(conf_profile, undirected_fast_path_same_as_general)
+{
+	tmatch_profile_t *u, *d;
+	tmatch_error_t err;
+
+	u = tmatch_profile_create(40, TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS, 0, &err);
+	d = tmatch_profile_create(40, TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS, 1, &err);
+	cr_assert(u && d);
+	for (int i = 0; i < 40; i++)
+		for (int j = i + 1; j < 40; j += 1 + (i * j) % 7) {
+			uint64_t b = (uint64_t)(i * 131 + j * 17) % 1000, m = (uint64_t)(i + j) % 5;
+			cr_assert_eq(tmatch_profile_add_edge(u, TMATCH_PROFILE_P2P, j, i, b, m,
+			                                     NULL, NULL, &err),
+			             0);
+			cr_assert_eq(tmatch_profile_add_edge(d, TMATCH_PROFILE_P2P, i, j, b, m,
+			                                     NULL, NULL, &err),
+			             0);
+		}
+	cr_assert_eq(tmatch_profile_finish(u, NULL, NULL, &err), 0);
+	cr_assert_eq(tmatch_profile_finish(d, NULL, NULL, &err), 0);
+	for (int metric = 0; metric < 3; metric++)
+		for (unsigned sets = 1; sets <= 3; sets++) {
+			tmatch_comm_t *a = tmatch_profile_to_comm(u, metric, sets, &err);
+			tmatch_comm_t *b = tmatch_profile_to_comm(d, metric, sets, &err);
+
+			cr_assert(a && b, "%s", err.msg);
+			for (int i = 0; i < 40; i++)
+				for (int j = 0; j < 40; j++)
+					cr_assert_eq(
+					    tmatch_comm_get(a, i, j), tmatch_comm_get(b, i, j),
+					    "metric %d sets %u (%d, %d)", metric, sets, i, j);
+			tmatch_comm_destroy(a);
+			tmatch_comm_destroy(b);
+		}
+	tmatch_profile_destroy(u);
+	tmatch_profile_destroy(d);
+}

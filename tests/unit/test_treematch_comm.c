@@ -78,6 +78,61 @@ struct bad_edge {
 	const char *frag;
 };
 
+/*
+ * Edges given sorted, src < dst, each pair once (a finished undirected
+ * profile) take the path without buckets; the same edges shuffled and some
+ * given as (dst, src) take the general one: both give the same matrix,
+ * entry by entry, rows sorted.
+ */
+Test(comm, from_edges_sorted_input_same_as_shuffled)
+{
+	enum { N = 300, E = 2000 };
+	static int s1[E], d1[E], s2[E], d2[E], perm[E];
+	static double w1[E], w2[E];
+	tmatch__rng_t rng;
+	size_t m = 0;
+
+	tmatch__rng_seed(&rng, 7);
+	/* distinct pairs i < j, generated in sorted order */
+	for (int i = 0; i < N && m < E; i++)
+		for (int j = i + 1; j < N && m < E; j++)
+			if (tmatch__rng_below(&rng, 20) == 0) {
+				s1[m] = i;
+				d1[m] = j;
+				w1[m] = (double)(tmatch__rng_below(&rng, 1000)) / 4; /* zeros too */
+				m++;
+			}
+	for (size_t k = 0; k < m; k++)
+		perm[k] = (int)k;
+	for (size_t k = m - 1; k > 0; k--) {
+		size_t r = tmatch__rng_below(&rng, k + 1);
+		int t = perm[k];
+		perm[k] = perm[r];
+		perm[r] = t;
+	}
+	for (size_t k = 0; k < m; k++) {
+		int flip = (int)(k % 2);
+		s2[k] = flip ? d1[perm[k]] : s1[perm[k]];
+		d2[k] = flip ? s1[perm[k]] : d1[perm[k]];
+		w2[k] = w1[perm[k]];
+	}
+	tmatch_error_t err;
+	tmatch_comm_t *a = tmatch_comm_from_edges(N, m, s1, d1, w1, &err);
+	tmatch_comm_t *b = tmatch_comm_from_edges(N, m, s2, d2, w2, &err);
+	cr_assert_not_null(a, "%s", err.msg);
+	cr_assert_not_null(b, "%s", err.msg);
+	cr_assert_eq(a->nnz, b->nnz);
+	cr_assert_eq(a->total, b->total);
+	for (int i = 0; i <= N; i++)
+		cr_assert_eq(a->row_ptr[i], b->row_ptr[i], "row_ptr[%d]", i);
+	for (size_t k = 0; k < a->nnz; k++) {
+		cr_assert_eq(a->col[k], b->col[k], "col[%zu]", k);
+		cr_assert_eq(a->w[k], b->w[k], "w[%zu]", k);
+	}
+	tmatch_comm_destroy(a);
+	tmatch_comm_destroy(b);
+}
+
 Test(comm, from_edges_rejects_bad_input)
 {
 	const struct bad_edge cases[] = {
