@@ -372,6 +372,7 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 	tmatch_map_opts_t mopts;
 	tmatch_error_t e;
 	int *leaf = NULL, *block = NULL, *cyclic = NULL, rc = -1;
+	unsigned char *used = NULL;
 
 	if (!in || !in->comm || !in->nodelist || !in->cap || !out ||
 	    in->ntasks < tmatch_comm_order(in->comm))
@@ -417,12 +418,18 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 		}
 		l->node_of_rank[r] = node;
 	}
-	for (int i = 0; i < l->nnodes; i++) {
-		int any = 0;
-		for (int r = 0; r < in->ntasks && !any; r++)
-			any = l->node_of_rank[r] == i;
-		l->nodes_used += any;
+	/* nodes holding a rank, in one pass (scanning the ranks once per node
+	   took 2 s at 16,384 nodes) */
+	used = calloc((size_t)l->nnodes, 1);
+	if (!used) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
 	}
+	for (int r = 0; r < in->ntasks; r++)
+		if (!used[l->node_of_rank[r]]) {
+			used[l->node_of_rank[r]] = 1;
+			l->nodes_used++;
+		}
 	leaf_switches(cluster, l);
 	if (tmatch_place_layout_block(in->ntasks, l->nnodes, l->cap, block) ||
 	    tmatch_place_layout_cyclic(in->ntasks, l->nnodes, l->cap, cyclic)) {
@@ -443,5 +450,6 @@ out:
 	free(leaf);
 	free(block);
 	free(cyclic);
+	free(used);
 	return rc;
 }

@@ -7,9 +7,9 @@
  * and by rows (tmatch_profile_compiled_comm, for the ranks named by the
  * input's last bytes). When the whole read accepts it, the profile must
  * compile back to the same bytes, and the rows read alone must give the
- * same matrix as the whole profile cut down to those ranks; the row reader
- * may refuse a file the whole reader accepts only if... never: it checks
- * less (no checksum), so it accepts at least as much. Any mismatch aborts.
+ * same matrix as the whole profile cut down to those ranks (the row reader
+ * checks less - no checksum - so it must accept whatever the whole reader
+ * accepts). Any mismatch aborts.
  *
  * Built like fuzz_profile.c: clang -fsanitize=fuzzer (make fuzz), and with
  * replay.c in `make check`.
@@ -68,21 +68,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (int metric = -1; metric < 3; metric++) {
 		tmatch_comm_t *rows =
-		    n ? tmatch_profile_compiled_comm(fd, "f", ranks, n, metric, 3, &lim, &err) : NULL;
+		    n ? tmatch_profile_compiled_comm(fd, "f", ranks, n, metric, 3, &lim, &err)
+		      : NULL;
 
 		if (p && tmatch_profile_is_compiled(data, size) && n &&
 		    ranks[0] < tmatch_profile_ranks(p)) {
 			int fits = 1;
 			for (int i = 0; i < n; i++)
 				fits &= ranks[i] < tmatch_profile_ranks(p);
-			tmatch_comm_t *whole = tmatch_profile_to_comm(
-			    p,
-			    metric < 0 ? tmatch_profile_placement_metric(p)
-			               : (tmatch_profile_metric_t)metric,
-			    3, &err);
+			tmatch_comm_t *whole =
+			    tmatch_profile_to_comm(p,
+			                           metric < 0 ? tmatch_profile_placement_metric(p)
+			                                      : (tmatch_profile_metric_t)metric,
+			                           3, &err);
 			if (fits && whole) {
 				tmatch_comm_t *cut = tmatch_comm_submatrix(whole, ranks, n, &err);
-				if (!rows || !cut) /* rows must read what the whole reader accepted */
+				if (!rows ||
+				    !cut) /* rows must read what the whole reader accepted */
 					abort();
 				same_matrix(rows, cut);
 				tmatch_comm_destroy(cut);
