@@ -8,6 +8,7 @@
 #include "profile/profile.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -504,6 +505,38 @@ static int mapper_allowed(const char *list, const char *mapper)
 	return 0;
 }
 
+/* Name one ignored loosening in cfg->refused (", "-separated, cut if long). */
+__attribute__((format(printf, 2, 3))) static void refuse(tmatch_config_t *cfg, const char *fmt, ...)
+{
+	size_t n = strlen(cfg->refused);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(cfg->refused)) {
+		memcpy(cfg->refused + n, ", ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(cfg->refused + n, sizeof(cfg->refused) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A user limit: taken when it lowers the admin's, else refused. */
+static void lower_int(tmatch_config_t *cfg, const char *key, int *limit, int want)
+{
+	if (want <= *limit)
+		*limit = want;
+	else
+		refuse(cfg, "%s=%d (the site's limit is %d)", key, want, *limit);
+}
+
+static void lower_size(tmatch_config_t *cfg, const char *key, size_t *limit, size_t want)
+{
+	if (want <= *limit)
+		*limit = want;
+	else
+		refuse(cfg, "%s=%zu (the site's limit is %zu bytes)", key, want, *limit);
+}
+
 int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *user,
                         tmatch_config_t *out, tmatch_error_t *err)
 {
@@ -532,8 +565,13 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 		res.metric = user->metric;
 	if (m & (1u << KEY_COLL))
 		res.coll = user->coll;
-	if (m & (1u << KEY_FAILURE))
-		res.failure = user->failure;
+	res.refused[0] = '\0';
+	if (m & (1u << KEY_FAILURE)) {
+		if (user->failure >= admin->failure)
+			res.failure = user->failure;
+		else
+			refuse(&res, "failure=fallback (the site sets failure=fail)");
+	}
 	if (m & (1u << KEY_VERBOSE))
 		res.verbose = user->verbose;
 	if (m & (1u << KEY_DRY_RUN))
@@ -542,14 +580,19 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 		res.seed = user->seed;
 	if (m & (1u << KEY_MPI_PIN))
 		res.mpi_pin = user->mpi_pin;
-	if ((m & (1u << KEY_MAX_RANKS)) && user->max_ranks < res.max_ranks)
-		res.max_ranks = user->max_ranks;
-	if ((m & (1u << KEY_MAX_FILE_SIZE)) && user->max_file_size < res.max_file_size)
-		res.max_file_size = user->max_file_size;
-	if ((m & (1u << KEY_MAX_MAP_TIME)) && user->max_map_time < res.max_map_time)
-		res.max_map_time = user->max_map_time;
-	if ((m & (1u << KEY_MAX_MAP_MEMORY)) && user->max_map_memory < res.max_map_memory)
-		res.max_map_memory = user->max_map_memory;
+	if (m & (1u << KEY_MAX_RANKS))
+		lower_int(&res, "max_ranks", &res.max_ranks, user->max_ranks);
+	if (m & (1u << KEY_MAX_FILE_SIZE))
+		lower_size(&res, "max_file_size", &res.max_file_size, user->max_file_size);
+	if (m & (1u << KEY_MAX_MAP_TIME)) {
+		if (user->max_map_time <= res.max_map_time)
+			res.max_map_time = user->max_map_time;
+		else
+			refuse(&res, "max_map_time=%g (the site's limit is %g)", user->max_map_time,
+			       res.max_map_time);
+	}
+	if (m & (1u << KEY_MAX_MAP_MEMORY))
+		lower_size(&res, "max_map_memory", &res.max_map_memory, user->max_map_memory);
 	/* When the admin's default mapper is not in the allowed list, keep it
 	   anyway: the admin chose both. */
 	res.set_mask = admin->set_mask | user->set_mask;

@@ -36,8 +36,9 @@
  *   topology_xml=PATH       (admin) hwloc XML used instead of the live node (tests)
  *
  * Precedence: built-in defaults < admin (plugstack.conf, then the admin file:
- * later items override earlier ones) < user, except that admin limits cap
- * the user's (tmatch_config_merge).
+ * later items override earlier ones) < user, except that the user may only
+ * tighten the admin's policy: limits only lowered, failure=fail never undone,
+ * mappers only from allowed_mappers (tmatch_config_merge).
  */
 #ifndef TMATCH_PLACEMENT_CONFIG_H
 #define TMATCH_PLACEMENT_CONFIG_H
@@ -83,6 +84,8 @@ typedef struct tmatch_config {
 	int exclusive_only;
 	char topology_xml[TMATCH_CONFIG_PATH_MAX]; /* "" = none */
 	uint32_t set_mask; /* bit k set when key k of the table was given (internal use) */
+	char refused[320]; /* tmatch_config_merge: what the user asked that would loosen
+	                      the admin's policy, ignored; one line, "" = none */
 } tmatch_config_t;
 
 /* Built-in defaults (values documented above). */
@@ -119,7 +122,10 @@ TMATCH_API int tmatch_config_parse_text(tmatch_config_t *cfg, const char *text, 
 /*
  * Combine: out = admin, overridden by every key the user set, then
  * - limits (max_ranks, max_file_size, max_map_time, max_map_memory) = the
- *   smaller of the two;
+ *   lower of the two, and failure the stricter (fail over fallback): a
+ *   user value that would loosen the admin's is ignored and named in
+ *   out->refused ("failure=fallback (the site sets failure=fail)", ...), for
+ *   the front end to say once;
  * - a user mapper must be in admin->allowed_mappers (when non-empty);
  * - admin-only keys keep the admin values.
  * out may alias admin. -1/EINVAL (out unchanged) when the user's mapper is

@@ -209,6 +209,11 @@ static int compute_config(int ac, char **av)
 	}
 	st.user_profile = tmatch_place_user_profile(st.user_value);
 	st.cfg_ok = 1;
+	/* said once, in srun/salloc/sbatch: the nodes keep the site's values */
+	if (st.cfg.refused[0] &&
+	    (spank_context() == S_CTX_LOCAL || spank_context() == S_CTX_ALLOCATOR))
+		slurm_spank_log("treematch: ignored, users may only tighten the site's policy: %s",
+		                st.cfg.refused);
 	return 0;
 }
 

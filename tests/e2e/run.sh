@@ -393,6 +393,20 @@ t_node_failure() {
 	else
 		fail "node problem, failure=fail: the step fails, the node stays up" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")" "$(sinfo -N)"
 	fi
+	# The site's failure=fail and limits cannot be loosened by the user:
+	# srun says what it ignored, once, and the node keeps failure=fail.
+	plugstack "failure=fail max_map_time=5"
+	run "$WORK/f.out" "$WORK/f.err" -n3 -O --treematch="$WORK/p3.yml,failure=fallback,max_map_time=60" "$W"
+	rc=$?
+	name="the user cannot loosen the site's failure=fail or max_map_time: srun says so, the step fails"
+	if [ $rc -ne 0 ] && ! grep -q '^rank=' "$WORK/f.out" &&
+		[ "$(grep -c "treematch: ignored, users may only tighten the site's policy: failure=fallback (the site sets failure=fail), max_map_time=60 (the site's limit is 5)" "$WORK/f.err")" -eq 1 ] &&
+		grep -q 'treematch: node n0: .*failure=fail' "$WORK/f.err"; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc" "$(cat "$WORK/f.out" "$WORK/f.err")"
+	fi
+	plugstack
 }
 
 # node_up NODE: wait (up to 10 s, past "completing") until NODE is idle,

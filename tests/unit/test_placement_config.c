@@ -206,7 +206,9 @@ Test(conf_config, merge_precedence)
 	cr_expect_eq(out.max_ranks, 1000, "admin limit caps the user's");
 	cr_expect_float_eq(out.max_map_time, 1.0, 1e-12, "the user may lower a limit");
 	cr_expect_str_eq(out.mapper, "greedy+refine");
-	cr_expect_eq(out.failure, TMATCH_FAILURE_FALLBACK);
+	cr_expect_eq(out.failure, TMATCH_FAILURE_FAIL, "failure=fail is never undone by the user");
+	cr_expect_str_eq(out.refused, "failure=fallback (the site sets failure=fail), "
+	                              "max_ranks=50000 (the site's limit is 1000)");
 	cr_expect_str_eq(out.profile, "a.yml");
 	cr_expect_eq(out.enabled, 1);
 
@@ -222,11 +224,48 @@ Test(conf_config, merge_precedence)
 	cr_expect_not_null(strstr(err.msg, "greedy:rcm"), "%s", err.msg);
 	cr_expect_eq(out.verbose, 7, "out unchanged on failure");
 
-	/* nothing set by the user: admin values */
+	/* nothing set by the user: admin values, nothing refused */
 	tmatch_config_init(&user);
 	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
 	cr_expect_str_eq(out.mapper, "rcm");
 	cr_expect_eq(out.failure, TMATCH_FAILURE_FAIL);
+	cr_expect_str_eq(out.refused, "");
+
+	/* tightening is taken and not reported; every loosening is */
+	{
+		tmatch_config_t soft, strict;
+		char *const sargs[] = {"max_file_size=1M", "max_map_memory=64M", "max_map_time=2"};
+
+		tmatch_config_init(&soft);
+		cr_assert_eq(tmatch_config_parse_argv(&soft, 3, sargs, "plugstack.conf", &err), 0);
+		tmatch_config_init(&user);
+		cr_assert_eq(tmatch_config_parse_string(&user,
+		                                        "a.yml,failure=fail,max_file_size=512K,"
+		                                        "max_map_memory=32M,max_map_time=1",
+		                                        TMATCH_CONFIG_USER, NULL, &err),
+		             0, "%s", err.msg);
+		cr_assert_eq(tmatch_config_merge(&soft, &user, &strict, &err), 0);
+		cr_expect_eq(strict.failure, TMATCH_FAILURE_FAIL, "the user may tighten failure");
+		cr_expect_eq(strict.max_file_size, (size_t)512 << 10);
+		cr_expect_eq(strict.max_map_memory, (size_t)32 << 20);
+		cr_expect_str_eq(strict.refused, "");
+		tmatch_config_init(&user);
+		cr_assert_eq(tmatch_config_parse_string(&user,
+		                                        "a.yml,max_file_size=2M,max_map_memory=1G,"
+		                                        "max_map_time=9",
+		                                        TMATCH_CONFIG_USER, NULL, &err),
+		             0, "%s", err.msg);
+		cr_assert_eq(tmatch_config_merge(&soft, &user, &strict, &err), 0);
+		cr_expect_eq(strict.max_file_size, (size_t)1 << 20);
+		cr_expect_eq(strict.max_map_memory, (size_t)64 << 20);
+		cr_expect_float_eq(strict.max_map_time, 2.0, 1e-12);
+		cr_expect_not_null(strstr(strict.refused, "max_file_size=2097152"), "%s",
+		                   strict.refused);
+		cr_expect_not_null(strstr(strict.refused, "max_map_memory=1073741824"), "%s",
+		                   strict.refused);
+		cr_expect_not_null(strstr(strict.refused, "max_map_time=9 (the site's limit is 2)"),
+		                   "%s", strict.refused);
+	}
 	cr_expect_eq(tmatch_config_merge(NULL, &user, &out, &err), -1);
 }
 
