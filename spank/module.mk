@@ -62,3 +62,14 @@ install-spank: $(SPANK_SO)
 
 uninstall-spank:
 	rm -f $(DESTDIR)$(SLURM_PLUGINDIR)/treematch.so $(DESTDIR)$(MANDIR)/man8/treematch.8
+
+# The SPANK item types the plugin compiles against (spank_private.h's
+# TM_ITEM table) are the ones the spank.h found by the compiler documents.
+CHECK_TARGETS += check-spank-items
+.PHONY: check-spank-items
+check-spank-items:
+	@h=$$(printf '#include <slurm/spank.h>\n' | $(CC) $(ALL_CPPFLAGS) -M -E - 2>/dev/null | \
+	    tr ' \\' '\n\n' | grep '/slurm/spank\.h$$' | head -n 1); \
+	if sh spank/check_items.sh "$$h"; then \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add check-spank-items 1 0; \
+	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add check-spank-items 0 1; fi

@@ -190,7 +190,7 @@ static int task_fail(spank_t sp, const char *msg)
 {
 	int local = -1;
 
-	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
+	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
 		slurm_error("treematch: --treematch-record: %s", msg);
 	return -1;
 }
@@ -211,7 +211,7 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!rec.value || spank_remote(sp) != 1)
 		return 0;
-	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+	if (TM_ITEM(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
 	    !tmatch_place_step_is_handled(stepid))
 		return 0;
 	if (parse_value(rec.value, &o, msg, sizeof msg) != 0)
@@ -221,7 +221,7 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 		snprintf(out, sizeof out, "%s", o.file);
 	abi = o.abi;
 	if (!o.abi_given) {
-		if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1)
+		if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1)
 			return task_fail(sp, "cannot read the step's command line");
 		if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
 			path[0] = '\0';

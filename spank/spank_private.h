@@ -15,10 +15,53 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <slurm/spank.h>
 
 #include "treematch/treematch.h"
+
+/*
+ * spank_get_item is variadic: a pointer of the wrong type compiles and then
+ * overwrites the caller's stack (a uint16_t for S_STEP_CPUS_PER_TASK, a
+ * uint32_t item, was one). Every call goes through TM_ITEM/TM_ITEM2, which
+ * refuse at compile time an argument whose type is not the one spank.h
+ * documents for that item (the same in Slurm 22.05 and 24.11; `make
+ * check-spank-items` compares this table with the spank.h being built
+ * against). An item missing from the table does not compile either.
+ */
+#define TM_ITEM_TYPE_S_JOB_UID              uid_t
+#define TM_ITEM_TYPE_S_JOB_GID              gid_t
+#define TM_ITEM_TYPE_S_JOB_STEPID           uint32_t
+#define TM_ITEM_TYPE_S_JOB_NNODES           uint32_t
+#define TM_ITEM_TYPE_S_JOB_NODEID           uint32_t
+#define TM_ITEM_TYPE_S_JOB_LOCAL_TASK_COUNT uint32_t
+#define TM_ITEM_TYPE_S_JOB_TOTAL_TASK_COUNT uint32_t
+#define TM_ITEM_TYPE_S_TASK_ID              int
+#define TM_ITEM_TYPE_S_TASK_GLOBAL_ID       uint32_t
+#define TM_ITEM_TYPE_S_STEP_CPUS_PER_TASK   uint32_t
+#define TM_ITEM_TYPE_S_JOB_ALLOC_CORES      char *
+#define TM_ITEM_TYPE_S_STEP_ALLOC_CORES     char *
+/* two-argument items: the type of the first argument, then of the pointer */
+#define TM_ITEM_ARG_S_JOB_LOCAL_TO_GLOBAL_ID  uint32_t
+#define TM_ITEM_TYPE_S_JOB_LOCAL_TO_GLOBAL_ID uint32_t
+#define TM_ITEM_ARG_S_JOB_ARGV                int *
+#define TM_ITEM_TYPE_S_JOB_ARGV               char **
+
+#define TM_ITEM_CHECK(cond, what)                                                                  \
+	((void)sizeof(struct {                                                                     \
+		_Static_assert(cond, what);                                                        \
+		int unused_;                                                                       \
+	}))
+#define TM_ITEM(sp, item, ptr)                                                                     \
+	(TM_ITEM_CHECK(_Generic((ptr), TM_ITEM_TYPE_##item * : 1, default : 0),                    \
+	               #item " takes a pointer to the type spank.h gives it"),                     \
+	 spank_get_item((sp), (item), (ptr)))
+#define TM_ITEM2(sp, item, arg, ptr)                                                               \
+	(TM_ITEM_CHECK(_Generic((arg), TM_ITEM_ARG_##item : 1, default : 0) &&                     \
+	                   _Generic((ptr), TM_ITEM_TYPE_##item * : 1, default : 0),                \
+	               #item " takes the argument types spank.h gives it"),                        \
+	 spank_get_item((sp), (item), (arg), (ptr)))
 
 int tmatch__spank_record_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av);

@@ -248,8 +248,8 @@ static int open_as_user(spank_t sp, const char *path, int *err_no)
 	gid_t gid, egid = getegid();
 	int fd, saved;
 
-	if (spank_remote(sp) != 1 || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || euid == uid || euid != 0)
+	if (spank_remote(sp) != 1 || TM_ITEM(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    TM_ITEM(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || euid == uid || euid != 0)
 		return open_profile_fd(path, err_no);
 	if (setegid(gid) < 0 || seteuid(uid) < 0) {
 		*err_no = errno;
@@ -335,7 +335,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	double t0 = wall_seconds();
 
 	if (st.cfg_ok && st.cfg.enabled && st.prof &&
-	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
+	    TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
 		tmatch_error_clear(&err);
 		if (tmatch_place_check_profile(&st.cfg, st.prof, (int)ntasks, &err) < 0) {
 			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
@@ -393,17 +393,17 @@ static void plan_node(spank_t sp)
 	int *ranks = NULL;
 
 	tmatch_error_clear(&err);
-	spank_get_item(sp, S_JOB_NODEID, &nodeid);
-	spank_get_item(sp, S_JOB_NNODES, &nnodes);
-	spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &nlocal);
-	spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal);
-	spank_get_item(sp, S_STEP_ALLOC_CORES, &step_cores);
-	spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores);
+	TM_ITEM(sp, S_JOB_NODEID, &nodeid);
+	TM_ITEM(sp, S_JOB_NNODES, &nnodes);
+	TM_ITEM(sp, S_JOB_LOCAL_TASK_COUNT, &nlocal);
+	TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal);
+	TM_ITEM(sp, S_STEP_ALLOC_CORES, &step_cores);
+	TM_ITEM(sp, S_JOB_ALLOC_CORES, &job_cores);
 	job_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist));
 	if (!nodelist[0])
 		job_env(sp, "SLURM_NODELIST", nodelist, sizeof(nodelist));
 	/* uint32_t, as spank.h says: a narrower variable was overwritten. */
-	if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1) {
+	if (TM_ITEM(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1) {
 		job_env(sp, "SLURM_CPUS_PER_TASK", cpt_env, sizeof(cpt_env));
 		cpt = (uint32_t)(cpt_env[0] ? atoi(cpt_env) : 1);
 	}
@@ -425,7 +425,7 @@ static void plan_node(spank_t sp)
 	for (uint32_t i = 0; i < nlocal; i++) {
 		uint32_t g = 0;
 
-		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS) {
+		if (TM_ITEM2(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS) {
 			node_fail("%s: cannot read the global id of local task %u", node_name, i);
 			goto out;
 		}
@@ -479,7 +479,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	uint32_t stepid = 0;
 
-	if (spank_remote(sp) == 1 && spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
+	if (spank_remote(sp) == 1 && TM_ITEM(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
 	    tmatch_place_step_is_handled(stepid)) {
 		if (compute_config(ac, av) < 0)
 			node_fail("configuration error: Slurm's binding kept");
@@ -498,7 +498,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	pid_t pid = getpid();
 	double t0 = wall_seconds();
 
-	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
+	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
 	if (st.node_failed && st.cfg_ok && st.cfg.failure == TMATCH_FAILURE_FAIL)
 		return -1; /* said once by node_fail() */
