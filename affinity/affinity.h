@@ -342,6 +342,15 @@ TMATCH_API char **tmatch_affinity_hostlist_expand(const char *hostlist, int *cou
 TMATCH_API void tmatch_affinity_hostlist_free(char **names);
 
 /*
+ * How many names a hostlist gives, counted in one pass without making them
+ * (nothing allocated, no recursion): a list from the job's environment is
+ * checked against Slurm's node count this way before it is expanded.
+ * -1 with EINVAL (malformed: the column) or E2BIG (more than max names,
+ * found as soon as a partial count passes max).
+ */
+TMATCH_API long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error_t *err);
+
+/*
  * The cluster tree of a step: switches of `conf` (NULL = one flat switch)
  * over the nodes of `nodelist` (hostlist; the step's nodes only; switches
  * without step nodes are pruned; switch levels that do not branch merged),

@@ -243,5 +243,72 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 	return out.v;
 }
 
+long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error_t *err)
+{
+	long total = 0, item = 1, range = 0;
+	size_t i, len;
+	int in_br = 0;
+
+	if (!hostlist || !*hostlist || max < 1) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no hostlist");
+		return -1;
+	}
+	len = strlen(hostlist);
+	/* One pass, no names made: an item's count is the product of its
+	   bracket groups' sizes, a group's size the sum of its ranges'. Any
+	   partial result above max stops it. */
+	for (i = 0; i <= len; i++) {
+		char c = i < len ? hostlist[i] : ',';
+
+		if (in_br) {
+			long lo, hi;
+
+			lo = parse_index(hostlist, len, &i);
+			hi = lo;
+			if (lo >= 0 && i < len && hostlist[i] == '-') {
+				i++;
+				hi = parse_index(hostlist, len, &i);
+			}
+			if (lo < 0 || hi < lo || i >= len ||
+			    (hostlist[i] != ',' && hostlist[i] != ']'))
+				goto bad_at_i;
+			range += hi - lo + 1;
+			if (range > max)
+				goto too_many;
+			if (hostlist[i] == ']') {
+				in_br = 0;
+				if (item > max / range)
+					goto too_many;
+				item *= range;
+			}
+			continue;
+		}
+		if (c == '[') {
+			in_br = 1;
+			range = 0;
+		} else if (c == ']') {
+			goto bad_at_i;
+		} else if (c == ',') {
+			if (i == 0 || hostlist[i - 1] == ',')
+				goto bad_at_i;
+			total += item;
+			if (total > max)
+				goto too_many;
+			item = 1;
+		}
+	}
+	if (in_br)
+		goto bad_at_i;
+	return total;
+bad_at_i:
+	tmatch_error_set(err, EINVAL, NULL, 0, (int)i + 1,
+	                 "malformed hostlist at column %d: write it like \"n[1-4,7],login01\"",
+	                 (int)i + 1);
+	return -1;
+too_many:
+	tmatch_error_set(err, E2BIG, NULL, 0, 0, "hostlist names more than %ld hosts", max);
+	return -1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* topology.conf                                                             */

@@ -92,12 +92,21 @@ fail:
 	return NULL;
 }
 
-char *tmatch_place_node_name(const char *nodelist, int node_index)
+const char *tmatch_place_checked_nodelist(const char *nodelist, int node_count)
+{
+	if (!nodelist || !*nodelist || node_count < 1 ||
+	    tmatch_affinity_hostlist_count(nodelist, node_count, NULL) != node_count)
+		return NULL;
+	return nodelist;
+}
+
+char *tmatch_place_node_name(const char *nodelist, int node_index, int node_count)
 {
 	char **names = NULL, *name = NULL;
 	int n = 0;
 
-	if (nodelist && *nodelist && node_index >= 0)
+	nodelist = tmatch_place_checked_nodelist(nodelist, node_count);
+	if (nodelist && node_index >= 0)
 		names = tmatch_affinity_hostlist_expand(nodelist, &n, NULL);
 	name = strdup(names && node_index < n ? names[node_index] : "localhost");
 	tmatch_affinity_hostlist_free(names);
@@ -193,7 +202,7 @@ static tmatch_affinity_tree_t *build_cluster(const tmatch_place_node_in_t *in,
 	*owned = 0;
 	if (in->cluster)
 		return (tmatch_affinity_tree_t *)in->cluster;
-	if (in->node_count <= 1 || !in->nodelist || !in->nodelist[0])
+	if (in->node_count <= 1 || !tmatch_place_checked_nodelist(in->nodelist, in->node_count))
 		return NULL;
 	if (in->topology_conf)
 		conf = tmatch_affinity_conf_load(in->topology_conf, NULL);
@@ -256,7 +265,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	if (!sub)
 		goto out;
 	name = in->node_name ? strdup(in->node_name)
-	                     : tmatch_place_node_name(in->nodelist, in->node_index);
+	                     : tmatch_place_node_name(in->nodelist, in->node_index, in->node_count);
 	res = name ? result_new(in, name) : NULL;
 	leaf_of = calloc((size_t)in->nlocal, sizeof(*leaf_of));
 	packed = calloc((size_t)in->nlocal, sizeof(*packed));
@@ -377,7 +386,7 @@ int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **ou
 		                        "tmatch_place_node: invalid argument");
 	mine = *in;
 	name = in->node_name ? strdup(in->node_name)
-	                     : tmatch_place_node_name(in->nodelist, in->node_index);
+	                     : tmatch_place_node_name(in->nodelist, in->node_index, in->node_count);
 	if (!name)
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	mine.node_name = name;

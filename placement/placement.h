@@ -224,9 +224,19 @@ typedef struct tmatch_place_node {
 	                            set by the front end, 0 = unknown */
 } tmatch_place_node_t;
 
-/* The name of node `node_index` of a hostlist, in a new string; "localhost"
-   when the list is NULL, empty, malformed or too short. NULL only on ENOMEM. */
-char *tmatch_place_node_name(const char *nodelist, int node_index);
+/*
+ * The job's environment gives the node list (22.05's spank.h has no item for
+ * it), so it is checked before anything is expanded: the list, when it
+ * names exactly node_count hosts (S_JOB_NNODES; counted without expanding,
+ * tmatch_affinity_hostlist_count), else NULL: a forged n[0-999999] in a
+ * 2-node step costs one pass over its text, not a million names.
+ */
+const char *tmatch_place_checked_nodelist(const char *nodelist, int node_count);
+
+/* The name of node `node_index` of a checked node list, in a new string;
+   "localhost" when the list is unknown, malformed or does not name exactly
+   node_count hosts. NULL/ENOMEM. */
+char *tmatch_place_node_name(const char *nodelist, int node_index, int node_count);
 
 /*
  * Place this node's tasks, with every decision in order: an admin default

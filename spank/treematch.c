@@ -407,7 +407,7 @@ static void plan_node(spank_t sp)
 		job_env(sp, "SLURM_CPUS_PER_TASK", cpt_env, sizeof(cpt_env));
 		cpt = (uint32_t)(cpt_env[0] ? atoi(cpt_env) : 1);
 	}
-	node_name = tmatch_place_node_name(nodelist, (int)nodeid);
+	node_name = tmatch_place_node_name(nodelist, (int)nodeid, (int)nnodes);
 	if (!node_name) {
 		node_fail("localhost: out of memory");
 		goto out;

@@ -250,3 +250,51 @@ Test(cluster, errors)
 	tmatch_affinity_conf_destroy(c);
 	tmatch_affinity_tree_destroy(nt);
 }
+
+/* Counting a hostlist without expanding it (what the plugin does to the
+   job's SLURM_STEP_NODELIST before trusting it). */
+Test(hostlist, count_without_expanding)
+{
+	static const struct {
+		const char *list;
+		long max, want;
+	} ok[] = {
+	    {"n1", 10, 1},
+	    {"n[1-4,7]", 10, 5},
+	    {"n[1-4,7],login[01-02]", 10, 7},
+	    {"r[1-2]n[01-03]", 10, 6},
+	    {"r[1-2]n[01-03]-ib", 10, 6},
+	    {"a,b,c", 3, 3},
+	};
+	static const struct {
+		const char *list;
+		long max;
+		int err;
+	} bad[] = {
+	    {"n[0-999999]", 2, E2BIG}, /* the forged list of a 2-node step */
+	    {"n[0-999999999]x[0-999999999]", 1000000, E2BIG},
+	    {"a,b,c", 2, E2BIG},
+	    {"n[1-", 10, EINVAL},
+	    {"n[4-1]", 10, EINVAL},
+	    {"n]", 10, EINVAL},
+	    {"a,,b", 10, EINVAL},
+	    {"", 10, EINVAL},
+	};
+	tmatch_error_t err;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int n = -1;
+		char **names = tmatch_affinity_hostlist_expand(ok[i].list, &n, &err);
+
+		cr_assert_eq(tmatch_affinity_hostlist_count(ok[i].list, ok[i].max, &err),
+		             ok[i].want, "%s: %s", ok[i].list, err.msg);
+		cr_assert_eq(n, ok[i].want, "%s: the expansion agrees", ok[i].list);
+		tmatch_affinity_hostlist_free(names);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		cr_assert_eq(tmatch_affinity_hostlist_count(bad[i].list, bad[i].max, &err), -1,
+		             "%s", bad[i].list);
+		cr_assert_eq(errno, bad[i].err, "%s: errno %d", bad[i].list, errno);
+	}
+}

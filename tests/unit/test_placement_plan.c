@@ -662,3 +662,22 @@ Test(placement_plan, smt_plan_pairs_share_a_core)
 	tmatch_place_node_destroy(plan);
 	case_fini(&c);
 }
+
+/* The node list comes from the job's environment: trusted only when it names
+   exactly the step's node count, checked before anything is expanded. */
+Test(plan, nodelist_checked_against_the_node_count)
+{
+	char *name;
+
+	cr_assert_str_eq(tmatch_place_checked_nodelist("n[1-2]", 2), "n[1-2]");
+	cr_assert_null(tmatch_place_checked_nodelist("n[0-999999]", 2));
+	cr_assert_null(tmatch_place_checked_nodelist("n[1-3]", 2));
+	cr_assert_null(tmatch_place_checked_nodelist("n[1-", 2));
+	cr_assert_null(tmatch_place_checked_nodelist(NULL, 2));
+	name = tmatch_place_node_name("n[1-2]", 1, 2);
+	cr_assert_str_eq(name, "n2");
+	free(name);
+	name = tmatch_place_node_name("n[0-999999]", 1, 2); /* forged: not expanded */
+	cr_assert_str_eq(name, "localhost");
+	free(name);
+}
