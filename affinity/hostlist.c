@@ -65,132 +65,184 @@ static long parse_index(const char *s, size_t len, size_t *i)
 	return *i == st ? -1 : v;
 }
 
-/* Append prefix + every name of `tail` (or prefix alone when tail is NULL). */
-static int push_joined(struct names *out, const char *prefix, const struct names *tail)
-{
-	int t;
-	if (!tail) {
-		char *name = strdup(prefix);
-		if (!name || names_push(out, name) < 0) {
-			free(name);
-			return -1;
-		}
-		return 0;
-	}
-	for (t = 0; t < tail->n; t++) {
-		size_t l = strlen(prefix) + strlen(tail->v[t]) + 1;
-		char *name = malloc(l);
-		if (!name || names_push(out, name) < 0) {
-			free(name);
-			return -1;
-		}
-		snprintf(name, l, "%s%s", prefix, tail->v[t]);
-	}
-	return 0;
-}
+/* A name longer than this is refused (host names are at most 255 bytes);
+   it also bounds the number of [ranges] groups in an item. */
+#define MAX_NAME 1024
+
+/* One [lo-hi] range of a group, its digits' width kept for zero padding. */
+struct range {
+	long lo, hi;
+	int width;
+};
+
+/* An item's pieces: text[k] then group k, ..., then the trailing text. */
+struct piece {
+	size_t text, text_len; /* the text before the group (or the tail) */
+	int first, nranges;    /* its ranges in the range array */
+	long size;             /* names the group gives */
+};
 
 /*
  * Expand item s[0..len) (no top-level commas): text and [ranges] pieces,
- * cartesian product in order. `base` is the item's column offset.
- * Returns 0, -1 (syntax, *col set) or -2 (out of memory).
+ * cartesian product in order (the first group varies slowest). Iterative:
+ * the pieces are read once, then the names are counted by an odometer, so
+ * neither deep nesting nor many groups use the stack. `base` is the item's
+ * column offset. Returns 0, -1 (syntax, *col set), -2 (out of memory) or -3
+ * (a name longer than MAX_NAME).
  */
 static int expand_item(const char *s, size_t len, int base, struct names *out, int *col)
 {
-	size_t i, j, pre;
-	const char *lb = memchr(s, '[', len), *rb;
-	struct names tail = {NULL, 0, 0};
-	int rc = -1, have_tail;
+	struct piece pc[MAX_NAME / 2 + 2];
+	struct range *rg = NULL;
+	int np = 0, nr = 0, cap = 0, rc = -1, *at = NULL;
+	long total = 1, *val = NULL;
+	size_t i = 0, text = 0;
+	char *name = NULL;
 
-	for (i = 0; i < len && s[i] != '['; i++) {
-		if (s[i] == ']' || isspace((unsigned char)s[i]) || s[i] == '=') {
-			*col = base + (int)i + 1;
-			return -1;
-		}
-	}
-	if (!lb) {
-		if (len == 0) {
-			*col = base + 1;
-			return -1;
-		}
-		{
-			char *name = strndup(s, len);
-			if (!name || names_push(out, name) < 0) {
-				free(name);
-				return -2;
-			}
-		}
-		return 0;
-	}
-	pre = (size_t)(lb - s);
-	rb = memchr(lb, ']', len - pre);
-	if (!rb) {
-		/* point at the first character that cannot be in a range */
-		for (i = pre + 1;
-		     i < len && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == ','); i++)
-			;
-		*col = base + (int)i + 1;
-		return -1;
-	}
-	j = (size_t)(rb - s) + 1; /* after ']' */
-	have_tail = j < len;
-	if (have_tail) {
-		rc = expand_item(s + j, len - j, base + (int)j, &tail, col);
-		if (rc < 0)
-			goto out;
-		rc = -1;
-	}
-	i = pre + 1;
 	for (;;) {
-		size_t st = i, st2;
-		long lo, hi, v;
-		int width;
-		lo = parse_index(s, len, &i);
-		if (lo < 0) {
-			*col = base + (int)i + 1;
-			goto out;
-		}
-		width = (int)(i - st);
-		hi = lo;
-		if (s[i] == '-') {
-			st2 = ++i;
-			hi = parse_index(s, len, &i);
-			if (hi < 0 || hi < lo) {
-				*col = base + (int)(hi < 0 ? i : st2) + 1;
+		/* text up to '[' or the end */
+		for (; i < len && s[i] != '['; i++)
+			if (s[i] == ']' || isspace((unsigned char)s[i]) || s[i] == '=') {
+				*col = base + (int)i + 1;
 				goto out;
 			}
-		}
-		if (s + i != rb && s[i] != ',') {
-			*col = base + (int)i + 1;
+		if (np >= (int)(sizeof(pc) / sizeof(pc[0])) - 1) {
+			*col = base + 1;
+			rc = -3; /* every group adds a character: names too long */
 			goto out;
 		}
-		if ((hi - lo + 1) * (have_tail ? tail.n : 1) + out->n > MAX_HOSTS) {
-			*col = base + (int)pre + 1;
-			goto out;
-		}
-		for (v = lo; v <= hi; v++) {
-			char prefix[512];
-			int plen =
-			    snprintf(prefix, sizeof(prefix), "%.*s%0*ld", (int)pre, s, width, v);
-			if (plen < 0 || (size_t)plen >= sizeof(prefix)) {
-				*col = base + 1;
-				goto out;
-			}
-			if (push_joined(out, prefix, have_tail ? &tail : NULL) < 0) {
-				rc = -2;
-				goto out;
-			}
-		}
-		if (s + i == rb)
+		pc[np].text = text;
+		pc[np].text_len = i - text;
+		pc[np].first = nr;
+		pc[np].nranges = 0;
+		pc[np].size = 1;
+		if (i == len)
 			break;
-		i++; /* ',' */
+		/* a group: ranges up to ']' */
+		pc[np].size = 0;
+		for (i++;;) {
+			size_t st = i, st2;
+			long lo, hi;
+			int width;
+
+			lo = parse_index(s, len, &i);
+			if (lo < 0) {
+				*col = base + (int)i + 1;
+				goto out;
+			}
+			width = (int)(i - st); /* "01" pads to two digits */
+			hi = lo;
+			if (i < len && s[i] == '-') {
+				st2 = ++i;
+				hi = parse_index(s, len, &i);
+				if (hi < 0 || hi < lo) {
+					*col = base + (int)(hi < 0 ? i : st2) + 1;
+					goto out;
+				}
+			}
+			if (i >= len || (s[i] != ',' && s[i] != ']')) {
+				*col = base + (int)i + 1;
+				goto out;
+			}
+			if (nr == cap) {
+				struct range *r2;
+				cap = cap ? 2 * cap : 8;
+				r2 = realloc(rg, sizeof(*rg) * (size_t)cap);
+				if (!r2) {
+					rc = -2;
+					goto out;
+				}
+				rg = r2;
+			}
+			rg[nr].lo = lo;
+			rg[nr].hi = hi;
+			rg[nr].width = width;
+			nr++;
+			pc[np].nranges++;
+			pc[np].size += hi - lo + 1;
+			if (pc[np].size > MAX_HOSTS) {
+				*col = base + (int)pc[np].text + (int)pc[np].text_len + 1;
+				goto out;
+			}
+			if (s[i++] == ']')
+				break;
+		}
+		if (total > MAX_HOSTS / pc[np].size) {
+			*col = base + (int)pc[np].text + (int)pc[np].text_len + 1;
+			goto out;
+		}
+		total *= pc[np].size;
+		np++;
+		text = i;
+	}
+	if (len == 0 || total + out->n > MAX_HOSTS) {
+		*col = base + 1;
+		goto out;
+	}
+	/* the odometer: at[g] = range of group g, val[g] = its current value */
+	at = calloc((size_t)np + 1, sizeof(*at));
+	val = calloc((size_t)np + 1, sizeof(*val));
+	name = malloc(MAX_NAME + 16);
+	if (!at || !val || !name) {
+		rc = -2;
+		goto out;
+	}
+	for (int g = 0; g < np; g++)
+		val[g] = rg[pc[g].first].lo;
+	for (long k = 0; k < total; k++) {
+		size_t n = 0;
+		char *copy;
+
+		for (int g = 0; g <= np; g++) {
+			if (n + pc[g].text_len > MAX_NAME) {
+				*col = base + 1;
+				rc = -3;
+				goto out;
+			}
+			memcpy(name + n, s + pc[g].text, pc[g].text_len);
+			n += pc[g].text_len;
+			if (g < np)
+				n += (size_t)snprintf(name + n, 16, "%0*ld",
+				                      rg[pc[g].first + at[g]].width, val[g]);
+			if (n > MAX_NAME) {
+				*col = base + 1;
+				rc = -3;
+				goto out;
+			}
+		}
+		copy = strndup(name, n);
+		if (!copy || names_push(out, copy) < 0) {
+			free(copy);
+			rc = -2;
+			goto out;
+		}
+		/* next: the last group turns fastest */
+		for (int g = np - 1; g >= 0; g--) {
+			const struct range *r = &rg[pc[g].first + at[g]];
+
+			if (val[g] < r->hi) {
+				val[g]++;
+				break;
+			}
+			if (at[g] + 1 < pc[g].nranges) {
+				at[g]++;
+				val[g] = rg[pc[g].first + at[g]].lo;
+				break;
+			}
+			at[g] = 0;
+			val[g] = rg[pc[g].first].lo;
+		}
 	}
 	rc = 0;
 out:
-	tmatch_affinity_hostlist_free(tail.v);
+	free(rg);
+	free(at);
+	free(val);
+	free(name);
 	return rc;
 }
 
-/* -1 syntax error (col set), -2 out of memory. */
+/* -1 syntax error (col set), -2 out of memory, -3 name too long. */
 static int expand_list(const char *s, size_t len, int base, struct names *out, int *col)
 {
 	size_t i = 0, start = 0;
@@ -231,6 +283,11 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 		tmatch_affinity_hostlist_free(out.v);
 		if (rc == -2)
 			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		else if (rc == -3)
+			tmatch_error_set(err, EINVAL, NULL, 0, col,
+			                 "hostlist item at column %d makes names longer than %d "
+			                 "characters: host names are at most 255",
+			                 col, MAX_NAME);
 		else
 			tmatch_error_set(err, EINVAL, NULL, 0, col,
 			                 "malformed hostlist at column %d: write it like "

@@ -298,3 +298,35 @@ Test(hostlist, count_without_expanding)
 		cr_assert_eq(errno, bad[i].err, "%s: errno %d", bad[i].list, errno);
 	}
 }
+
+/* Several groups: the first varies slowest, padding kept; 30,000 groups
+   (which once recursed 30,000 deep and overflowed the stack) are refused
+   with what is wrong. */
+Test(hostlist, groups_in_order_and_deep_lists_refused)
+{
+	static const char *const want[] = {"r1n01-ib", "r1n02-ib", "r1n5-ib",
+	                                   "r2n01-ib", "r2n02-ib", "r2n5-ib"};
+	tmatch_error_t err;
+	char **v;
+	char *deep;
+	int n = -1;
+
+	v = tmatch_affinity_hostlist_expand("r[1-2]n[01-02,5]-ib", &n, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	cr_assert_eq(n, 6);
+	for (int i = 0; i < 6; i++)
+		cr_assert_str_eq(v[i], want[i]);
+	tmatch_affinity_hostlist_free(v);
+	deep = malloc(1 + 3 * 30000 + 1);
+	cr_assert_not_null(deep);
+	deep[0] = 'x';
+	for (int i = 0; i < 30000; i++)
+		memcpy(deep + 1 + 3 * i, "[1]", 3);
+	deep[1 + 3 * 30000] = '\0';
+	errno = 0;
+	cr_assert_null(tmatch_affinity_hostlist_expand(deep, &n, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_not_null(strstr(err.msg, "longer than"), "%s", err.msg);
+	cr_assert_eq(tmatch_affinity_hostlist_count(deep, 10, &err), 1, "counting stays iterative");
+	free(deep);
+}
