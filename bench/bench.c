@@ -16,6 +16,7 @@
  */
 #include "bench/mtxread.h"
 #include "bench/patterns.h"
+#include "placement/placement_private.h" /* tmatch__write_all */
 #include "treematch/treematch.h"
 
 #include <errno.h>
@@ -225,21 +226,6 @@ static void run_process(char *const argv[], const char *out_path, const char *er
  */
 static int launch_req = -1, launch_rep = -1;
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int read_all(int fd, void *buf, size_t len)
 {
 	char *p = buf;
@@ -258,7 +244,7 @@ static int read_all(int fd, void *buf, size_t len)
 static int send_str(int fd, const char *s)
 {
 	int len = (int)strlen(s);
-	return write_all(fd, &len, sizeof(len)) || write_all(fd, s, (size_t)len);
+	return tmatch__write_all(fd, &len, sizeof(len)) || tmatch__write_all(fd, s, (size_t)len);
 }
 
 static char *recv_str(int fd)
@@ -293,7 +279,7 @@ static void launcher_loop(int req, int rep)
 		if (!ok)
 			_exit(1);
 		run_process(argv, out, err, timeout, &r);
-		if (write_all(rep, &r, sizeof(r)))
+		if (tmatch__write_all(rep, &r, sizeof(r)))
 			_exit(1);
 		for (int i = 0; i < argc; i++)
 			free(argv[i]);
@@ -334,11 +320,11 @@ static void launch(char *const argv[], const char *out_path, const char *err_pat
 	}
 	while (argv[argc])
 		argc++;
-	int bad = write_all(launch_req, &argc, sizeof(argc));
+	int bad = tmatch__write_all(launch_req, &argc, sizeof(argc));
 	for (int i = 0; i < argc && !bad; i++)
 		bad = send_str(launch_req, argv[i]);
 	bad = bad || send_str(launch_req, out_path) || send_str(launch_req, err_path) ||
-	      write_all(launch_req, &timeout, sizeof(timeout)) ||
+	      tmatch__write_all(launch_req, &timeout, sizeof(timeout)) ||
 	      read_all(launch_rep, r, sizeof(*r));
 	if (bad) {
 		memset(r, 0, sizeof(*r));

@@ -32,7 +32,7 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 	tmatch_affinity_opts_t o;
 	tmatch_affinity_tree_t *t = NULL;
 	int cpt, ncpus;
-	const char *name;
+	char name[80];
 
 	if (!opts || nlocal < 1) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0,
@@ -41,7 +41,11 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 	}
 	o = *opts;
 	cpt = o.cpus_per_task > 1 ? o.cpus_per_task : 1;
-	name = o.node_name ? o.node_name : "localhost";
+	/* "node n0: " before the message, nothing when the caller names it */
+	if (o.node_name)
+		snprintf(name, sizeof(name), "node %.64s: ", o.node_name);
+	else
+		name[0] = '\0';
 	/* As Slurm counts CPUs: one task per core (all its hardware threads),
 	   with -c N N hardware threads per task. */
 	o.smt = cpt > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
@@ -69,14 +73,14 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 	ncpus = hwloc_bitmap_weight(tmatch_affinity_tree_allowed_cpuset(t, 0));
 	if (cpt > 1)
 		tmatch_error_set(err, EOVERFLOW, NULL, 0, 0,
-		                 "node %s: %d tasks of %d CPUs for %d CPU%s: more CPUs asked than "
+		                 "%s%d tasks of %d CPUs for %d CPU%s: more CPUs asked than "
 		                 "the step has here (oversubscribed, e.g. --overcommit); ask for "
 		                 "fewer tasks per node or more CPUs",
 		                 name, nlocal, cpt, ncpus, ncpus == 1 ? "" : "s");
 	else
 		tmatch_error_set(
 		    err, EOVERFLOW, NULL, 0, 0,
-		    "node %s: %d tasks for %d CPU%s: more tasks than CPUs "
+		    "%s%d tasks for %d CPU%s: more tasks than CPUs "
 		    "(oversubscribed, e.g. --overcommit); ask for fewer tasks per node "
 		    "or more CPUs",
 		    name, nlocal, ncpus, ncpus == 1 ? "" : "s");
@@ -369,18 +373,76 @@ static int skipped(const tmatch_place_node_in_t *in, const char *name, int level
 	return 0;
 }
 
-int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
-                      tmatch_affinity_tree_t **node_tree, tmatch_error_t *err)
+int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_node_prep_t *prep)
 {
 	tmatch_affinity_opts_t aopts;
-	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_error_t e;
+	const char *xml;
+
+	memset(prep, 0, sizeof(*prep));
+	prep->whole = 1;
+	if (!in || !in->cfg || in->nlocal < 0) {
+		prep->tree_errno = EINVAL;
+		snprintf(prep->tree_error, sizeof(prep->tree_error), "invalid argument");
+		return -1;
+	}
+	tmatch_affinity_opts_init(&aopts);
+	xml = in->cfg->topology_xml[0] ? in->cfg->topology_xml : NULL;
+	tmatch_error_clear(&e);
+	if (in->topology) {
+		if (tmatch_place_node_spec(in->topology, &aopts, &e) < 0)
+			goto fail;
+	} else if (xml) {
+		aopts.source = TMATCH_AFFINITY_SRC_XML;
+		aopts.input = xml;
+		aopts.this_system = !in->cfg->dry_run;
+	}
+	aopts.alloc_cores = in->step_cores;
+	aopts.cpus_per_task = in->cpus_per_task;
+	aopts.log = in->log;
+	aopts.log_arg = in->log_arg;
+
+	if (in->cfg->exclusive_only) {
+		tmatch_affinity_opts_t whole = aopts;
+		tmatch_affinity_tree_t *t;
+
+		whole.alloc_cores = NULL;
+		whole.cpus_per_task = 1;
+		whole.smt = TMATCH_AFFINITY_SMT_CORE;
+		t = tmatch_affinity_node_load(&whole, NULL);
+		prep->whole = t && tmatch_place_job_has_whole_node(
+		                       in->job_cores, tmatch_affinity_tree_nb_slots(t));
+		tmatch_affinity_tree_destroy(t);
+		if (!prep->whole)
+			return 0; /* skipped: no tree needed */
+	}
+	prep->tree =
+	    tmatch_place_node_tree(&aopts, in->nlocal > 0 ? in->nlocal : 1, &prep->smt, &e);
+	if (prep->tree)
+		return 0;
+fail:
+	prep->tree_errno = errno ? errno : EINVAL;
+	tmatch_error_format(&e, prep->tree_error, sizeof(prep->tree_error));
+	return -1;
+}
+
+void tmatch_place_node_prep_clear(tmatch_place_node_prep_t *prep)
+{
+	if (!prep)
+		return;
+	tmatch_affinity_tree_destroy(prep->tree);
+	memset(prep, 0, sizeof(*prep));
+}
+
+int tmatch_place_node_decide(const tmatch_place_node_in_t *in, const tmatch_place_node_prep_t *prep,
+                             tmatch_place_node_t **out, tmatch_error_t *err)
+{
 	tmatch_place_node_in_t mine;
 	tmatch_error_t e;
 	char *name = NULL, buf[sizeof(e.msg) + sizeof(e.file) + 32];
-	const char *xml;
-	int rc = -1, smt = 0, total;
+	int rc = -1, total;
 
-	if (!in || !in->cfg || (!in->profile && !in->comm) || !out || in->nlocal < 0 ||
+	if (!in || !in->cfg || (!in->profile && !in->comm) || !prep || !out || in->nlocal < 0 ||
 	    (in->nlocal > 0 && !in->ranks))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_node: invalid argument");
@@ -398,73 +460,56 @@ int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **ou
 		             (unsigned)in->ntasks_total);
 		goto out;
 	}
-
-	tmatch_affinity_opts_init(&aopts);
-	xml = in->cfg->topology_xml[0] ? in->cfg->topology_xml : NULL;
-	if (in->topology) {
-		if (tmatch_place_node_spec(in->topology, &aopts, err) < 0)
-			goto out;
-	} else if (xml) {
-		aopts.source = TMATCH_AFFINITY_SRC_XML;
-		aopts.input = xml;
-		aopts.this_system = !in->cfg->dry_run;
+	if (!prep->whole) {
+		rc = skipped(in, name, TMATCH_LOG_INFO, out, err,
+		             "%s: the job does not have the whole node (exclusive_only=on): "
+		             "Slurm's binding kept",
+		             name);
+		goto out;
 	}
-	aopts.alloc_cores = in->step_cores;
-	aopts.cpus_per_task = in->cpus_per_task;
-	aopts.node_name = name;
-	aopts.log = in->log;
-	aopts.log_arg = in->log_arg;
-
-	if (in->cfg->exclusive_only) {
-		tmatch_affinity_opts_t whole = aopts;
-		tmatch_affinity_tree_t *t;
-
-		whole.alloc_cores = NULL;
-		whole.cpus_per_task = 1;
-		whole.smt = TMATCH_AFFINITY_SMT_CORE;
-		t = tmatch_affinity_node_load(&whole, NULL);
-		if (!t || !tmatch_place_job_has_whole_node(in->job_cores,
-		                                           tmatch_affinity_tree_nb_slots(t))) {
-			tmatch_affinity_tree_destroy(t);
-			rc =
-			    skipped(in, name, TMATCH_LOG_INFO, out, err,
-			            "%s: the job does not have the whole node (exclusive_only=on): "
-			            "Slurm's binding kept",
-			            name);
-			goto out;
-		}
-		tmatch_affinity_tree_destroy(t);
-	}
-
-	tmatch_error_clear(&e);
-	tree = tmatch_place_node_tree(&aopts, in->nlocal > 0 ? in->nlocal : 1, &smt, &e);
-	if (!tree) {
-		int saved = errno;
-
-		if (saved == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
-			tmatch_error_set(err, saved, NULL, 0, 0, "%s", e.msg);
+	if (!prep->tree) {
+		if (prep->tree_errno == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
+			tmatch_error_set(err, EOVERFLOW, NULL, 0, 0, "node %s: %s", name,
+			                 prep->tree_error);
 		else
-			tmatch_error_set(err, saved, NULL, 0, 0,
-			                 "%s: cannot build the node topology: %s", name,
-			                 tmatch_error_format(&e, buf, sizeof(buf)));
+			tmatch_error_set(err, prep->tree_errno ? prep->tree_errno : EINVAL, NULL, 0,
+			                 0, "%s: cannot build the node topology: %s", name,
+			                 prep->tree_error);
 		goto out;
 	}
 	tmatch_error_clear(&e);
-	if (tmatch_place_node_map(&mine, tree, out, &e) < 0) {
+	if (tmatch_place_node_map(&mine, prep->tree, out, &e) < 0) {
 		int saved = errno;
 
 		tmatch_error_set(err, saved, NULL, 0, 0, "%s: %s", name,
 		                 tmatch_error_format(&e, buf, sizeof(buf)));
 		goto out;
 	}
-	(*out)->smt = smt;
-	if (node_tree) {
-		*node_tree = tree;
-		tree = NULL;
-	}
+	(*out)->smt = prep->smt;
 	rc = 0;
 out:
-	tmatch_affinity_tree_destroy(tree);
 	free(name);
+	return rc;
+}
+
+int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **out,
+                      tmatch_affinity_tree_t **node_tree, tmatch_error_t *err)
+{
+	tmatch_place_node_prep_t prep;
+	int rc;
+
+	if (!in || !in->cfg || (!in->profile && !in->comm) || !out || in->nlocal < 0 ||
+	    (in->nlocal > 0 && !in->ranks))
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_node: invalid argument");
+	/* The tree is built before the profile's size is known to matter: a
+	   skipped step costs a tree, which only a plugin's node pays. */
+	tmatch_place_node_prepare(in, &prep);
+	rc = tmatch_place_node_decide(in, &prep, out, err);
+	if (rc == 0 && node_tree && (*out)->status == TMATCH_PLACE_PLACED) {
+		*node_tree = prep.tree;
+		prep.tree = NULL;
+	}
+	tmatch_place_node_prep_clear(&prep);
 	return rc;
 }

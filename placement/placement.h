@@ -45,6 +45,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,11 @@ const char *tmatch_place_help_text(void);
  */
 int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *user_value,
                         tmatch_config_t *out, tmatch_error_t *err);
+
+/* The user's value over an admin configuration already computed (the last
+   step of tmatch_place_config): what the plugin's helper does as the user. */
+int tmatch_place_config_user(const tmatch_config_t *admin, const char *user_value,
+                             tmatch_config_t *out, tmatch_error_t *err);
 
 /* The admin file named in argv ("admin_file=PATH"), or NULL. Points into argv. */
 const char *tmatch_place_admin_file(int argc, char *const *argv);
@@ -256,6 +262,30 @@ int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **ou
                       tmatch_affinity_tree_t **node_tree, tmatch_error_t *err);
 
 /*
+ * tmatch_place_node in two halves, for the plugin, whose root side may only
+ * touch what Slurm and the admin give it:
+ * - prepare: from in->cfg's admin keys (topology_xml, exclusive_only),
+ *   in->topology, step_cores, job_cores, cpus_per_task and nlocal only: the
+ *   node tree (SMT policy, CPUs per task) or why not, and whether the job
+ *   has the whole node. Reads no profile, no node list, no user option.
+ *   -1 when there is no tree (prep->tree_error says why, without the node's
+ *   name); the decision is still decide's.
+ * - decide: everything else, in tmatch_place_node's order (default profile
+ *   of another size, exclusive_only, no tree, the mapping).
+ */
+typedef struct tmatch_place_node_prep {
+	tmatch_affinity_tree_t *tree; /* NULL: tree_errno and tree_error say why */
+	int smt;                      /* enum tmatch_affinity_smt of the tree */
+	int whole;                    /* 0: exclusive_only and the job lacks the whole node */
+	int tree_errno;
+	char tree_error[600];
+} tmatch_place_node_prep_t;
+int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_node_prep_t *prep);
+int tmatch_place_node_decide(const tmatch_place_node_in_t *in, const tmatch_place_node_prep_t *prep,
+                             tmatch_place_node_t **out, tmatch_error_t *err);
+void tmatch_place_node_prep_clear(tmatch_place_node_prep_t *prep);
+
+/*
  * The mapping part of tmatch_place_node on a node tree the caller built
  * (`node`: the step's CPUs on this node, cpus_per_task CPUs per leaf). The
  * matrix of the node's ranks (tmatch_place_comm of the profile, restricted
@@ -272,6 +302,65 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
                           tmatch_place_node_t **out, tmatch_error_t *err);
 
 void tmatch_place_node_destroy(tmatch_place_node_t *node);
+
+/* ------------------------------------------------------------------------ */
+/* The plugin's privilege separation (helper.c)                              */
+
+/*
+ * Load the profile cfg->profile (a regular file, opened without blocking,
+ * within cfg's size and rank limits) as whoever calls. NULL with one line
+ * in msg ("cannot read profile P: ...", "bad profile: F:L:C: ...") and errno.
+ */
+tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_log_fn log,
+                                            void *log_arg, char *msg, size_t len);
+
+/*
+ * What slurmstepd's root side hands the helper: only what Slurm and the
+ * admin gave it, read but not parsed. Everything the user wrote (the
+ * --treematch value, the node list of the job's environment, the profile)
+ * is parsed in the helper.
+ */
+typedef struct tmatch_place_helper_in {
+	const tmatch_config_t *admin; /* plugstack.conf + admin file, read as root */
+	const char *user_value;       /* the --treematch value as received; NULL = none */
+	const char *nodelist;         /* SLURM_STEP_NODELIST of the job's environment, NULL */
+	const char *topology_conf;    /* topology.conf's text (read as root), NULL = none */
+	int node_index, node_count;   /* S_JOB_NODEID, S_JOB_NNODES */
+	int nlocal, ntasks_total;     /* S_JOB_LOCAL_TASK_COUNT, S_JOB_TOTAL_TASK_COUNT */
+	int cpus_per_task;            /* S_STEP_CPUS_PER_TASK */
+	const int *ranks;             /* [nlocal] S_JOB_LOCAL_TO_GLOBAL_ID */
+	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
+	int become;                           /* 1: become uid/gid/groups for good (checked) */
+	uid_t uid;                            /* S_JOB_UID */
+	gid_t gid;                            /* S_JOB_GID */
+	const gid_t *groups;                  /* the user's supplementary groups */
+	int ngroups;
+} tmatch_place_helper_in_t;
+
+typedef struct tmatch_place_helper_out {
+	/* The policy tasks follow: the admin's, with what the user tightened
+	   (failure=fail, dry_run) and chose (verbose, mpi_pin). enabled = 0:
+	   the user said off. */
+	tmatch_config_t cfg;
+	int user_profile;
+	char node_name[64];        /* this node's name (checked characters) */
+	tmatch_place_node_t *plan; /* PLACED or SKIPPED; NULL when off or failed */
+} tmatch_place_helper_out_t;
+
+/*
+ * Run the helper (placement/sandbox.c: the job's user for good, no other
+ * descriptor, no new privileges, a seccomp allow-list, the admin's time and
+ * memory limits, which the user may only lower) and check what it sends:
+ * versions and lengths, every rank against in->ranks, every leaf in range,
+ * allowed and distinct on prep->tree, positions; CPU sets come from
+ * prep->tree, text is reduced to printable characters. 0 with *out (plan
+ * NULL when the user said off); -1 with one line in err ("n0: bad profile:
+ * ...", "n0: mapping exceeded max_map_time=2 s, killed") and out->cfg the
+ * policy to follow (failure mode). Free out->plan with
+ * tmatch_place_node_destroy.
+ */
+int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_helper_out_t *out,
+                            tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* What a task gets                                                          */

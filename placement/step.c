@@ -66,7 +66,7 @@ const char *tmatch_place_admin_file(int argc, char *const *argv)
 int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *user_value,
                         tmatch_config_t *out, tmatch_error_t *err)
 {
-	tmatch_config_t admin, user, merged;
+	tmatch_config_t admin, merged;
 	char **args = NULL;
 	int nargs = 0, rc = -1;
 
@@ -87,26 +87,35 @@ int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *u
 	    tmatch_config_parse_fd(&admin, admin_fd, tmatch_place_admin_file(argc, argv), err) < 0)
 		goto out;
 	merged = admin;
-	if (user_value) {
-		if (tmatch_place_classify_value(user_value, err) != TMATCH_PLACE_VALUE_OPTIONS) {
-			if (err && !err->msg[0])
-				tmatch_error_set(err, 0, NULL, 0, 0,
-				                 "--treematch=help cannot be combined with a job");
-			errno = EINVAL;
-			goto out;
-		}
-		tmatch_config_init(&user);
-		if (tmatch_config_parse_string(&user, user_value, TMATCH_CONFIG_USER, "--treematch",
-		                               err) < 0)
-			goto out;
-		if (tmatch_config_merge(&admin, &user, &merged, err) < 0)
-			goto out;
-	}
+	if (user_value && tmatch_place_config_user(&admin, user_value, &merged, err) < 0)
+		goto out;
 	*out = merged;
 	rc = 0;
 out:
 	free(args);
 	return rc;
+}
+
+int tmatch_place_config_user(const tmatch_config_t *admin, const char *user_value,
+                             tmatch_config_t *out, tmatch_error_t *err)
+{
+	tmatch_config_t user;
+
+	if (!admin || !user_value || !out)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_config_user: invalid argument");
+	if (tmatch_place_classify_value(user_value, err) != TMATCH_PLACE_VALUE_OPTIONS) {
+		if (err && !err->msg[0])
+			tmatch_error_set(err, 0, NULL, 0, 0,
+			                 "--treematch=help cannot be combined with a job");
+		errno = EINVAL;
+		return -1;
+	}
+	tmatch_config_init(&user);
+	if (tmatch_config_parse_string(&user, user_value, TMATCH_CONFIG_USER, "--treematch", err) <
+	    0)
+		return -1;
+	return tmatch_config_merge(admin, &user, out, err);
 }
 
 int tmatch_place_user_profile(const char *user_value)

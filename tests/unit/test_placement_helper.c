@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_placement_helper.c - the plugin's privilege separation
+ * (placement/helper.c, placement/sandbox.c): what the helper process is
+ * (its uids and gids from /proc, its descriptors, its filter, that it
+ * cannot get root back), what it decides with the user's value (tighten,
+ * never loosen), that hostile inputs cost the root side nothing, and that
+ * the root side refuses every forged result.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "placement/placement_private.h"
+#include "hostile.h"
+#include "spank_profiles.h"
+
+/* The job's user the helper becomes: nobody when the tests run as root,
+   else the tester (who has no root to give up). */
+static uid_t target_uid(void)
+{
+	return geteuid() == 0 ? 65534 : getuid();
+}
+
+static gid_t target_gid(void)
+{
+	return geteuid() == 0 ? 65534 : getgid();
+}
+
+/* A file every user can read, in a fresh directory every user can enter. */
+static void write_public(char *path, size_t len, const char *name, const char *text)
+{
+	char dir[] = "/tmp/tm-helper-XXXXXX";
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0755), 0);
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(path, 0644), 0);
+}
+
+/* ---- the helper process -------------------------------------------------- */
+
+/* In the sandbox: /proc/self/status's identity lines, then "fd N" for each
+   open descriptor other than the one listing them. */
+static void probe_body(void *arg, int fd)
+{
+	static const char *keys[] = {"Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:"};
+	char line[512];
+	FILE *f = fopen("/proc/self/status", "r");
+	DIR *d;
+	struct dirent *e;
+
+	(void)arg;
+	while (f && fgets(line, sizeof(line), f))
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strncmp(line, keys[k], strlen(keys[k])) == 0)
+				tmatch__write_all(fd, line, strlen(line));
+	if (f)
+		fclose(f);
+	d = opendir("/proc/self/fd");
+	if (!d) {
+		snprintf(line, sizeof(line), "opendir: %s\n", strerror(errno));
+		tmatch__write_all(fd, line, strlen(line));
+	}
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d))
+			continue;
+		snprintf(line, sizeof(line), "fd %s\n", e->d_name);
+		tmatch__write_all(fd, line, strlen(line));
+	}
+	if (d)
+		closedir(d);
+}
+
+static void sandbox_for(tmatch__sandbox_t *sb, int filter)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->become = 1;
+	sb->uid = target_uid();
+	sb->gid = target_gid();
+	sb->filter = filter;
+	sb->max_time = 10;
+	sb->max_memory = (size_t)256 << 20;
+	sb->max_result = 4096;
+}
+
+Test(placement_helper, helper_is_the_user_for_good_with_nothing_inherited)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[4097], want[128];
+	size_t got = 0;
+	int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC: as slurmstepd's may be */
+
+	cr_assert_geq(leak, 0);
+	sandbox_for(&sb, 1);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, probe_body, NULL, buf, &got, &err), 0, "%s", err.msg);
+	buf[got] = '\0';
+	/* real, effective, saved and filesystem ids: all four the user's */
+	snprintf(want, sizeof(want), "Uid:\t%u\t%u\t%u\t%u\n", (unsigned)sb.uid, (unsigned)sb.uid,
+	         (unsigned)sb.uid, (unsigned)sb.uid);
+	cr_assert_not_null(strstr(buf, want), "%s", buf);
+	snprintf(want, sizeof(want), "Gid:\t%u\t%u\t%u\t%u\n", (unsigned)sb.gid, (unsigned)sb.gid,
+	         (unsigned)sb.gid, (unsigned)sb.gid);
+	cr_assert_not_null(strstr(buf, want), "%s", buf);
+	if (geteuid() == 0) { /* none given: none, not root's */
+		const char *g = strstr(buf, "Groups:");
+
+		cr_assert_not_null(g, "%s", buf);
+		cr_assert_eq(strcspn(g, "\n"), strcspn(g, "0123456789\n"), "%s", buf);
+	}
+	cr_assert_not_null(strstr(buf, "NoNewPrivs:\t1\n"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "Seccomp:\t2\n"), "%s", buf);
+	/* stdio on /dev/null and the result pipe: nothing of the parent's */
+	cr_assert_not_null(strstr(buf, "fd 3\n"), "%s", buf);
+	snprintf(want, sizeof(want), "fd %d\n", leak > 3 ? leak : 4);
+	cr_assert_null(strstr(buf, want), "%s", buf);
+	cr_assert_null(strstr(buf, "fd 4\n"), "%s", buf);
+	close(leak);
+}
+
+/* Without the filter (which would kill it first): every way back to uid 0. */
+static void regain_body(void *arg, int fd)
+{
+	char line[128];
+	int a = setuid(0), b = seteuid(0), c = setresuid(0, 0, 0), d = setgid(0);
+
+	(void)arg;
+	snprintf(line, sizeof(line), "%d %d %d %d %u %u", a, b, c, d, (unsigned)getuid(),
+	         (unsigned)geteuid());
+	tmatch__write_all(fd, line, strlen(line));
+}
+
+Test(placement_helper, helper_cannot_get_root_back)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[129], want[64];
+	size_t got = 0;
+
+	sandbox_for(&sb, 0);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, regain_body, NULL, buf, &got, &err), 0, "%s",
+	             err.msg);
+	buf[got] = '\0';
+	snprintf(want, sizeof(want), "-1 -1 -1 -1 %u %u", (unsigned)sb.uid, (unsigned)sb.uid);
+	cr_assert_neq(sb.uid, 0);
+	cr_assert_str_eq(buf, want);
+}
+
+static void socket_body(void *arg, int fd)
+{
+	(void)arg;
+	(void)fd;
+	socket(AF_INET, SOCK_STREAM, 0);
+}
+
+static void write_open_body(void *arg, int fd)
+{
+	char line[64];
+	int w = open(arg, O_WRONLY | O_CREAT, 0600);
+
+	snprintf(line, sizeof(line), "%d %d", w, w < 0 ? errno : 0);
+	tmatch__write_all(fd, line, strlen(line));
+}
+
+Test(placement_helper, filter_refuses_sockets_and_writes)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[65], want[32];
+	size_t got = 0;
+
+	sandbox_for(&sb, 1);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, socket_body, NULL, buf, &got, &err), -1);
+	cr_assert_eq(errno, EPERM);
+	cr_assert_not_null(strstr(err.msg, "system-call filter"), "%s", err.msg);
+
+	cr_assert_eq(
+	    tmatch__sandbox_run(&sb, write_open_body, "/tmp/tm-helper-created", buf, &got, &err), 0,
+	    "%s", err.msg);
+	buf[got] = '\0';
+	snprintf(want, sizeof(want), "-1 %d", EACCES);
+	cr_assert_str_eq(buf, want);
+	cr_assert_neq(access("/tmp/tm-helper-created", F_OK), 0);
+}
+
+/* ---- what the helper decides --------------------------------------------- */
+
+struct node {
+	tmatch_config_t admin;
+	tmatch_place_node_in_t nin;
+	tmatch_place_node_prep_t prep;
+	tmatch_place_helper_in_t in;
+	tmatch_place_helper_out_t out;
+	tmatch_error_t err;
+	int ranks[8];
+	char profile[PATH_MAX];
+	char value[PATH_MAX + 128];
+};
+
+/* 8 tasks of an 8-rank step on a 2-socket, 8-core node, the pairs8 profile
+   (spank_profiles.h) given by the user with `extra` options. */
+static void node_setup(struct node *n, const char *extra)
+{
+	memset(n, 0, sizeof(*n));
+	tmatch_config_init(&n->admin);
+	for (int i = 0; i < 8; i++)
+		n->ranks[i] = i;
+	write_public(n->profile, sizeof(n->profile), "pairs8.yml", pairs8);
+	snprintf(n->value, sizeof(n->value), "%.1024s%.64s", n->profile, extra ? extra : "");
+	n->nin.cfg = &n->admin;
+	n->nin.topology = "synthetic:pack:2 core:4 pu:1";
+	n->nin.nlocal = 8;
+	cr_assert_eq(tmatch_place_node_prepare(&n->nin, &n->prep), 0, "%s", n->prep.tree_error);
+	n->in.admin = &n->admin;
+	n->in.user_value = n->value;
+	n->in.node_index = 0;
+	n->in.node_count = 1;
+	n->in.nlocal = 8;
+	n->in.ntasks_total = 8;
+	n->in.cpus_per_task = 1;
+	n->in.ranks = n->ranks;
+	n->in.prep = &n->prep;
+	n->in.become = 1;
+	n->in.uid = target_uid();
+	n->in.gid = target_gid();
+	tmatch_error_clear(&n->err);
+}
+
+static int node_run(struct node *n)
+{
+	return tmatch_place_helper_run(&n->in, &n->out, &n->err);
+}
+
+static void node_teardown(struct node *n)
+{
+	tmatch_place_node_destroy(n->out.plan);
+	tmatch_place_node_prep_clear(&n->prep);
+}
+
+Test(placement_helper, places_the_node_as_the_user)
+{
+	struct node n;
+	hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+
+	node_setup(&n, NULL);
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(n.out.plan);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	cr_assert_eq(n.out.plan->ntasks, 8);
+	cr_assert_eq(n.out.user_profile, 1);
+	cr_assert_str_eq(n.out.node_name, "localhost");
+	for (int i = 0; i < 8; i++) {
+		cr_assert_eq(n.out.plan->task[i].rank, i);
+		cr_assert(hwloc_bitmap_isincluded(n.out.plan->task[i].cpuset, n.out.plan->allowed));
+		cr_assert_not(hwloc_bitmap_intersects(seen, n.out.plan->task[i].cpuset));
+		hwloc_bitmap_or(seen, seen, n.out.plan->task[i].cpuset);
+	}
+	/* pairs8 talks across the halves: the mapping beats packing */
+	cr_assert_lt(n.out.plan->cost, n.out.plan->cost_packed);
+	hwloc_bitmap_free(seen);
+	node_teardown(&n);
+}
+
+Test(placement_helper, user_cannot_loosen_the_sites_failure_mode)
+{
+	struct node n;
+
+	node_setup(&n, ",failure=fallback");
+	n.admin.failure = TMATCH_FAILURE_FAIL;
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FAIL);
+	node_teardown(&n);
+}
+
+Test(placement_helper, user_tightens_the_time_limit_and_the_helper_is_killed)
+{
+	struct node n;
+
+	node_setup(&n, ",max_map_time=0.000000001,failure=fail");
+	cr_assert_eq(node_run(&n), -1);
+	cr_assert_eq(errno, ETIME);
+	cr_assert_str_eq(n.err.msg, "localhost: mapping exceeded max_map_time=1e-09 s, killed");
+	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FAIL); /* the user's, from the hello */
+	cr_assert_null(n.out.plan);
+	node_teardown(&n);
+}
+
+Test(placement_helper, malformed_user_value_is_the_helpers_problem)
+{
+	struct node n;
+
+	node_setup(&n, ",bogus=1");
+	cr_assert_eq(node_run(&n), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_not_null(strstr(n.err.msg, "localhost: --treematch"), "%s", n.err.msg);
+	cr_assert_not_null(strstr(n.err.msg, "bogus"), "%s", n.err.msg);
+	node_teardown(&n);
+}
+
+Test(placement_helper, off_is_nothing_to_do)
+{
+	struct node n;
+
+	node_setup(&n, NULL);
+	n.in.user_value = "off";
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_null(n.out.plan);
+	cr_assert_eq(n.out.cfg.enabled, 0);
+	node_teardown(&n);
+}
+
+Test(placement_helper, device_and_fifo_profiles_are_refused_at_once, .timeout = 20)
+{
+	struct node n;
+	char fifo[PATH_MAX], dir[] = "/tmp/tm-fifo-XXXXXX";
+
+	node_setup(&n, NULL);
+	n.in.user_value = "/dev/zero";
+	cr_assert_eq(node_run(&n), -1);
+	cr_assert_str_eq(n.err.msg, "localhost: cannot read profile /dev/zero: not a regular file");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/p.yml", dir);
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	n.in.user_value = fifo;
+	cr_assert_eq(node_run(&n), -1);
+	cr_assert_not_null(strstr(n.err.msg, "not a regular file"), "%s", n.err.msg);
+	node_teardown(&n);
+}
+
+Test(placement_helper, admin_default_of_another_size_is_skipped)
+{
+	struct node n;
+
+	node_setup(&n, NULL);
+	/* as plugstack.conf's profile= sets it */
+	cr_assert_eq(
+	    tmatch_config_parse_string(&n.admin, n.profile, TMATCH_CONFIG_ADMIN, "test", &n.err), 0,
+	    "%s", n.err.msg);
+	n.in.user_value = NULL;
+	n.in.ntasks_total = 16; /* 8 here, 8 on another node */
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(n.out.plan);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_assert_eq(n.out.plan->why_level, TMATCH_LOG_DEBUG);
+	cr_assert_not_null(strstr(n.out.plan->why, "default profile has 8 ranks"), "%s",
+	                   n.out.plan->why);
+	node_teardown(&n);
+}
+
+/* ---- hostile inputs cost the root side nothing --------------------------- */
+
+Test(placement_helper, forged_node_list_and_huge_profile_stay_in_the_helper, .timeout = 60)
+{
+	enum { RANKS = 1048576 };
+	struct node n;
+	long rss0;
+	double cpu0;
+
+	/* a 1,048,576-rank ring: ~300 MB of parsing, all of it in the helper */
+	node_setup(&n, NULL);
+	write_public(n.profile, sizeof(n.profile), "ring.yml", "");
+	cr_assert_eq(write_ring_profile(n.profile, RANKS), 0);
+	n.in.user_value = n.profile;
+	n.in.node_count = 2;
+	n.in.nodelist = "n[0-999999]"; /* the job's environment, forged */
+	n.in.ntasks_total = RANKS;
+	n.admin.max_map_time = 50;
+
+	rss0 = maxrss_kib();
+	cpu0 = cpu_self();
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_lt(cpu_self() - cpu0, 0.2);
+	cr_assert_leq(maxrss_kib() - rss0, 16 * 1024);
+	/* the forged list names 1,000,000 nodes, not 2: not used */
+	cr_assert_str_eq(n.out.node_name, "localhost");
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	node_teardown(&n);
+}
+
+/* ---- forged results ------------------------------------------------------ */
+
+struct frame {
+	struct tmatch__helper_hello hello;
+	struct tmatch__helper_head head;
+	struct tmatch__helper_task task[8];
+};
+
+/* A well-formed result placing task i on leaf 7 - i. */
+static void frame_init(struct frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->hello.magic = TMATCH__HELPER_HELLO_MAGIC;
+	f->hello.version = TMATCH__HELPER_WIRE_VERSION;
+	snprintf(f->hello.node_name, sizeof(f->hello.node_name), "n7");
+	f->head.magic = TMATCH__HELPER_HEAD_MAGIC;
+	f->head.version = TMATCH__HELPER_WIRE_VERSION;
+	f->head.status = TMATCH__HELPER_OUT_PLACED;
+	f->head.ntasks = 8;
+	snprintf(f->head.mapper, sizeof(f->head.mapper), "treematch");
+	for (int i = 0; i < 8; i++) {
+		f->task[i].rank = i;
+		f->task[i].leaf = 7 - i;
+		f->task[i].pos.nlevels = 1;
+		snprintf(f->task[i].pos.level[0].name, sizeof(f->task[i].pos.level[0].name),
+		         "core");
+		f->task[i].pos.level[0].index = 7 - i;
+		f->task[i].pos.level[0].count = 8;
+	}
+}
+
+static int take(struct node *n, const struct frame *f, size_t len)
+{
+	tmatch_place_node_destroy(n->out.plan);
+	n->out.plan = NULL;
+	tmatch_error_clear(&n->err);
+	return tmatch__helper_take(&n->in, (const char *)f, len, NULL, 0, &n->out, &n->err);
+}
+
+#define REFUSED(n, f, len, what)                                                                   \
+	do {                                                                                       \
+		cr_assert_eq(take((n), (f), (len)), -1, "accepted: %s", what);                     \
+		cr_assert_eq(errno, EPROTO);                                                       \
+		cr_assert_not_null(strstr((n)->err.msg, "n7: mapping process sent a malformed "    \
+		                                        "result (" what ")"),                      \
+		                   "%s", (n)->err.msg);                                            \
+		cr_assert_null((n)->out.plan);                                                     \
+	} while (0)
+
+Test(placement_helper, root_side_refuses_every_forged_result)
+{
+	struct node n;
+	struct frame f;
+
+	node_setup(&n, NULL);
+	frame_init(&f);
+	cr_assert_eq(take(&n, &f, sizeof(f)), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.plan->task[0].leaf, 7);
+	cr_assert(hwloc_bitmap_isequal(n.out.plan->task[0].cpuset,
+	                               tmatch_affinity_leaf_cpuset(n.prep.tree, 7)));
+
+	REFUSED(&n, &f, sizeof(f) - 1, "length");
+	REFUSED(&n, &f, sizeof(f.hello) + 3, "too short");
+	frame_init(&f);
+	f.task[3].rank = 4;
+	REFUSED(&n, &f, sizeof(f), "rank");
+	frame_init(&f);
+	f.task[2].leaf = 8;
+	REFUSED(&n, &f, sizeof(f), "leaf");
+	frame_init(&f);
+	f.task[2].leaf = f.task[1].leaf;
+	REFUSED(&n, &f, sizeof(f), "leaf");
+	frame_init(&f);
+	f.task[0].leaf = -1;
+	REFUSED(&n, &f, sizeof(f), "leaf");
+	frame_init(&f);
+	f.task[5].pos.nlevels = TMATCH_AFFINITY_MAX_LEVELS + 1;
+	REFUSED(&n, &f, sizeof(f), "position");
+	frame_init(&f);
+	f.task[5].pos.level[0].name[0] = 'C';
+	REFUSED(&n, &f, sizeof(f), "position");
+	frame_init(&f);
+	memset(f.task[5].pos.level[0].name, 'a', sizeof(f.task[5].pos.level[0].name));
+	REFUSED(&n, &f, sizeof(f), "position");
+	frame_init(&f);
+	f.task[5].pos.level[0].index = 8;
+	REFUSED(&n, &f, sizeof(f), "position");
+	frame_init(&f);
+	f.head.ntasks = 7;
+	REFUSED(&n, &f, sizeof(f) - sizeof(f.task[0]), "task count");
+	frame_init(&f);
+	f.head.version = 2;
+	REFUSED(&n, &f, sizeof(f), "version");
+	frame_init(&f);
+	f.head.status = 9;
+	REFUSED(&n, &f, sizeof(f.hello) + sizeof(f.head), "status");
+	frame_init(&f);
+	f.head.status = TMATCH__HELPER_OUT_FAILED;
+	memset(f.head.msg, 'x', sizeof(f.head.msg)); /* not terminated */
+	REFUSED(&n, &f, sizeof(f.hello) + sizeof(f.head), "message");
+	node_teardown(&n);
+}
+
+Test(placement_helper, root_side_cleans_what_it_repeats)
+{
+	struct node n;
+	struct frame f;
+	tmatch_error_t killed;
+
+	node_setup(&n, NULL);
+	frame_init(&f);
+	f.head.status = TMATCH__HELPER_OUT_FAILED;
+	f.head.err_no = EINVAL;
+	snprintf(f.head.msg, sizeof(f.head.msg), "n7: bad\x1b[2J profile\n");
+	cr_assert_eq(take(&n, &f, sizeof(f.hello) + sizeof(f.head)), -1);
+	cr_assert_str_eq(n.err.msg, "n7: bad?[2J profile?");
+
+	/* killed after its hello: the node's name (checked) and the user's
+	   failure=fail still count; a hello cannot loosen the site's */
+	frame_init(&f);
+	snprintf(f.hello.node_name, sizeof(f.hello.node_name), "../\n");
+	f.hello.failure = TMATCH_FAILURE_FAIL;
+	f.hello.dry_run = 0;
+	n.admin.dry_run = 1;
+	tmatch_error_clear(&killed);
+	snprintf(killed.msg, sizeof(killed.msg), "mapping exceeded max_map_time=2 s, killed");
+	cr_assert_eq(tmatch__helper_take(&n.in, (const char *)&f, sizeof(f.hello), &killed, ETIME,
+	                                 &n.out, &n.err),
+	             -1);
+	cr_assert_eq(errno, ETIME);
+	cr_assert_str_eq(n.err.msg, "..??: mapping exceeded max_map_time=2 s, killed");
+	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FAIL);
+	cr_assert_eq(n.out.cfg.dry_run, 1);
+
+	/* killed before it: the node's index, the site's policy */
+	n.admin.failure = TMATCH_FAILURE_FALLBACK;
+	cr_assert_eq(tmatch__helper_take(&n.in, NULL, 0, &killed, ETIME, &n.out, &n.err), -1);
+	cr_assert_str_eq(n.err.msg, "node 0: mapping exceeded max_map_time=2 s, killed");
+	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FALLBACK);
+	node_teardown(&n);
+}
