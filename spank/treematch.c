@@ -10,17 +10,25 @@
  *   srun (local):       parse and merge the options, load the profile as
  *                       the user, check it against the step's task count:
  *                       any problem fails srun before anything runs.
- *   slurmstepd:         user_init (runs as the user) loads the profile,
- *                       builds the node tree of the step's CPUs and maps
- *                       the node's tasks; task_init binds each task and
- *                       exports its placement. A problem here logs one line
- *                       and follows failure=fallback|fail; never a crash,
- *                       never a drained node.
+ *   slurmstepd:         the root side (init, init_post_opt, user_init: uid
+ *                       0 or only the effective uid dropped) reads Slurm's
+ *                       items, the admin's arguments and files, builds the
+ *                       node tree of the step's CPUs, and hands the rest to
+ *                       the helper (placement/helper.c: the job's user for
+ *                       good, sandboxed), which parses the user's value,
+ *                       node list and profile and maps; the root side
+ *                       checks what comes back. It never parses a byte the
+ *                       user wrote. task_init (in the task, as the user)
+ *                       binds each task and exports its placement. A
+ *                       problem logs one line and follows
+ *                       failure=fallback|fail; never a crash, never a
+ *                       drained node. docs/security.md has the model.
  *   sbatch/salloc:      the option is registered so #SBATCH lines work;
  *                       its syntax and profile are checked at submission.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,7 +62,9 @@ SPANK_PLUGIN(treematch, 1);
  */
 static struct {
 	char *user_value;             /* --treematch value, NULL if not given */
-	tmatch_config_t cfg;          /* effective configuration */
+	int user_value_bad;           /* slurmstepd: the value was too long to keep */
+	tmatch_config_t cfg;          /* effective configuration (slurmstepd: the admin's
+	                                 until the helper says what the user tightened) */
 	int cfg_ok;                   /* cfg computed */
 	int user_profile;             /* the profile comes from the user (not an admin default) */
 	tmatch_profile_t *prof;       /* srun: kept from init_post_opt to local_user_init */
@@ -107,6 +117,9 @@ static const char *errmsg(const tmatch_error_t *err, char *buf, size_t len)
 	return tmatch_error_format(err, buf, len);
 }
 
+/* The longest --treematch value slurmstepd keeps (a file name and options). */
+#define MAX_USER_VALUE 4096
+
 static int opt_cb(int val, const char *optarg, int remote)
 {
 	tmatch_config_t probe;
@@ -115,6 +128,15 @@ static int opt_cb(int val, const char *optarg, int remote)
 	int kind;
 
 	(void)val;
+	free(st.user_value);
+	st.user_value = NULL;
+	if (remote) {
+		/* slurmstepd, root: keep the bytes, parse nothing (the helper does). */
+		st.user_value_bad = !optarg || strnlen(optarg, MAX_USER_VALUE + 1) > MAX_USER_VALUE;
+		if (!st.user_value_bad && !(st.user_value = strdup(optarg)))
+			return -1;
+		return 0;
+	}
 	tmatch_error_clear(&err);
 	kind = tmatch_place_classify_value(optarg, &err);
 	if (kind < 0) {
@@ -122,22 +144,16 @@ static int opt_cb(int val, const char *optarg, int remote)
 		return -1;
 	}
 	if (kind == TMATCH_PLACE_VALUE_HELP) {
-		if (remote)
-			return 0;
 		fputs(tmatch_place_help_text(), stderr);
 		exit(0);
 	}
-	if (!remote) {
-		/* Syntax only; the profile itself is read in init_post_opt. */
-		tmatch_config_init(&probe);
-		if (tmatch_config_parse_string(&probe, optarg, TMATCH_CONFIG_USER, "--treematch",
-		                               &err) < 0) {
-			slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
-			return -1;
-		}
+	/* Syntax only; the profile itself is read in init_post_opt. */
+	tmatch_config_init(&probe);
+	if (tmatch_config_parse_string(&probe, optarg, TMATCH_CONFIG_USER, "--treematch", &err) <
+	    0) {
+		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+		return -1;
 	}
-	/* Called more than once in slurmstepd: keep the last value. */
-	free(st.user_value);
 	st.user_value = strdup(optarg);
 	return st.user_value ? 0 : -1;
 }
@@ -188,7 +204,9 @@ static int open_admin_file(int ac, char **av, int *fd)
 	return 0;
 }
 
-/* Effective configuration into st.cfg. Returns 0 or -1 with the message logged. */
+/* Effective configuration into st.cfg: with the user's value in srun,
+   salloc and sbatch; the admin's alone in slurmstepd (the helper merges the
+   user's). Returns 0 or -1 with the message logged. */
 static int compute_config(int ac, char **av)
 {
 	tmatch_error_t err;
@@ -200,14 +218,16 @@ static int compute_config(int ac, char **av)
 	tmatch_error_clear(&err);
 	if (open_admin_file(ac, av, &fd) < 0)
 		return -1;
-	rc = tmatch_place_config(ac, av, fd, st.user_value, &st.cfg, &err);
+	rc = tmatch_place_config(ac, av, fd, spank_context() == S_CTX_REMOTE ? NULL : st.user_value,
+	                         &st.cfg, &err);
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0) {
 		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
 		return -1;
 	}
-	st.user_profile = tmatch_place_user_profile(st.user_value);
+	if (spank_context() != S_CTX_REMOTE)
+		st.user_profile = tmatch_place_user_profile(st.user_value);
 	st.cfg_ok = 1;
 	/* said once, in srun/salloc/sbatch: the nodes keep the site's values */
 	if (st.cfg.refused[0] &&
@@ -217,81 +237,10 @@ static int compute_config(int ac, char **av)
 	return 0;
 }
 
-/* Open a regular file without blocking on FIFOs and without following
-   the caller into devices. */
-static int open_profile_fd(const char *path, int *err_no)
+/* srun, salloc, sbatch (the user): load the configured profile. NULL with msg. */
+static tmatch_profile_t *load_profile(char *msg, size_t len)
 {
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0) {
-		*err_no = errno;
-		return -1;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		*err_no = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-}
-
-/*
- * Open the profile with the job owner's privileges. In srun and in
- * user_init we already are the user; if this process still runs as root
- * for another user, switch the effective ids around the open only.
- */
-static int open_as_user(spank_t sp, const char *path, int *err_no)
-{
-	uid_t uid, euid = geteuid();
-	gid_t gid, egid = getegid();
-	int fd, saved;
-
-	if (spank_remote(sp) != 1 || TM_ITEM(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    TM_ITEM(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || euid == uid || euid != 0)
-		return open_profile_fd(path, err_no);
-	if (setegid(gid) < 0 || seteuid(uid) < 0) {
-		*err_no = errno;
-		if (seteuid(euid) < 0 || setegid(egid) < 0)
-			slurm_error("treematch: cannot restore privileges: %s", strerror(errno));
-		return -1;
-	}
-	fd = open_profile_fd(path, err_no);
-	saved = errno;
-	if (seteuid(euid) < 0 || setegid(egid) < 0) {
-		slurm_error("treematch: cannot restore privileges: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		*err_no = EPERM;
-		return -1;
-	}
-	errno = saved;
-	return fd;
-}
-
-/* Load the configured profile. Returns NULL with msg filled. */
-static tmatch_profile_t *load_profile(spank_t sp, char *msg, size_t len)
-{
-	tmatch_profile_limits_t lim;
-	tmatch_profile_t *p;
-	tmatch_error_t err;
-	char buf[900];
-	int fd, err_no = 0;
-
-	fd = open_as_user(sp, st.cfg.profile, &err_no);
-	if (fd < 0) {
-		snprintf(msg, len, "cannot read profile %.512s: %s", st.cfg.profile,
-		         strerror(err_no));
-		return NULL;
-	}
-	tmatch_place_limits(&st.cfg, &lim);
-	tmatch_error_clear(&err);
-	p = tmatch_profile_load_fd(fd, st.cfg.profile, &lim, lib_log, NULL, &err);
-	close(fd);
-	if (!p)
-		snprintf(msg, len, "bad profile: %s", errmsg(&err, buf, sizeof(buf)));
-	return p;
+	return tmatch_place_load_profile(&st.cfg, lib_log, NULL, msg, len);
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
@@ -305,7 +254,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		if (compute_config(ac, av) < 0)
 			return -1;
 		if (st.cfg.enabled && st.cfg.profile[0]) {
-			st.prof = load_profile(sp, msg, sizeof(msg));
+			st.prof = load_profile(msg, sizeof(msg));
 			if (!st.prof) {
 				if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
 					slurm_error("treematch: %s", msg);
@@ -372,26 +321,87 @@ static void node_fail(const char *fmt, ...)
 		slurm_error("treematch: %s", st.node_msg);
 }
 
-/* A job variable of the step (spank_getenv), "" when absent. */
-static void job_env(spank_t sp, const char *name, char *buf, int len)
+/* The node list of the job's environment (22.05 has no item for it),
+   copied, not parsed: the helper checks it against S_JOB_NNODES. */
+#define MAX_NODELIST (64 * 1024)
+
+static char *job_nodelist(spank_t sp)
 {
-	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
-		buf[0] = '\0';
+	char *buf = malloc(MAX_NODELIST);
+
+	if (buf && spank_getenv(sp, "SLURM_STEP_NODELIST", buf, MAX_NODELIST) != ESPANK_SUCCESS &&
+	    spank_getenv(sp, "SLURM_NODELIST", buf, MAX_NODELIST) != ESPANK_SUCCESS) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
 }
 
-/* The whole work of a node, in slurmstepd as the user: read the step's items
-   and the profile, hand them to tmatch_place_node(), keep the result. */
+/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
+   SLURM_CONF, not the job's): the admin's text, at most 16 MiB, or NULL. */
+#define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
+
+static char *topology_conf_text(void)
+{
+	char *path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")), *text = NULL;
+	struct stat sb;
+	size_t got = 0;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+
+	free(path);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size < MAX_TOPOLOGY_CONF &&
+	    (text = malloc((size_t)sb.st_size + 1))) {
+		while (got < (size_t)sb.st_size) {
+			ssize_t r = read(fd, text + got, (size_t)sb.st_size - got);
+
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		text[got] = '\0';
+	}
+	close(fd);
+	return text;
+}
+
+/* The job user's supplementary groups: slurmstepd has set them before
+   user_init. Group 0 is kept only when it is the job's own group. */
+static int job_groups(gid_t job_gid, gid_t **groups)
+{
+	int n = getgroups(0, NULL), k = 0;
+
+	*groups = NULL;
+	if (n <= 0)
+		return 0;
+	*groups = calloc((size_t)n, sizeof(**groups));
+	if (!*groups || (n = getgroups(n, *groups)) < 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if ((*groups)[i] != 0 || job_gid == 0)
+			(*groups)[k++] = (*groups)[i];
+	return k;
+}
+
+/* The whole work of a node, root side: read the step's items and the
+   admin's files, build the node tree, run the helper on the rest, keep
+   what it sent once checked. */
 static void plan_node(spank_t sp)
 {
 	double t0 = wall_seconds(), c0 = cpu_seconds();
 	tmatch_place_node_in_t in;
-	tmatch_profile_t *prof = NULL;
+	tmatch_place_node_prep_t prep;
+	tmatch_place_helper_in_t hin;
+	tmatch_place_helper_out_t hout;
 	tmatch_error_t err;
 	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0;
-	char *step_cores = NULL, *job_cores = NULL, *node_name = NULL, *tconf = NULL;
-	char nodelist[4096], cpt_env[32], msg[1000];
-	int *ranks = NULL;
+	uid_t uid = getuid();
+	gid_t gid = getgid(), *groups = NULL;
+	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *tconf = NULL;
+	int *ranks = NULL, ngroups;
 
+	memset(&prep, 0, sizeof(prep));
 	tmatch_error_clear(&err);
 	TM_ITEM(sp, S_JOB_NODEID, &nodeid);
 	TM_ITEM(sp, S_JOB_NNODES, &nnodes);
@@ -399,79 +409,94 @@ static void plan_node(spank_t sp)
 	TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal);
 	TM_ITEM(sp, S_STEP_ALLOC_CORES, &step_cores);
 	TM_ITEM(sp, S_JOB_ALLOC_CORES, &job_cores);
-	job_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist));
-	if (!nodelist[0])
-		job_env(sp, "SLURM_NODELIST", nodelist, sizeof(nodelist));
+	TM_ITEM(sp, S_JOB_UID, &uid);
+	TM_ITEM(sp, S_JOB_GID, &gid);
 	/* uint32_t, as spank.h says: a narrower variable was overwritten. */
-	if (TM_ITEM(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1) {
-		job_env(sp, "SLURM_CPUS_PER_TASK", cpt_env, sizeof(cpt_env));
-		cpt = (uint32_t)(cpt_env[0] ? atoi(cpt_env) : 1);
-	}
-	node_name = tmatch_place_node_name(nodelist, (int)nodeid, (int)nnodes);
-	if (!node_name) {
-		node_fail("localhost: out of memory");
+	if (TM_ITEM(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1)
+		cpt = 1;
+	if (st.user_value_bad) {
+		st.cfg.failure = TMATCH_FAILURE_FAIL; /* the user asked; it cannot be done */
+		node_fail("node %u: the --treematch value is longer than %d bytes", nodeid,
+		          MAX_USER_VALUE);
 		goto out;
 	}
-	prof = load_profile(sp, msg, sizeof(msg));
-	if (!prof) {
-		node_fail("%s: %s", node_name, msg);
+	if (nlocal > 65536 || nnodes < 1 || nodeid >= nnodes) {
+		node_fail("node %u: Slurm gave %u local tasks on node %u of %u: not placed", nodeid,
+		          nlocal, nodeid, nnodes);
 		goto out;
 	}
 	ranks = calloc(nlocal ? nlocal : 1, sizeof(*ranks));
 	if (!ranks) {
-		node_fail("%s: out of memory", node_name);
+		node_fail("node %u: out of memory", nodeid);
 		goto out;
 	}
 	for (uint32_t i = 0; i < nlocal; i++) {
 		uint32_t g = 0;
 
 		if (TM_ITEM2(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS) {
-			node_fail("%s: cannot read the global id of local task %u", node_name, i);
+			node_fail("node %u: cannot read the global id of local task %u", nodeid, i);
 			goto out;
 		}
 		ranks[i] = (int)g;
 	}
-	/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
-	   SLURM_CONF): the job's environment is not trusted for this. */
-	if (nnodes > 1 && nodelist[0])
-		tconf = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF"));
+	nodelist = job_nodelist(sp);
+	if (nnodes > 1 && nodelist)
+		tconf = topology_conf_text();
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = &st.cfg;
-	in.profile = prof;
-	in.user_profile = st.user_profile;
-	in.node_name = node_name;
-	in.node_index = (int)nodeid;
-	in.node_count = (int)nnodes;
-	in.nodelist = nodelist[0] ? nodelist : NULL;
 	in.step_cores = step_cores;
 	in.job_cores = job_cores;
 	in.cpus_per_task = (int)cpt;
-	in.ranks = ranks;
 	in.nlocal = (int)nlocal;
-	in.ntasks_total = (int)ntotal;
-	in.topology_conf = tconf;
-	in.isolate = 1;
 	in.log = lib_log;
-	if (tmatch_place_node(&in, &st.plan, &st.node, &err) < 0) {
+	tmatch_place_node_prepare(&in, &prep);
+
+	ngroups = job_groups(gid, &groups);
+	memset(&hin, 0, sizeof(hin));
+	hin.admin = &st.cfg;
+	hin.user_value = st.user_value;
+	hin.nodelist = nodelist;
+	hin.topology_conf = tconf;
+	hin.node_index = (int)nodeid;
+	hin.node_count = (int)nnodes;
+	hin.nlocal = (int)nlocal;
+	hin.ntasks_total = (int)ntotal;
+	hin.cpus_per_task = (int)cpt;
+	hin.ranks = ranks;
+	hin.prep = &prep;
+	hin.become = 1;
+	hin.uid = uid;
+	hin.gid = gid;
+	hin.groups = groups;
+	hin.ngroups = ngroups;
+	if (tmatch_place_helper_run(&hin, &hout, &err) < 0) {
+		st.cfg = hout.cfg;
 		node_fail("%s", err.msg);
 		goto out;
 	}
-	if (st.plan->status == TMATCH_PLACE_SKIPPED) {
-		if (st.plan->why_level >= TMATCH_LOG_DEBUG)
-			slurm_debug("treematch: %s", st.plan->why);
+	st.cfg = hout.cfg;
+	st.user_profile = hout.user_profile;
+	if (!hout.plan)
+		goto out; /* --treematch=off */
+	if (hout.plan->status == TMATCH_PLACE_SKIPPED) {
+		if (hout.plan->why_level >= TMATCH_LOG_DEBUG)
+			slurm_debug("treematch: %s", hout.plan->why);
 		else
-			slurm_spank_log("treematch: %s", st.plan->why);
-		tmatch_place_node_destroy(st.plan);
-		st.plan = NULL;
+			slurm_spank_log("treematch: %s", hout.plan->why);
+		tmatch_place_node_destroy(hout.plan);
 		goto out;
 	}
+	st.plan = hout.plan;
+	st.node = prep.tree; /* the tree the helper's leaves were checked on */
+	prep.tree = NULL;
 	st.plan->node_seconds = wall_seconds() - t0;
 	st.plan->node_cpu_seconds = cpu_seconds() - c0;
 out:
-	tmatch_profile_destroy(prof);
-	free(node_name);
+	tmatch_place_node_prep_clear(&prep);
+	free(nodelist);
 	free(tconf);
+	free(groups);
 	free(ranks);
 }
 
@@ -481,9 +506,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 	if (spank_remote(sp) == 1 && TM_ITEM(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
 	    tmatch_place_step_is_handled(stepid)) {
+		/* The admin's policy, as root; the user's value goes to the helper. */
 		if (compute_config(ac, av) < 0)
 			node_fail("configuration error: Slurm's binding kept");
-		else if (st.cfg.enabled && st.cfg.profile[0])
+		else if (st.user_value || st.user_value_bad ||
+		         (st.cfg.enabled && st.cfg.profile[0]))
 			plan_node(sp);
 	}
 	return HOOK(tmatch__spank_record_user_init, sp, ac, av);

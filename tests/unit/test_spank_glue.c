@@ -17,11 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <slurm/spank.h>
 
 #include "placement/config.h"
+#include "hostile.h"
 
 /* ------------------------------------------------------------------------ */
 /* The mock Slurm                                                            */
@@ -33,6 +36,8 @@ static struct {
 	spank_context_t ctx;
 	uint32_t stepid, nnodes, nodeid, nlocal, ntotal;
 	uint32_t cpt;
+	uid_t uid; /* S_JOB_UID, S_JOB_GID: the tester unless a test says */
+	gid_t gid;
 	char *step_cores, *job_cores;
 	int task_id; /* -1: not in a task */
 	struct spank_option opts[MAX_OPTS];
@@ -113,10 +118,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	va_start(ap, item);
 	switch (item) {
 	case S_JOB_UID:
-		*va_arg(ap, uid_t *) = getuid();
+		*va_arg(ap, uid_t *) = mock.uid;
 		break;
 	case S_JOB_GID:
-		*va_arg(ap, gid_t *) = getgid();
+		*va_arg(ap, gid_t *) = mock.gid;
 		break;
 	case S_JOB_STEPID:
 		*va_arg(ap, uint32_t *) = mock.stepid;
@@ -234,6 +239,8 @@ static void load_plugin(spank_context_t ctx)
 	mock.task_id = -1;
 	mock.nnodes = 1;
 	mock.cpt = step_cpt;
+	mock.uid = getuid();
+	mock.gid = getgid();
 	snprintf(step_cores, sizeof(step_cores), "0");
 	snprintf(job_cores, sizeof(job_cores), "0");
 	mock.step_cores = step_cores;
@@ -594,6 +601,183 @@ Test(spank_glue, admin_default_and_user_off)
 	mock.task_id = 0;
 	cr_assert_eq(call("slurm_spank_task_init", 2, argv), 0, "%s", mock.log);
 	cr_expect_null(set_value("TREEMATCH_CPUS"), "user's off ignored");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hostile users: the root side parses nothing they wrote                    */
+
+/* As root, the job belongs to nobody (the helper must become it); else to
+   the tester, who has no root to lose. */
+static void job_of_nobody(void)
+{
+	if (geteuid() == 0) {
+		mock.uid = 65534;
+		mock.gid = 65534;
+	}
+}
+
+/* slurmstepd's root side for one node of a step of `nnodes` nodes, with
+   the job's environment saying `nodelist`; its CPU time and peak-RSS
+   growth in *cpu and *rss_kib. */
+static void hostile_step(int nlocal, int nnodes, const char *nodelist, char **argv, int argc,
+                         const char *user_value, double *cpu, long *rss_kib)
+{
+	struct spank_option *o;
+	long rss0;
+	double cpu0;
+
+	load_plugin(S_CTX_REMOTE);
+	job_of_nobody();
+	mock.nnodes = (uint32_t)nnodes;
+	mock.nlocal = (uint32_t)nlocal;
+	mock.ntotal = (uint32_t)(nlocal * nnodes);
+	if (nodelist)
+		job_setenv("SLURM_STEP_NODELIST", nodelist);
+	rss0 = maxrss_kib();
+	cpu0 = cpu_self();
+	cr_assert_eq(call("slurm_spank_init", argc, argv), 0);
+	o = treematch_option();
+	cr_assert_eq(o->cb(o->val, user_value, 1), 0);
+	cr_assert_eq(call("slurm_spank_init_post_opt", argc, argv), 0);
+	cr_assert_eq(call("slurm_spank_user_init", argc, argv), 0, "%s", mock.log);
+	*cpu = cpu_self() - cpu0;
+	*rss_kib = maxrss_kib() - rss0;
+}
+
+/* The targets: 0.2 s of CPU and 16 MiB over the baseline. */
+#define ROOT_SIDE_CHEAP(cpu, rss)                                                                  \
+	do {                                                                                       \
+		cr_expect_lt((cpu), 0.2, "root side CPU %.3f s", (cpu));                           \
+		cr_expect_leq((rss), 16 * 1024, "root side peak RSS +%ld KiB", (rss));             \
+	} while (0)
+
+static void make_public(const char *path)
+{
+	cr_assert_eq(chmod(path, 0644), 0);
+}
+
+Test(spank_glue, forged_node_list_costs_the_root_side_nothing)
+{
+	double cpu;
+	long rss;
+
+	write_profile(2);
+	make_public(profile_path);
+	hostile_step(1, 2, "n[0-999999]", NULL, 0, profile_path, &cpu, &rss);
+	ROOT_SIDE_CHEAP(cpu, rss);
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 0, NULL), 0, "%s", mock.log);
+	/* placed all the same, under no name the forged list gave */
+	cr_expect_not_null(set_value("TREEMATCH_CPUS"), "%s", mock.log);
+	cr_expect_null(strstr(mock.log, "error"), "%s", mock.log);
+}
+
+Test(spank_glue, huge_profile_is_parsed_only_in_the_helper, .timeout = 120)
+{
+	enum { RANKS = 1048576 };
+	double cpu;
+	long rss;
+
+	snprintf(profile_path, sizeof(profile_path), "/tmp/test_spank_glue_XXXXXX");
+	write_file(profile_path, "");
+	make_public(profile_path);
+	cr_assert_eq(write_ring_profile(profile_path, RANKS), 0);
+	hostile_step(1, 2, "n[0-1]", NULL, 0, profile_path, &cpu, &rss);
+	ROOT_SIDE_CHEAP(cpu, rss);
+	/* 1,048,576 ranks for a 2-task step: the user's profile, the policy's
+	   fallback, one line naming the node */
+	cr_expect_not_null(strstr(mock.log, "error: treematch: n0: "), "%s", mock.log);
+	cr_expect_not_null(strstr(mock.log, "1048576"), "%s", mock.log);
+	cr_expect_not_null(strstr(mock.log, "falling back"), "%s", mock.log);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
+	cr_expect_null(set_value("TREEMATCH_CPUS"));
+}
+
+/* Each bad profile, under each policy: one line, fallback or a failed step. */
+Test(spank_glue, malformed_profiles_end_in_the_configured_policy, .timeout = 60)
+{
+	static const char *const bodies[] = {
+	    "\x7f"
+	    "ELF\x02\x01\x01\x00\xff\xfe",
+	    "format: comm-profile\nversion: 1\nranks: 2\nmetrics: [bytes]\nedges:\n  - [0, ",
+	    "format: comm-profile\nversion: 1\nranks: 99999999999999999999999999\n",
+	    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+	};
+	char *fail_argv[] = {"failure=fail"};
+	double cpu;
+	long rss;
+
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]) + 1; b++) {
+		for (int policy = 0; policy < 2; policy++) {
+			const char *path = "/dev/zero"; /* and last, a device */
+
+			if (b < sizeof(bodies) / sizeof(bodies[0])) {
+				snprintf(profile_path, sizeof(profile_path),
+				         "/tmp/test_spank_glue_XXXXXX");
+				write_file(profile_path, bodies[b]);
+				make_public(profile_path);
+				path = profile_path;
+			}
+			hostile_step(1, 1, "n0", policy ? fail_argv : NULL, policy, path, &cpu,
+			             &rss);
+			ROOT_SIDE_CHEAP(cpu, rss);
+			mock.task_id = 0;
+			cr_expect_eq(
+			    call("slurm_spank_task_init", policy, policy ? fail_argv : NULL),
+			    policy ? -1 : 0, "body %zu policy %d: %s", b, policy, mock.log);
+			cr_expect_null(set_value("TREEMATCH_CPUS"));
+			cr_expect_not_null(strstr(mock.log, "error: treematch: n0: "), "%s",
+			                   mock.log);
+			cr_expect_not_null(
+			    strstr(mock.log, policy ? "(failure=fail" : "falling back"),
+			    "body %zu: %s", b, mock.log);
+			cleanup();
+		}
+	}
+}
+
+Test(spank_glue, profile_is_opened_as_the_jobs_user)
+{
+	double cpu;
+	long rss;
+
+	write_profile(1);
+	cr_assert_eq(chmod(profile_path, 0), 0); /* root could read it; the job's user not */
+	hostile_step(1, 1, "n0", NULL, 0, profile_path, &cpu, &rss);
+	cr_expect_not_null(strstr(mock.log, "Permission denied"), "%s", mock.log);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
+	cr_expect_null(set_value("TREEMATCH_CPUS"));
+}
+
+Test(spank_glue, odd_items_and_values_end_in_the_policy)
+{
+	char *fail_argv[] = {"failure=fail"};
+	char *longv = malloc(5001);
+	double cpu;
+	long rss;
+
+	cr_assert_not_null(longv);
+	memset(longv, 'a', 5000);
+	longv[5000] = '\0';
+	/* a value too long to be a file name: the user asked, it cannot be done */
+	write_profile(1);
+	hostile_step(1, 1, "n0", NULL, 0, longv, &cpu, &rss);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), -1, "%s", mock.log);
+	cr_expect_not_null(strstr(mock.log, "longer than 4096 bytes"), "%s", mock.log);
+	cleanup();
+	free(longv);
+
+	/* more local tasks than any node has: refused before anything runs */
+	write_profile(1);
+	make_public(profile_path);
+	hostile_step(100000, 1, "n0", fail_argv, 1, profile_path, &cpu, &rss);
+	ROOT_SIDE_CHEAP(cpu, rss);
+	cr_expect_not_null(strstr(mock.log, "Slurm gave 100000 local tasks"), "%s", mock.log);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 1, fail_argv), -1);
 }
 
 /* ------------------------------------------------------------------------ */
