@@ -81,19 +81,22 @@ struct tmatch_affinity_tree {
 	hwloc_topology_t owned_topo;
 };
 
+/* A switch of topology.conf. */
+struct tmatch__sw {
+	char *name;
+	int line;     /* where it was defined */
+	long speed;   /* LinkSpeed, 1 if not given */
+	int parent;   /* switch index, -1 = top */
+	int level;    /* 0 = no child switches */
+	int nchild;   /* child switches */
+	int *child;   /* switch indexes */
+	int nnodes;   /* nodes directly below */
+	char **nodes; /* names */
+};
+
 struct tmatch_affinity_conf {
 	int nsw;
-	struct tmatch__sw {
-		char *name;
-		int line;     /* where it was defined */
-		long speed;   /* LinkSpeed, 1 if not given */
-		int parent;   /* switch index, -1 = top */
-		int level;    /* 0 = no child switches */
-		int nchild;   /* child switches */
-		int *child;   /* switch indexes */
-		int nnodes;   /* nodes directly below */
-		char **nodes; /* names */
-	} * sw;
+	struct tmatch__sw *sw;
 	char file[256];
 };
 

@@ -181,7 +181,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL;
 	long ntasks = -1;
 	uint64_t seed = 1, num;
-	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n;
+	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n, bad;
 	char *confbuf = NULL, **names = NULL, *text = NULL;
 	int *cap = NULL;
 	tmatch_error_t err;
@@ -391,7 +391,12 @@ int tmatch_cli_layout(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (fputs(text, out) == EOF || (out == stdout ? fflush(out) : fclose(out)) != 0) {
+	/* closed (or flushed) whether the write worked or not */
+	bad = fputs(text, out) == EOF;
+	/* out is stdout (flushed) or the file fopen gave (closed) */
+	// NOLINTNEXTLINE(clang-analyzer-unix.Stream)
+	bad |= (out == stdout ? fflush(out) : fclose(out)) != 0;
+	if (bad) {
 		tmatch_cli_error("%s: write failed", output ? output : "stdout");
 		goto out;
 	}

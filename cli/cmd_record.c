@@ -48,7 +48,7 @@ static int find_recorder(const char *opt, tmatch_mpiabi_t abi, char *lib, size_t
 {
 	const char *env = getenv("TREEMATCH_RECORD_LIBDIR");
 	char self[PATH_MAX], dirs[2][PATH_MAX + 16];
-	const char *extra[2];
+	const char *extra[2] = {NULL, NULL};
 	int nextra = 0;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 

@@ -185,7 +185,7 @@ static int limit(int resource, rlim_t value)
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define ANSWER(nr, err)                                                                            \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((err)&SECCOMP_RET_DATA))
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (SECCOMP_RET_DATA & (err)))
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 /* Allowed when argument i's low 32 bits pass `test` (a BPF jump on k whose
    true branch skips `skip` instructions), else the error. Each of these

@@ -364,6 +364,8 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	p = tmatch_profile_create((int)l.ranks, l.metrics, (int)l.directed, err);
 	if (!p)
 		return NULL;
+	/* pmetric <= 2 was checked with the header (read_header) */
+	// NOLINTNEXTLINE(clang-analyzer-optin.core.EnumCastOutOfRange)
 	p->placement_metric = (tmatch_profile_metric_t)l.pmetric;
 	p->nodes = (int)l.nodes;
 	p->ranks_per_node = (int)l.rpn;

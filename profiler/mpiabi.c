@@ -386,7 +386,10 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
 		tmatch_error_t e;
 		if (resolve(argv[i], path_env, file, sizeof file) != 0)
 			continue;
+		errno = 0;
 		if (tmatch_mpiabi_of_file(file, &a, &e) != 0) {
+			/* set to 0 above; tmatch_error_set sets it on every failure */
+			// NOLINTNEXTLINE(clang-analyzer-unix.Errno)
 			if (errno == ENOTSUP && !first_static[0])
 				snprintf(first_static, sizeof first_static, "%s", file);
 			continue;

@@ -53,6 +53,8 @@
 		_Static_assert(cond, what);                                                        \
 		int unused_;                                                                       \
 	}))
+/* clang-format 14 and 19 space _Generic's colons differently: left as is. */
+// clang-format off
 #define TM_ITEM(sp, item, ptr)                                                                     \
 	(TM_ITEM_CHECK(_Generic((ptr), TM_ITEM_TYPE_##item * : 1, default : 0),                    \
 	               #item " takes a pointer to the type spank.h gives it"),                     \
@@ -62,6 +64,7 @@
 	                   _Generic((ptr), TM_ITEM_TYPE_##item * : 1, default : 0),                \
 	               #item " takes the argument types spank.h gives it"),                        \
 	 spank_get_item((sp), (item), (arg), (ptr)))
+// clang-format on
 
 int tmatch__spank_record_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av);

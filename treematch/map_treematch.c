@@ -594,7 +594,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 {
 	const struct graph *gr = s->gr;
 	size_t m = 0, stride, ns = 0, cnt[NB_BUCKETS] = {0}, maxb = 0;
-	double sample[1 << (NB_BUCKETS - 1)], piv[NB_BUCKETS - 1];
+	double sample[1 << (NB_BUCKETS - 1)] = {0}, piv[NB_BUCKETS - 1];
 	int npiv = 0, rc = -1, unassigned = 0, *pos = NULL;
 	struct wedge *E = NULL, *Etmp = NULL;
 
