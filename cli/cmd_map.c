@@ -40,6 +40,12 @@ static void print_mappers(FILE *out)
  * white space, "A-B" for a range. Errors give the column (and, for a
  * file, the line). Returns 0 with *out (malloc'd) and *count set.
  */
+/* 1-based column of `at` in the line starting at `start`. */
+static int column_of(const char *at, const char *start)
+{
+	return (int)(at - start) + 1;
+}
+
 static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tmatch_error_t *err)
 {
 	char *text = NULL;
@@ -48,33 +54,17 @@ static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tm
 	const char *line_start;
 
 	if (arg[0] == '@') {
-		FILE *f = fopen(arg + 1, "r");
-		size_t len = 0, n;
-		char buf[65536];
+		tmatch_error_t e;
+		size_t len;
+
 		origin = arg + 1;
-		if (!f) {
+		/* a CPU list: 1 MiB is some 200,000 CPUs */
+		tmatch_error_clear(&e);
+		if (!(text = tmatch_place_read_file(origin, (size_t)1 << 20, &len, &e))) {
 			snprintf(err->file, sizeof(err->file), "%s", origin);
-			snprintf(err->msg, sizeof(err->msg), "cannot open: %s", strerror(errno));
+			snprintf(err->msg, sizeof(err->msg), "%s", e.msg);
 			return -1;
 		}
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			char *t = realloc(text, len + n + 1);
-			if (!t) {
-				fclose(f);
-				free(text);
-				snprintf(err->msg, sizeof(err->msg), "out of memory");
-				return -1;
-			}
-			text = t;
-			memcpy(text + len, buf, n);
-			len += n;
-		}
-		fclose(f);
-		if (!text && !(text = calloc(1, 1))) {
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -1;
-		}
-		text[len] = '\0';
 	} else if (!(text = strdup(arg))) {
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 		return -1;
@@ -83,7 +73,7 @@ static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tm
 	do {                                                                                       \
 		snprintf(err->file, sizeof(err->file), "%s", origin);                              \
 		err->line = arg[0] == '@' ? line : 1;                                              \
-		err->column = (int)((at)-line_start) + 1;                                          \
+		err->column = column_of((at), line_start);                                         \
 		snprintf(err->msg, sizeof(err->msg), __VA_ARGS__);                                 \
 		goto out;                                                                          \
 	} while (0)

@@ -343,26 +343,11 @@ static char *job_nodelist(spank_t sp)
 
 static char *topology_conf_text(void)
 {
-	char *path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")), *text = NULL;
-	struct stat sb;
-	size_t got = 0;
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+	char *path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")), *text;
+	size_t len;
 
+	text = path ? tmatch_place_read_file(path, MAX_TOPOLOGY_CONF, &len, NULL) : NULL;
 	free(path);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size < MAX_TOPOLOGY_CONF &&
-	    (text = malloc((size_t)sb.st_size + 1))) {
-		while (got < (size_t)sb.st_size) {
-			ssize_t r = read(fd, text + got, (size_t)sb.st_size - got);
-
-			if (r <= 0)
-				break;
-			got += (size_t)r;
-		}
-		text[got] = '\0';
-	}
-	close(fd);
 	return text;
 }
 
@@ -373,8 +358,10 @@ static int job_groups(gid_t job_gid, gid_t **groups)
 	int n = getgroups(0, NULL), k = 0;
 
 	*groups = NULL;
-	if (n <= 0)
+	if (n <= 0 || n > 65536) /* NGROUPS_MAX is 65536 on Linux */
 		return 0;
+	/* n is bounded by NGROUPS_MAX above */
+	// NOLINTNEXTLINE(clang-analyzer-optin.taint.TaintedAlloc)
 	*groups = calloc((size_t)n, sizeof(**groups));
 	if (!*groups || (n = getgroups(n, *groups)) < 0)
 		return 0;
