@@ -13,6 +13,9 @@
 #   make check SANITIZE=1    the same under AddressSanitizer + UBSan
 #   make WERROR=1            warnings are errors (CI)
 #   make install DESTDIR=... PREFIX=... LIBDIR=... SLURM_PLUGINDIR=...
+#   make SLURM_PREFIX=/opt/slurm  build against a Slurm that is not the
+#                            distribution's (its include/slurm/*.h); else
+#                            pkg-config's `slurm` module, else /usr/include
 
 VERSION      := 0.1.0
 SOVERSION    := 0
@@ -47,13 +50,21 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS   := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 YAML_CFLAGS  := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS    := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+# The Slurm the plugin is built against, and so the only one that will load
+# it (slurmd and srun refuse a plugin of another release): SchedMD's
+# packages and source installs ship slurm.pc; SLURM_PREFIX overrides.
+ifneq ($(SLURM_PREFIX),)
+SLURM_CFLAGS := -I$(SLURM_PREFIX)/include
+else
+SLURM_CFLAGS := $(shell $(PKG_CONFIG) --cflags slurm 2>/dev/null)
+endif
 CRIT_CFLAGS  := $(shell $(PKG_CONFIG) --cflags criterion 2>/dev/null)
 CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcriterion)
 
 # Flags every object gets. Library objects are position independent so the
 # same archive serves the shared library, the plugin and the CLI.
 ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
-                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(CPPFLAGS)
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(SLURM_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
 ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
 LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) -lm
@@ -183,7 +194,7 @@ format-check:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	    --std=c11 --inline-suppr -D__GNUC__ -I. -j 2 \
-	    --suppress=missingIncludeSystem $(LIB_SRCS) $(CLI_SRCS) $(SPANK_SRCS) \
+	    --suppress=missingIncludeSystem --suppress=normalCheckLevelMaxBranches $(LIB_SRCS) $(CLI_SRCS) $(SPANK_SRCS) \
 	    $(RECORD_SRCS)
 	mpi=$$($(MPICC_openmpi) --showme:compile 2>/dev/null); \
 	srcs="$(LIB_SRCS) $(CLI_SRCS) $(SPANK_SRCS)"; \

@@ -58,7 +58,12 @@ tar -C "$work/stage" -czf "$work/SOURCES/slurm-treematch-$version.tar.gz" \
 
 echo "build-rpm: rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} packaging/treematch.spec"
 # shellcheck disable=SC2086
-rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} --define "_topdir $work" "$src/packaging/treematch.spec"
+# The Slurm release of the headers this build uses: the package requires it.
+slurm_this=$(sh "$src/packaging/slurm-version.sh") || exit 1
+slurm_next=$(sh "$src/packaging/slurm-version.sh" --next)
+rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} --define "_topdir $work" \
+	--define "slurm_this $slurm_this" --define "slurm_next $slurm_next" \
+	"$src/packaging/treematch.spec"
 
 found=0
 for f in "$work"/RPMS/*/*.rpm; do

@@ -137,6 +137,11 @@ else
 fi
 
 # 3. What was installed ------------------------------------------------------
+# Tied to the Slurm it was built against: slurmd refuses a plugin of
+# another release, so apt must not install it next to one.
+SLURM_DEP=$(sh "$SRC/packaging/slurm-version.sh" --deb)
+check "slurm-treematch depends on its Slurm release ($SLURM_DEP)" sh -c \
+	"dpkg-deb -f '$OUT'/slurm-treematch_*.deb Depends | grep -qF '$SLURM_DEP'"
 check "plugin in Slurm's plugin directory ($PLUGIN)" test -f "$PLUGIN"
 check "plugstack.conf example shipped" grep -q "^optional $PLUGIN" "$SNIPPET_SRC"
 check "libtreematch.so.0 is the soname" sh -c \
