@@ -27,9 +27,10 @@ rm -f "$ROOT"/tmp/other-release/*.deb
 cp "$DEBS"/libtreematch0_*.deb "$DEBS"/treematch_*.deb "$DEBS"/slurm-treematch_*.deb \
 	"$ROOT/tmp/other-release/"
 set +e
-out=$(chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
-	install -y --no-install-recommends --simulate /tmp/other-release/libtreematch0_*.deb \
-	/tmp/other-release/treematch_*.deb /tmp/other-release/slurm-treematch_*.deb 2>&1)
+out=$(chroot "$ROOT" /bin/sh -c 'DEBIAN_FRONTEND=noninteractive apt-get \
+	-o DPkg::Lock::Timeout=600 install -y --no-install-recommends --simulate \
+	/tmp/other-release/libtreematch0_*.deb /tmp/other-release/treematch_*.deb \
+	/tmp/other-release/slurm-treematch_*.deb' 2>&1)
 rc=$?
 set -e
 rm -rf "$ROOT/tmp/other-release"
