@@ -43,9 +43,14 @@ $(B)/tests/e2e/whereami: tests/e2e/whereami.c
 
 E2E_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: e2e demo bench-launch install-spank uninstall-spank
+.PHONY: e2e e2e-cgroup demo bench-launch install-spank uninstall-spank
 e2e: all
 	$(E2E_ENV) sh tests/e2e/run.sh
+
+# The plugin under task/cgroup + proctrack/cgroup, where the host allows it.
+CHECK_TARGETS += e2e-cgroup
+e2e-cgroup: all
+	$(E2E_ENV) sh tests/e2e/test_cgroup.sh
 
 demo:
 	sh tests/install-deps.sh

@@ -17,6 +17,10 @@
 #                      on a private bridge under two switches; four slurmd on
 #                      loopback (fallback when namespaces are unavailable)
 #   --task-plugin P    task/affinity (default) or task/none
+#   --cgroup           task/cgroup,task/affinity and proctrack/cgroup with
+#                      ConstrainCores: each step confined to its cpuset
+#                      cgroup (cgroup v1, or v2 without systemd); start
+#                      fails when the host does not allow it
 #   --shape SHAPE      declare nodes of this shape instead of `slurmd -C`'s,
 #                      e.g. "CPUs=64 Sockets=2 CoresPerSocket=32
 #                      ThreadsPerCore=1" (slurmd then runs with
@@ -32,7 +36,7 @@
 set -eu
 
 usage() {
-	echo "usage: cluster.sh start [--dir D] [--nodes 1|4|4lo] [--task-plugin P] [--plugstack F]" >&2
+	echo "usage: cluster.sh start [--dir D] [--nodes 1|4|4lo] [--task-plugin P] [--cgroup] [--plugstack F]" >&2
 	echo "       cluster.sh stop|status [--dir D]" >&2
 	exit 2
 }
@@ -49,6 +53,7 @@ else
 fi
 NODES=1
 TASK_PLUGIN=task/affinity
+CGROUP=0
 PLUGSTACK=
 SHAPE=${TMATCH_NODE_SHAPE:-}
 while [ $# -gt 0 ]; do
@@ -58,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--task-plugin) TASK_PLUGIN=$2; shift 2 ;;
 	--plugstack) PLUGSTACK=$2; shift 2 ;;
 	--shape) SHAPE=$2; shift 2 ;;
+	--cgroup) CGROUP=1; shift ;;
 	*) usage ;;
 	esac
 done
@@ -162,6 +168,11 @@ do_stop() {
 }
 
 write_conf() {
+	PROCTRACK=proctrack/linuxproc
+	if [ "$CGROUP" = 1 ]; then
+		PROCTRACK=proctrack/cgroup
+		TASK_PLUGIN=task/cgroup,task/affinity
+	fi
 	shape=$(slurmd -C | head -n 1)
 	field() { printf '%s\n' "$shape" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 	cpus=$(field CPUs)
@@ -194,7 +205,7 @@ SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
+ProctrackType=$PROCTRACK
 TaskPlugin=$TASK_PLUGIN
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
@@ -237,8 +248,19 @@ SwitchName=s1 Nodes=n[3-4]
 SwitchName=top Switches=s[0-1]
 EOF
 	fi
-	# An empty cgroup.conf keeps slurmd away from /etc/slurm/cgroup.conf.
-	: >"$DIR/etc/cgroup.conf"
+	# Our own cgroup.conf keeps slurmd away from /etc/slurm/cgroup.conf.
+	# Slurm 23.02 and later probe cgroups at start even with
+	# proctrack/linuxproc and task/affinity, and fail on a cgroup v2 host
+	# that does not delegate them; "disabled" (unknown to 22.05) skips that.
+	# With --cgroup: the step's cores only, without systemd (no dbus here).
+	major=$(slurmd -V | sed -n 's/^slurm[^ ]* \([0-9]*\)\..*/\1/p')
+	if [ "$CGROUP" = 1 ]; then
+		printf 'CgroupPlugin=autodetect\nConstrainCores=yes\nIgnoreSystemd=yes\n' >"$DIR/etc/cgroup.conf"
+	elif [ "${major:-0}" -ge 23 ] 2>/dev/null; then
+		echo "CgroupPlugin=disabled" >"$DIR/etc/cgroup.conf"
+	else
+		: >"$DIR/etc/cgroup.conf"
+	fi
 	if [ -n "$PLUGSTACK" ]; then
 		cp "$PLUGSTACK" "$DIR/etc/plugstack.conf"
 	elif [ ! -f "$DIR/etc/plugstack.conf" ]; then
