@@ -1,10 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Installs, from Debian 12's archive, everything slurm-treematch needs to
-# build, test, benchmark and package. Does nothing for packages already
-# present; needs root (or sudo) only when something is missing.
+# Installs, from the archive of the Debian release it runs on (12 bookworm
+# or 13 trixie), everything slurm-treematch needs to build, test, benchmark
+# and package. Does nothing for packages already present; needs root (or
+# sudo) only when something is missing.
 set -eu
+
+# Names that differ between releases: the sanitizer and libFuzzer runtime
+# has the compiler's version in its name on Debian 12 only.
+codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+case "$codename" in
+bookworm) CLANG_RT=libclang-rt-14-dev ;;
+*) CLANG_RT=libclang-rt-dev ;;
+esac
 
 PKGS="build-essential pkg-config git
 libhwloc-dev hwloc libyaml-dev libcriterion-dev
@@ -13,7 +22,7 @@ iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
 lammps scalapack-mpi-test
 libscotch-dev libmetis-dev
-clang clang-format clang-tidy cppcheck libclang-rt-14-dev
+clang clang-format clang-tidy cppcheck $CLANG_RT
 time
 libxml2-utils librsvg2-bin debhelper rpm"
 
