@@ -21,6 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+/* The longest line either format may have: a dense .mat row of 2 million
+   small weights. A file of one huge line (a sparse file, /dev/zero copied)
+   is refused there instead of being read into memory whole. */
+#define MAX_LINE ((size_t)16 << 20)
+
+/* Ranks a matrix may declare beyond its size in bytes (silent ranks): the
+   largest profile's rank count, whose rows cost some 16 MB. */
+#define SILENT_RANKS (1LL << 20)
 
 struct reader {
 	FILE *f;
@@ -28,16 +40,49 @@ struct reader {
 	char *line;
 	size_t cap;
 	int lineno;
+	unsigned long long size; /* bytes of the file, from fstat before reading */
+	const char *bad;         /* why read_line stopped before the end */
 };
 
-/* Next line without its "\n" / "\r\n"; NULL at end of file. */
+/* Next line without its "\n" / "\r\n"; NULL at end of file, or with
+   r->bad set (a line over MAX_LINE bytes, a NUL byte: not a text file),
+   never holding more than MAX_LINE bytes. */
 static char *read_line(struct reader *r)
 {
+	size_t len = 0;
+	int c;
+
 	/* r->f is closed by tmatch_matrix_read, which opened it */
 	// NOLINTNEXTLINE(clang-analyzer-unix.Stream)
-	ssize_t len = getline(&r->line, &r->cap, r->f);
-	if (len < 0)
+	while ((c = getc_unlocked(r->f)) != EOF) {
+		if (c == '\0') {
+			r->bad = "a NUL byte: this is not a text matrix file";
+			return NULL;
+		}
+		if (len + 2 > r->cap) {
+			size_t ncap = r->cap ? r->cap * 2 : 256;
+			char *t;
+
+			if (ncap > MAX_LINE + 2)
+				ncap = MAX_LINE + 2;
+			if (len + 2 > ncap) {
+				r->bad = "a line longer than 16 MiB: this is not a matrix file";
+				return NULL;
+			}
+			if (!(t = realloc(r->line, ncap))) {
+				r->bad = "out of memory";
+				return NULL;
+			}
+			r->line = t;
+			r->cap = ncap;
+		}
+		r->line[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (len == 0)
 		return NULL;
+	r->line[len] = '\0';
 	r->lineno++;
 	while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
 		r->line[--len] = '\0';
@@ -261,6 +306,20 @@ static int read_mtx(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 		if (rows != cols)
 			BAD(1, "matrix is %lld x %lld: a communication matrix must be square", rows,
 			    cols);
+		/* Declared sizes bounded by the file: no allocation for ranks or
+		   entries a file of this size cannot describe. An entry line takes
+		   at least 4 bytes ("1 1\n"). Ranks may be silent, so up to
+		   SILENT_RANKS of them need no bytes; beyond that, one byte each. */
+		if ((unsigned long long)rows > r->size && rows > SILENT_RANKS)
+			BAD(1,
+			    "the size line declares %lld ranks but the file has only %llu bytes: "
+			    "fix the size line",
+			    rows, r->size);
+		if (nnz > r->size / 4)
+			BAD(1,
+			    "the size line announces %llu entries, more than a file of %llu bytes "
+			    "can hold: fix the size line",
+			    nnz, r->size);
 		n = (int)rows;
 	}
 
@@ -442,7 +501,8 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 {
 	struct reader r;
 	struct where w;
-	int n = 0, sym = 0, rc;
+	struct stat st;
+	int n = 0, sym = 0, rc, fd;
 
 	if (!path || !fn || (format != TMATCH_MATRIX_MTX && format != TMATCH_MATRIX_MAT))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_matrix_read: %s",
@@ -453,9 +513,22 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 	memset(&w, 0, sizeof(w));
 	w.errnum = EINVAL;
 	r.path = path;
-	r.f = fopen(path, "r");
-	if (!r.f) {
+	/* A regular file: a FIFO or a device would block or never end
+	   (O_NONBLOCK keeps the open itself from waiting on a FIFO). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
 		int e = errno;
+		return tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tmatch_error_set(err, EINVAL, path, 0, 0,
+		                        "not a regular file: give the matrix as a file");
+	}
+	r.size = (unsigned long long)st.st_size;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(r.f = fdopen(fd, "r"))) {
+		int e = errno;
+		close(fd);
 		return tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
 	}
 	if (format == TMATCH_MATRIX_MTX)
@@ -464,6 +537,13 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 		rc = read_mat(&r, fn, arg, &n, &w);
 	fclose(r.f);
 	free(r.line);
+	if (r.bad) { /* whatever the parser made of the early end */
+		w.errnum = strcmp(r.bad, "out of memory") == 0 ? ENOMEM : EINVAL;
+		w.line = r.lineno + 1;
+		w.column = 0;
+		snprintf(w.msg, sizeof(w.msg), "line %d: %s", r.lineno + 1, r.bad);
+		rc = -1;
+	}
 	if (rc < 0)
 		return tmatch_error_set(err, w.errnum, path, w.line, w.column, "%s", w.msg);
 	if (order)

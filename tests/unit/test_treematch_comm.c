@@ -5,6 +5,10 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,4 +418,71 @@ Test(comm, reader_rejects_bad_arguments)
 	cr_assert_eq(tmatch_matrix_format_of("a.mat"), TMATCH_MATRIX_MAT);
 	cr_assert_eq(tmatch_matrix_format_of("a.yml"), 0);
 	cr_assert_eq(tmatch_matrix_format_of(NULL), 0);
+}
+
+/* A file of `len` bytes: `head` then `fill` repeated (0: a hole). */
+static void hostile_file(const char *path, const char *head, char fill, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	size_t n = strlen(head);
+
+	cr_assert_not_null(f);
+	fputs(head, f);
+	if (fill)
+		for (; n < len; n++)
+			fputc(fill, f);
+	cr_assert_eq(fclose(f), 0);
+	if (!fill)
+		cr_assert_eq(truncate(path, (off_t)len), 0);
+}
+
+static void refused(const char *path, int want_errno, const char *frag)
+{
+	tmatch_error_t err;
+	struct timespec t0, t1;
+
+	tmatch_error_clear(&err);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	errno = 0;
+	cr_assert_null(tmatch_comm_load(path, &err), "%s loaded", path);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert_eq(errno, want_errno, "%s: errno %d: %s", path, errno, err.msg);
+	cr_assert_str_eq(err.file, path);
+	cr_assert(strstr(err.msg, frag), "%s: '%s' lacks '%s'", path, err.msg, frag);
+	/* the bound for a hostile file; here it is milliseconds */
+	cr_assert_lt((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+	             1.0, "%s", path);
+}
+
+Test(comm, hostile_files_are_refused_at_once, .timeout = 30)
+{
+	char dir[] = "/tmp/tm-comm-XXXXXX", p[256];
+
+	cr_assert_not_null(mkdtemp(dir));
+	/* a FIFO would block the open and never end */
+	snprintf(p, sizeof(p), "%s/fifo.mtx", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	refused(p, EINVAL, "not a regular file");
+	snprintf(p, sizeof(p), "%s/zero.mtx", dir);
+	cr_assert_eq(symlink("/dev/zero", p), 0);
+	refused(p, EINVAL, "not a regular file");
+	/* declared sizes a file of this size cannot describe */
+	snprintf(p, sizeof(p), "%s/dims.mtx", dir);
+	hostile_file(
+	    p, "%%MatrixMarket matrix coordinate real general\n100000000 100000000 1\n1 2 3\n", ' ',
+	    0);
+	refused(p, EINVAL, "declares 100000000 ranks but the file has only");
+	snprintf(p, sizeof(p), "%s/nnz.mtx", dir);
+	hostile_file(p, "%%MatrixMarket matrix coordinate real general\n4 4 1000000000000\n1 2 3\n",
+	             ' ', 0);
+	refused(p, EINVAL, "announces 1000000000000 entries");
+	/* a 3 GB sparse file (all NUL bytes but the banner) and one 17 MiB line */
+	snprintf(p, sizeof(p), "%s/sparse.mtx", dir);
+	hostile_file(p, "%%MatrixMarket matrix coordinate real general\n", 0, (size_t)3 << 30);
+	refused(p, EINVAL, "line 2: a NUL byte");
+	snprintf(p, sizeof(p), "%s/long.mat", dir);
+	hostile_file(p, "1 ", '1', (size_t)17 << 20);
+	refused(p, EINVAL, "line 1: a line longer than 16 MiB");
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	cr_assert_eq(system(p), 0);
 }
