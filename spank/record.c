@@ -36,7 +36,8 @@
 #include "spank/spank_private.h"
 
 static struct {
-	char *value; /* the option's value, NULL when not given */
+	char *value;  /* the option's value, NULL when not given */
+	int too_long; /* given, but longer than MAX_REC_VALUE: not kept */
 } rec;
 
 struct rec_opts {
@@ -46,12 +47,20 @@ struct rec_opts {
 	tmatch_mpiabi_t abi;
 };
 
+/* The longest value kept: a file name and the suffixes. In slurmstepd (root)
+   a longer one is not copied; task_init, as the user, says so. */
+#define MAX_REC_VALUE (PATH_MAX + 64)
+
 static int rec_cb(int val, const char *optarg, int remote)
 {
 	(void)val;
 	(void)remote;
 	/* called more than once in slurmstepd: keep the last value */
 	free(rec.value);
+	rec.value = NULL;
+	rec.too_long = optarg && strnlen(optarg, MAX_REC_VALUE + 1) > MAX_REC_VALUE;
+	if (rec.too_long)
+		return 0; /* said where it can be: srun, or the task (as the user) */
 	rec.value = strdup(optarg ? optarg : "");
 	return rec.value ? 0 : -1;
 }
@@ -133,6 +142,11 @@ int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
+	if (rec.too_long && spank_remote(sp) != 1) {
+		slurm_error("treematch: --treematch-record: the value is longer than %d bytes",
+		            MAX_REC_VALUE);
+		return -1;
+	}
 	if (!rec.value || spank_remote(sp) == 1)
 		return 0;
 	if (parse_value(rec.value, &o, msg, sizeof msg) != 0) {
@@ -209,11 +223,15 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
-	if (!rec.value || spank_remote(sp) != 1)
+	if ((!rec.value && !rec.too_long) || spank_remote(sp) != 1)
 		return 0;
 	if (TM_ITEM(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
 	    !tmatch_place_step_is_handled(stepid))
 		return 0;
+	if (rec.too_long) {
+		snprintf(msg, sizeof msg, "the value is longer than %d bytes", MAX_REC_VALUE);
+		return task_fail(sp, msg);
+	}
 	if (parse_value(rec.value, &o, msg, sizeof msg) != 0)
 		return task_fail(sp, msg);
 	if (spank_getenv(sp, "TREEMATCH_RECORD_OUTPUT", out, sizeof out) != ESPANK_SUCCESS ||
@@ -270,5 +288,6 @@ int tmatch__spank_record_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	free(rec.value);
 	rec.value = NULL;
+	rec.too_long = 0;
 	return 0;
 }

@@ -780,6 +780,36 @@ Test(spank_glue, odd_items_and_values_end_in_the_policy)
 	cr_expect_eq(call("slurm_spank_task_init", 1, fail_argv), -1);
 }
 
+Test(spank_glue, overlong_record_value_is_not_kept_by_the_root_side)
+{
+	char *longv = malloc(8001);
+	struct spank_option *o = NULL;
+
+	cr_assert_not_null(longv);
+	memset(longv, 'r', 8000);
+	longv[8000] = '\0';
+	for (int ctx = 0; ctx < 2; ctx++) {
+		load_plugin(ctx ? S_CTX_REMOTE : S_CTX_LOCAL);
+		mock.nlocal = mock.ntotal = 1;
+		cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+		for (int i = 0; i < mock.nopts; i++)
+			if (strcmp(mock.opts[i].name, "treematch-record") == 0)
+				o = &mock.opts[i];
+		cr_assert_not_null(o);
+		cr_assert_eq(o->cb(o->val, longv, ctx), 0);
+		if (!ctx) { /* srun: refused before anything runs */
+			cr_expect_eq(call("slurm_spank_init_post_opt", 0, NULL), -1);
+		} else { /* the node: the task (as the user) fails with the reason */
+			cr_assert_eq(call("slurm_spank_init_post_opt", 0, NULL), 0);
+			mock.task_id = 0;
+			cr_expect_eq(call("slurm_spank_task_init", 0, NULL), -1);
+		}
+		cr_expect_not_null(strstr(mock.log, "longer than"), "%s", mock.log);
+		cleanup();
+	}
+	free(longv);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static char *read_man(void)
