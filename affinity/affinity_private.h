@@ -85,6 +85,7 @@ struct tmatch_affinity_tree {
 struct tmatch__sw {
 	char *name;
 	int line;     /* where it was defined */
+	int col;      /* column of its name there */
 	long speed;   /* LinkSpeed, 1 if not given */
 	int parent;   /* switch index, -1 = top */
 	int level;    /* 0 = no child switches */

@@ -77,13 +77,52 @@ struct ref {
 	int line, col; /* of the value */
 };
 
+/* A switch name and its index, sorted by name: lookups in O(log n), so a
+   file of 100,000 switches is not read in quadratic time. */
+struct name_index {
+	const char *name;
+	int sw;
+};
+
 struct parser {
 	tmatch_affinity_conf_t *conf;
 	const char *file;
 	tmatch_error_t *err;
 	struct ref *refs;
 	int nrefs;
+	int cap_sw;               /* switches allocated in conf->sw */
+	struct name_index *index; /* [conf->nsw] once every line is read */
 };
+
+static int name_index_cmp(const void *a, const void *b)
+{
+	const struct name_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
+}
+
+/* The switch called `name`: through the index when it exists. */
+static int find_switch_in(const struct parser *p, const char *name)
+{
+	struct name_index key = {name, 0}, *lo = p->index, *hi;
+	size_t n;
+
+	if (!p->index)
+		return -1;
+	/* lower bound: the first entry >= name (ties on sw do not matter) */
+	n = (size_t)p->conf->nsw;
+	hi = lo + n;
+	while (lo < hi) {
+		struct name_index *mid = lo + (hi - lo) / 2;
+
+		if (strcmp(mid->name, key.name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->index + n && strcmp(lo->name, name) == 0 ? lo->sw : -1;
+}
 
 static int find_switch(const tmatch_affinity_conf_t *conf, const char *name)
 {
@@ -209,24 +248,23 @@ static int parse_line(struct parser *p, struct lline *l)
 		perr(p, EINVAL, l->line[0], l->col[0], "line has no SwitchName=");
 		goto out;
 	}
-	if (find_switch(p->conf, swname) >= 0) {
-		perr(p, EINVAL, sw_line, sw_col, "switch '%.64s' is defined twice", swname);
-		goto out;
-	}
-	{
-		struct tmatch__sw *v =
-		    realloc(p->conf->sw, (size_t)(p->conf->nsw + 1) * sizeof(*p->conf->sw));
+	/* a name defined twice is found once every line is read (resolve) */
+	if (p->conf->nsw == p->cap_sw) {
+		int ncap = p->cap_sw ? 2 * p->cap_sw : 16;
+		struct tmatch__sw *v = realloc(p->conf->sw, (size_t)ncap * sizeof(*p->conf->sw));
 		if (!v) {
 			perr(p, ENOMEM, 0, 0, "out of memory");
 			goto out;
 		}
 		p->conf->sw = v;
+		p->cap_sw = ncap;
 	}
 	s = &p->conf->sw[p->conf->nsw++];
 	memset(s, 0, sizeof(*s));
 	s->name = swname;
 	swname = NULL;
 	s->line = sw_line;
+	s->col = sw_col;
 	s->speed = speed;
 	s->parent = -1;
 	if (nodes) {
@@ -264,20 +302,45 @@ out:
 	return rc;
 }
 
-static int compute_level(tmatch_affinity_conf_t *conf, int i, int depth)
+/*
+ * Each switch's level (0 = no child switches, else 1 + its highest child's),
+ * children before parents, without recursion: a switch is done once all its
+ * children are. Every switch has one parent at most, so the switches never
+ * done are exactly those on a cycle of Switches=. Linear in the switches.
+ * Returns -1 (ENOMEM) or the index of a switch on a cycle, or -2 when none.
+ */
+static int compute_levels(tmatch_affinity_conf_t *conf)
 {
-	int j, lv = 0;
-	if (depth > conf->nsw)
-		return -1; /* cycle */
-	for (j = 0; j < conf->sw[i].nchild; j++) {
-		int l = compute_level(conf, conf->sw[i].child[j], depth + 1);
-		if (l < 0)
-			return -1;
-		if (l + 1 > lv)
-			lv = l + 1;
+	int n = conf->nsw, head = 0, tail = 0, i;
+	int *pending = calloc((size_t)n + 1, sizeof(int)),
+	    *queue = calloc((size_t)n + 1, sizeof(int));
+
+	if (!pending || !queue) {
+		free(pending);
+		free(queue);
+		return -1;
 	}
-	conf->sw[i].level = lv;
-	return lv;
+	for (i = 0; i < n; i++) {
+		conf->sw[i].level = 0;
+		pending[i] = conf->sw[i].nchild;
+		if (pending[i] == 0)
+			queue[tail++] = i;
+	}
+	while (head < tail) {
+		int c = queue[head++], up = conf->sw[c].parent;
+
+		if (up < 0)
+			continue;
+		if (conf->sw[c].level + 1 > conf->sw[up].level)
+			conf->sw[up].level = conf->sw[c].level + 1;
+		if (--pending[up] == 0)
+			queue[tail++] = up;
+	}
+	for (i = 0; i < n && pending[i] == 0; i++)
+		;
+	free(pending);
+	free(queue);
+	return i < n ? i : -2;
 }
 
 struct nref {
@@ -296,6 +359,23 @@ static int resolve(struct parser *p)
 {
 	tmatch_affinity_conf_t *conf = p->conf;
 	int r, i, j, k;
+
+	p->index = calloc((size_t)conf->nsw + 1, sizeof(*p->index));
+	if (!p->index)
+		return perr(p, ENOMEM, 0, 0, "out of memory");
+	for (i = 0; i < conf->nsw; i++) {
+		p->index[i].name = conf->sw[i].name;
+		p->index[i].sw = i;
+	}
+	qsort(p->index, (size_t)conf->nsw, sizeof(*p->index), name_index_cmp);
+	/* the second definition of a name is the error, at its line */
+	for (i = 1; i < conf->nsw; i++)
+		if (!strcmp(p->index[i - 1].name, p->index[i].name)) {
+			const struct tmatch__sw *dup = &conf->sw[p->index[i].sw];
+
+			return perr(p, EINVAL, dup->line, dup->col,
+			            "switch '%.64s' is defined twice", dup->name);
+		}
 	for (r = 0; r < p->nrefs; r++) {
 		struct ref *ref = &p->refs[r];
 		struct tmatch__sw *s = &conf->sw[ref->sw];
@@ -312,7 +392,7 @@ static int resolve(struct parser *p)
 			return perr(p, ENOMEM, 0, 0, "out of memory");
 		}
 		for (k = 0; k < cnt; k++) {
-			int c = find_switch(conf, v[k]);
+			int c = find_switch_in(p, v[k]);
 			if (c < 0) {
 				perr(p, EINVAL, ref->line, ref->col,
 				     "switch '%.64s' listed in Switches= of '%.64s' is not defined "
@@ -340,21 +420,12 @@ static int resolve(struct parser *p)
 		}
 		tmatch_affinity_hostlist_free(v);
 	}
-	for (i = 0; i < conf->nsw; i++)
-		if (conf->sw[i].parent < 0 && compute_level(conf, i, 0) < 0)
-			return perr(p, EINVAL, conf->sw[i].line, 0, "switches form a cycle");
-	for (i = 0; i < conf->nsw; i++) {
-		/* every switch reachable from a top: a switch in a pure cycle has a parent */
-		int a = i, steps = 0;
-		while (conf->sw[a].parent >= 0 && steps <= conf->nsw) {
-			a = conf->sw[a].parent;
-			steps++;
-		}
-		if (steps > conf->nsw)
-			return perr(
-			    p, EINVAL, conf->sw[i].line, 0,
-			    "switch '%.64s' is part of a cycle of Switches=", conf->sw[i].name);
-	}
+	i = compute_levels(conf);
+	if (i == -1)
+		return perr(p, ENOMEM, 0, 0, "out of memory");
+	if (i >= 0)
+		return perr(p, EINVAL, conf->sw[i].line, 0,
+		            "switch '%.64s' is part of a cycle of Switches=", conf->sw[i].name);
 	/* a node under two switches: sort (name, switch) pairs, compare neighbours */
 	{
 		struct nref *v;
@@ -472,6 +543,7 @@ done:
 	for (i = 0; i < p.nrefs; i++)
 		free(p.refs[i].list);
 	free(p.refs);
+	free(p.index);
 	free(l.c);
 	free(l.line);
 	free(l.col);

@@ -288,3 +288,43 @@ Test(hostlist, long_bracket)
 	cr_assert_str_eq(v[599], "n1199-ib");
 	tmatch_affinity_hostlist_free(v);
 }
+
+/*
+ * 100,000 switches, flat under one top and in one chain: linear time and
+ * no recursion (issue 16: this took 26-42 s, quadratic, and a deep chain
+ * recursed once per level). The timeout is the regression guard.
+ */
+Test(conf, hundred_thousand_switches_flat_and_chained, .timeout = 30)
+{
+	enum { N = 100000 };
+	char *text = malloc((size_t)N * 48 + 64), *p;
+	tmatch_affinity_conf_t *c;
+	tmatch_error_t err;
+
+	cr_assert_not_null(text);
+	p = text;
+	for (int i = 0; i < N; i++)
+		p += sprintf(p, "SwitchName=s%d Nodes=n%d\n", i, i);
+	sprintf(p, "SwitchName=top Switches=s[0-%d]\n", N - 1);
+	c = tmatch_affinity_conf_parse(text, "flat", &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	cr_expect_eq(tmatch_affinity_conf_nb_switches(c), N + 1);
+	cr_expect_eq(tmatch_affinity_conf_switch_level(c, N), 1);
+	tmatch_affinity_conf_destroy(c);
+
+	p = text;
+	for (int i = 0; i < N - 1; i++)
+		p += sprintf(p, "SwitchName=s%d Switches=s%d\n", i, i + 1);
+	sprintf(p, "SwitchName=s%d Nodes=n0\n", N - 1);
+	c = tmatch_affinity_conf_parse(text, "chain", &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	cr_expect_eq(tmatch_affinity_conf_switch_level(c, 0), N - 1);
+
+	/* the same chain closed into a cycle: found, and named */
+	tmatch_affinity_conf_destroy(c);
+	sprintf(p, "SwitchName=s%d Switches=s0\n", N - 1);
+	c = tmatch_affinity_conf_parse(text, "cycle", &err);
+	cr_assert_null(c);
+	cr_expect_not_null(strstr(err.msg, "part of a cycle"), "%s", err.msg);
+	free(text);
+}
