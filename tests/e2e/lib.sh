@@ -14,10 +14,6 @@ START=
 TM=$B/bin/treematch
 [ -x "$TM" ] || TM=$B/treematch
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# More ranks than cores on a 2-core machine: Open MPI 4's mpirun reads
-# OMPI_MCA_rmaps_base_oversubscribe (set where needed), Open MPI 5's
-# (PRRTE) only its own variable.
-export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 
 # A `make ... SANITIZE=1` build: the plugin carries ASan and UBSan code, but
 # Slurm's programs that load it (srun, sbatch, salloc, slurmd, slurmstepd)

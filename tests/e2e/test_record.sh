@@ -35,7 +35,11 @@ MPI=$B/tests/mpi
 W=$B/e2e/record
 rm -rf "$W"
 mkdir -p "$W"
+# More ranks than cores on a 2-core machine: Open MPI 4's mpirun reads the
+# first, Open MPI 5's (PRRTE) only the second. Not for rankfile launches
+# (test_launchers.sh): a default mapping policy there replaces the rankfile.
 export OMPI_MCA_rmaps_base_oversubscribe=1
+export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 # keep Open MPI off the network interfaces and quiet about them
 export OMPI_MCA_btl=self,vader
 unset TREEMATCH_RECORD_OUTPUT TREEMATCH_RECORD_COLLECTIVES
