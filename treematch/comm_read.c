@@ -115,10 +115,19 @@ static const char *token_end(const char *s)
  * (or .digits). Returns NULL when fine, else what is wrong; *bad is set to
  * the offending character.
  */
+/* The longest number token either format accepts (the values are copied to
+   a buffer of NUMBER_MAX + 1 bytes for strtod). */
+#define NUMBER_MAX 127
+
 static const char *check_number(const char *s, const char *e, int integer_only, const char **bad)
 {
 	const char *p = s;
 	int digits = 0;
+
+	if (e - s > NUMBER_MAX) {
+		*bad = s;
+		return "number longer than 127 characters: write it with an exponent (1.5e30)";
+	}
 
 	if (p < e && *p == '-') {
 		*bad = p;
@@ -222,7 +231,7 @@ static int read_mtx(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 	int symmetric = 0, n = 0;
 	long long rows, cols;
 	unsigned long long nnz, seen = 0;
-	char vbuf[128];
+	char vbuf[NUMBER_MAX + 1];
 
 	/* Banner. */
 	line = read_line(r);
@@ -403,7 +412,7 @@ static int read_mat(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 	const char *p, *e, *bad, *why;
 	long long n = -1, row = 0;
 	int blank_at = 0;
-	char vbuf[128];
+	char vbuf[NUMBER_MAX + 1];
 
 	while ((line = read_line(r))) {
 		long long count = 0;

@@ -483,6 +483,16 @@ Test(comm, hostile_files_are_refused_at_once, .timeout = 30)
 	snprintf(p, sizeof(p), "%s/long.mat", dir);
 	hostile_file(p, "1 ", '1', (size_t)17 << 20);
 	refused(p, EINVAL, "line 1: a line longer than 16 MiB");
+	/* a number longer than the reader's buffer: refused, not cut */
+	{
+		char head[512];
+
+		snprintf(head, sizeof(head),
+		         "%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 %0200d\n", 7);
+		snprintf(p, sizeof(p), "%s/longnum.mtx", dir);
+		hostile_file(p, head, ' ', 0);
+		refused(p, EINVAL, "number longer than 127 characters");
+	}
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	cr_assert_eq(system(p), 0);
 }
