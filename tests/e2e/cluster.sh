@@ -159,6 +159,10 @@ do_stop() {
 			for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
 			ip netns del "$ns" 2>/dev/null || true
 		fi
+		# The namespace lives on while killed processes are still dying, and
+		# its veth with it: deleting the host end removes the pair now, so
+		# the next start can make it again.
+		if ip link show "tmv$TAG$i" >/dev/null 2>&1; then ip link del "tmv$TAG$i" 2>/dev/null || true; fi
 	done
 	if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || true; fi
 	sweep
