@@ -585,11 +585,9 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no topology.conf path");
 		return NULL;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		tmatch_error_set(err, errno, path, 0, 0, "cannot open: %s", strerror(errno));
+	f = tmatch_file_open(path, NULL, err); /* regular files only: a FIFO would hang */
+	if (!f)
 		return NULL;
-	}
 	for (;;) {
 		size_t n;
 		if (len + 4096 + 1 > cap) {

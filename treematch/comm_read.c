@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 /* The longest line either format may have: a dense .mat row of 2 million
    small weights. A file of one huge line (a sparse file, /dev/zero copied)
@@ -510,8 +507,7 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 {
 	struct reader r;
 	struct where w;
-	struct stat st;
-	int n = 0, sym = 0, rc, fd;
+	int n = 0, sym = 0, rc;
 
 	if (!path || !fn || (format != TMATCH_MATRIX_MTX && format != TMATCH_MATRIX_MAT))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_matrix_read: %s",
@@ -522,24 +518,10 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 	memset(&w, 0, sizeof(w));
 	w.errnum = EINVAL;
 	r.path = path;
-	/* A regular file: a FIFO or a device would block or never end
-	   (O_NONBLOCK keeps the open itself from waiting on a FIFO). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		int e = errno;
-		return tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return tmatch_error_set(err, EINVAL, path, 0, 0,
-		                        "not a regular file: give the matrix as a file");
-	}
-	r.size = (unsigned long long)st.st_size;
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(r.f = fdopen(fd, "r"))) {
-		int e = errno;
-		close(fd);
-		return tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
-	}
+	/* A regular file: a FIFO or a device would block or never end. */
+	r.f = tmatch_file_open(path, &r.size, err);
+	if (!r.f)
+		return -1;
 	if (format == TMATCH_MATRIX_MTX)
 		rc = read_mtx(&r, fn, arg, &n, &sym, &w);
 	else

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,15 @@ TMATCH_API int tmatch_error_set(tmatch_error_t *err, int errnum, const char *fil
 TMATCH_API int tmatch_error_vset(tmatch_error_t *err, int errnum, const char *file, int line,
                                  int column, const char *fmt, va_list ap)
     __attribute__((format(printf, 6, 0)));
+
+/*
+ * Open a file every reader of the library reads from: a regular file only
+ * (a FIFO is refused without the open waiting for a writer, a device or a
+ * directory too), for reading, close-on-exec. The stream (close it with
+ * fclose), or NULL with err naming the file: the open's errno, or EINVAL
+ * "not a regular file: ...". *size (may be NULL) gets its size in bytes.
+ */
+TMATCH_API FILE *tmatch_file_open(const char *path, unsigned long long *size, tmatch_error_t *err);
 
 enum tmatch_log_level {
 	TMATCH_LOG_ERROR = 0,

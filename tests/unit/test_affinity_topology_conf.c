@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
 
@@ -327,4 +329,21 @@ Test(conf, hundred_thousand_switches_flat_and_chained, .timeout = 30)
 	cr_assert_null(c);
 	cr_expect_not_null(strstr(err.msg, "part of a cycle"), "%s", err.msg);
 	free(text);
+}
+
+/* A FIFO named as topology.conf is refused at once, not waited on. */
+Test(conf, fifo_is_refused_without_waiting, .timeout = 10)
+{
+	char dir[] = "/tmp/tm-conf-XXXXXX", path[64];
+	tmatch_error_t err;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/topology.conf", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_null(tmatch_affinity_conf_load(path, &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_str_eq(err.file, path);
+	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	unlink(path);
+	rmdir(dir);
 }
