@@ -89,7 +89,7 @@ struct parser {
 	const char *file;
 	tmatch_error_t *err;
 	struct ref *refs;
-	int nrefs;
+	int nrefs, cap_refs;
 	int cap_sw;               /* switches allocated in conf->sw */
 	struct name_index *index; /* [conf->nsw] once every line is read */
 };
@@ -281,10 +281,17 @@ static int parse_line(struct parser *p, struct lline *l)
 		s->nnodes = cnt;
 	}
 	if (switches) {
-		struct ref *r = realloc(p->refs, (size_t)(p->nrefs + 1) * sizeof(*r));
-		if (!r) {
-			perr(p, ENOMEM, 0, 0, "out of memory");
-			goto out;
+		struct ref *r = p->refs;
+
+		if (p->nrefs == p->cap_refs) { /* doubling: 100,000 lines stay linear */
+			int ncap = p->cap_refs ? 2 * p->cap_refs : 16;
+
+			r = realloc(p->refs, (size_t)ncap * sizeof(*r));
+			if (!r) {
+				perr(p, ENOMEM, 0, 0, "out of memory");
+				goto out;
+			}
+			p->cap_refs = ncap;
 		}
 		p->refs = r;
 		r[p->nrefs].sw = p->conf->nsw - 1;
