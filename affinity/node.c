@@ -351,6 +351,28 @@ static int restrict_by_list(hwloc_bitmap_t allowed, const char *list, const char
 	return 0;
 }
 
+/*
+ * The product of the arities of an hwloc synthetic description ("pack:2
+ * core:4 pu:2": the number after each ':'), saturated past the cap: what
+ * hwloc would build, known before it builds it.
+ */
+static long long synthetic_leaves(const char *desc)
+{
+	long long n = 1;
+
+	for (const char *p = desc; p && *p; p++) {
+		long long a = 0;
+
+		if (*p != ':')
+			continue;
+		while (p[1] >= '0' && p[1] <= '9' && a <= TMATCH_TOPO_MAX_LEAVES)
+			a = a * 10 + (*++p - '0');
+		if (a > 0)
+			n = n > TMATCH_TOPO_MAX_LEAVES / a ? TMATCH_TOPO_MAX_LEAVES + 1 : n * a;
+	}
+	return n;
+}
+
 tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *opts,
                                                   tmatch_error_t *err)
 {
@@ -423,6 +445,14 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		}
 	} else if (opts->source == TMATCH_AFFINITY_SRC_SYNTHETIC) {
 		src = "synthetic description";
+		if (synthetic_leaves(opts->input) > TMATCH_TOPO_MAX_LEAVES) {
+			tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "the synthetic description gives more than %lld processing "
+			    "units: use smaller arities",
+			    TMATCH_TOPO_MAX_LEAVES);
+			goto fail;
+		}
 		if (hwloc_topology_set_synthetic(topo, opts->input) < 0) {
 			tmatch_error_set(err, EINVAL, NULL, 0, 0,
 			                 "invalid hwloc synthetic description '%.200s' (example: "

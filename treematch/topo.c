@@ -182,10 +182,10 @@ tmatch_topo_t *tmatch_topo_from_tleaf(const char *spec, tmatch_error_t *err)
 		}
 		arity[l] = (int)v;
 		leaves *= v;
-		if (leaves > INT_MAX) {
+		if (leaves > TMATCH_TOPO_MAX_LEAVES) {
 			fail(err, (int)(tok - spec) + 1, EINVAL,
-			     "the tree has more than %d leaves at level %ld: use smaller arities",
-			     INT_MAX, l);
+			     "the tree has more than %lld leaves at level %ld: use smaller arities",
+			     TMATCH_TOPO_MAX_LEAVES, l);
 			return NULL;
 		}
 		p = end;

@@ -594,3 +594,22 @@ Test(node, mappings_stay_inside)
 		tmatch_affinity_tree_destroy(t);
 	}
 }
+
+/* The same cap for hwloc synthetic descriptions, checked before hwloc
+   builds anything. */
+Test(node, synthetic_over_the_leaf_cap_is_refused_at_once, .timeout = 10)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
+	o.input = "pack:10000 core:10000 pu:1";
+	errno = 0;
+	cr_assert_null(tmatch_affinity_node_load(&o, &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_not_null(strstr(err.msg, "more than 4194304 processing units"), "%s", err.msg);
+	o.input = "pack:99999999999999999999 pu:2";
+	cr_assert_null(tmatch_affinity_node_load(&o, &err));
+	cr_expect_not_null(strstr(err.msg, "more than 4194304 processing units"), "%s", err.msg);
+}

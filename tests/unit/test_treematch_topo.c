@@ -254,3 +254,22 @@ Test(topo, lca_on_non_uniform_trees_matches_naive)
 		tmatch_topo_destroy(t);
 	}
 }
+
+/* A spec of more leaves than TMATCH_TOPO_MAX_LEAVES is refused before
+   anything is built (1e8 leaves took 57 s and 4.3 GB); the cap itself is
+   accepted. The timeout is the guard. */
+Test(topo, tleaf_over_the_leaf_cap_is_refused_at_once, .timeout = 10)
+{
+	tmatch_error_t err;
+	tmatch_topo_t *t;
+
+	errno = 0;
+	cr_assert_null(tmatch_topo_from_tleaf("tleaf 2 10000 0 10000 0", &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_not_null(strstr(err.msg, "more than 4194304 leaves at level 1"), "%s", err.msg);
+	cr_expect_eq(err.column, 17, "%s", err.msg); /* the second 10000 */
+	t = tmatch_topo_from_tleaf("tleaf 2 2048 10 2048 1", &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_expect_eq(tmatch_topo_nb_leaves(t), 4194304);
+	tmatch_topo_destroy(t);
+}
