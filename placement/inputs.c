@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -218,58 +217,40 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 
 char *tmatch_place_read_file(const char *path, size_t max_bytes, size_t *len, tmatch_error_t *err)
 {
-	struct stat sb;
-	char *text = NULL;
-	size_t got = 0;
-	int fd, saved;
+	unsigned long long size = 0;
+	char *text;
+	size_t got;
+	FILE *f;
 
 	if (!path || !len)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_read_file: invalid argument"),
 		       NULL;
-	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		saved = errno;
-		tmatch_error_set(err, saved, path, 0, 0, "cannot open: %s", strerror(saved));
+	f = tmatch_file_open(path, &size, err); /* regular files only */
+	if (!f)
 		return NULL;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		tmatch_error_set(err, EINVAL, path, 0, 0, "not a regular file");
-		return NULL;
-	}
-	if ((unsigned long long)sb.st_size > max_bytes) {
-		close(fd);
+	if (size > max_bytes) {
+		fclose(f);
 		tmatch_error_set(err, EFBIG, path, 0, 0,
-		                 "%lld bytes, more than the %zu this file may have",
-		                 (long long)sb.st_size, max_bytes);
+		                 "%llu bytes, more than the %zu this file may have", size,
+		                 max_bytes);
 		return NULL;
 	}
-	text = malloc((size_t)sb.st_size + 1);
+	text = malloc((size_t)size + 1);
 	if (!text) {
-		close(fd);
+		fclose(f);
 		tmatch_error_set(err, ENOMEM, path, 0, 0, "out of memory");
 		return NULL;
 	}
-	/* Read what fstat announced, no more: a file growing meanwhile is cut. */
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, text + got, (size_t)sb.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			saved = errno;
-			close(fd);
-			free(text);
-			tmatch_error_set(err, saved, path, 0, 0, "read error: %s", strerror(saved));
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
+	/* What fstat announced, no more: a file growing meanwhile is cut. */
+	got = fread(text, 1, (size_t)size, f);
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		tmatch_error_set(err, EIO, path, 0, 0, "read error");
+		return NULL;
 	}
-	close(fd);
+	fclose(f);
 	text[got] = '\0';
 	*len = got;
 	return text;
