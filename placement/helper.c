@@ -22,7 +22,6 @@
 #include "placement/placement_private.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -30,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- both sides ---------------------------------------------------------- */
@@ -41,31 +39,26 @@ tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_l
 	tmatch_profile_limits_t lim;
 	tmatch_profile_t *p;
 	tmatch_error_t err;
-	struct stat sb;
 	char buf[sizeof(err.msg) + sizeof(err.file) + 32];
-	int fd, err_no = 0;
+	FILE *f;
+	int err_no;
 
-	/* O_NONBLOCK: a FIFO named as a profile must not hang the open. */
-	fd = open(cfg->profile, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	tmatch_error_clear(&err);
+	f = tmatch_file_open(cfg->profile, NULL, &err); /* regular files only, no FIFO wait */
+	if (!f) {
 		err_no = errno;
-	else if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
-		err_no = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
-	if (err_no) {
-		if (fd >= 0)
-			close(fd);
 		snprintf(msg, len, "cannot read profile %.512s: %s", cfg->profile,
 		         err_no == EINVAL ? "not a regular file" : strerror(err_no));
 		errno = err_no;
 		return NULL;
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	tmatch_place_limits(cfg, &lim);
-	tmatch_error_clear(&err);
-	p = tmatch_profile_load_fd(fd, cfg->profile, &lim, log, log_arg, &err);
-	close(fd);
+	p = tmatch_profile_load_fd(fileno(f), cfg->profile, &lim, log, log_arg, &err);
+	err_no = errno;
+	fclose(f);
 	if (!p)
 		snprintf(msg, len, "bad profile: %s", tmatch_error_format(&err, buf, sizeof(buf)));
+	errno = err_no;
 	return p;
 }
 

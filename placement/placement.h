@@ -190,7 +190,8 @@ typedef struct tmatch_place_node_in {
 	const tmatch_affinity_tree_t *cluster;
 	const char *topology_conf;
 	/* Map in a forked child limited to cfg->max_map_time and max_map_memory
-	   (slurmstepd must outlive whatever the mapping does); 0 = in process. */
+	   (the caller must outlive whatever the mapping does); 0 = in process,
+	   as in the plugin's helper, which is already such a child. */
 	int isolate;
 	tmatch_log_fn log; /* the node tree's warnings; NULL = silence */
 	void *log_arg;

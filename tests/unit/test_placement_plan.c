@@ -66,7 +66,7 @@ static void info_init(tmatch_place_node_in_t *info, const int *ranks, int nlocal
 	info->ranks = ranks;
 	info->nlocal = nlocal;
 	info->ntasks_total = total;
-	info->isolate = 1; /* as the plugin maps */
+	info->isolate = 1; /* in a limited child, the library's isolation path */
 	info->user_profile = 1;
 }
 
