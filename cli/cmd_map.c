@@ -60,7 +60,7 @@ static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tm
 		origin = arg + 1;
 		/* a CPU list: 1 MiB is some 200,000 CPUs */
 		tmatch_error_clear(&e);
-		if (!(text = tmatch_place_read_file(origin, (size_t)1 << 20, &len, &e))) {
+		if (!(text = tmatch_file_read(origin, (size_t)1 << 20, &len, &e))) {
 			snprintf(err->file, sizeof(err->file), "%s", origin);
 			snprintf(err->msg, sizeof(err->msg), "%s", e.msg);
 			return -1;

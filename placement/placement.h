@@ -442,14 +442,6 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, int n,
                                             tmatch_log_fn log, void *log_arg, tmatch_error_t *err);
 
-/*
- * The whole of a small file a front end reads (a CPU list, topology.conf):
- * a regular file (a FIFO or device is refused without blocking) of at most
- * max_bytes, read in one piece and NUL-terminated. NULL with err naming the
- * file (EINVAL not a regular file, EFBIG too large, else the errno).
- */
-char *tmatch_place_read_file(const char *path, size_t max_bytes, size_t *len, tmatch_error_t *err);
-
 /* ------------------------------------------------------------------------ */
 /* Layouts: the node of every rank                                           */
 

@@ -344,7 +344,7 @@ static char *topology_conf_text(void)
 	char *path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")), *text;
 	size_t len;
 
-	text = path ? tmatch_place_read_file(path, MAX_TOPOLOGY_CONF, &len, NULL) : NULL;
+	text = path ? tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL) : NULL;
 	free(path);
 	return text;
 }

@@ -32,59 +32,12 @@
 #define SILENT_RANKS (1LL << 20)
 
 struct reader {
-	FILE *f;
+	tmatch__lines_t l;
 	const char *path;
-	char *line;
-	size_t cap;
-	int lineno;
 	unsigned long long size; /* bytes of the file, from fstat before reading */
-	const char *bad;         /* why read_line stopped before the end */
 };
 
-/* Next line without its "\n" / "\r\n"; NULL at end of file, or with
-   r->bad set (a line over MAX_LINE bytes, a NUL byte: not a text file),
-   never holding more than MAX_LINE bytes. */
-static char *read_line(struct reader *r)
-{
-	size_t len = 0;
-	int c;
-
-	/* r->f is closed by tmatch_matrix_read, which opened it */
-	// NOLINTNEXTLINE(clang-analyzer-unix.Stream)
-	while ((c = getc_unlocked(r->f)) != EOF) {
-		if (c == '\0') {
-			r->bad = "a NUL byte: this is not a text matrix file";
-			return NULL;
-		}
-		if (len + 2 > r->cap) {
-			size_t ncap = r->cap ? r->cap * 2 : 256;
-			char *t;
-
-			if (ncap > MAX_LINE + 2)
-				ncap = MAX_LINE + 2;
-			if (len + 2 > ncap) {
-				r->bad = "a line longer than 16 MiB: this is not a matrix file";
-				return NULL;
-			}
-			if (!(t = realloc(r->line, ncap))) {
-				r->bad = "out of memory";
-				return NULL;
-			}
-			r->line = t;
-			r->cap = ncap;
-		}
-		r->line[len++] = (char)c;
-		if (c == '\n')
-			break;
-	}
-	if (len == 0)
-		return NULL;
-	r->line[len] = '\0';
-	r->lineno++;
-	while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
-		r->line[--len] = '\0';
-	return r->line;
-}
+#define read_line(r) tmatch__lines_next(&(r)->l)
 
 static int is_blank(const char *s)
 {
@@ -195,7 +148,7 @@ struct where {
 /* In the readers: record a parse error at the current line, column colp; go to out. */
 #define BAD(colp, ...)                                                                             \
 	do {                                                                                       \
-		w->line = r->lineno;                                                               \
+		w->line = r->l.lineno;                                                             \
 		w->column = (colp);                                                                \
 		snprintf(w->msg, sizeof(w->msg), __VA_ARGS__);                                     \
 		goto out;                                                                          \
@@ -281,7 +234,7 @@ static int read_mtx(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 		line = read_line(r);
 	while (line && (line[0] == '%' || is_blank(line)));
 	if (!line) {
-		w->line = r->lineno + 1;
+		w->line = r->l.lineno + 1;
 		snprintf(w->msg, sizeof(w->msg), "missing size line \"ROWS COLS ENTRIES\"");
 		goto out;
 	}
@@ -380,16 +333,16 @@ static int read_mtx(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 		ent.col = (int)ij[1] - 1;
 		ent.order = n;
 		ent.symmetric = symmetric;
-		ent.line = r->lineno;
+		ent.line = r->l.lineno;
 		EMIT(&ent);
 		seen++;
 	}
-	if (ferror(r->f)) {
+	if (ferror(r->l.f)) {
 		w->errnum = EIO;
 		BAD(0, "read error");
 	}
 	if (seen < nnz) {
-		w->line = r->lineno + 1;
+		w->line = r->l.lineno + 1;
 		snprintf(w->msg, sizeof(w->msg),
 		         "file ends after %llu of the %llu entries announced in the size line",
 		         seen, nnz);
@@ -416,7 +369,7 @@ static int read_mat(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 
 		if (is_blank(line)) {
 			if (!blank_at)
-				blank_at = r->lineno;
+				blank_at = r->l.lineno;
 			continue;
 		}
 		if (blank_at)
@@ -448,7 +401,7 @@ static int read_mat(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 				ent.row = (int)row;
 				ent.col = (int)count;
 				ent.order = n >= 0 ? (int)n : 0;
-				ent.line = r->lineno;
+				ent.line = r->l.lineno;
 				EMIT(&ent);
 			}
 			count++;
@@ -463,9 +416,9 @@ static int read_mat(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 			    row + 1, count, n);
 		row++;
 	}
-	/* r->line is the caller's (freed in tmatch_matrix_read); p points into it */
+	/* r->l.line is freed by tmatch__lines_close in tmatch_matrix_read; p points into it */
 	// NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
-	if (ferror(r->f)) {
+	if (ferror(r->l.f)) {
 		w->errnum = EIO;
 		BAD(0, "read error");
 	}
@@ -475,7 +428,7 @@ static int read_mat(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 		goto out;
 	}
 	if (row != n) {
-		w->line = r->lineno + 1;
+		w->line = r->l.lineno + 1;
 		snprintf(w->msg, sizeof(w->msg),
 		         "file ends after %lld rows: the first row has %lld values, so %lld rows "
 		         "are expected",
@@ -519,22 +472,20 @@ int tmatch_matrix_read(const char *path, int format, tmatch_matrix_entry_fn fn, 
 	w.errnum = EINVAL;
 	r.path = path;
 	/* A regular file: a FIFO or a device would block or never end. */
-	r.f = tmatch_file_open(path, &r.size, err);
-	if (!r.f)
+	if (tmatch__lines_open(&r.l, path, MAX_LINE, &r.size, err) < 0)
 		return -1;
 	if (format == TMATCH_MATRIX_MTX)
 		rc = read_mtx(&r, fn, arg, &n, &sym, &w);
 	else
 		rc = read_mat(&r, fn, arg, &n, &w);
-	fclose(r.f);
-	free(r.line);
-	if (r.bad) { /* whatever the parser made of the early end */
-		w.errnum = strcmp(r.bad, "out of memory") == 0 ? ENOMEM : EINVAL;
-		w.line = r.lineno + 1;
+	if (r.l.errnum) { /* whatever the parser made of the early end */
+		w.errnum = r.l.errnum;
+		w.line = r.l.lineno + 1;
 		w.column = 0;
-		snprintf(w.msg, sizeof(w.msg), "line %d: %s", r.lineno + 1, r.bad);
+		snprintf(w.msg, sizeof(w.msg), "line %d: %s", r.l.lineno + 1, r.l.why);
 		rc = -1;
 	}
+	tmatch__lines_close(&r.l);
 	if (rc < 0)
 		return tmatch_error_set(err, w.errnum, path, w.line, w.column, "%s", w.msg);
 	if (order)

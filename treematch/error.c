@@ -7,11 +7,8 @@
 #include "treematch/treematch_private.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 void tmatch_error_clear(tmatch_error_t *err)
 {
@@ -103,39 +100,4 @@ int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 	if (out)
 		*out = v;
 	return 0;
-}
-
-FILE *tmatch_file_open(const char *path, unsigned long long *size, tmatch_error_t *err)
-{
-	struct stat st;
-	FILE *f;
-	int fd, e;
-
-	if (!path) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no file name");
-		return NULL;
-	}
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		e = errno;
-		tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		tmatch_error_set(
-		    err, EINVAL, path, 0, 0,
-		    "not a regular file: give the data as a file (not a pipe or device)");
-		return NULL;
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
-		e = errno;
-		close(fd);
-		tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
-		return NULL;
-	}
-	if (size)
-		*size = (unsigned long long)st.st_size;
-	return f;
 }

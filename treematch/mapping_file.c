@@ -4,6 +4,7 @@
  * `treematch eval`, `treematch draw` and the benchmark read: one line per
  * rank, "RANK LEAF", or a lone "LEAF" for the rank after the previous
  * line's; '#' starts a comment; blank lines are ignored. The one reader.
+ * A regular file only, lines up to 64 KiB (two numbers and a comment).
  */
 #include "treematch/treematch_private.h"
 
@@ -13,24 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FORM "(lines are 'RANK LEAF' or 'LEAF')"
+#define FORM     "(lines are 'RANK LEAF' or 'LEAF')"
+#define MAX_LINE ((size_t)64 << 10)
 
 int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_rank,
                     tmatch_error_t *err)
 {
-	FILE *f;
-	char *line = NULL;
-	size_t cap = 0;
+	tmatch__lines_t l;
+	char *line;
 	int lineno = 0, next = 0, rc = -1, *leaf = NULL, *at = NULL;
 
 	if (!path || n < 0 || (n > 0 && !leaf_of_rank))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_map_read: invalid argument");
-	f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-		return tmatch_error_set(err, e, path, 0, 0, "cannot open: %s", strerror(e));
-	}
+	if (tmatch__lines_open(&l, path, MAX_LINE, NULL, err) < 0)
+		return -1;
 	/* Work on copies: a failure leaves the outputs untouched. */
 	leaf = malloc(sizeof(*leaf) * (size_t)(n ? n : 1));
 	at = malloc(sizeof(*at) * (size_t)(n ? n : 1));
@@ -40,12 +38,12 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 	}
 	for (int r = 0; r < n; r++)
 		leaf[r] = -1;
-	while (getline(&line, &cap, f) >= 0) {
+	while ((line = tmatch__lines_next(&l))) {
 		long v[3];
 		int nv = 0;
 		char *p = line, *end;
 
-		lineno++;
+		lineno = l.lineno;
 		while (nv < 3) {
 			while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 				p++;
@@ -86,8 +84,8 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 		at[rank] = lineno;
 		next = (int)rank + 1;
 	}
-	if (ferror(f)) {
-		tmatch_error_set(err, EIO, path, 0, 0, "read error");
+	if (l.errnum) {
+		tmatch_error_set(err, l.errnum, path, l.lineno + 1, 0, "%s", l.why);
 		goto out;
 	}
 	for (int r = 0; r < n; r++)
@@ -104,10 +102,9 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 	}
 	rc = 0;
 out:
-	free(line);
 	free(leaf);
 	free(at);
-	fclose(f);
+	tmatch__lines_close(&l);
 	return rc;
 }
 

@@ -71,6 +71,15 @@ TMATCH_API int tmatch_error_vset(tmatch_error_t *err, int errnum, const char *fi
  */
 TMATCH_API FILE *tmatch_file_open(const char *path, unsigned long long *size, tmatch_error_t *err);
 
+/*
+ * The whole of a small file (a CPU list, topology.conf, an hwloc XML), opened
+ * as tmatch_file_open does, of at most max_bytes, read in one piece and
+ * NUL-terminated (free it). NULL with err naming the file: EINVAL not a
+ * regular file, EFBIG larger than max_bytes, else the errno.
+ */
+TMATCH_API char *tmatch_file_read(const char *path, size_t max_bytes, size_t *len,
+                                  tmatch_error_t *err);
+
 enum tmatch_log_level {
 	TMATCH_LOG_ERROR = 0,
 	TMATCH_LOG_WARNING = 1,

@@ -9,6 +9,7 @@
 #include "treematch/treematch.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 
 struct tmatch_topo {
 	int depth;                      /* levels below the root */
@@ -113,6 +114,23 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err);
 
 /* tmatch_map_validate, also saying which rank is wrong (*bad_rank, -1 if none). */
+/* Lines of a text file (textfile.c), none longer than max bytes. next returns
+   the line without its end, NULL at the end of the file or when it stopped:
+   then errnum is set (EINVAL: a NUL byte or a line too long; ENOMEM; EIO) and
+   why says it in words for the message at line lineno + 1. */
+typedef struct tmatch__lines {
+	FILE *f;
+	char *line;
+	size_t cap, max;
+	int lineno, errnum;
+	char why[64];
+} tmatch__lines_t;
+
+int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
+                       unsigned long long *size, tmatch_error_t *err);
+char *tmatch__lines_next(tmatch__lines_t *l);
+void tmatch__lines_close(tmatch__lines_t *l);
+
 int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n, int *bad_rank,
                       tmatch_error_t *err);
 

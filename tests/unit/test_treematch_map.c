@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
@@ -535,6 +536,49 @@ Test(mapping_file, load_checks_the_leaves_on_the_tree_and_names_the_line)
 	cr_expect(leaf[0] == 3 && leaf[1] == 2);
 	unlink(path);
 	tmatch_topo_destroy(t);
+}
+
+/* A FIFO, a device, a binary file, one endless line: refused at once. */
+Test(mapping_file, hostile_files_are_refused_at_once, .timeout = 10)
+{
+	char dir[] = "/tmp/tm-mapf-XXXXXX", p[256];
+	int leaf[2] = {-9, -9};
+	tmatch_error_t err;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	errno = 0;
+	cr_expect_eq(tmatch_map_read(p, 2, leaf, NULL, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	cr_expect_eq(tmatch_map_read("/dev/zero", 2, leaf, NULL, &err), -1);
+	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	snprintf(p, sizeof(p), "%s/nul", dir);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs("0 0\n1", f);
+	fputc(0, f);
+	fputs(" 1\n", f);
+	fclose(f);
+	cr_expect_eq(tmatch_map_read(p, 2, leaf, NULL, &err), -1);
+	cr_expect_eq(err.line, 2);
+	cr_expect_not_null(strstr(err.msg, "a NUL byte"), "%s", err.msg);
+	snprintf(p, sizeof(p), "%s/long", dir);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs("0 0 #", f);
+	for (int i = 0; i < 70000; i++)
+		fputc('x', f);
+	fputs("\n1 1\n", f);
+	fclose(f);
+	cr_expect_eq(tmatch_map_read(p, 2, leaf, NULL, &err), -1);
+	cr_expect_eq(err.line, 1);
+	cr_expect_not_null(strstr(err.msg, "a line longer than 65536 bytes"), "%s", err.msg);
+	cr_expect(leaf[0] == -9 && leaf[1] == -9, "outputs untouched");
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	cr_assert_eq(system(p), 0);
 }
 
 Test(mapping_file, bad_arguments)
