@@ -15,7 +15,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+/* The largest hwloc XML accepted: a node of thousands of PUs with its
+   caches, NUMA distances and I/O stays under a few MiB. */
+#define MAX_XML_BYTES ((size_t)64 << 20)
 
 void tmatch_affinity_opts_init(tmatch_affinity_opts_t *opts)
 {
@@ -380,9 +383,10 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	hwloc_topology_t topo = NULL;
 	hwloc_bitmap_t allowed = NULL, set = NULL;
 	struct tmatch__xnode *root = NULL;
+	char *xml = NULL;
 	struct build b;
 	unsigned long flags = HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
-	int cpt, this_system = 0, counter[TMATCH__K_COUNT];
+	int cpt, rc, this_system = 0, counter[TMATCH__K_COUNT];
 	const char *src = "this machine";
 
 	if (!opts) {
@@ -427,14 +431,15 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	if (opts->source == TMATCH_AFFINITY_SRC_XML) {
-		struct stat st;
+		size_t len;
+
 		src = opts->input;
-		if (stat(opts->input, &st) < 0) {
-			tmatch_error_set(err, errno, opts->input, 0, 0,
-			                 "cannot open the XML topology: %s", strerror(errno));
+		/* Read here, bounded, from a regular file: hwloc is given bytes, never
+		   a path it would read whole or wait on (a FIFO). */
+		xml = tmatch_file_read(opts->input, MAX_XML_BYTES, &len, err);
+		if (!xml)
 			goto fail;
-		}
-		if (hwloc_topology_set_xml(topo, opts->input) < 0) {
+		if (hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) < 0) {
 			tmatch_error_set(err, EINVAL, opts->input, 0, 0,
 			                 "hwloc cannot use this XML topology file");
 			goto fail;
@@ -464,7 +469,10 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		this_system = 1;
 	}
 	hwloc_topology_set_flags(topo, flags);
-	if (hwloc_topology_load(topo) < 0) {
+	rc = hwloc_topology_load(topo);
+	free(xml);
+	xml = NULL;
+	if (rc < 0) {
 		tmatch_error_set(
 		    err, EINVAL, opts->source == TMATCH_AFFINITY_SRC_XML ? opts->input : NULL, 0, 0,
 		    "hwloc cannot load %s: %s",
@@ -584,6 +592,7 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	}
 	return tree;
 fail:
+	free(xml);
 	tmatch_affinity_tree_destroy(tree);
 	tmatch__xnode_free(root);
 	if (set)

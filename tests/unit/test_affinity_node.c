@@ -12,9 +12,12 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FIX     TMATCH_SRCDIR "/tests/fixtures/affinity/"
 #define INTEL   FIX "intel-2s-14c-smt.xml"
@@ -612,4 +615,46 @@ Test(node, synthetic_over_the_leaf_cap_is_refused_at_once, .timeout = 10)
 	o.input = "pack:99999999999999999999 pu:2";
 	cr_assert_null(tmatch_affinity_node_load(&o, &err));
 	cr_expect_not_null(strstr(err.msg, "more than 4194304 processing units"), "%s", err.msg);
+}
+
+/* The XML file is read by us, bounded, from a regular file: hwloc never
+   opens a FIFO (which would block) or reads a huge file whole. */
+Test(node, hostile_xml_files_are_refused_at_once, .timeout = 10)
+{
+	char dir[] = "/tmp/tm-xml-XXXXXX", p[256];
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_XML;
+	o.input = p;
+	snprintf(p, sizeof(p), "%s/fifo.xml", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	errno = 0;
+	cr_assert_null(tmatch_affinity_node_load(&o, &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_str_eq(err.file, p);
+	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	snprintf(p, sizeof(p), "%s/huge.xml", dir);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, (off_t)65 << 20), 0); /* sparse: costs nothing */
+	close(fd);
+	errno = 0;
+	cr_assert_null(tmatch_affinity_node_load(&o, &err));
+	cr_expect_eq(errno, EFBIG);
+	cr_expect_not_null(strstr(err.msg, "more than the 67108864"), "%s", err.msg);
+	/* the bytes still reach hwloc whole: a real XML loads as before */
+	o.input = INTEL1S;
+	{
+		tmatch_affinity_tree_t *t = tmatch_affinity_node_load(&o, &err);
+
+		cr_assert_not_null(t, "%s", err.msg);
+		cr_expect_eq(tmatch_affinity_tree_nb_slots(t), 14);
+		tmatch_affinity_tree_destroy(t);
+	}
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	cr_assert_eq(system(p), 0);
 }
