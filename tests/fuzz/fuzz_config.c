@@ -10,6 +10,7 @@
  * that succeeds is merged with an admin config and formatted.
  */
 #include "placement/config.h"
+#include "tests/fuzz/fuzz_input.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,13 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = 0, argc = 0;
 	char buf[4096];
 
-	if (size < 1 || size > 8192)
+	if (!(text = fuzz_text(data, size, 8192)))
 		return 0;
-	text = malloc(size);
-	if (!text)
-		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = '\0';
 	tmatch_config_init(&cfg);
 	before = cfg;
 	err.msg[0] = '\0';

@@ -8,14 +8,8 @@
  * either accepts or says why; an accepted matrix has the order it claims.
  */
 #include "affinity/affinity.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "treematch/treematch.h"
-
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,24 +21,14 @@ static int count_entry(void *arg, const tmatch_matrix_entry_t *e, tmatch_error_t
 	return 0;
 }
 
-/* The reader takes a path: the input goes into one in-memory file, named
-   through /proc (a regular file, as the reader requires). */
+/* The reader takes a path: the input goes into fuzz_file. */
 static void matrix(const uint8_t *data, size_t size, int format)
 {
-	static char path[64];
-	static int fd = -1;
+	const char *path = fuzz_file(data, size);
 	tmatch_error_t err;
 	long entries = 0;
 	int order = 0, sym = 0;
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz-readers", MFD_CLOEXEC);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
-		abort();
 	tmatch_error_clear(&err);
 	if (tmatch_matrix_read(path, format, count_entry, &entries, &order, &sym, &err) == 0) {
 		if (order < 0 || (unsigned long long)order > size + (1ULL << 20))
@@ -57,15 +41,10 @@ static void matrix(const uint8_t *data, size_t size, int format)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tmatch_error_t err;
-	char *text;
+	char *text = fuzz_text(data, size, 65536);
 
-	if (size < 1 || size > 65536)
-		return 0;
-	text = malloc(size);
 	if (!text)
 		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = '\0';
 	tmatch_error_clear(&err);
 	switch (data[0] & 3) {
 	case 0:
