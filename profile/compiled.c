@@ -25,6 +25,7 @@
  * have made.
  */
 #include "profile/profile_private.h"
+#include "treematch/binfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,43 +41,6 @@
 static const unsigned char magic[8] = {'T', 'M', 'P', 'R', 'O', 'F', 'C', '\n'};
 #define HEADER_BYTES 64u
 #define UNSET        0xffffffffu
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static uint64_t pad8(uint64_t n)
-{
-	return (n + 7) & ~(uint64_t)7;
-}
-
-/* A word-wise FNV-1a over the 8-byte words of buf (len a multiple of 8). */
-static uint64_t checksum(const unsigned char *buf, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i + 8 <= len; i += 8)
-		h = (h ^ get64(buf + i)) * 0x100000001b3ULL;
-	return h;
-}
 
 /* What the header says, and where each section starts. */
 struct layout {
@@ -101,7 +65,7 @@ static int place_sections(struct layout *l)
 		l->row[s] = at;
 		at += 8 * r;
 		l->dst[s] = at;
-		at += pad8(4 * n);
+		at += tmatch__pad8(4 * n);
 		l->bytes[s] = (l->metrics & TMATCH_PROFILE_HAS_BYTES) ? at : 0;
 		at += l->bytes[s] ? 8 * n : 0;
 		l->msgs[s] = (l->metrics & TMATCH_PROFILE_HAS_MSGS) ? at : 0;
@@ -141,7 +105,7 @@ static void sink_put(struct sink *s, const void *buf, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		s->word[s->fill++] = p[i];
 		if (s->fill == 8) {
-			s->h = (s->h ^ get64(s->word)) * 0x100000001b3ULL;
+			s->h = (s->h ^ tmatch__get64(s->word)) * TMATCH__FNV_PRIME;
 			s->fill = 0;
 		}
 	}
@@ -159,7 +123,7 @@ static void sink_u32(struct sink *s, uint32_t v)
 {
 	unsigned char b[4];
 
-	put32(b, v);
+	tmatch__put32(b, v);
 	sink_put(s, b, 4);
 }
 
@@ -167,13 +131,13 @@ static void sink_u64(struct sink *s, uint64_t v)
 {
 	unsigned char b[8];
 
-	put64(b, v);
+	tmatch__put64(b, v);
 	sink_put(s, b, 8);
 }
 
 int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t *err)
 {
-	struct sink s = {.out = out, .h = 0xcbf29ce484222325ULL};
+	struct sink s = {.out = out, .h = TMATCH__FNV_BASIS};
 	uint64_t info_bytes = 0;
 	unsigned char h[HEADER_BYTES] = {0};
 
@@ -182,18 +146,18 @@ int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t 
 		                        "tmatch_profile_compile: no profile, or not finished");
 	for (int k = 0; k < TMATCH__INFO_COUNT; k++)
 		info_bytes += 4 + (p->info[k] ? strlen(p->info[k]) : 0);
-	info_bytes = pad8(info_bytes);
+	info_bytes = tmatch__pad8(info_bytes);
 	memcpy(h, magic, sizeof(magic));
-	put32(h + 8, VERSION);
-	put32(h + 12, p->metrics);
-	put32(h + 16, (uint32_t)p->directed);
-	put32(h + 20, (uint32_t)p->placement_metric);
-	put32(h + 24, (uint32_t)p->ranks);
-	put32(h + 28, (uint32_t)p->nodes);
-	put32(h + 32, (uint32_t)p->ranks_per_node);
-	put64(h + 40, p->set[0].n);
-	put64(h + 48, p->set[1].n);
-	put64(h + 56, info_bytes);
+	tmatch__put32(h + 8, VERSION);
+	tmatch__put32(h + 12, p->metrics);
+	tmatch__put32(h + 16, (uint32_t)p->directed);
+	tmatch__put32(h + 20, (uint32_t)p->placement_metric);
+	tmatch__put32(h + 24, (uint32_t)p->ranks);
+	tmatch__put32(h + 28, (uint32_t)p->nodes);
+	tmatch__put32(h + 32, (uint32_t)p->ranks_per_node);
+	tmatch__put64(h + 40, p->set[0].n);
+	tmatch__put64(h + 48, p->set[1].n);
+	tmatch__put64(h + 56, info_bytes);
 	sink_put(&s, h, sizeof(h));
 	for (int k = 0; k < TMATCH__INFO_COUNT; k++) {
 		size_t len = p->info[k] ? strlen(p->info[k]) : 0;
@@ -223,7 +187,7 @@ int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t 
 	{
 		unsigned char b[8];
 
-		put64(b, s.h);
+		tmatch__put64(b, s.h);
 		if (!s.failed && write_all(out, b, 8))
 			s.failed = 1;
 	}
@@ -254,22 +218,22 @@ static int read_header(const unsigned char *h, size_t file_len, const char *name
 	memset(l, 0, sizeof(*l));
 	if (memcmp(h, magic, sizeof(magic)) != 0)
 		return bad(err, name, "not a compiled profile (no TMPROFC header)");
-	if (get32(h + 8) != VERSION)
+	if (tmatch__get32(h + 8) != VERSION)
 		return tmatch_error_set(err, EINVAL, name, 0, 0,
 		                        "compiled profile version %u: this treematch reads version "
 		                        "%u; compile the profile again with this version",
-		                        get32(h + 8), VERSION);
-	l->metrics = get32(h + 12);
-	l->directed = get32(h + 16);
-	l->pmetric = get32(h + 20);
-	l->ranks = get32(h + 24);
-	l->nodes = get32(h + 28);
-	l->rpn = get32(h + 32);
-	l->nedges[0] = get64(h + 40);
-	l->nedges[1] = get64(h + 48);
-	l->info_bytes = get64(h + 56);
+		                        tmatch__get32(h + 8), VERSION);
+	l->metrics = tmatch__get32(h + 12);
+	l->directed = tmatch__get32(h + 16);
+	l->pmetric = tmatch__get32(h + 20);
+	l->ranks = tmatch__get32(h + 24);
+	l->nodes = tmatch__get32(h + 28);
+	l->rpn = tmatch__get32(h + 32);
+	l->nedges[0] = tmatch__get64(h + 40);
+	l->nedges[1] = tmatch__get64(h + 48);
+	l->info_bytes = tmatch__get64(h + 56);
 	if (l->metrics == 0 || l->metrics > 3 || l->directed > 1 || l->pmetric > 2 ||
-	    get32(h + 36) != 0 || l->nodes > INT32_MAX || l->rpn > INT32_MAX ||
+	    tmatch__get32(h + 36) != 0 || l->nodes > INT32_MAX || l->rpn > INT32_MAX ||
 	    (l->pmetric != TMATCH_METRIC_MSGS && !(l->metrics & TMATCH_PROFILE_HAS_BYTES)) ||
 	    (l->pmetric != TMATCH_METRIC_BYTES && !(l->metrics & TMATCH_PROFILE_HAS_MSGS)))
 		return bad(err, name, "corrupt compiled profile header: compile it again");
@@ -295,7 +259,7 @@ static int check_rows(const unsigned char *buf, const struct layout *l, int s, c
 	uint64_t prev = 0;
 
 	for (uint64_t r = 0; r <= l->ranks; r++) {
-		uint64_t v = get64(buf + l->row[s] + 8 * r);
+		uint64_t v = tmatch__get64(buf + l->row[s] + 8 * r);
 
 		if (v < prev || v > l->nedges[s] || (r == 0 && v != 0) ||
 		    (r == l->ranks && v != l->nedges[s]))
@@ -310,15 +274,15 @@ static int check_rows(const unsigned char *buf, const struct layout *l, int s, c
 static int check_edge(const unsigned char *buf, const struct layout *l, int s, uint64_t i,
                       uint32_t src, uint64_t row_start, const char *name, tmatch_error_t *err)
 {
-	uint32_t dst = get32(buf + l->dst[s] + 4 * i);
+	uint32_t dst = tmatch__get32(buf + l->dst[s] + 4 * i);
 
 	if (dst >= l->ranks || dst == src || (!l->directed && dst < src) ||
-	    (i > row_start && dst <= get32(buf + l->dst[s] + 4 * (i - 1))))
+	    (i > row_start && dst <= tmatch__get32(buf + l->dst[s] + 4 * (i - 1))))
 		return bad(err, name, "corrupt compiled profile (edges): compile it again");
 	for (int m = 0; m < 2; m++) {
 		uint64_t off = m ? l->msgs[s] : l->bytes[s];
 
-		if (off && get64(buf + off + 8 * i) > TMATCH__WEIGHT_MAX)
+		if (off && tmatch__get64(buf + off + 8 * i) > TMATCH__WEIGHT_MAX)
 			return bad(err, name,
 			           "corrupt compiled profile (weight): compile it again");
 	}
@@ -355,7 +319,7 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	}
 	if (read_header(buf, len, name, lim, &l, err))
 		return NULL;
-	if (get64(buf + len - 8) != checksum(buf, len - 8)) {
+	if (tmatch__get64(buf + len - 8) != tmatch__checksum(TMATCH__FNV_BASIS, buf, len - 8)) {
 		bad(err, name,
 		    "compiled profile checksum mismatch (the file was changed or "
 		    "damaged): compile it again");
@@ -374,7 +338,7 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 
 		if (at + 4 > HEADER_BYTES + l.info_bytes)
 			goto corrupt;
-		n = get32(buf + at);
+		n = tmatch__get32(buf + at);
 		at += 4;
 		if (n == UNSET)
 			continue;
@@ -388,7 +352,7 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	}
 	/* one canonical file per profile: the padding is zero and no longer
 	   than it must be */
-	if (pad8(at) != HEADER_BYTES + l.info_bytes ||
+	if (tmatch__pad8(at) != HEADER_BYTES + l.info_bytes ||
 	    !zeros(buf + at, HEADER_BYTES + l.info_bytes - at))
 		goto corrupt;
 	for (int s = 0; s < 2; s++) {
@@ -396,7 +360,7 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 		uint64_t i = 0;
 
 		if (!zeros(buf + l.dst[s] + 4 * l.nedges[s],
-		           pad8(4 * l.nedges[s]) - 4 * l.nedges[s])) {
+		           tmatch__pad8(4 * l.nedges[s]) - 4 * l.nedges[s])) {
 			bad(err, name, "corrupt compiled profile (padding): compile it again");
 			goto fail;
 		}
@@ -406,18 +370,18 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 		if (tmatch__edges_reserve(e, l.metrics, l.nedges[s] ? l.nedges[s] : 1))
 			goto nomem;
 		for (uint32_t r = 0; r < l.ranks; r++) {
-			uint64_t start = get64(buf + l.row[s] + 8 * r),
-			         end = get64(buf + l.row[s] + 8 * (r + 1));
+			uint64_t start = tmatch__get64(buf + l.row[s] + 8 * r),
+			         end = tmatch__get64(buf + l.row[s] + 8 * (r + 1));
 
 			for (i = start; i < end; i++) {
 				if (check_edge(buf, &l, s, i, r, start, name, err))
 					goto fail;
 				e->src[i] = (int)r;
-				e->dst[i] = (int)get32(buf + l.dst[s] + 4 * i);
+				e->dst[i] = (int)tmatch__get32(buf + l.dst[s] + 4 * i);
 				if (e->bytes)
-					e->bytes[i] = get64(buf + l.bytes[s] + 8 * i);
+					e->bytes[i] = tmatch__get64(buf + l.bytes[s] + 8 * i);
 				if (e->msgs)
-					e->msgs[i] = get64(buf + l.msgs[s] + 8 * i);
+					e->msgs[i] = tmatch__get64(buf + l.msgs[s] + 8 * i);
 			}
 		}
 		e->n = l.nedges[s];
@@ -436,25 +400,6 @@ fail:
 
 /* ------------------------------------------------------------------------ */
 /* One node's ranks, read from the file                                      */
-
-/* pread exactly len bytes at off; -1 on a short read or an error. */
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
 
 static int by_rank(const void *a, const void *b)
 {
@@ -507,7 +452,7 @@ tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int 
 		tmatch_error_set(err, EINVAL, name, 0, 0, "not a regular file");
 		return NULL;
 	}
-	if (pread_all(fd, h, sizeof(h), 0) ||
+	if (tmatch__pread_all(fd, h, sizeof(h), 0) ||
 	    read_header(h, (size_t)st.st_size, name, lim, &l, err)) {
 		if (!err || !err->msg[0])
 			bad(err, name, "not a compiled profile (too short)");
@@ -541,10 +486,10 @@ tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int 
 			uint32_t src = (uint32_t)ranks[i];
 			uint64_t start, end;
 
-			if (pread_all(fd, b8, 16, l.row[s] + 8 * (uint64_t)src))
+			if (tmatch__pread_all(fd, b8, 16, l.row[s] + 8 * (uint64_t)src))
 				goto io;
-			start = get64(b8);
-			end = get64(b8 + 8);
+			start = tmatch__get64(b8);
+			end = tmatch__get64(b8 + 8);
 			if (end < start || end > l.nedges[s])
 				goto corrupt;
 			for (uint64_t e = start; e < end; e++) {
@@ -553,23 +498,23 @@ tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int 
 				uint32_t dst;
 				int j;
 
-				if (pread_all(fd, d, 4, l.dst[s] + 4 * e))
+				if (tmatch__pread_all(fd, d, 4, l.dst[s] + 4 * e))
 					goto io;
-				dst = get32(d);
+				dst = tmatch__get32(d);
 				if (dst >= l.ranks || dst == src)
 					goto corrupt;
 				j = find(sorted, n, (int)dst);
 				if (j < 0)
 					continue; /* a rank of another node */
 				if (l.bytes[s]) {
-					if (pread_all(fd, w, 8, l.bytes[s] + 8 * e))
+					if (tmatch__pread_all(fd, w, 8, l.bytes[s] + 8 * e))
 						goto io;
-					bytes = get64(w);
+					bytes = tmatch__get64(w);
 				}
 				if (l.msgs[s]) {
-					if (pread_all(fd, w, 8, l.msgs[s] + 8 * e))
+					if (tmatch__pread_all(fd, w, 8, l.msgs[s] + 8 * e))
 						goto io;
-					msgs = get64(w);
+					msgs = tmatch__get64(w);
 				}
 				if (bytes > TMATCH__WEIGHT_MAX || msgs > TMATCH__WEIGHT_MAX)
 					goto corrupt;

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * binfmt.h - the pieces of the project's binary files (the compiled profile,
+ * the step plan): little-endian words whatever the host, sections aligned on
+ * 8 bytes, a word-wise FNV-1a checksum, and pread of an exact length.
+ */
+#ifndef TMATCH_BINFMT_H
+#define TMATCH_BINFMT_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static inline void tmatch__put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void tmatch__put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint32_t tmatch__get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t tmatch__get64(const unsigned char *p)
+{
+	return (uint64_t)tmatch__get32(p) | (uint64_t)tmatch__get32(p + 4) << 32;
+}
+
+static inline uint64_t tmatch__pad8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+#define TMATCH__FNV_BASIS 0xcbf29ce484222325ULL
+#define TMATCH__FNV_PRIME 0x100000001b3ULL
+
+/* Word-wise FNV-1a over the 8-byte words of buf (len a multiple of 8),
+   continuing from h (TMATCH__FNV_BASIS to start). */
+static inline uint64_t tmatch__checksum(uint64_t h, const unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8)
+		h = (h ^ tmatch__get64(buf + i)) * TMATCH__FNV_PRIME;
+	return h;
+}
+
+/* pread exactly len bytes at off; -1 on a short read or an error. */
+static inline int tmatch__pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+#endif
