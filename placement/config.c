@@ -47,6 +47,7 @@ enum key_id {
 	KEY_ALLOWED_MAPPERS,
 	KEY_EXCLUSIVE_ONLY,
 	KEY_TOPOLOGY_XML,
+	KEY_PLAN,
 	KEY_COUNT
 };
 
@@ -78,14 +79,14 @@ static const struct key {
                              "mapper names separated by ':'"},
     [KEY_EXCLUSIVE_ONLY] = {"exclusive_only", T_BOOL, 1, 0, 0, "on or off"},
     [KEY_TOPOLOGY_XML] = {"topology_xml", T_PATH, 1, 0, 0, "a file path"},
+    [KEY_PLAN] = {"plan", T_PATH, 0, 0, 0, "a file path"},
 };
 
 static const char *const key_names[KEY_COUNT + 1] = {
-    "profile",        "mapper",    "metric",          "coll",
-    "failure",        "verbose",   "dry_run",         "seed",
-    "mpi_pin",        "max_ranks", "max_file_size",   "max_map_time",
-    "max_map_memory", "default",   "allowed_mappers", "exclusive_only",
-    "topology_xml",   NULL,
+    "profile",        "mapper",       "metric",         "coll",    "failure",
+    "verbose",        "dry_run",      "seed",           "mpi_pin", "max_ranks",
+    "max_file_size",  "max_map_time", "max_map_memory", "default", "allowed_mappers",
+    "exclusive_only", "topology_xml", "plan",           NULL,
 };
 
 const char *const *tmatch_config_keys(void)
@@ -211,7 +212,9 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 	uint64_t u;
 	switch (key->kind) {
 	case T_PATH: {
-		char *dst = id == KEY_PROFILE ? cfg->profile : cfg->topology_xml;
+		char *dst = id == KEY_PROFILE ? cfg->profile
+		            : id == KEY_PLAN  ? cfg->plan
+		                              : cfg->topology_xml;
 		if (copy_text(dst, TMATCH_CONFIG_PATH_MAX, v, vn))
 			return fail(err, w,
 			            "'%s' must be a path shorter than %d bytes without "
@@ -553,6 +556,8 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 	}
 	if (m & (1u << KEY_DEFAULT))
 		res.enabled = user->enabled;
+	if (m & (1u << KEY_PLAN))
+		memcpy(res.plan, user->plan, sizeof(res.plan));
 	if (m & (1u << KEY_MAPPER)) {
 		const char *chosen = user->mapper;
 		if (admin->allowed_mappers[0] && !mapper_allowed(admin->allowed_mappers, chosen))
@@ -611,12 +616,12 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
 	    "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
 	    "max_map_time=%g max_map_memory=%zu default=%s allowed_mappers=%s exclusive_only=%s "
-	    "topology_xml=%s",
+	    "topology_xml=%s plan=%s",
 	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
 	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
 	    cfg->coll ? "on" : "off", cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback",
 	    cfg->verbose, cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed,
 	    cfg->mpi_pin ? "on" : "off", cfg->max_ranks, cfg->max_file_size, cfg->max_map_time,
 	    cfg->max_map_memory, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
-	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml);
+	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml, cfg->plan);
 }

@@ -34,6 +34,8 @@
  *   allowed_mappers=a:b:c   (admin) mappers users may choose ("" = all)
  *   exclusive_only=on|off   (admin) only act on jobs with whole nodes (default off)
  *   topology_xml=PATH       (admin) hwloc XML used instead of the live node (tests)
+ *   plan=PATH               a compiled step plan (`treematch layout --plan`): each node
+ *                           reads its own slice instead of the profile
  *
  * Precedence: built-in defaults < admin (plugstack.conf, then the admin file:
  * later items override earlier ones) < user, except that the user may only
@@ -83,6 +85,7 @@ typedef struct tmatch_config {
 	char allowed_mappers[512]; /* ':'-separated; "" = all */
 	int exclusive_only;
 	char topology_xml[TMATCH_CONFIG_PATH_MAX]; /* "" = none */
+	char plan[TMATCH_CONFIG_PATH_MAX];         /* "" = none: map from the profile */
 	uint32_t set_mask; /* bit k set when key k of the table was given (internal use) */
 	char refused[320]; /* tmatch_config_merge: what the user asked that would loosen
 	                      the admin's policy, ignored; one line, "" = none */

@@ -115,6 +115,61 @@ static void tighten_memory(size_t admin, size_t user)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
+/* This node's slice of the step plan at path, once it is shown to be for
+   this step (job, step, tasks, nodes, the profile as planned). NULL with
+   one line in msg. */
+static tmatch_place_slice_t *plan_slice(const tmatch_place_helper_in_t *in,
+                                        const tmatch_config_t *cfg, const char *node,
+                                        const char *nodelist, const char *path, char *msg,
+                                        size_t len)
+{
+	tmatch_place_plan_bind_t step;
+	tmatch_place_slice_t *slice = NULL;
+	tmatch_error_t e;
+	char why[256], **names = NULL, buf[sizeof(e.msg) + sizeof(e.file) + 32];
+	int n = 0;
+	FILE *f;
+
+	memset(&step, 0, sizeof(step));
+	tmatch_error_clear(&e);
+	if (!nodelist) {
+		snprintf(msg, len, "plan %.400s not used: the step's node list is unknown", path);
+		return NULL;
+	}
+	f = tmatch_file_open(path, NULL, &e);
+	if (f) {
+		slice = tmatch_place_plan_read_slice(fileno(f), path, node, &e);
+		fclose(f);
+	}
+	if (!slice) {
+		snprintf(msg, len, "plan not used: %s", tmatch_error_format(&e, buf, sizeof(buf)));
+		return NULL;
+	}
+	f = tmatch_file_open(cfg->profile, NULL, &e);
+	if (!f || tmatch_place_profile_stamp(fileno(f), cfg->profile, &step.profile_size,
+	                                     &step.profile_mtime_ns, NULL, &e) < 0) {
+		if (f)
+			fclose(f);
+		snprintf(msg, len, "plan not used: %s", tmatch_error_format(&e, buf, sizeof(buf)));
+		goto fail;
+	}
+	fclose(f);
+	names = tmatch_affinity_hostlist_expand(nodelist, &n, &e);
+	step.job_id = in->job_id;
+	step.step_id = in->step_id;
+	step.ntasks = (uint32_t)in->ntasks_total;
+	step.nodes_hash = names ? tmatch_place_nodes_hash(names, n) : 0;
+	tmatch_affinity_hostlist_free(names);
+	if (tmatch_place_plan_matches(&slice->bind, &step, why, sizeof(why)) < 0) {
+		snprintf(msg, len, "plan %.200s is not for this step: %.200s", path, why);
+		goto fail;
+	}
+	return slice;
+fail:
+	tmatch_place_slice_destroy(slice);
+	return NULL;
+}
+
 static void helper_body(void *arg, int fd)
 {
 	const tmatch_place_helper_in_t *in = ((const struct job *)arg)->in;
@@ -123,6 +178,7 @@ static void helper_body(void *arg, int fd)
 	tmatch_affinity_conf_t *conf = NULL;
 	tmatch_affinity_tree_t *cluster = NULL;
 	tmatch_profile_t *prof = NULL;
+	tmatch_place_slice_t *slice = NULL;
 	tmatch_config_t cfg = *in->admin;
 	tmatch_error_t e;
 	struct tmatch__helper_hello hello;
@@ -165,12 +221,18 @@ static void helper_body(void *arg, int fd)
 	}
 	tighten_memory(in->admin->max_map_memory, cfg.max_map_memory);
 
-	prof = tmatch_place_load_profile(&cfg, NULL, NULL, line, sizeof(line));
-	if (!prof)
+	if (cfg.plan[0] || (in->plan_env && in->plan_env[0])) {
+		/* the step's plan: this node's slice only, the profile is not read */
+		slice = plan_slice(in, &cfg, name, nodelist, cfg.plan[0] ? cfg.plan : in->plan_env,
+		                   line, sizeof(line));
+		if (!slice)
+			failed(fd, &h, EINVAL, "%s: %s", name, line);
+	} else if (!(prof = tmatch_place_load_profile(&cfg, NULL, NULL, line, sizeof(line)))) {
 		failed(fd, &h, errno == ENOMEM ? ENOMEM : EINVAL, "%s: %s", name, line);
-	/* The switches, for the positions only; a topology.conf that does not
-	   parse counts as none, as on the CLI. */
-	if (in->node_count > 1 && nodelist) {
+	}
+	/* The switches, for the positions only (a plan has them); a
+	   topology.conf that does not parse counts as none, as on the CLI. */
+	if (!slice && in->node_count > 1 && nodelist) {
 		if (in->topology_conf)
 			conf = tmatch_affinity_conf_parse(in->topology_conf, "topology.conf", NULL);
 		if (in->prep->tree)
@@ -180,6 +242,7 @@ static void helper_body(void *arg, int fd)
 	memset(&nin, 0, sizeof(nin));
 	nin.cfg = &cfg;
 	nin.profile = prof;
+	nin.slice = slice;
 	nin.user_profile = user_profile;
 	nin.node_name = name;
 	nin.node_index = in->node_index;

@@ -221,6 +221,8 @@ void tmatch_place_layout_destroy(tmatch_place_layout_t *l)
 	free(l->cap);
 	free(l->node_of_rank);
 	free(l->switch_of_node);
+	free(l->leaf_in_node);
+	free(l->prefix);
 	free(l);
 }
 
@@ -278,9 +280,17 @@ fail:
 	return NULL;
 }
 
-/* The tree of the used nodes: switches x nodes x slots (or node_topology). */
+/* The node model's real leaves in order ([model] of them), for a plan. */
+struct model {
+	int *real, nreal;
+	uint64_t sig;
+};
+
+/* The tree of the used nodes: switches x nodes x slots (or node_topology);
+   with m, what a plan needs of the node model. */
 static tmatch_affinity_tree_t *layout_tree(const tmatch_place_layout_in_t *in,
-                                           const tmatch_place_layout_t *l, tmatch_error_t *err)
+                                           const tmatch_place_layout_t *l, struct model *m,
+                                           tmatch_error_t *err)
 {
 	tmatch_affinity_opts_t aopts;
 	tmatch_affinity_tree_t *node = NULL, *cluster = NULL;
@@ -315,6 +325,18 @@ static tmatch_affinity_tree_t *layout_tree(const tmatch_place_layout_in_t *in,
 		tmatch_error_set(err, errno, NULL, 0, 0, "node topology: %s", e.msg);
 		return NULL;
 	}
+	if (m) {
+		int nl = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(node));
+
+		m->sig = tmatch_place_node_sig(node);
+		if (!(m->real = malloc(sizeof(*m->real) * (size_t)(nl > 0 ? nl : 1)))) {
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		for (int leaf = 0; leaf < nl; leaf++)
+			if (tmatch_affinity_leaf_is_real(node, leaf))
+				m->real[m->nreal++] = leaf;
+	}
 	if (in->topology_conf && !(conf = tmatch_affinity_conf_load(in->topology_conf, err)))
 		goto out;
 	for (int i = 0; i < l->nnodes; i++)
@@ -337,7 +359,8 @@ out:
 	return cluster;
 }
 
-/* Leaf switch of every node, from a real leaf's position (0: no switch level). */
+/* Leaf switch of every node, from a real leaf's position (0: no switch level);
+   with l->prefix, also the node's levels down to itself. */
 static void leaf_switches(const tmatch_affinity_tree_t *cluster, tmatch_place_layout_t *l)
 {
 	int nleaves = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(cluster));
@@ -352,14 +375,61 @@ static void leaf_switches(const tmatch_affinity_tree_t *cluster, tmatch_place_la
 		if (node < 0 || node >= l->nnodes || l->switch_of_node[node] >= 0)
 			continue;
 		l->switch_of_node[node] = 0; /* no switch level: one switch */
-		if (tmatch_affinity_leaf_position(cluster, leaf, &pos, NULL) == 0)
-			for (int k = 0; k < pos.nlevels; k++)
-				if (!strcmp(pos.level[k].name, "switch"))
-					l->switch_of_node[node] = pos.level[k].global;
+		if (tmatch_affinity_leaf_position(cluster, leaf, &pos, NULL) < 0)
+			continue;
+		for (int k = 0; k < pos.nlevels; k++) {
+			if (!strcmp(pos.level[k].name, "switch"))
+				l->switch_of_node[node] = pos.level[k].global;
+			if (l->prefix && !strcmp(pos.level[k].name, "node")) {
+				l->prefix[node] = pos;
+				l->prefix[node].nlevels = k + 1;
+			}
+		}
 	}
 	for (int i = 0; i < l->nnodes; i++)
 		if (l->switch_of_node[i] < 0)
 			l->switch_of_node[i] = 0; /* a node without slots */
+}
+
+/* For a plan: each rank's leaf in the node model (the k-th real leaf of its
+   node in the cluster is the model's k-th real leaf), room for the prefixes. */
+static int plan_parts(const tmatch_affinity_tree_t *cluster, const int *leaf, const struct model *m,
+                      tmatch_place_layout_t *l, tmatch_error_t *err)
+{
+	int nleaves = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(cluster)), rc = -1;
+	int *ordinal = malloc(sizeof(*ordinal) * (size_t)(nleaves > 0 ? nleaves : 1));
+	int *seen = calloc((size_t)l->nnodes, sizeof(*seen));
+
+	l->leaf_in_node = malloc(sizeof(*l->leaf_in_node) * (size_t)(l->ntasks ? l->ntasks : 1));
+	l->prefix = calloc((size_t)l->nnodes, sizeof(*l->prefix));
+	l->node_sig = m->sig;
+	if (!ordinal || !seen || !l->leaf_in_node || !l->prefix) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (int c = 0; c < nleaves; c++) {
+		int node = tmatch_affinity_leaf_is_real(cluster, c)
+		               ? tmatch_affinity_leaf_node(cluster, c)
+		               : -1;
+
+		ordinal[c] = node >= 0 && node < l->nnodes ? seen[node]++ : -1;
+	}
+	for (int r = 0; r < l->ntasks; r++) {
+		int k = ordinal[leaf[r]];
+
+		if (k < 0 || k >= m->nreal) {
+			tmatch_error_set(err, EIO, NULL, 0, 0,
+			                 "internal error: rank %d has no leaf in the node model",
+			                 r);
+			goto out;
+		}
+		l->leaf_in_node[r] = m->real[k];
+	}
+	rc = 0;
+out:
+	free(ordinal);
+	free(seen);
+	return rc;
 }
 
 int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_t **out,
@@ -373,6 +443,7 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 	tmatch_error_t e;
 	int *leaf = NULL, *block = NULL, *cyclic = NULL, rc = -1;
 	unsigned char *used = NULL;
+	struct model m = {NULL, 0, 0};
 
 	if (!in || !in->comm || !in->nodelist || !in->cap || !out ||
 	    in->ntasks < tmatch_comm_order(in->comm))
@@ -386,7 +457,7 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 	}
 	if (!(l = layout_nodes(in, err)))
 		goto out;
-	if (!(cluster = layout_tree(in, l, err)))
+	if (!(cluster = layout_tree(in, l, in->plan ? &m : NULL, err)))
 		goto out;
 	/* zeroed: clang-analyzer cannot see that the layouts fill every rank */
 	l->node_of_rank = calloc((size_t)(in->ntasks ? in->ntasks : 1), sizeof(int));
@@ -430,6 +501,8 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 			used[l->node_of_rank[r]] = 1;
 			l->nodes_used++;
 		}
+	if (in->plan && plan_parts(cluster, leaf, &m, l, err) < 0)
+		goto out;
 	leaf_switches(cluster, l);
 	if (tmatch_place_layout_block(in->ntasks, l->nnodes, l->cap, block) ||
 	    tmatch_place_layout_cyclic(in->ntasks, l->nnodes, l->cap, cyclic)) {
@@ -451,5 +524,6 @@ out:
 	free(block);
 	free(cyclic);
 	free(used);
+	free(m.real);
 	return rc;
 }

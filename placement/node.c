@@ -138,6 +138,14 @@ static int leaf_position(const tmatch_affinity_tree_t *node, int leaf,
 	memset(pos, 0, sizeof(*pos));
 	if (tmatch_affinity_leaf_position(node, leaf, &npos, err) < 0)
 		return -1;
+	if (in->slice && in->slice->prefix.nlevels > 0) {
+		/* the planner's switches and node, then this node's own levels */
+		*pos = in->slice->prefix;
+		for (int i = 0; i < npos.nlevels && pos->nlevels < TMATCH_AFFINITY_MAX_LEVELS; i++)
+			if (strcmp(npos.level[i].name, "node") != 0)
+				pos->level[pos->nlevels++] = npos.level[i];
+		return 0;
+	}
 	if (cluster) {
 		/* The same slot in the cluster tree: the k-th real leaf of this
 		   node there is the k-th real leaf of the node tree. */
@@ -224,6 +232,48 @@ static int find_node(const tmatch_affinity_tree_t *cluster, const char *name)
 	return -1;
 }
 
+/* Where each local task's rank sits in the slice (a new array), or NULL
+   with err when the slice does not hold exactly the node's ranks. */
+static int *slice_order(const tmatch_place_node_in_t *in, tmatch_error_t *err)
+{
+	const tmatch_place_slice_t *s = in->slice;
+	int *at;
+
+	if (s->nranks != in->nlocal) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "the plan puts %d tasks on %s, Slurm started %d here: the plan "
+		                 "is not for this step's distribution",
+		                 s->nranks, s->node, in->nlocal);
+		return NULL;
+	}
+	if (!(at = malloc(sizeof(*at) * (size_t)in->nlocal))) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	for (int a = 0; a < in->nlocal; a++) {
+		int lo = 0, hi = s->nranks, r = in->ranks[a];
+
+		while (lo < hi) { /* s->rank is ascending */
+			int mid = lo + (hi - lo) / 2;
+
+			if (s->rank[mid] < r)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == s->nranks || s->rank[lo] != r) {
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
+			                 "Slurm started rank %d on %s, the plan puts it elsewhere: "
+			                 "the plan is not for this step's distribution",
+			                 r, s->node);
+			free(at);
+			return NULL;
+		}
+		at[a] = lo;
+	}
+	return at;
+}
+
 int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinity_tree_t *node,
                           tmatch_place_node_t **out, tmatch_error_t *err)
 {
@@ -234,19 +284,21 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	tmatch_place_node_t *res = NULL;
 	tmatch_map_opts_t mopts;
 	tmatch_metrics_t m_map, m_packed;
-	int *leaf_of = NULL, *packed = NULL, own_cluster = 0, cluster_node = -1;
+	int *leaf_of = NULL, *packed = NULL, *slice_of = NULL, own_cluster = 0, cluster_node = -1;
 	int rc = -1, nleaves, slots, order;
 	char *name = NULL;
 	double t0;
 
-	if (!in || !in->cfg || (!in->profile && !in->comm) || !node || !out || in->nlocal < 1 ||
-	    !in->ranks)
+	if (!in || !in->cfg || (!in->profile && !in->comm && !in->slice) || !node || !out ||
+	    in->nlocal < 1 || !in->ranks)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_node_map: invalid argument");
 	cfg = in->cfg;
 	if (in->profile && tmatch_profile_check_ranks(in->profile, in->ntasks_total, err) < 0)
 		return -1;
-	if (!in->profile && (order = tmatch_comm_order(in->comm)) != in->ntasks_total)
+	if (in->slice && !(slice_of = slice_order(in, err)))
+		return -1;
+	if (!in->profile && !in->slice && (order = tmatch_comm_order(in->comm)) != in->ntasks_total)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "the matrix has %d ranks but the job step has %d tasks",
 		                        order, in->ntasks_total);
@@ -264,8 +316,12 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 		if (!full)
 			goto out;
 	}
-	/* One implementation with `treematch map --ranks`. */
-	sub = tmatch_comm_submatrix(full ? full : in->comm, in->ranks, in->nlocal, err);
+	/* One implementation with `treematch map --ranks`; a slice is already
+	   this node's, in its own order. */
+	if (in->slice)
+		sub = tmatch_comm_submatrix(in->slice->comm, slice_of, in->nlocal, err);
+	else
+		sub = tmatch_comm_submatrix(full ? full : in->comm, in->ranks, in->nlocal, err);
 	if (!sub)
 		goto out;
 	name = in->node_name ? strdup(in->node_name)
@@ -286,7 +342,12 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.time_budget = cfg->max_map_time;
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
-	if (in->isolate) {
+	if (in->slice && in->slice->bind.node_sig == tmatch_place_node_sig(node)) {
+		/* the planner modelled this very tree: its leaves, checked below */
+		for (int a = 0; a < in->nlocal; a++)
+			leaf_of[a] = in->slice->leaf[slice_of[a]];
+		snprintf(res->mapper, sizeof(res->mapper), "plan (%s)", in->slice->bind.mapper);
+	} else if (in->isolate) {
 		/* In a child with hard limits: slurmstepd must outlive the mapping
 		   (time, memory, METIS's global state, a crash). The deadline is
 		   enforced while it runs, not checked after. */
@@ -309,7 +370,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	res->cost = m_map.cost;
 	res->cost_packed = m_packed.cost;
 
-	cluster = build_cluster(in, node, &own_cluster);
+	cluster = in->slice ? NULL : build_cluster(in, node, &own_cluster);
 	cluster_node = find_node(cluster, res->node_name);
 	if (cluster_node < 0)
 		cluster = NULL;
@@ -348,6 +409,7 @@ out:
 	tmatch_comm_destroy(full);
 	free(leaf_of);
 	free(packed);
+	free(slice_of);
 	free(name);
 	return rc;
 }
@@ -442,8 +504,8 @@ int tmatch_place_node_decide(const tmatch_place_node_in_t *in, const tmatch_plac
 	char *name = NULL, buf[sizeof(e.msg) + sizeof(e.file) + 32];
 	int rc = -1, total;
 
-	if (!in || !in->cfg || (!in->profile && !in->comm) || !prep || !out || in->nlocal < 0 ||
-	    (in->nlocal > 0 && !in->ranks))
+	if (!in || !in->cfg || (!in->profile && !in->comm && !in->slice) || !prep || !out ||
+	    in->nlocal < 0 || (in->nlocal > 0 && !in->ranks))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_node: invalid argument");
 	mine = *in;
@@ -452,7 +514,9 @@ int tmatch_place_node_decide(const tmatch_place_node_in_t *in, const tmatch_plac
 	if (!name)
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	mine.node_name = name;
-	total = in->profile ? tmatch_profile_ranks(in->profile) : tmatch_comm_order(in->comm);
+	total = in->profile ? tmatch_profile_ranks(in->profile)
+	        : in->slice ? (int)in->slice->bind.ntasks
+	                    : tmatch_comm_order(in->comm);
 	if (!in->user_profile && total != in->ntasks_total) {
 		/* An admin default profile only applies to steps of its size. */
 		rc = skipped(in, name, TMATCH_LOG_DEBUG, out, err,
@@ -498,8 +562,8 @@ int tmatch_place_node(const tmatch_place_node_in_t *in, tmatch_place_node_t **ou
 	tmatch_place_node_prep_t prep;
 	int rc;
 
-	if (!in || !in->cfg || (!in->profile && !in->comm) || !out || in->nlocal < 0 ||
-	    (in->nlocal > 0 && !in->ranks))
+	if (!in || !in->cfg || (!in->profile && !in->comm && !in->slice) || !out ||
+	    in->nlocal < 0 || (in->nlocal > 0 && !in->ranks))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_node: invalid argument");
 	/* The tree is built before the profile's size is known to matter: a

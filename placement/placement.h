@@ -45,6 +45,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -166,6 +167,10 @@ typedef struct tmatch_place_node_in {
 	   a matrix when profile is NULL. Ranks are global. */
 	const tmatch_profile_t *profile;
 	const tmatch_comm_t *comm;
+	/* Or this node's slice of a compiled step plan (plan.c): its leaves are
+	   used when the node tree has the plan's shape, else its traffic is
+	   mapped here; the profile is not read. */
+	const struct tmatch_place_slice *slice;
 	int user_profile; /* 0: the admin's default profile, which applies only to steps
 	                     of its own size (others are skipped) */
 	/* The step's items on this node. */
@@ -330,6 +335,10 @@ typedef struct tmatch_place_helper_in {
 	int nlocal, ntasks_total;     /* S_JOB_LOCAL_TASK_COUNT, S_JOB_TOTAL_TASK_COUNT */
 	int cpus_per_task;            /* S_STEP_CPUS_PER_TASK */
 	const int *ranks;             /* [nlocal] S_JOB_LOCAL_TO_GLOBAL_ID */
+	uint64_t job_id;              /* S_JOB_ID, what a step plan must be for */
+	uint32_t step_id;             /* S_JOB_STEPID */
+	const char *plan_env;         /* TREEMATCH_PLAN of the job's environment, NULL: the
+	                                 plan when the user's value names none */
 	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
 	int become;                           /* 1: become uid/gid/groups for good (checked) */
 	uid_t uid;                            /* S_JOB_UID */
@@ -489,6 +498,7 @@ typedef struct tmatch_place_layout_in {
 	                              slots */
 	const char *mapper;        /* NULL = TMATCH_DEFAULT_MAPPER */
 	uint64_t seed;
+	int plan; /* 1: also what a step plan needs (leaf_in_node, prefix, node_sig) */
 } tmatch_place_layout_in_t;
 
 typedef struct tmatch_place_layout {
@@ -502,6 +512,11 @@ typedef struct tmatch_place_layout {
 	int *switch_of_node; /* [nnodes], leaf switch (0 when there is none) */
 	/* traffic per level of this layout and of Slurm's block and cyclic */
 	tmatch_place_traffic_t traffic, block, cyclic;
+	/* with in->plan: each rank's leaf in the node model, each node's switch
+	   levels and node level, and the node model's tmatch_place_node_sig */
+	int *leaf_in_node;             /* [ntasks] */
+	tmatch_affinity_pos_t *prefix; /* [nnodes] */
+	uint64_t node_sig;
 } tmatch_place_layout_t;
 
 /*
@@ -541,6 +556,88 @@ int tmatch_place_launcher_parse(const char *name, int *launcher);
 char *tmatch_place_launcher_text(const tmatch_affinity_tree_t *tree, const int *leaf_of,
                                  const int *rank_ids, int n, int launcher, int host_names,
                                  int *hwthreads, tmatch_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* The compiled step plan (plan.c)                                           */
+
+/*
+ * A step's placement computed once, where the whole job is known (`treematch
+ * layout --plan`), so that each node reads only its own slice: the node's
+ * ranks, their leaves in the planner's model of a node, the node's switch
+ * position, and the traffic among its ranks (to map again when the node's
+ * own tree differs from the model). The file is versioned and checksummed
+ * (header, each index entry, each slice) and found by node name with a
+ * binary search: a node reads O(log nodes + its tasks) bytes. The format is
+ * in plan.c.
+ */
+#define TMATCH_PLAN_ANY_STEP 0xffffffffu
+
+/* What a plan is for; a node uses it only when all of it matches its step. */
+typedef struct tmatch_place_plan_bind {
+	uint64_t job_id;           /* the job it was made in (0: none, refused by nodes) */
+	uint32_t step_id;          /* TMATCH_PLAN_ANY_STEP: any step of that job */
+	uint32_t ntasks;           /* the step's tasks */
+	uint64_t nodes_hash;       /* tmatch_place_nodes_hash of the nodes given ranks */
+	uint64_t profile_size;     /* the profile file when planned: size, */
+	uint64_t profile_mtime_ns; /* modification time, */
+	uint64_t profile_hash;     /* content (tmatch_place_profile_stamp) */
+	uint64_t node_sig;         /* tmatch_place_node_sig of the planner's node model */
+	char mapper[32];           /* the mapper that made it (for messages) */
+} tmatch_place_plan_bind_t;
+
+typedef struct tmatch_place_plan_in {
+	tmatch_place_plan_bind_t bind;
+	const tmatch_comm_t *comm;           /* the profile's matrix (order <= ntasks) */
+	int nnodes;                          /* nodes of node_name */
+	char *const *node_name;              /* [nnodes], distinct */
+	const int *node_of_rank;             /* [bind.ntasks] index in node_name */
+	const int *leaf_of_rank;             /* [bind.ntasks] leaf of the node model */
+	const tmatch_affinity_pos_t *prefix; /* [nnodes] switch levels then the node */
+} tmatch_place_plan_in_t;
+
+/* Write the plan of `in` (the nodes without a rank get no slice) to out.
+   -1 with err (EINVAL, ENOMEM, EIO). */
+int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_error_t *err);
+
+/* One node's slice. */
+typedef struct tmatch_place_slice {
+	tmatch_place_plan_bind_t bind; /* the file's header */
+	uint32_t nnodes;               /* slices in the file */
+	char node[64];
+	int nranks;
+	int *rank;                    /* [nranks] global ranks, ascending */
+	int *leaf;                    /* [nranks] their leaves in the node model */
+	tmatch_affinity_pos_t prefix; /* switch levels then the node */
+	tmatch_comm_t *comm;          /* traffic among rank[], in that order */
+} tmatch_place_slice_t;
+
+/*
+ * The slice of `node` in the plan open on fd (path names it in messages):
+ * header, the index entries the search visits and the slice are checked
+ * (checksums, sizes, ranks ascending and below ntasks, edges inside the
+ * slice, finite weights). NULL with err: ENOENT no slice for the node,
+ * EINVAL a damaged or foreign file (what is wrong), ENOMEM, EIO.
+ */
+tmatch_place_slice_t *tmatch_place_plan_read_slice(int fd, const char *path, const char *node,
+                                                   tmatch_error_t *err);
+void tmatch_place_slice_destroy(tmatch_place_slice_t *slice);
+
+/* The plan's own bindings against the step a node sees: 0, or -1 with one
+   line in why (which binding differs, the plan's value and the step's). */
+int tmatch_place_plan_matches(const tmatch_place_plan_bind_t *plan,
+                              const tmatch_place_plan_bind_t *step, char *why, size_t len);
+
+/* A set of node names as one number, whatever their order. */
+uint64_t tmatch_place_nodes_hash(char *const *names, int n);
+
+/* The shape of a node tree (levels, arities, which leaves are real) as one
+   number: equal signatures number their leaves alike. */
+uint64_t tmatch_place_node_sig(const tmatch_affinity_tree_t *node);
+
+/* Size and modification time of the open file fd, and when hash is not
+   NULL its content hash (reads it whole). -1 with err on a read error. */
+int tmatch_place_profile_stamp(int fd, const char *path, uint64_t *size, uint64_t *mtime_ns,
+                               uint64_t *hash, tmatch_error_t *err);
 
 #ifdef __cplusplus
 }
