@@ -45,6 +45,7 @@ static void usage(FILE *out)
 	    "usage: treematch layout --profile FILE [--nodes HOSTLIST] [--topology-conf FILE]\n"
 	    "                        [--tasks-per-node SPEC] [--ntasks N] [--mapper NAME]\n"
 	    "                        [--node-topology SPEC] [--seed N] [--stats] [-o FILE]\n"
+	    "                        [--plan FILE [--job-id N] [--step-id N]]\n"
 	    "                        [--exec COMMAND [ARGS...]]\n"
 	    "\n"
 	    "Compute which node each rank should run on so that heavy talkers share a node\n"
@@ -77,6 +78,13 @@ static void usage(FILE *out)
 	    "  -S, --stats               traffic per level vs Slurm's block and cyclic layouts\n"
 	    "                            (to stderr, or stdout when -o is given)\n"
 	    "  -o, --output FILE         write the hostfile there (default stdout)\n"
+	    "  -P, --plan FILE           also write the step's compiled plan there: each node's\n"
+	    "                            plugin then reads only its own slice (give\n"
+	    "                            --treematch=PROFILE,plan=FILE, or let --exec set\n"
+	    "                            TREEMATCH_PLAN); bound to the job, the nodes given\n"
+	    "                            ranks and the profile as it is now\n"
+	    "  -j, --job-id N            the job the plan is for (default $SLURM_JOB_ID)\n"
+	    "  -J, --step-id N           the step it is for (default: any step of the job)\n"
 	    "  -x, --exec COMMAND ...    run COMMAND with SLURM_HOSTFILE and\n"
 	    "                            SLURM_DISTRIBUTION=arbitrary, SLURM_NTASKS and\n"
 	    "                            SLURM_NNODES set; must come last\n"
@@ -95,7 +103,8 @@ static void forward_signal(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_used, char **cmd)
+static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_used,
+                             const char *plan, char **cmd)
 {
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -133,6 +142,8 @@ static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_
 		setenv("SLURM_NPROCS", num, 1);
 		snprintf(num, sizeof(num), "%d", nnodes_used);
 		setenv("SLURM_NNODES", num, 1);
+		if (plan)
+			setenv("TREEMATCH_PLAN", plan, 1);
 		execvp(cmd[0], cmd);
 		tmatch_cli_error("cannot run '%s': %s", cmd[0], strerror(errno));
 		_exit(127);
@@ -152,6 +163,82 @@ static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_
 }
 
 /* ------------------------------------------------------------------------ */
+
+/* The compiled step plan of the layout, written to a temporary file then
+   renamed onto path. 0, or 1 with the message printed. */
+static int write_plan(const tmatch_place_layout_t *lay, const tmatch_comm_t *comm,
+                      const char *profile, const char *path, uint64_t job_id, uint32_t step_id,
+                      const char *mapper)
+{
+	tmatch_place_plan_in_t pin;
+	tmatch_error_t err;
+	char tmp[4096], **used = NULL;
+	int nused = 0, fd, rc = 1;
+	unsigned char *has = NULL;
+	FILE *f;
+
+	memset(&pin, 0, sizeof(pin));
+	tmatch_error_clear(&err);
+	f = tmatch_file_open(profile, NULL, &err);
+	if (!f || tmatch_place_profile_stamp(fileno(f), profile, &pin.bind.profile_size,
+	                                     &pin.bind.profile_mtime_ns, &pin.bind.profile_hash,
+	                                     &err) < 0) {
+		if (f)
+			fclose(f);
+		tmatch_cli_report(&err);
+		return 1;
+	}
+	fclose(f);
+	/* the nodes given ranks: the step's node list */
+	has = calloc((size_t)lay->nnodes, 1);
+	used = calloc((size_t)lay->nnodes, sizeof(*used));
+	if (!has || !used) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	for (int r = 0; r < lay->ntasks; r++)
+		has[lay->node_of_rank[r]] = 1;
+	for (int i = 0; i < lay->nnodes; i++)
+		if (has[i])
+			used[nused++] = lay->node_name[i];
+	pin.bind.job_id = job_id;
+	pin.bind.step_id = step_id;
+	pin.bind.ntasks = (uint32_t)lay->ntasks;
+	pin.bind.nodes_hash = tmatch_place_nodes_hash(used, nused);
+	pin.bind.node_sig = lay->node_sig;
+	snprintf(pin.bind.mapper, sizeof(pin.bind.mapper), "%s",
+	         mapper ? mapper : TMATCH_DEFAULT_MAPPER);
+	pin.comm = comm;
+	pin.nnodes = lay->nnodes;
+	pin.node_name = lay->node_name;
+	pin.node_of_rank = lay->node_of_rank;
+	pin.leaf_of_rank = lay->leaf_in_node;
+	pin.prefix = lay->prefix;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		tmatch_cli_error("--plan: the file name is too long");
+		goto out;
+	}
+	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+		tmatch_cli_error("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (tmatch_place_plan_write(&pin, f, &err) < 0) {
+		fclose(f);
+		unlink(tmp);
+		tmatch_cli_report(&err);
+		goto out;
+	}
+	if (fsync(fileno(f)) != 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+		tmatch_cli_error("%s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(has);
+	free(used);
+	return rc;
+}
 
 static void print_stats(FILE *out, const char *label, const tmatch_place_traffic_t *t)
 {
@@ -173,14 +260,19 @@ int tmatch_cli_layout(int argc, char **argv)
 	    {"seed", required_argument, NULL, 's'},
 	    {"stats", no_argument, NULL, 'S'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"plan", required_argument, NULL, 'P'},
+	    {"job-id", required_argument, NULL, 'j'},
+	    {"step-id", required_argument, NULL, 'J'},
 	    {"exec", no_argument, NULL, 'x'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *nodes = getenv("SLURM_JOB_NODELIST"), *conf_path = NULL;
-	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL;
+	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL, *plan = NULL;
+	const char *job_text = getenv("SLURM_JOB_ID");
+	uint32_t step_id = TMATCH_PLAN_ANY_STEP;
 	long ntasks = -1;
-	uint64_t seed = 1, num;
+	uint64_t seed = 1, num, job_id = 0;
 	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n, bad;
 	char *confbuf = NULL, **names = NULL, *text = NULL;
 	int *cap = NULL;
@@ -198,7 +290,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:t:n:M:T:s:So:h",
+	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:t:n:M:T:s:So:P:j:J:h",
 	                        longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -240,6 +332,19 @@ int tmatch_cli_layout(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'P':
+			plan = optarg;
+			break;
+		case 'j':
+			job_text = optarg;
+			break;
+		case 'J':
+			if (tmatch_cli_number(optarg, TMATCH_PLAN_ANY_STEP - 1, &num) < 0) {
+				tmatch_cli_error("--step-id '%s': expected a step number", optarg);
+				return 2;
+			}
+			step_id = (uint32_t)num;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -265,6 +370,12 @@ int tmatch_cli_layout(int argc, char **argv)
 	if (!nodes || !*nodes) {
 		tmatch_cli_error("layout needs --nodes HOSTLIST (or run it inside an allocation, "
 		                 "where SLURM_JOB_NODELIST is set)");
+		return 2;
+	}
+	if (plan &&
+	    (!job_text || tmatch_cli_number(job_text, UINT32_MAX, &job_id) < 0 || job_id == 0)) {
+		tmatch_cli_error("--plan needs the job it is for: run it inside the allocation "
+		                 "(SLURM_JOB_ID) or give --job-id N");
 		return 2;
 	}
 	if (mapper && tmatch_map_check_name(mapper, &err)) {
@@ -324,6 +435,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	in.node_topology = node_spec;
 	in.mapper = mapper;
 	in.seed = seed;
+	in.plan = plan != NULL;
 	if (tmatch_place_layout(&in, &lay, &err) < 0) {
 		if (errno == EDOM) { /* the request does not fit the allocation */
 			tmatch_cli_error("%s", err.msg);
@@ -354,6 +466,8 @@ int tmatch_cli_layout(int argc, char **argv)
 		text[pos] = '\0';
 	}
 
+	if (plan && write_plan(lay, comm, profile, plan, job_id, step_id, mapper) != 0)
+		goto out;
 	if (stats) {
 		if (output)
 			sout = stdout;
@@ -381,7 +495,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	}
 
 	if (exec_at > 0) {
-		rc = run_with_hostfile(text, ntasks, lay->nodes_used, argv + exec_at + 1);
+		rc = run_with_hostfile(text, ntasks, lay->nodes_used, plan, argv + exec_at + 1);
 		goto out;
 	}
 	if (output) {

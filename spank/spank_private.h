@@ -32,6 +32,7 @@
  */
 #define TM_ITEM_TYPE_S_JOB_UID              uid_t
 #define TM_ITEM_TYPE_S_JOB_GID              gid_t
+#define TM_ITEM_TYPE_S_JOB_ID               uint32_t
 #define TM_ITEM_TYPE_S_JOB_STEPID           uint32_t
 #define TM_ITEM_TYPE_S_JOB_NNODES           uint32_t
 #define TM_ITEM_TYPE_S_JOB_NODEID           uint32_t

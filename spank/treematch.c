@@ -335,6 +335,20 @@ static char *job_nodelist(spank_t sp)
 	return buf;
 }
 
+/* TREEMATCH_PLAN of the job's environment (set by `treematch layout --plan
+   --exec`), copied, not opened: the helper reads the plan as the user. */
+static char *job_plan_path(spank_t sp)
+{
+	char *buf = malloc(TMATCH_CONFIG_PATH_MAX);
+
+	if (buf &&
+	    spank_getenv(sp, "TREEMATCH_PLAN", buf, TMATCH_CONFIG_PATH_MAX) != ESPANK_SUCCESS) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 /* topology.conf beside the slurm.conf slurmstepd itself uses (its own
    SLURM_CONF, not the job's): the admin's text, at most 16 MiB, or NULL. */
 #define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
@@ -380,10 +394,10 @@ static void plan_node(spank_t sp)
 	tmatch_place_helper_in_t hin;
 	tmatch_place_helper_out_t hout;
 	tmatch_error_t err;
-	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0;
+	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0, jobid = 0, stepid = 0;
 	uid_t uid = getuid();
 	gid_t gid = getgid(), *groups = NULL;
-	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *tconf = NULL;
+	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *tconf = NULL, *plan = NULL;
 	int *ranks = NULL, ngroups;
 
 	memset(&prep, 0, sizeof(prep));
@@ -394,6 +408,8 @@ static void plan_node(spank_t sp)
 	TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal);
 	TM_ITEM(sp, S_STEP_ALLOC_CORES, &step_cores);
 	TM_ITEM(sp, S_JOB_ALLOC_CORES, &job_cores);
+	TM_ITEM(sp, S_JOB_ID, &jobid);
+	TM_ITEM(sp, S_JOB_STEPID, &stepid);
 	TM_ITEM(sp, S_JOB_UID, &uid);
 	TM_ITEM(sp, S_JOB_GID, &gid);
 	/* uint32_t, as spank.h says: a narrower variable was overwritten. */
@@ -425,8 +441,9 @@ static void plan_node(spank_t sp)
 		ranks[i] = (int)g;
 	}
 	nodelist = job_nodelist(sp);
-	if (nnodes > 1 && nodelist)
-		tconf = topology_conf_text();
+	plan = job_plan_path(sp);
+	if (nnodes > 1 && nodelist && !plan)
+		tconf = topology_conf_text(); /* a plan carries the switches */
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = &st.cfg;
@@ -449,6 +466,9 @@ static void plan_node(spank_t sp)
 	hin.ntasks_total = (int)ntotal;
 	hin.cpus_per_task = (int)cpt;
 	hin.ranks = ranks;
+	hin.job_id = jobid;
+	hin.step_id = stepid;
+	hin.plan_env = plan;
 	hin.prep = &prep;
 	hin.become = 1;
 	hin.uid = uid;
@@ -480,6 +500,7 @@ static void plan_node(spank_t sp)
 out:
 	tmatch_place_node_prep_clear(&prep);
 	free(nodelist);
+	free(plan);
 	free(tconf);
 	free(groups);
 	free(ranks);
