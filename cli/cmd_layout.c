@@ -164,6 +164,14 @@ static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_
 
 /* ------------------------------------------------------------------------ */
 
+static mode_t umask_now(void)
+{
+	mode_t m = umask(077);
+
+	umask(m);
+	return m;
+}
+
 /* The compiled step plan of the layout, written to a temporary file then
    renamed onto path. 0, or 1 with the message printed. */
 static int write_plan(const tmatch_place_layout_t *lay, const tmatch_comm_t *comm,
@@ -218,7 +226,8 @@ static int write_plan(const tmatch_place_layout_t *lay, const tmatch_comm_t *com
 		tmatch_cli_error("--plan: the file name is too long");
 		goto out;
 	}
-	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+	if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0666 & ~umask_now()) != 0 ||
+	    !(f = fdopen(fd, "w"))) {
 		tmatch_cli_error("%s: %s", path, strerror(errno));
 		goto out;
 	}

@@ -346,7 +346,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 		/* the planner modelled this very tree: its leaves, checked below */
 		for (int a = 0; a < in->nlocal; a++)
 			leaf_of[a] = in->slice->leaf[slice_of[a]];
-		snprintf(res->mapper, sizeof(res->mapper), "plan (%s)", in->slice->bind.mapper);
+		snprintf(res->mapper, sizeof(res->mapper), "plan-%s", in->slice->bind.mapper);
 	} else if (in->isolate) {
 		/* In a child with hard limits: slurmstepd must outlive the mapping
 		   (time, memory, METIS's global state, a crash). The deadline is
@@ -357,6 +357,9 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	} else if (tmatch_map_compute(sub, topo, &mopts, leaf_of, err) < 0) {
 		goto out;
 	}
+	if (in->slice && strncmp(res->mapper, "plan-", 5) != 0)
+		snprintf(res->mapper + strlen(res->mapper),
+		         sizeof(res->mapper) - strlen(res->mapper), "-on-plan-slice");
 	res->map_seconds = tmatch__place_now() - t0;
 	if (tmatch_map_validate(topo, leaf_of, in->nlocal, err) < 0)
 		goto out;

@@ -238,6 +238,73 @@ else
 	fail "outside an allocation: treematch-srun runs plain srun and says why" "rc=$rc" \
 		"$(cat "$WORK/o.out" "$WORK/o.err" | tail -n 8)"
 fi
+# 12-15. The compiled step plan (treematch layout --plan): made once where
+# the whole job is known; each node's plugin reads only its own slice, and a
+# plan that is not for the step (other nodes, an edited profile) is named in
+# one line per node and the policy applies.
+PLAN=$WORK/step.plan
+rm -f "$PLAN"
+# bound_pairs FILE: 8 whereami lines, each task bound by the plugin
+# (cpus = tm_cpus), the heavy pairs on one node. Prints problems.
+bound_pairs() {
+	[ "$(grep -c '^rank=' "$1")" -eq 8 ] || echo "$(grep -c '^rank=' "$1") of 8 tasks"
+	grep '^rank=' "$1" | while read -r line; do
+		c=$(field "$line" cpus)
+		[ "$c" = "$(field "$line" tm_cpus)" ] || echo "not bound by the plugin: $line"
+	done
+	for r in 0 1 2 3; do
+		a=$(field "$(grep "^rank=$r " "$1")" node)
+		b=$(field "$(grep "^rank=$((r + 4)) " "$1")" node)
+		[ -n "$a" ] && [ "$a" = "$b" ] || echo "pair ($r,$((r + 4))) on '$a' and '$b'"
+	done
+}
+in_alloc "$WORK/p.out" "$WORK/p.err" \
+	"'$CLI' layout --profile '$P' --plan '$PLAN' --exec srun -n8 --treematch='$P,verbose=1' '$W'"
+rc=$?
+why=$(bound_pairs "$WORK/p.out")
+nplan=$(grep -c 'mapped by [^ ]*plan' "$WORK/p.err")
+if [ $rc -eq 0 ] && [ -s "$PLAN" ] && [ -z "$why" ] && [ "$nplan" -eq 4 ]; then
+	pass "layout --plan --exec srun: the 4 nodes bind from their slices, pairs together"
+else
+	fail "layout --plan --exec srun: the 4 nodes bind from their slices" \
+		"rc=$rc plan_lines=$nplan $why" "$(tail -n 8 "$WORK/p.err")"
+fi
+# 13. The same plan for a step on other nodes (same job): not used, said once per node.
+in_alloc "$WORK/q.out" "$WORK/q.err" \
+	"'$CLI' layout --profile '$P' --plan '$PLAN' >/dev/null && srun -O -N2 -n8 --treematch='$P,plan=$PLAN' '$W'"
+rc=$?
+n=$(grep -c 'is not for this step: it was made for other nodes than the step.s: falling back' "$WORK/q.err")
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/q.out")" -eq 8 ] && [ "$n" -eq 2 ]; then
+	pass "a plan made for other nodes: one line per node, Slurm's binding, the step runs"
+else
+	fail "a plan made for other nodes: one line per node, Slurm's binding" "rc=$rc lines=$n" \
+		"$(tail -n 6 "$WORK/q.err")"
+fi
+# 14. The profile edited after the plan was made: not used (failure=fallback).
+P2=$WORK/split2.yml
+cp "$P" "$P2"
+in_alloc "$WORK/e.out" "$WORK/e.err" \
+	"'$CLI' layout --profile '$P2' --plan '$PLAN' --exec sh -c \"touch '$P2'; srun -n8 --treematch='$P2' '$W'\""
+rc=$?
+n=$(grep -c 'is not for this step: the profile changed since' "$WORK/e.err")
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/e.out")" -eq 8 ] && [ "$n" -eq 4 ]; then
+	pass "the profile edited after the plan: one line per node, Slurm's binding, the step runs"
+else
+	fail "the profile edited after the plan: one line per node" "rc=$rc lines=$n" \
+		"$(tail -n 6 "$WORK/e.err")"
+fi
+# 15. The same with failure=fail: the step does not start, and says why.
+in_alloc "$WORK/x.out" "$WORK/x.err" \
+	"'$CLI' layout --profile '$P2' --plan '$PLAN' --exec sh -c \"touch '$P2'; srun -n8 --treematch='$P2,failure=fail' '$W'\""
+rc=$?
+if [ $rc -ne 0 ] && [ "$(grep -c '^rank=' "$WORK/x.out")" -eq 0 ] &&
+	grep -q 'the profile changed since.*failure=fail: the tasks are not started' "$WORK/x.err"; then
+	pass "a stale plan with failure=fail: the step fails with the reason"
+else
+	fail "a stale plan with failure=fail: the step fails with the reason" "rc=$rc" \
+		"$(tail -n 6 "$WORK/x.err")"
+fi
+
 # 9-11. Transparent mode: the admin's cli_filter (cli/cli_filter.lua) makes
 # plain `srun --treematch=P` use the layout. srun reads slurm.conf at every
 # start, so enabling the filter needs no daemon restart.
