@@ -269,30 +269,27 @@ else
 	fail "layout --plan --exec srun: the 4 nodes bind from their slices" \
 		"rc=$rc plan_lines=$nplan $why" "$(tail -n 8 "$WORK/p.err")"
 fi
-# 13. The same plan for a step on other nodes (same job): not used, said once per node.
-in_alloc "$WORK/q.out" "$WORK/q.err" \
+# stale_plan NAME TAG LINES PATTERN CMD: CMD (in an allocation) runs its 8
+# tasks with Slurm's binding, and LINES nodes said PATTERN then fell back.
+stale_plan() {
+	in_alloc "$WORK/$2.out" "$WORK/$2.err" "$5"
+	rc=$?
+	n=$(grep -c "is not for this step: $4.*: falling back" "$WORK/$2.err")
+	if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/$2.out")" -eq 8 ] && [ "$n" -eq "$3" ]; then
+		pass "$1: one line per node, Slurm's binding, the step runs"
+	else
+		fail "$1: one line per node, Slurm's binding" "rc=$rc lines=$n" \
+			"$(tail -n 6 "$WORK/$2.err")"
+	fi
+}
+# 13. The same plan for a step on other nodes (same job).
+stale_plan "a plan made for other nodes" q 2 "it was made for other nodes than the step.s" \
 	"'$CLI' layout --profile '$P' --plan '$PLAN' >/dev/null && srun -O -N2 -n8 --treematch='$P,plan=$PLAN' '$W'"
-rc=$?
-n=$(grep -c 'is not for this step: it was made for other nodes than the step.s: falling back' "$WORK/q.err")
-if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/q.out")" -eq 8 ] && [ "$n" -eq 2 ]; then
-	pass "a plan made for other nodes: one line per node, Slurm's binding, the step runs"
-else
-	fail "a plan made for other nodes: one line per node, Slurm's binding" "rc=$rc lines=$n" \
-		"$(tail -n 6 "$WORK/q.err")"
-fi
-# 14. The profile edited after the plan was made: not used (failure=fallback).
+# 14. The profile edited after the plan was made.
 P2=$WORK/split2.yml
 cp "$P" "$P2"
-in_alloc "$WORK/e.out" "$WORK/e.err" \
+stale_plan "the profile edited after the plan" e 4 "the profile changed since" \
 	"'$CLI' layout --profile '$P2' --plan '$PLAN' --exec sh -c \"touch '$P2'; srun -n8 --treematch='$P2' '$W'\""
-rc=$?
-n=$(grep -c 'is not for this step: the profile changed since' "$WORK/e.err")
-if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/e.out")" -eq 8 ] && [ "$n" -eq 4 ]; then
-	pass "the profile edited after the plan: one line per node, Slurm's binding, the step runs"
-else
-	fail "the profile edited after the plan: one line per node" "rc=$rc lines=$n" \
-		"$(tail -n 6 "$WORK/e.err")"
-fi
 # 15. The same with failure=fail: the step does not start, and says why.
 in_alloc "$WORK/x.out" "$WORK/x.err" \
 	"'$CLI' layout --profile '$P2' --plan '$PLAN' --exec sh -c \"touch '$P2'; srun -n8 --treematch='$P2,failure=fail' '$W'\""
