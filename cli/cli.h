@@ -17,6 +17,7 @@ int tmatch_cli_topology(int argc, char **argv); /* cmd_topology.c: topology show
 int tmatch_cli_layout(int argc, char **argv);   /* cmd_layout.c: layout */
 int tmatch_cli_draw(int argc, char **argv);     /* cmd_draw.c: draw */
 int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
+int tmatch_cli_plan(int argc, char **argv);     /* cmd_plan.c: plan show|node|check */
 
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

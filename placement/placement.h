@@ -622,6 +622,10 @@ tmatch_place_slice_t *tmatch_place_plan_read_slice(int fd, const char *path, con
                                                    tmatch_error_t *err);
 void tmatch_place_slice_destroy(tmatch_place_slice_t *slice);
 
+/* The plan's header alone, checked as above: its bindings and slice count. */
+int tmatch_place_plan_read_head(int fd, const char *path, tmatch_place_plan_bind_t *bind,
+                                uint32_t *nnodes, tmatch_error_t *err);
+
 /* The plan's own bindings against the step a node sees: 0, or -1 with one
    line in why (which binding differs, the plan's value and the step's). */
 int tmatch_place_plan_matches(const tmatch_place_plan_bind_t *plan,

@@ -234,8 +234,8 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 	uint64_t at;
 
 	if (!in || !out || !in->comm || in->nnodes < 1 || (unsigned)in->nnodes > MAX_NODES ||
-	    !in->node_name || !in->node_of_rank || !in->leaf_of_rank || !in->prefix ||
-	    ntasks < 1 || (order = tmatch_comm_order(in->comm)) > ntasks)
+	    !in->node_name || !in->node_of_rank || !in->leaf_of_rank || !in->prefix || ntasks < 1 ||
+	    (order = tmatch_comm_order(in->comm)) > ntasks)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_plan_write: invalid argument");
 	first = calloc((size_t)in->nnodes + 1, sizeof(*first));
@@ -330,9 +330,10 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 			continue;
 		sz[i].nranks = (uint32_t)(first[i + 1] - first[i]);
 		sz[i].nedges = (uint32_t)(efirst[i + 1] - efirst[i]);
-		sz[i].nprefix = (uint32_t)(np < 0                            ? 0
-		                           : np > TMATCH_AFFINITY_MAX_LEVELS ? TMATCH_AFFINITY_MAX_LEVELS
-		                                                             : np);
+		sz[i].nprefix =
+		    (uint32_t)(np < 0                            ? 0
+		               : np > TMATCH_AFFINITY_MAX_LEVELS ? TMATCH_AFFINITY_MAX_LEVELS
+		                                                 : np);
 		sz[i].offset = at;
 		sz[i].length = slice_length(sz[i].nranks, sz[i].nedges, sz[i].nprefix);
 		at += sz[i].length;
@@ -377,9 +378,8 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 			goto ioerr;
 	}
 	for (int i = 0; i < in->nnodes; i++)
-		if (sz[i].nranks &&
-		    write_slice(out, in, i, &sz[i], ranks + first[i], ea + efirst[i], eb + efirst[i],
-		                ew + efirst[i]) < 0)
+		if (sz[i].nranks && write_slice(out, in, i, &sz[i], ranks + first[i],
+		                                ea + efirst[i], eb + efirst[i], ew + efirst[i]) < 0)
 			goto ioerr;
 	if (fflush(out) != 0)
 		goto ioerr;
@@ -487,6 +487,20 @@ static int read_header(int fd, const char *path, tmatch_place_slice_t *s, uint64
 	return 0;
 }
 
+int tmatch_place_plan_read_head(int fd, const char *path, tmatch_place_plan_bind_t *bind,
+                                uint32_t *nnodes, tmatch_error_t *err)
+{
+	tmatch_place_slice_t s;
+	uint64_t size;
+
+	memset(&s, 0, sizeof(s));
+	if (read_header(fd, path, &s, &size, err) < 0)
+		return -1;
+	*bind = s.bind;
+	*nnodes = s.nnodes;
+	return 0;
+}
+
 /* Index entry k: name, slice offset and length, checked. */
 static int read_entry(int fd, const char *path, uint32_t k, uint64_t file_size, char *name,
                       uint64_t *off, uint64_t *len, uint32_t *nranks, tmatch_error_t *err)
@@ -564,7 +578,8 @@ tmatch_place_slice_t *tmatch_place_plan_read_slice(int fd, const char *path, con
 		tmatch_error_set(err, EIO, path, 0, 0, "read error");
 		goto out;
 	}
-	if (tmatch__get64(buf + len - 8) != tmatch__checksum(TMATCH__FNV_BASIS, buf, (size_t)len - 8))
+	if (tmatch__get64(buf + len - 8) !=
+	    tmatch__checksum(TMATCH__FNV_BASIS, buf, (size_t)len - 8))
 		DAMAGED("damaged plan: the slice of %s does not check", name);
 	if (get_name(s->node, buf, NAME_BYTES) < 0 || strcmp(s->node, name) != 0)
 		DAMAGED("damaged plan: the index sends %s to another node's slice", name);

@@ -273,3 +273,99 @@ Test(layout_cli, bad_input_says_what_to_fix)
 		cr_assert_eq(out[0], '\0', "%s: printed a hostfile anyway", cases[k].what);
 	}
 }
+
+/* layout --plan: the plan's slices agree with the hostfile; plan show,
+   node and check read it back as a node would; --exec exports it. */
+Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
+{
+	static char out[MAXOUT], err[MAXOUT], hosts[MAXOUT];
+	char plan[160], *names[16], node_arg[8];
+	char *lay[] = {"layout", "-p", split_path, "-N", "n[1-4]",   "-c", conf_path,
+	               "-t",     "2",  "--plan",   plan, "--job-id", "42", NULL};
+	char *show[] = {"plan", "show", plan, "--node", node_arg, NULL};
+	char *check[] = {"plan", "check", plan, split_path, NULL};
+	char *node[] = {"plan", "node", plan, node_arg, "-t", "synthetic:core:2 pu:1", NULL};
+
+	snprintf(plan, sizeof(plan), "%s/step.plan", dir);
+	cr_assert_eq(run(lay, hosts, err), 0, "%s", err);
+	cr_assert_eq(lines(hosts, names, 16), 8);
+	for (int i = 1; i <= 4; i++) {
+		char want[64] = "";
+
+		snprintf(node_arg, sizeof(node_arg), "n%d", i);
+		cr_assert_eq(run(show, out, err), 0, "%s", err);
+		cr_expect_not_null(strstr(out, "job: 42\nstep: any\ntasks: 8\nnodes: 4\n"), "%s",
+		                   out);
+		/* the slice holds exactly the ranks the hostfile sends there */
+		for (int r = 0; r < 8; r++)
+			if (!strcmp(names[r], node_arg))
+				snprintf(want + strlen(want), sizeof(want) - strlen(want),
+				         "rank %d leaf", r);
+		{
+			char got[64] = "", *p = out;
+
+			while ((p = strstr(p, "\nrank "))) {
+				int r;
+
+				if (sscanf(p + 1, "rank %d", &r) == 1)
+					snprintf(got + strlen(got), sizeof(got) - strlen(got),
+					         "rank %d leaf", r);
+				p++;
+			}
+			cr_expect_str_eq(got, want, "%s", node_arg);
+		}
+		cr_assert_eq(run(node, out, err), 0, "%s", err);
+		cr_expect_not_null(strstr(out, "2 task(s) mapped by plan-"), "%s", out);
+	}
+	cr_expect_eq(run(check, out, err), 0, "%s%s", out, err);
+	cr_expect_not_null(strstr(out, "the profile planned"), "%s", out);
+	/* the same bytes written again: the content matches, the time does not */
+	{
+		FILE *f = fopen(split_path, "r+");
+		int c;
+
+		cr_assert_not_null(f);
+		c = fgetc(f);
+		rewind(f);
+		fputc(c, f);
+		fclose(f);
+	}
+	cr_expect_eq(run(check, out, err), 1);
+	cr_expect_not_null(strstr(out, "modified since"), "%s", out);
+	snprintf(node_arg, sizeof(node_arg), "n9");
+	cr_expect_eq(run(show, out, err), 1);
+	cr_expect_not_null(strstr(err, "no slice for node n9"), "%s", err);
+	/* a plan needs its job */
+	lay[12] = "0";
+	cr_expect_eq(run(lay, out, err), 2);
+	cr_expect_not_null(strstr(err, "--plan needs the job"), "%s", err);
+}
+
+Test(layout_cli, exec_exports_the_plan)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char plan[160];
+	char *args[] = {"layout",
+	                "-p",
+	                split_path,
+	                "-N",
+	                "n[1-4]",
+	                "-c",
+	                conf_path,
+	                "-t",
+	                "2",
+	                "-P",
+	                plan,
+	                "-j",
+	                "7",
+	                "-x",
+	                "sh",
+	                "-c",
+	                "echo $TREEMATCH_PLAN",
+	                NULL};
+
+	snprintf(plan, sizeof(plan), "%s/x.plan", dir);
+	cr_assert_eq(run(args, out, err), 0, "%s", err);
+	cr_expect_eq(strncmp(out, plan, strlen(plan)), 0, "%s", out);
+	cr_expect_eq(access(plan, R_OK), 0);
+}

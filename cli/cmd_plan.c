@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_plan.c - `treematch plan`: look into a compiled step plan (made by
+ * `treematch layout --plan`) the way a node does.
+ *
+ *   plan show FILE              what the plan is bound to, one node's slice
+ *                               looked up with --node
+ *   plan node FILE NODE         that node's placement from its slice alone,
+ *                               exactly as the plugin computes it (dry run)
+ *   plan check FILE PROFILE     whether the profile is still the one planned
+ *                               (size, modification time and content)
+ */
+#include "cli/cli.h"
+#include "placement/placement.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fputs("usage: treematch plan show FILE [--node NAME]\n"
+	      "       treematch plan node FILE NAME [--topology SPEC] [--cpus-per-task N]\n"
+	      "       treematch plan check FILE PROFILE\n"
+	      "\n"
+	      "A compiled step plan (treematch layout --plan) holds, per node, its ranks,\n"
+	      "their leaves, its switch position and the traffic among its ranks; each node's\n"
+	      "plugin reads only its own slice.\n"
+	      "\n"
+	      "  show    what the plan is bound to (job, step, tasks, nodes, profile)\n"
+	      "  node    NAME's placement from its slice alone, as the plugin computes it\n"
+	      "          (nothing is bound); --topology: the node's tree (synthetic:...,\n"
+	      "          xml:FILE, local; default local)\n"
+	      "  check   whether PROFILE is still the one planned (size, time, content)\n",
+	      out);
+}
+
+/* The plan's header (slice NULL) or node's slice. 0, or 1 with the message. */
+static int open_plan(const char *path, const char *node, tmatch_place_plan_bind_t *bind,
+                     uint32_t *nnodes, tmatch_place_slice_t **slice)
+{
+	tmatch_error_t err;
+	FILE *f;
+	int rc;
+
+	tmatch_error_clear(&err);
+	if (!(f = tmatch_file_open(path, NULL, &err))) {
+		tmatch_cli_report(&err);
+		return 1;
+	}
+	rc = tmatch_place_plan_read_head(fileno(f), path, bind, nnodes, &err);
+	if (rc == 0 && slice)
+		rc = (*slice = tmatch_place_plan_read_slice(fileno(f), path, node, &err)) ? 0 : -1;
+	fclose(f);
+	if (rc < 0)
+		tmatch_cli_report(&err);
+	return rc < 0;
+}
+
+static void print_bind(const tmatch_place_plan_bind_t *b, uint32_t nnodes)
+{
+	printf("job: %llu\n", (unsigned long long)b->job_id);
+	if (b->step_id == TMATCH_PLAN_ANY_STEP)
+		printf("step: any\n");
+	else
+		printf("step: %u\n", b->step_id);
+	printf("tasks: %u\nnodes: %u\nmapper: %s\n", b->ntasks, nnodes, b->mapper);
+	printf("profile: %llu bytes, modified %llu.%09llu, content %016llx\n",
+	       (unsigned long long)b->profile_size,
+	       (unsigned long long)(b->profile_mtime_ns / 1000000000ULL),
+	       (unsigned long long)(b->profile_mtime_ns % 1000000000ULL),
+	       (unsigned long long)b->profile_hash);
+	printf("node model: %016llx\n", (unsigned long long)b->node_sig);
+}
+
+static int show(int argc, char **argv)
+{
+	tmatch_place_plan_bind_t bind;
+	tmatch_place_slice_t *s = NULL;
+	uint32_t nnodes;
+
+	if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "--node"))) {
+		usage(stderr);
+		return 2;
+	}
+	if (open_plan(argv[1], argc == 4 ? argv[3] : NULL, &bind, &nnodes, argc == 4 ? &s : NULL))
+		return 1;
+	printf("plan: %s\n", argv[1]);
+	print_bind(&bind, nnodes);
+	if (!s)
+		return 0;
+	printf("slice: %s, %d ranks, %zu traffic entries\n", s->node, s->nranks,
+	       tmatch_comm_nnz(s->comm) / 2);
+	for (int i = 0; i < s->nranks; i++)
+		printf("rank %d leaf %d\n", s->rank[i], s->leaf[i]);
+	tmatch_place_slice_destroy(s);
+	return 0;
+}
+
+static int node(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"topology", required_argument, NULL, 't'},
+	    {"cpus-per-task", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *topology = "local";
+	tmatch_place_node_in_t in;
+	tmatch_place_node_t *res = NULL;
+	tmatch_place_slice_t *s = NULL;
+	tmatch_place_plan_bind_t bind;
+	tmatch_config_t cfg;
+	tmatch_error_t err;
+	uint64_t num;
+	int c, cpt = 1, rc = 1;
+	uint32_t nnodes;
+	char *line;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:c:", longopts, NULL)) != -1) {
+		if (c == 't') {
+			topology = optarg;
+		} else if (c == 'c' && tmatch_cli_number(optarg, 1 << 20, &num) == 0 && num > 0) {
+			cpt = (int)num;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s))
+		return 1;
+	tmatch_error_clear(&err);
+	tmatch_config_init(&cfg);
+	cfg.dry_run = 1;
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.slice = s;
+	in.user_profile = 1;
+	in.node_name = s->node;
+	in.node_count = 1;
+	in.ranks = s->rank; /* Slurm starts them in rank order on the node */
+	in.nlocal = s->nranks;
+	in.ntasks_total = (int)s->bind.ntasks;
+	in.cpus_per_task = cpt;
+	in.topology = topology;
+	in.log = tmatch_cli_log;
+	if (tmatch_place_node(&in, &res, NULL, &err) < 0) {
+		tmatch_cli_report(&err);
+		goto out;
+	}
+	if (res->status != TMATCH_PLACE_PLACED) {
+		printf("treematch: %s\n", res->why);
+		rc = 0;
+		goto out;
+	}
+	if ((line = tmatch_place_summary_line(res, 1))) {
+		puts(line);
+		free(line);
+	}
+	for (int i = 0; i < res->ntasks; i++)
+		if ((line = tmatch_place_verbose_line(res, i, 0, 1))) {
+			puts(line);
+			free(line);
+		}
+	rc = 0;
+out:
+	tmatch_place_node_destroy(res);
+	tmatch_place_slice_destroy(s);
+	return rc;
+}
+
+static int check(int argc, char **argv)
+{
+	tmatch_place_plan_bind_t plan, now;
+	tmatch_error_t err;
+	uint32_t nnodes;
+	FILE *f;
+
+	if (argc != 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (open_plan(argv[1], NULL, &plan, &nnodes, NULL))
+		return 1;
+	memset(&now, 0, sizeof(now));
+	tmatch_error_clear(&err);
+	f = tmatch_file_open(argv[2], NULL, &err);
+	if (!f || tmatch_place_profile_stamp(fileno(f), argv[2], &now.profile_size,
+	                                     &now.profile_mtime_ns, &now.profile_hash, &err) < 0) {
+		if (f)
+			fclose(f);
+		tmatch_cli_report(&err);
+		return 1;
+	}
+	fclose(f);
+	if (now.profile_hash != plan.profile_hash || now.profile_size != plan.profile_size) {
+		printf("%s: not the profile planned: its content differs\n", argv[2]);
+		return 1;
+	}
+	if (now.profile_mtime_ns != plan.profile_mtime_ns) {
+		printf("%s: the content planned, but modified since: nodes will not use the plan "
+		       "(make it again, or restore the time with touch -d)\n",
+		       argv[2]);
+		return 1;
+	}
+	printf("%s: the profile planned (same size, time and content)\n", argv[2]);
+	return 0;
+}
+
+int tmatch_cli_plan(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "show"))
+		return show(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "node"))
+		return node(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return check(argc - 1, argv + 1);
+	tmatch_cli_error("unknown plan command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}
