@@ -269,6 +269,18 @@ else
 	fail "layout --plan --exec srun: the 4 nodes bind from their slices" \
 		"rc=$rc plan_lines=$nplan $why" "$(tail -n 8 "$WORK/p.err")"
 fi
+# treematch-srun makes the plan itself, beside the profile, and removes it.
+in_alloc "$WORK/s.out" "$WORK/s.err" "sh '$LAUNCHER' -n8 --treematch='$P,verbose=1' '$W'"
+rc=$?
+why=$(bound_pairs "$WORK/s.out")
+nplan=$(grep -c 'mapped by [^ ]*plan' "$WORK/s.err")
+left=$(ls -A "$WORK" | grep -c '^\.treematch-plan')
+if [ $rc -eq 0 ] && [ -z "$why" ] && [ "$nplan" -eq 4 ] && [ "$left" -eq 0 ]; then
+	pass "treematch-srun --treematch=P,verbose=1: planned once, the 4 nodes bind from it, plan removed"
+else
+	fail "treematch-srun: planned once, the nodes bind from it, plan removed" \
+		"rc=$rc plan_lines=$nplan left=$left $why" "$(tail -n 8 "$WORK/s.err")"
+fi
 # stale_plan NAME TAG LINES PATTERN CMD: CMD (in an allocation) runs its 8
 # tasks with Slurm's binding, and LINES nodes said PATTERN then fell back.
 stale_plan() {
