@@ -6,8 +6,8 @@
 # median of REPS runs:
 #   node_plan one node's 64 tasks from the step's compiled plan (`treematch
 #            plan node`), what the plugin does on a node at launch;
-#   step_plan `treematch layout --plan` of the whole step with the node
-#            model (target <= 8 s, <= 1 GiB);
+#   step_plan `treematch layout --plan` of the whole step (target <= 8 s,
+#            <= 1 GiB), and with the node's model (the cores too);
 #   node     the plan of one node's 64 tasks: `treematch map --ranks` of 64
 #            ranks from the compiled profile, on a 2 x 32-core node
 #            (target <= 50 ms, <= 32 MiB); the same from YAML for comparison;
@@ -81,15 +81,25 @@ measure node_yaml "$TM" map -p "$W/st.yml" --ranks "$RANKS" -t "$NODE" >"$W/r.no
 cmp -s "$W/node_compiled.out" "$W/node_yaml.out" && same=yes || same=NO
 measure step "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' --topology-conf "$CONF" \
 	--tasks-per-node 64 --stats -o /dev/null >"$W/r.step"
-# The launch path: the step planned once with the node's model, then one
-# node's work from its slice (what its plugin's helper does).
+# The launch path: the step planned once (nodes and switches; each node
+# then maps its 64 ranks on its own tree from its slice), and one node's
+# work from its slice, what its plugin's helper does. With the node's model
+# (--node-topology) the plan also holds the places inside each node, which
+# a node whose tree has that shape takes as they are.
 measure step_plan "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' \
-	--topology-conf "$CONF" --tasks-per-node 64 --node-topology "$NODE" \
+	--topology-conf "$CONF" --tasks-per-node 64 \
 	--plan "$W/st.plan" --job-id 1 --stats -o /dev/null >"$W/r.step_plan"
 measure node_plan "$TM" plan node "$W/st.plan" n8193 -t "$NODE" >"$W/r.node_plan"
+measure step_plan_model "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' \
+	--topology-conf "$CONF" --tasks-per-node 64 --node-topology "$NODE" \
+	--plan "$W/st-model.plan" --job-id 1 --stats -o /dev/null >"$W/r.step_plan_model"
+measure node_plan_model "$TM" plan node "$W/st-model.plan" n8193 -t "$NODE" \
+	>"$W/r.node_plan_model"
 plan_mib=$(awk -v b="$(stat -c %s "$W/st.plan")" 'BEGIN { printf "%.1f", b / 1048576 }')
+how=$(head -n 1 "$W/node_plan.out" | sed 's/.*mapped by \([^ ]*\).*/\1/')
+how_model=$(head -n 1 "$W/node_plan_model.out" | sed 's/.*mapped by \([^ ]*\).*/\1/')
 across_plan=$(awk '$1 == "treematch" { t = $6 } $1 == "block" { b = $6 }
-	END { if (b > 0) printf "%.1f %%", 100 * (t / b - 1) }' "$W/step_plan.out")
+	END { if (b > 0) printf "%.1f %%", 100 * (t / b - 1) }' "$W/step_plan_model.out")
 measure map "$TM" map -p "$W/st.tmpc" -t "tleaf 4 8192 1 16 1 2 1 4 1" >"$W/r.map"
 "$TM" eval -p "$W/st.tmpc" -t "tleaf 4 8192 1 16 1 2 1 4 1" --mapping "$W/map.out" >"$W/eval.txt"
 ratio=$(awk '$1 == "cost" { printf "%.3f", $2 / $3 }' "$W/eval.txt")
@@ -113,17 +123,23 @@ row() { # file target_s target_mib
 	echo "| measure | time | peak RSS | target | |"
 	echo "|---|---|---|---|---|"
 	row "$W/r.node_plan" 0.05 32
+	row "$W/r.node_plan_model" 0.05 32
 	row "$W/r.node_c" 0.05 32
 	row "$W/r.node_y" 0.05 32
 	row "$W/r.step_plan" 8 1024
+	row "$W/r.step_plan_model" 8 1024
 	row "$W/r.step" 8 1024
 	row "$W/r.map" 8 256
 	echo
 	echo "- node_plan: \`treematch plan node\` of node n8193 (64 tasks) from the step's"
 	echo "  plan ($plan_mib MiB), what each node's plugin does at launch: the header,"
-	echo "  ~14 index entries and its slice are read, nothing else."
-	echo "- step_plan: \`treematch layout --plan\` of all ranks with the 2 x 32-core node"
-	echo "  model (the plan a launch uses); across-switch traffic against block: $across_plan."
+	echo "  ~14 index entries and its slice are read, nothing else; the 64 ranks"
+	echo "  are mapped on the node's 2 x 32 cores from the slice's traffic ($how)."
+	echo "- step_plan: \`treematch layout --plan\` of all ranks on nodes and switches"
+	echo "  (what treematch-srun runs)."
+	echo "- step_plan_model, node_plan_model: the same with the node's model"
+	echo "  (--node-topology): the plan holds each rank's core too, which the node"
+	echo "  takes as it is ($how_model); across-switch traffic against block: $across_plan."
 	echo "- node: 64 ranks ($RANKS) of the stencil3d on one 2 x 32-core node;"
 	echo "  node_compiled reads only their rows of the compiled profile, node_yaml"
 	echo "  parses the whole YAML; same placement from both: $same."
