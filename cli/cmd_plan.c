@@ -18,22 +18,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char show_usage[] =
+    "usage: treematch plan show FILE [--node NAME]\n"
+    "\n"
+    "What a compiled step plan is bound to (job, step, tasks, nodes, the profile's\n"
+    "size, time and content, the node model) and, with --node, that node's slice.\n"
+    "\n"
+    "  -n, --node NAME   also print NAME's ranks and their leaves\n"
+    "  -h, --help        this help\n";
+
+static const char node_usage[] =
+    "usage: treematch plan node FILE NAME [--topology SPEC] [--cpus-per-task N]\n"
+    "\n"
+    "NAME's placement from its slice of the plan alone, exactly as the plugin\n"
+    "computes it on that node, printed as the plugin's verbose lines (nothing is\n"
+    "bound).\n"
+    "\n"
+    "  -t, --topology SPEC       the node's tree: synthetic:..., xml:FILE or local\n"
+    "                            (default local)\n"
+    "  -c, --cpus-per-task N     CPUs per task (default 1)\n"
+    "  -h, --help                this help\n";
+
+static const char check_usage[] =
+    "usage: treematch plan check FILE PROFILE\n"
+    "\n"
+    "Whether PROFILE is still the one the plan was made from (size, modification\n"
+    "time, content); exit status 1 when not.\n"
+    "\n"
+    "  -h, --help   this help\n";
+
 static void usage(FILE *out)
 {
 	fputs("usage: treematch plan show FILE [--node NAME]\n"
-	      "       treematch plan node FILE NAME [--topology SPEC] [--cpus-per-task N]\n"
-	      "       treematch plan check FILE PROFILE\n"
+	      "usage: treematch plan node FILE NAME [--topology SPEC] [--cpus-per-task N]\n"
+	      "usage: treematch plan check FILE PROFILE\n"
 	      "\n"
 	      "A compiled step plan (treematch layout --plan) holds, per node, its ranks,\n"
 	      "their leaves, its switch position and the traffic among its ranks; each node's\n"
-	      "plugin reads only its own slice.\n"
-	      "\n"
-	      "  show    what the plan is bound to (job, step, tasks, nodes, profile)\n"
-	      "  node    NAME's placement from its slice alone, as the plugin computes it\n"
-	      "          (nothing is bound); --topology: the node's tree (synthetic:...,\n"
-	      "          xml:FILE, local; default local)\n"
-	      "  check   whether PROFILE is still the one planned (size, time, content)\n",
+	      "plugin reads only its own slice. treematch plan COMMAND --help for each.\n",
 	      out);
+}
+
+/* -h/--help as the only argument after the command: its help, exit 0. */
+static int asks_help(int argc, char **argv, const char *text)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(text, stdout);
+		return 1;
+	}
+	return 0;
 }
 
 /* The plan's header (slice NULL) or node's slice. 0, or 1 with the message. */
@@ -80,8 +113,10 @@ static int show(int argc, char **argv)
 	tmatch_place_slice_t *s = NULL;
 	uint32_t nnodes;
 
-	if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "--node"))) {
-		usage(stderr);
+	if (asks_help(argc, argv, show_usage))
+		return 0;
+	if (argc != 2 && !(argc == 4 && (!strcmp(argv[2], "--node") || !strcmp(argv[2], "-n")))) {
+		fputs(show_usage, stderr);
 		return 2;
 	}
 	if (open_plan(argv[1], argc == 4 ? argv[3] : NULL, &bind, &nnodes, argc == 4 ? &s : NULL))
@@ -103,6 +138,7 @@ static int node(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"topology", required_argument, NULL, 't'},
 	    {"cpus-per-task", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *topology = "local";
@@ -118,18 +154,21 @@ static int node(int argc, char **argv)
 	char *line;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:c:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:c:h", longopts, NULL)) != -1) {
 		if (c == 't') {
 			topology = optarg;
 		} else if (c == 'c' && tmatch_cli_number(optarg, 1 << 20, &num) == 0 && num > 0) {
 			cpt = (int)num;
+		} else if (c == 'h') {
+			fputs(node_usage, stdout);
+			return 0;
 		} else {
-			usage(stderr);
+			fputs(node_usage, stderr);
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		usage(stderr);
+		fputs(node_usage, stderr);
 		return 2;
 	}
 	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s))
@@ -181,8 +220,10 @@ static int check(int argc, char **argv)
 	uint32_t nnodes;
 	FILE *f;
 
+	if (asks_help(argc, argv, check_usage))
+		return 0;
 	if (argc != 3) {
-		usage(stderr);
+		fputs(check_usage, stderr);
 		return 2;
 	}
 	if (open_plan(argv[1], NULL, &plan, &nnodes, NULL))

@@ -48,6 +48,7 @@ const char *tmatch_place_help_text(void)
 	       "treematch:       verbose=N  dry_run=on|off  seed=N  mpi_pin=on|off\n"
 	       "treematch:       failure=fallback|fail  max_ranks=N  max_file_size=N[K|M|G]\n"
 	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
+	       "treematch:       plan=FILE (a step plan from treematch layout --plan)\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 

@@ -278,7 +278,7 @@ Test(conf_config, keys_and_format)
 
 	for (; k[n]; n++)
 		;
-	cr_expect_eq(n, 17);
+	cr_expect_eq(n, 18);
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
