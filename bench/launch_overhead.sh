@@ -12,6 +12,8 @@
 #   none      plugstack.conf empty (Slurm alone)
 #   loaded    plugin in plugstack.conf, no --treematch
 #   treematch --treematch=<64-rank 8x8 stencil>,dry_run=on
+# Then, as steps of one allocation: Slurm alone, the plugin from the
+# profile, and from the step's compiled plan (treematch layout --plan).
 # Prints the median and quartiles of each and the median differences, and
 # the plugin's own node-side time (profile, tree, mapping) from its summary.
 #
@@ -86,6 +88,47 @@ while [ $i -lt "$REPS" ]; do
 	i=$((i + 1))
 done
 
+# Inside one allocation (steps of one job, as in a batch script): Slurm
+# alone, the plugin from the profile, and the plugin from the step's
+# compiled plan (treematch layout --plan, made once for the job), whose
+# node reads only its slice.
+TM=$B/bin/treematch
+JOB=$(salloc --no-shell -n 64 -N 1 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+[ -n "$JOB" ] || { echo "launch_overhead: salloc --no-shell failed" >&2; exit 1; }
+trap 'scancel "$JOB" 2>/dev/null; $CLUSTER stop >/dev/null 2>&1' EXIT
+"$TM" layout --profile "$WORK/stencil64.yml" --nodes n0 --tasks-per-node 64 \
+	--node-topology "xml:$WORK/node64.xml" --plan "$WORK/step.plan" --job-id "$JOB" \
+	-o /dev/null || exit 1
+echo "required $SO topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
+step_idle() {
+	n=0
+	while [ -n "$(squeue -h -s -j "$JOB" -o %i 2>/dev/null | grep -v 'extern')" ]; do
+		n=$((n + 1))
+		[ $n -gt 600 ] && { echo "launch_overhead: steps never end" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+run_step() {
+	case $1 in
+	step_none) set -- ;;
+	step_profile) set -- "--treematch=$WORK/stencil64.yml,dry_run=on" ;;
+	step_plan) set -- "--treematch=$WORK/stencil64.yml,plan=$WORK/step.plan,dry_run=on" ;;
+	esac
+	step_idle
+	ms timeout 120 srun --jobid="$JOB" -n 64 "$@" true
+}
+for v in step_none step_profile step_plan; do run_step $v >/dev/null; done
+i=0
+while [ $i -lt "$REPS" ]; do
+	for v in step_none step_profile step_plan; do echo "$v $(run_step $v)" >>"$WORK/samples"; done
+	i=$((i + 1))
+done
+step_idle
+srun --jobid="$JOB" -n 64 --treematch="$WORK/stencil64.yml,plan=$WORK/step.plan,verbose=1,dry_run=on" \
+	true >/dev/null 2>"$WORK/plan.err"
+plan_summary=$(grep 'treematch: n0: 64 task' "$WORK/plan.err" | head -n 1)
+scancel "$JOB"
+
 # The plugin's own timers (verbose=2), VREPS launches: srun-side check,
 # node plan (profile, hwloc tree, mapping: before any task is forked), and
 # each task's task_init.
@@ -143,6 +186,15 @@ stats() { # variant: "median q1 q3"
 	echo "  each task: task_init            $tt ms"
 	echo "  total on the launch path        $(echo "$ts $tn $tt" | awk '{ printf "%.2f", $1 + $2 + $3 }') ms (target < 20 ms)"
 	echo "last summary: ${summary#treematch: }"
+	echo "Inside one allocation (srun --jobid: steps of one job, as in a batch script):"
+	for v in step_none step_profile step_plan; do
+		set -- $(stats $v)
+		printf '%-13s %9s %9s %9s\n' "$v" "$1" "$2" "$3"
+	done
+	n=$(stats step_none | cut -d' ' -f1)
+	echo "from the profile:           +$(($(stats step_profile | cut -d' ' -f1) - n)) ms (median against step_none)"
+	echo "from the step's plan:       +$(($(stats step_plan | cut -d' ' -f1) - n)) ms (median against step_none; target < 20 ms)"
+	echo "plan summary: ${plan_summary#treematch: }"
 	echo "# On a loaded machine the wall-clock difference is the plugin's CPU time"
 	echo "# multiplied by the run queue (load / CPUs): compare the CPU figure."
 } | tee "$OUT"
