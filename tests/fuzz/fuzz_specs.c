@@ -13,9 +13,9 @@
  *   3  a cluster: the first line is the node list, the rest topology.conf
  *      (tmatch_place_tree_load "cluster:" with a small synthetic node): an
  *      accepted tree has 4 slots per node.
- * Files go through fuzz_file (an in-memory regular file). Specs whose trees would be large only cost time:
- * the readers' caps are tested by the unit tests, so inputs over 65,536
- * leaves are skipped here.
+ * Files go through fuzz_file (an in-memory regular file). Specs whose trees would be large only
+ * cost time: the readers' caps are tested by the unit tests, so inputs over 65,536 leaves are
+ * skipped here.
  */
 #include "affinity/affinity.h"
 #include "placement/placement.h"
