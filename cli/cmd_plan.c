@@ -171,7 +171,7 @@ static int node(int argc, char **argv)
 		fputs(node_usage, stderr);
 		return 2;
 	}
-	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s))
+	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s) || !s)
 		return 1;
 	tmatch_error_clear(&err);
 	tmatch_config_init(&cfg);

@@ -246,7 +246,7 @@ static int *slice_order(const tmatch_place_node_in_t *in, tmatch_error_t *err)
 		                 s->nranks, s->node, in->nlocal);
 		return NULL;
 	}
-	if (!(at = malloc(sizeof(*at) * (size_t)in->nlocal))) {
+	if (!(at = calloc((size_t)in->nlocal, sizeof(*at)))) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
@@ -296,8 +296,6 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	cfg = in->cfg;
 	if (in->profile && tmatch_profile_check_ranks(in->profile, in->ntasks_total, err) < 0)
 		return -1;
-	if (in->slice && !(slice_of = slice_order(in, err)))
-		return -1;
 	if (!in->profile && !in->slice && (order = tmatch_comm_order(in->comm)) != in->ntasks_total)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "the matrix has %d ranks but the job step has %d tasks",
@@ -311,6 +309,8 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 		    "%d tasks on this node but the step has only %d slot(s) of %d CPU(s) here: "
 		    "ask for fewer tasks per node or more CPUs",
 		    in->nlocal, slots, in->cpus_per_task > 1 ? in->cpus_per_task : 1);
+	if (in->slice && !(slice_of = slice_order(in, err)))
+		goto out;
 	if (in->profile) {
 		full = tmatch_place_comm(in->profile, cfg->metric, cfg->coll, err);
 		if (!full)
