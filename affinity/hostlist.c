@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Hostlists larger than this are refused (a typo like n[1-999999999]). */
-#define MAX_HOSTS 1000000
+#define MAX_HOSTS TMATCH_HOSTLIST_MAX
 
 /* ------------------------------------------------------------------------ */
 /* Hostlists                                                                 */

@@ -91,6 +91,7 @@ struct parser {
 	struct ref *refs;
 	int nrefs, cap_refs;
 	int cap_sw;               /* switches allocated in conf->sw */
+	long names;               /* names in the Nodes= and Switches= lists so far */
 	struct name_index *index; /* [conf->nsw] once every line is read */
 };
 
@@ -146,6 +147,33 @@ static int perr(struct parser *p, int errnum, int line, int col, const char *fmt
 }
 
 /* Parse one logical line (comments already removed). */
+/* The names of one more list, within TMATCH_HOSTLIST_MAX for the whole
+   file (counted before anything is made). NULL with the error set. */
+static char **expand_capped(struct parser *p, const char *list, int *cnt, int line, int col,
+                            const char *key)
+{
+	tmatch_error_t e;
+	char **v;
+
+	tmatch_error_clear(&e);
+	if (tmatch_affinity_hostlist_count(list, TMATCH_HOSTLIST_MAX - p->names, &e) < 0 &&
+	    errno == E2BIG) {
+		perr(p, E2BIG, line, col,
+		     "the Nodes= and Switches= lists name more than %ld nodes and switches in all "
+		     "(at this %s): this is not a cluster's topology.conf",
+		     TMATCH_HOSTLIST_MAX, key);
+		return NULL;
+	}
+	v = tmatch_affinity_hostlist_expand(list, cnt, &e);
+	if (!v) {
+		perr(p, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
+		     e.msg);
+		return NULL;
+	}
+	p->names += *cnt;
+	return v;
+}
+
 static int parse_line(struct parser *p, struct lline *l)
 {
 	size_t i = 0;
@@ -268,15 +296,10 @@ static int parse_line(struct parser *p, struct lline *l)
 	s->speed = speed;
 	s->parent = -1;
 	if (nodes) {
-		int col = 0, cnt = 0;
-		tmatch_error_t e;
-		char **v = tmatch_affinity_hostlist_expand(nodes, &cnt, &e);
-		if (!v) {
-			col = e.column;
-			perr(p, errno, nodes_line, nodes_col + (col > 0 ? col - 1 : 0),
-			     "bad Nodes= hostlist: %s", e.msg);
+		int cnt = 0;
+		char **v = expand_capped(p, nodes, &cnt, nodes_line, nodes_col, "Nodes= hostlist");
+		if (!v)
 			goto out;
-		}
 		s->nodes = v;
 		s->nnodes = cnt;
 	}
@@ -386,13 +409,10 @@ static int resolve(struct parser *p)
 	for (r = 0; r < p->nrefs; r++) {
 		struct ref *ref = &p->refs[r];
 		struct tmatch__sw *s = &conf->sw[ref->sw];
-		tmatch_error_t e;
 		int cnt = 0;
-		char **v = tmatch_affinity_hostlist_expand(ref->list, &cnt, &e);
+		char **v = expand_capped(p, ref->list, &cnt, ref->line, ref->col, "Switches= list");
 		if (!v)
-			return perr(p, errno, ref->line,
-			            ref->col + (e.column > 0 ? e.column - 1 : 0),
-			            "bad Switches= list: %s", e.msg);
+			return -1;
 		s->child = calloc((size_t)cnt + 1, sizeof(int));
 		if (!s->child) {
 			tmatch_affinity_hostlist_free(v);

@@ -97,7 +97,7 @@ fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN) $(FUZZ_COMPILED_BIN) $(FUZZ_HELPER_BIN) $(F
 	@set -e; for h in helper readers specs plan; do \
 	    mkdir -p $(B)/fuzz/$$h-corpus; \
 	    cp -n tests/fuzz/$$h-corpus/* $(B)/fuzz/$$h-corpus/ 2>/dev/null || true; \
-	    $(B)/fuzz/fuzz_$$h -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+	    $(B)/fuzz/fuzz_$$h -max_len=8192 -timeout=60 -rss_limit_mb=2048 \
 	        -artifact_prefix=$(B)/fuzz/$$h- \
 	        -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
 	        -runs=$(FUZZ_RUNS) $(B)/fuzz/$$h-corpus; \

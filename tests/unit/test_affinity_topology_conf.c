@@ -347,3 +347,28 @@ Test(conf, fifo_is_refused_without_waiting, .timeout = 10)
 	unlink(path);
 	rmdir(dir);
 }
+
+/* A few bracket groups multiply: lines that each stay under the hostlist
+   cap must not add up to millions of names (1.6 million took 13 s under
+   ASan). The whole file may name at most TMATCH_HOSTLIST_MAX. */
+Test(conf, names_are_capped_over_the_whole_file, .timeout = 10)
+{
+	static const char text[] = "SwitchName=a Nodes=c[1-1000]n[1-600]\n"
+	                           "SwitchName=b Nodes=d[1-1000]n[1-600]\n"
+	                           "SwitchName=top Switches=a,b\n";
+	tmatch_affinity_conf_t *c;
+	tmatch_error_t err;
+
+	errno = 0;
+	c = tmatch_affinity_conf_parse(text, "many.conf", &err);
+	cr_assert_null(c);
+	cr_expect_eq(errno, E2BIG);
+	cr_expect_str_eq(err.file, "many.conf");
+	cr_expect_eq(err.line, 2);
+	cr_expect_not_null(strstr(err.msg, "more than 1048576 nodes and switches in all"), "%s",
+	                   err.msg);
+	/* one such line alone is a (huge) cluster */
+	c = tmatch_affinity_conf_parse("SwitchName=a Nodes=c[1-1000]n[1-600]\n", "one.conf", &err);
+	cr_assert_not_null(c, "%s", err.msg);
+	tmatch_affinity_conf_destroy(c);
+}
