@@ -342,7 +342,8 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.time_budget = cfg->max_map_time;
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
-	if (in->slice && in->slice->bind.node_sig == tmatch_place_node_sig(node)) {
+	if (in->slice && in->slice->bind.node_sig != 0 &&
+	    in->slice->bind.node_sig == tmatch_place_node_sig(node)) {
 		/* the planner modelled this very tree: its leaves, checked below */
 		for (int a = 0; a < in->nlocal; a++)
 			leaf_of[a] = in->slice->leaf[slice_of[a]];

@@ -635,7 +635,8 @@ int tmatch_place_plan_matches(const tmatch_place_plan_bind_t *plan,
 uint64_t tmatch_place_nodes_hash(char *const *names, int n);
 
 /* The shape of a node tree (levels, arities, which leaves are real) as one
-   number: equal signatures number their leaves alike. */
+   number: equal signatures number their leaves alike. 0 when it cannot be
+   computed: a plan's leaves are then never taken as they are. */
 uint64_t tmatch_place_node_sig(const tmatch_affinity_tree_t *node);
 
 /* Size and modification time of the open file fd, and when hash is not
