@@ -557,6 +557,18 @@ char *tmatch_place_launcher_text(const tmatch_affinity_tree_t *tree, const int *
                                  const int *rank_ids, int n, int launcher, int host_names,
                                  int *hwthreads, tmatch_error_t *err);
 
+/*
+ * hwloc dlopens its plugins (GL/X11, OpenCL, PCI, libxml2 and ICU) at its
+ * first topology: about 25 ms, and every fork then copies the larger
+ * address space. Trees need none of them: hwloc's own XML reader suffices
+ * (and libxml2 leaked on malformed XML under fuzzing). The plugin's
+ * slurmstepd and the CLI set HWLOC_PLUGINS_BLACKLIST to this unless it is
+ * set already.
+ */
+#define TMATCH_PLACE_HWLOC_BLACKLIST                                                               \
+	"hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"       \
+	"hwloc_levelzero"
+
 /* ------------------------------------------------------------------------ */
 /* The compiled step plan (plan.c)                                           */
 

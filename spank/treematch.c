@@ -157,21 +157,14 @@ static int opt_cb(int val, const char *optarg, int remote)
 }
 
 /*
- * hwloc dlopens its plugins (GL/X11, OpenCL, PCI, libxml2 and ICU) at its
- * first topology: about 25 ms here, and every one of the step's forks then
- * copies the larger address space. The node tree needs none of them (hwloc's
- * own XML reader suffices), so slurmstepd keeps them out unless the admin
- * set HWLOC_PLUGINS_BLACKLIST. Tasks do not inherit it (they get the job's
- * environment).
+ * hwloc's plugins (placement.h, TMATCH_PLACE_HWLOC_BLACKLIST) stay out of
+ * slurmstepd unless the admin set HWLOC_PLUGINS_BLACKLIST. Tasks do not
+ * inherit it (they get the job's environment).
  */
-static const char hwloc_blacklist[] =
-    "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"
-    "hwloc_levelzero";
-
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	if (spank_context() == S_CTX_REMOTE)
-		setenv("HWLOC_PLUGINS_BLACKLIST", hwloc_blacklist, 0);
+		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
 	for (struct spank_option *o = options; o->name; o++) {
 		spank_err_t rc = spank_option_register(sp, o);
 

@@ -25,6 +25,15 @@
 #include <ctype.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* hwloc's components as the plugin and the CLI load them (no libxml2). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
+	return 0;
+}
 
 #define MAX_LEAVES 65536.0
 

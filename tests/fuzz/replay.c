@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A harness's setup, when it has one (libFuzzer calls it before any input). */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 static int run_file(const char *path)
 {
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 {
 	int files = 0, bad = 0;
 
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(&argc, &argv);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st)) {
