@@ -76,6 +76,9 @@ $(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
+# hwloc's own leaks on malformed XML (tests/fuzz/lsan.supp says which)
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/fuzz/lsan.supp
+
 fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN) $(FUZZ_COMPILED_BIN) $(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) \
       $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN)
 	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/config-corpus
