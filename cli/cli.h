@@ -39,8 +39,4 @@ int tmatch_cli_number(const char *s, uint64_t max, uint64_t *out);
 struct tmatch_error;
 int tmatch_cli_report(const struct tmatch_error *err);
 
-/* In a child, before exec: the environment as the user gave it (main.c
-   keeps hwloc's plugins out of the CLI itself, not out of what it runs). */
-void tmatch_cli_child_env(void);
-
 #endif /* TMATCH_CLI_H */

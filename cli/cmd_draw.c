@@ -570,7 +570,6 @@ static int write_png(const char *svg, const char *png)
 		return -1;
 	}
 	if (pid == 0) {
-		tmatch_cli_child_env();
 		execl(tool, "rsvg-convert", "--format=png", "-o", png, svg, (char *)NULL);
 		_exit(127);
 	}

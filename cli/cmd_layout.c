@@ -144,7 +144,6 @@ static int run_with_hostfile(const char *hostfile_text, long ntasks, int nnodes_
 		setenv("SLURM_NNODES", num, 1);
 		if (plan)
 			setenv("TREEMATCH_PLAN", plan, 1);
-		tmatch_cli_child_env();
 		execvp(cmd[0], cmd);
 		tmatch_cli_error("cannot run '%s': %s", cmd[0], strerror(errno));
 		_exit(127);

@@ -115,7 +115,6 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 		return 1;
 	}
 	if (pid == 0) {
-		tmatch_cli_child_env();
 		for (int k = 0; k < nenv; k++)
 			if (env[k].value)
 				setenv(env[k].name, env[k].value, 1);

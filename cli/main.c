@@ -73,23 +73,10 @@ static void usage(FILE *out)
 	             "See treematch(1).\n");
 }
 
-/* Set when the blacklist below is ours, not the user's. */
-static int hwloc_env_ours;
-
-void tmatch_cli_child_env(void)
-{
-	if (hwloc_env_ours)
-		unsetenv("HWLOC_PLUGINS_BLACKLIST");
-}
-
 int main(int argc, char **argv)
 {
-	/* the trees the plugin sees, from the same hwloc components; the
-	   commands the CLI runs get the user's environment back */
-	if (!getenv("HWLOC_PLUGINS_BLACKLIST")) {
-		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
-		hwloc_env_ours = 1;
-	}
+	/* the trees the plugin sees, from the same hwloc components */
+	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
