@@ -3,11 +3,9 @@
  * main.c - `treematch` command-line tool: dispatch to the subcommands.
  */
 #include "cli/cli.h"
-#include "placement/placement.h"
 #include "treematch/treematch.h"
 
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 struct subcommand {
@@ -75,8 +73,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	/* the trees the plugin sees, from the same hwloc components */
-	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

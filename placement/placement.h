@@ -560,10 +560,11 @@ char *tmatch_place_launcher_text(const tmatch_affinity_tree_t *tree, const int *
 /*
  * hwloc dlopens its plugins (GL/X11, OpenCL, PCI, libxml2 and ICU) at its
  * first topology: about 25 ms, and every fork then copies the larger
- * address space. Trees need none of them: hwloc's own XML reader suffices
- * (and libxml2 leaked on malformed XML under fuzzing). The plugin's
- * slurmstepd and the CLI set HWLOC_PLUGINS_BLACKLIST to this unless it is
- * set already.
+ * address space. The node tree needs none of them (hwloc's own XML reader
+ * reads the admin's topology_xml), so slurmstepd sets HWLOC_PLUGINS_BLACKLIST
+ * to this unless it is set already. The CLI keeps libxml2 for the XML files
+ * users give it: hwloc 2.9's own reader crashed on a crafted one under
+ * fuzzing, libxml2 refuses it.
  */
 #define TMATCH_PLACE_HWLOC_BLACKLIST                                                               \
 	"hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"       \
