@@ -120,19 +120,18 @@ static void tighten_memory(size_t admin, size_t user)
    one line in msg. */
 static tmatch_place_slice_t *plan_slice(const tmatch_place_helper_in_t *in,
                                         const tmatch_config_t *cfg, const char *node,
-                                        const char *nodelist, const char *path, char *msg,
+                                        uint64_t nodes_hash, const char *path, char *msg,
                                         size_t len)
 {
 	tmatch_place_plan_bind_t step;
 	tmatch_place_slice_t *slice = NULL;
 	tmatch_error_t e;
-	char why[256], **names = NULL, buf[sizeof(e.msg) + sizeof(e.file) + 32];
-	int n = 0;
+	char why[256], buf[sizeof(e.msg) + sizeof(e.file) + 32];
 	FILE *f;
 
 	memset(&step, 0, sizeof(step));
 	tmatch_error_clear(&e);
-	if (!nodelist) {
+	if (!nodes_hash) {
 		snprintf(msg, len, "plan %.400s not used: the step's node list is unknown", path);
 		return NULL;
 	}
@@ -154,12 +153,10 @@ static tmatch_place_slice_t *plan_slice(const tmatch_place_helper_in_t *in,
 		goto fail;
 	}
 	fclose(f);
-	names = tmatch_affinity_hostlist_expand(nodelist, &n, &e);
 	step.job_id = in->job_id;
 	step.step_id = in->step_id;
 	step.ntasks = (uint32_t)in->ntasks_total;
-	step.nodes_hash = names ? tmatch_place_nodes_hash(names, n) : 0;
-	tmatch_affinity_hostlist_free(names);
+	step.nodes_hash = nodes_hash;
 	if (tmatch_place_plan_matches(&slice->bind, &step, why, sizeof(why)) < 0) {
 		snprintf(msg, len, "plan %.200s is not for this step: %.200s", path, why);
 		goto fail;
@@ -179,6 +176,7 @@ static void helper_body(void *arg, int fd)
 	tmatch_affinity_tree_t *cluster = NULL;
 	tmatch_profile_t *prof = NULL;
 	tmatch_place_slice_t *slice = NULL;
+	uint64_t nodes_hash = 0;
 	tmatch_config_t cfg = *in->admin;
 	tmatch_error_t e;
 	struct tmatch__helper_hello hello;
@@ -193,7 +191,9 @@ static void helper_body(void *arg, int fd)
 	/* The node list of the job's environment, only once it names exactly
 	   the step's node count (counted, not expanded). */
 	nodelist = tmatch_place_checked_nodelist(in->nodelist, in->node_count);
-	name = tmatch_place_node_name(nodelist, in->node_index, in->node_count);
+	/* the node list is expanded once: this node's name, and the set's hash
+	   a step plan must match */
+	name = tmatch_place_node_name_hash(nodelist, in->node_index, in->node_count, &nodes_hash);
 	snprintf(hello.node_name, sizeof(hello.node_name), "%s", name ? name : "localhost");
 	if (in->user_value) {
 		if (tmatch_place_config_user(in->admin, in->user_value, &cfg, &e) < 0)
@@ -223,8 +223,8 @@ static void helper_body(void *arg, int fd)
 
 	if (cfg.plan[0] || (in->plan_env && in->plan_env[0])) {
 		/* the step's plan: this node's slice only, the profile is not read */
-		slice = plan_slice(in, &cfg, name, nodelist, cfg.plan[0] ? cfg.plan : in->plan_env,
-		                   line, sizeof(line));
+		slice = plan_slice(in, &cfg, name, nodes_hash,
+		                   cfg.plan[0] ? cfg.plan : in->plan_env, line, sizeof(line));
 		if (!slice)
 			failed(fd, &h, EINVAL, "%s: %s", name, line);
 	} else if (!(prof = tmatch_place_load_profile(&cfg, NULL, NULL, line, sizeof(line)))) {

@@ -106,6 +106,12 @@ const char *tmatch_place_checked_nodelist(const char *nodelist, int node_count)
 
 char *tmatch_place_node_name(const char *nodelist, int node_index, int node_count)
 {
+	return tmatch_place_node_name_hash(nodelist, node_index, node_count, NULL);
+}
+
+char *tmatch_place_node_name_hash(const char *nodelist, int node_index, int node_count,
+                                  uint64_t *nodes_hash)
+{
 	char **names = NULL, *name = NULL;
 	int n = 0;
 
@@ -113,6 +119,8 @@ char *tmatch_place_node_name(const char *nodelist, int node_index, int node_coun
 	if (nodelist && node_index >= 0)
 		names = tmatch_affinity_hostlist_expand(nodelist, &n, NULL);
 	name = strdup(names && node_index < n ? names[node_index] : "localhost");
+	if (nodes_hash)
+		*nodes_hash = names ? tmatch_place_nodes_hash(names, n) : 0;
 	tmatch_affinity_hostlist_free(names);
 	if (!name)
 		errno = ENOMEM;

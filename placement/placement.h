@@ -249,6 +249,10 @@ const char *tmatch_place_checked_nodelist(const char *nodelist, int node_count);
    "localhost" when the list is unknown, malformed or does not name exactly
    node_count hosts. NULL/ENOMEM. */
 char *tmatch_place_node_name(const char *nodelist, int node_index, int node_count);
+/* The same, and from the one expansion *nodes_hash = tmatch_place_nodes_hash
+   of the list's names (0 when the list is not checked). */
+char *tmatch_place_node_name_hash(const char *nodelist, int node_index, int node_count,
+                                  uint64_t *nodes_hash);
 
 /*
  * Place this node's tasks, with every decision in order: an admin default
