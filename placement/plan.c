@@ -167,11 +167,14 @@ static uint64_t slice_length(uint64_t nranks, uint64_t nedges, uint64_t nprefix)
 	       tmatch__pad8(8 * nedges) + 8 * nedges + 8;
 }
 
-static char *const *sort_names;
+struct named {
+	const char *name;
+	int node;
+};
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(sort_names[*(const int *)a], sort_names[*(const int *)b]);
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
 }
 
 static void put_name(unsigned char *p, const char *name, size_t cap)
@@ -225,7 +228,8 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 {
 	const int ntasks = in ? (int)in->bind.ntasks : 0;
 	int order, nused = 0, rc = -1;
-	int *first = NULL, *ranks = NULL, *local = NULL, *used = NULL, *sorted = NULL;
+	int *first = NULL, *ranks = NULL, *local = NULL, *used = NULL;
+	struct named *sorted = NULL;
 	size_t *efirst = NULL, *efill = NULL, nedges = 0;
 	uint32_t *ea = NULL, *eb = NULL;
 	double *ew = NULL;
@@ -320,7 +324,8 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 				                 in->node_name[i], NAME_BYTES - 1);
 				goto out;
 			}
-			sorted[nused++] = i;
+			sorted[nused].name = in->node_name[i];
+			sorted[nused++].node = i;
 		}
 	at = HEADER_BYTES + (uint64_t)ENTRY_BYTES * (uint64_t)nused;
 	for (int i = 0; i < in->nnodes; i++) {
@@ -338,12 +343,11 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 		sz[i].length = slice_length(sz[i].nranks, sz[i].nedges, sz[i].nprefix);
 		at += sz[i].length;
 	}
-	sort_names = in->node_name;
 	qsort(sorted, (size_t)nused, sizeof(*sorted), by_name);
 	for (int k = 1; k < nused; k++)
-		if (!strcmp(in->node_name[sorted[k]], in->node_name[sorted[k - 1]])) {
+		if (!strcmp(sorted[k].name, sorted[k - 1].name)) {
 			tmatch_error_set(err, EINVAL, NULL, 0, 0, "node %s is listed twice",
-			                 in->node_name[sorted[k]]);
+			                 sorted[k].name);
 			goto out;
 		}
 
@@ -366,7 +370,7 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 	if (fwrite(head, 1, sizeof(head), out) != sizeof(head))
 		goto ioerr;
 	for (int k = 0; k < nused; k++) {
-		int i = sorted[k];
+		int i = sorted[k].node;
 
 		memset(entry, 0, sizeof(entry));
 		put_name(entry, in->node_name[i], NAME_BYTES);
