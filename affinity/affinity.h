@@ -84,6 +84,11 @@ typedef struct tmatch_affinity_opts {
 	/* Marks an XML topology as describing this machine, so binding through
 	   it is allowed (hwloc's IS_THISSYSTEM). Ignored for LIVE (always true). */
 	int this_system;
+	/* XML only: the file's bytes already read, NUL at xml_buffer[xml_len]
+	   (e.g. hwloc's export made by a child that loaded the file); input
+	   still names the file in messages. NULL = read input. */
+	const char *xml_buffer;
+	size_t xml_len;
 	/* Restrictions, intersected (each NULL / 0 = no restriction): */
 	const char *restrict_cpus; /* OS CPU list, "0-3,8" (pu_os) */
 	const char *alloc_cores;   /* Slurm abstract core list, "0-3" (S_STEP_ALLOC_CORES) */
@@ -108,6 +113,16 @@ TMATCH_API void tmatch_affinity_opts_init(tmatch_affinity_opts_t *opts);
  * valid names otherwise.
  */
 TMATCH_API int tmatch_affinity_smt_parse(const char *name, int *smt, tmatch_error_t *err);
+
+/*
+ * Load the XML of opts (source XML) with hwloc and return hwloc's own export
+ * of what it loaded (malloc'd, NUL-terminated, *len bytes before the NUL).
+ * For a file a user wrote: a child runs this, so that hwloc crashing on a
+ * crafted file costs the child only, and the parent loads the export
+ * (placement/inputs.c). Errors as tmatch_affinity_node_load.
+ */
+TMATCH_API char *tmatch_affinity_xml_export(const tmatch_affinity_opts_t *opts, size_t *len,
+                                            tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Trees                                                                     */

@@ -376,6 +376,119 @@ static long long synthetic_leaves(const char *desc)
 	return n;
 }
 
+/*
+ * hwloc's topology for opts, loaded: this machine, the XML (opts->xml_buffer,
+ * or the file read here, bounded, from a regular file: hwloc is given bytes,
+ * never a path it would read whole or wait on, such as a FIFO) or the
+ * synthetic description. *src names it for messages.
+ */
+static hwloc_topology_t topo_load(const tmatch_affinity_opts_t *opts, int *this_system,
+                                  const char **src, tmatch_error_t *err)
+{
+	hwloc_topology_t topo;
+	unsigned long flags = HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
+	const char *bytes = opts->xml_buffer;
+	char *xml = NULL;
+	size_t len = opts->xml_len;
+	int rc;
+
+	*this_system = 0;
+	if (hwloc_topology_init(&topo) < 0) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "cannot initialise hwloc");
+		return NULL;
+	}
+	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
+	if (opts->source == TMATCH_AFFINITY_SRC_XML) {
+		*src = opts->input;
+		if (!bytes &&
+		    !(bytes = xml = tmatch_file_read(opts->input, MAX_XML_BYTES, &len, err)))
+			goto fail;
+		if (len >= MAX_XML_BYTES || bytes[len] != '\0' ||
+		    hwloc_topology_set_xmlbuffer(topo, bytes, (int)len + 1) < 0) {
+			tmatch_error_set(err, EINVAL, opts->input, 0, 0,
+			                 "hwloc cannot use this XML topology file");
+			goto fail;
+		}
+		if (opts->this_system) {
+			flags |= HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM;
+			*this_system = 1;
+		}
+	} else if (opts->source == TMATCH_AFFINITY_SRC_SYNTHETIC) {
+		*src = "synthetic description";
+		if (synthetic_leaves(opts->input) > TMATCH_TOPO_MAX_LEAVES) {
+			tmatch_error_set(
+			    err, EINVAL, NULL, 0, 0,
+			    "the synthetic description gives more than %lld processing "
+			    "units: use smaller arities",
+			    TMATCH_TOPO_MAX_LEAVES);
+			goto fail;
+		}
+		if (hwloc_topology_set_synthetic(topo, opts->input) < 0) {
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
+			                 "invalid hwloc synthetic description '%.200s' (example: "
+			                 "\"pack:2 l3:1 l2:14 l1:1 core:1 pu:2\")",
+			                 opts->input);
+			goto fail;
+		}
+	} else {
+		*this_system = 1;
+	}
+	hwloc_topology_set_flags(topo, flags);
+	rc = hwloc_topology_load(topo);
+	free(xml);
+	xml = NULL;
+	if (rc < 0) {
+		tmatch_error_set(
+		    err, EINVAL, opts->source == TMATCH_AFFINITY_SRC_XML ? opts->input : NULL, 0, 0,
+		    "hwloc cannot load %s: %s",
+		    opts->source == TMATCH_AFFINITY_SRC_XML ? "this XML topology" : *src,
+		    strerror(errno));
+		goto fail;
+	}
+	return topo;
+fail:
+	free(xml);
+	hwloc_topology_destroy(topo);
+	return NULL;
+}
+
+char *tmatch_affinity_xml_export(const tmatch_affinity_opts_t *opts, size_t *len,
+                                 tmatch_error_t *err)
+{
+	hwloc_topology_t topo;
+	const char *src = NULL;
+	char *buf = NULL, *copy = NULL;
+	int n = 0, this_system;
+
+	*len = 0;
+	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_affinity_xml_export: not an XML file");
+		return NULL;
+	}
+	if (!(topo = topo_load(opts, &this_system, &src, err)))
+		return NULL;
+	if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
+		tmatch_error_set(err, EINVAL, opts->input, 0, 0,
+		                 "hwloc cannot write this XML topology back: %s", strerror(errno));
+	} else if ((size_t)n > MAX_XML_BYTES) {
+		tmatch_error_set(err, EFBIG, opts->input, 0, 0,
+		                 "this XML topology grows beyond %zu MiB once loaded",
+		                 MAX_XML_BYTES >> 20);
+	} else if (!(copy = malloc((size_t)n))) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	} else {
+		memcpy(copy, buf, (size_t)n); /* n counts the final NUL */
+		*len = (size_t)n - 1;
+	}
+	if (buf)
+		hwloc_free_xmlbuffer(topo, buf);
+	hwloc_topology_destroy(topo);
+	return copy;
+}
+
 tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *opts,
                                                   tmatch_error_t *err)
 {
@@ -383,10 +496,8 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	hwloc_topology_t topo = NULL;
 	hwloc_bitmap_t allowed = NULL, set = NULL;
 	struct tmatch__xnode *root = NULL;
-	char *xml = NULL;
 	struct build b;
-	unsigned long flags = HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
-	int cpt, rc, this_system = 0, counter[TMATCH__K_COUNT];
+	int cpt, this_system = 0, counter[TMATCH__K_COUNT];
 	const char *src = "this machine";
 
 	if (!opts) {
@@ -423,63 +534,9 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 		return NULL;
 	}
 
-	if (hwloc_topology_init(&topo) < 0) {
-		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "cannot initialise hwloc");
+	topo = topo_load(opts, &this_system, &src, err);
+	if (!topo)
 		return NULL;
-	}
-	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
-	if (opts->source == TMATCH_AFFINITY_SRC_XML) {
-		size_t len;
-
-		src = opts->input;
-		/* Read here, bounded, from a regular file: hwloc is given bytes, never
-		   a path it would read whole or wait on (a FIFO). */
-		xml = tmatch_file_read(opts->input, MAX_XML_BYTES, &len, err);
-		if (!xml)
-			goto fail;
-		if (hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1) < 0) {
-			tmatch_error_set(err, EINVAL, opts->input, 0, 0,
-			                 "hwloc cannot use this XML topology file");
-			goto fail;
-		}
-		if (opts->this_system) {
-			flags |= HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM;
-			this_system = 1;
-		}
-	} else if (opts->source == TMATCH_AFFINITY_SRC_SYNTHETIC) {
-		src = "synthetic description";
-		if (synthetic_leaves(opts->input) > TMATCH_TOPO_MAX_LEAVES) {
-			tmatch_error_set(
-			    err, EINVAL, NULL, 0, 0,
-			    "the synthetic description gives more than %lld processing "
-			    "units: use smaller arities",
-			    TMATCH_TOPO_MAX_LEAVES);
-			goto fail;
-		}
-		if (hwloc_topology_set_synthetic(topo, opts->input) < 0) {
-			tmatch_error_set(err, EINVAL, NULL, 0, 0,
-			                 "invalid hwloc synthetic description '%.200s' (example: "
-			                 "\"pack:2 l3:1 l2:14 l1:1 core:1 pu:2\")",
-			                 opts->input);
-			goto fail;
-		}
-	} else {
-		this_system = 1;
-	}
-	hwloc_topology_set_flags(topo, flags);
-	rc = hwloc_topology_load(topo);
-	free(xml);
-	xml = NULL;
-	if (rc < 0) {
-		tmatch_error_set(
-		    err, EINVAL, opts->source == TMATCH_AFFINITY_SRC_XML ? opts->input : NULL, 0, 0,
-		    "hwloc cannot load %s: %s",
-		    opts->source == TMATCH_AFFINITY_SRC_XML ? "this XML topology" : src,
-		    strerror(errno));
-		goto fail;
-	}
 
 	allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo));
 	set = hwloc_bitmap_alloc();
@@ -592,7 +649,6 @@ tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *
 	}
 	return tree;
 fail:
-	free(xml);
 	tmatch_affinity_tree_destroy(tree);
 	tmatch__xnode_free(root);
 	if (set)

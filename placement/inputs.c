@@ -56,6 +56,84 @@ int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *o, tmatch_e
 	return 0;
 }
 
+/* What the XML child sends: 'X' and the export, or 'E', errno and the error. */
+#define XML_CHILD_MAX_BYTES ((size_t)64 << 20)
+
+static void xml_child(void *arg, int fd)
+{
+	const tmatch_affinity_opts_t *o = arg;
+	tmatch_error_t e;
+	size_t len = 0;
+	char *x;
+
+	tmatch_error_clear(&e);
+	x = tmatch_affinity_xml_export(o, &len, &e);
+	if (x) {
+		if (tmatch__write_all(fd, "X", 1) < 0 || tmatch__write_all(fd, x, len) < 0)
+			_exit(1);
+	} else {
+		int code = errno ? errno : EINVAL;
+
+		if (tmatch__write_all(fd, "E", 1) < 0 ||
+		    tmatch__write_all(fd, &code, sizeof(code)) < 0 ||
+		    tmatch__write_all(fd, &e, sizeof(e)) < 0)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opts,
+                                               tmatch_error_t *err)
+{
+	tmatch__sandbox_t sb;
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_error_t e;
+	size_t got = 0, cap = XML_CHILD_MAX_BYTES + 1 + sizeof(int) + sizeof(e);
+	char *buf;
+
+	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input || opts->xml_buffer)
+		return tmatch_affinity_node_load(opts, err);
+	if (!(buf = malloc(cap + 1))) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	memset(&sb, 0, sizeof(sb));
+	sb.filter = 1;
+	sb.max_time = 30;
+	sb.max_memory = (size_t)2 << 30;
+	sb.max_result = cap;
+	sb.what = "XML reader";
+	tmatch_error_clear(&e);
+	if (tmatch__sandbox_run(&sb, xml_child, (void *)opts, buf, &got, &e) < 0) {
+		tmatch_error_set(err, errno, opts->input, 0, 0,
+		                 "hwloc could not read this XML topology: %s; check it with "
+		                 "lstopo --input FILE, or write it again with lstopo FILE.xml",
+		                 e.msg);
+	} else if (got > 0 && buf[0] == 'X') {
+		o = *opts;
+		buf[got] = '\0';
+		o.xml_buffer = buf + 1;
+		o.xml_len = got - 1;
+		tree = tmatch_affinity_node_load(&o, err);
+	} else if (got == 1 + sizeof(int) + sizeof(e) && buf[0] == 'E') {
+		int code;
+
+		memcpy(&code, buf + 1, sizeof(code));
+		memcpy(&e, buf + 1 + sizeof(code), sizeof(e));
+		e.file[sizeof(e.file) - 1] = '\0';
+		e.msg[sizeof(e.msg) - 1] = '\0';
+		if (err)
+			*err = e;
+		errno = code > 0 && code < 4096 ? code : EINVAL;
+	} else {
+		tmatch_error_set(err, EPROTO, opts->input, 0, 0,
+		                 "the XML reader process sent no result");
+	}
+	free(buf);
+	return tree;
+}
+
 tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_affinity_opts_t *base,
                                                const char *conf_path, const char *nodes,
                                                tmatch_error_t *err)
@@ -106,7 +184,7 @@ tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_af
 	}
 	if (tmatch_place_node_spec(spec, &o, err) < 0)
 		goto out;
-	node = tmatch_affinity_node_load(&o, err);
+	node = tmatch_place_node_load(&o, err);
 	if (!node || !nodes) {
 		cluster = node;
 		node = NULL;

@@ -320,7 +320,7 @@ static tmatch_affinity_tree_t *layout_tree(const tmatch_place_layout_in_t *in,
 		aopts.input = synth;
 	}
 	tmatch_error_clear(&e);
-	node = tmatch_affinity_node_load(&aopts, &e);
+	node = tmatch_place_node_load(&aopts, &e);
 	if (!node) {
 		tmatch_error_set(err, errno, NULL, 0, 0, "node topology: %s", e.msg);
 		return NULL;

@@ -444,6 +444,16 @@ tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_af
 int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts, tmatch_error_t *err);
 
 /*
+ * tmatch_affinity_node_load for a front end: an XML file (a user's, in the
+ * CLI) is loaded by hwloc in a child process first (placement/sandbox.c,
+ * 30 s, 2 GiB), which hands back hwloc's own export of it: hwloc 2.9's
+ * XML reader crashes on some crafted files, and then only the child dies
+ * ("XML reader process died with signal 11"). Other sources load here.
+ */
+tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opts,
+                                               tmatch_error_t *err);
+
+/*
  * A profile file as the matrix to map: .mtx and .mat through the core's
  * readers, .yml/.yaml through the profile loader (its placement_metric,
  * point-to-point traffic; warnings to `log`). EINVAL for another extension.
@@ -567,8 +577,8 @@ char *tmatch_place_launcher_text(const tmatch_affinity_tree_t *tree, const int *
  * address space. The node tree needs none of them (hwloc's own XML reader
  * reads the admin's topology_xml), so slurmstepd sets HWLOC_PLUGINS_BLACKLIST
  * to this unless it is set already. The CLI keeps libxml2 for the XML files
- * users give it: hwloc 2.9's own reader crashed on a crafted one under
- * fuzzing, libxml2 refuses it.
+ * users give it, and loads them in a child (tmatch_place_node_load): hwloc
+ * 2.9's own reader crashed on a crafted one under fuzzing.
  */
 #define TMATCH_PLACE_HWLOC_BLACKLIST                                                               \
 	"hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml,hwloc_cuda,hwloc_nvml,hwloc_rsmi,"       \

@@ -64,6 +64,9 @@ typedef struct tmatch__sandbox {
 	size_t first_size;
 	double (*first)(void *first_arg, const char *buf, size_t len);
 	void *first_arg;
+	/* Names the child in messages ("XML reader"); NULL = "mapping", with
+	   the limits named by the admin's keys (max_map_time=...). */
+	const char *what;
 } tmatch__sandbox_t;
 typedef void (*tmatch__sandbox_fn)(void *arg, int fd);
 int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg, char *buf,

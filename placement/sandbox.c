@@ -475,7 +475,10 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 	int pfd[2] = {-1, -1}, status = 0, killed, saved;
 	double deadline, shown;
 	pid_t pid;
-	const char *why;
+	const char *why, *what = sb && sb->what ? sb->what : "mapping";
+	/* The plugin's limits are the admin's keys; other callers' are not. */
+	const char *tkey = sb && sb->what ? "" : "max_map_time=";
+	const char *mkey = sb && sb->what ? "" : "max_map_memory=";
 
 	*got = 0;
 	if (!sb || !body || !buf || !(sb->max_time >= 0) || isinf(sb->max_time) ||
@@ -484,7 +487,7 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 		                        "tmatch__sandbox_run: invalid argument");
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return tmatch_error_set(err, errno, NULL, 0, 0,
-		                        "cannot start the mapping process: pipe: %s",
+		                        "cannot start the %s process: pipe: %s", what,
 		                        strerror(errno));
 	pid = fork();
 	if (pid < 0) {
@@ -492,7 +495,7 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 		close(pfd[0]);
 		close(pfd[1]);
 		return tmatch_error_set(err, saved, NULL, 0, 0,
-		                        "cannot start the mapping process: fork: %s",
+		                        "cannot start the %s process: fork: %s", what,
 		                        strerror(saved));
 	}
 	if (pid == 0) {
@@ -511,39 +514,37 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 
 	tmatch__format_size(sb->max_memory, mem, sizeof(mem));
 	if (killed == 1)
-		return tmatch_error_set(err, ETIME, NULL, 0, 0,
-		                        "mapping exceeded max_map_time=%g s, killed", shown);
+		return tmatch_error_set(err, ETIME, NULL, 0, 0, "%s exceeded %s%g s, killed", what,
+		                        tkey, shown);
 	if (status != -1 && WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 
 		if (sig == SIGXCPU)
-			return tmatch_error_set(
-			    err, ETIME, NULL, 0, 0,
-			    "mapping exceeded its CPU limit (max_map_time=%g s), killed", shown);
+			return tmatch_error_set(err, ETIME, NULL, 0, 0,
+			                        "%s exceeded its CPU limit (%s%g s), killed", what,
+			                        tkey, shown);
 		if (sig == SIGSYS)
 			return tmatch_error_set(err, EPERM, NULL, 0, 0,
-			                        "mapping process killed by its system-call filter "
+			                        "%s process killed by its system-call filter "
 			                        "(signal %d, %s)",
-			                        sig, strsignal(sig));
-		return tmatch_error_set(err, EIO, NULL, 0, 0,
-		                        "mapping process died with signal %d (%s)", sig,
-		                        strsignal(sig));
+			                        what, sig, strsignal(sig));
+		return tmatch_error_set(err, EIO, NULL, 0, 0, "%s process died with signal %d (%s)",
+		                        what, sig, strsignal(sig));
 	}
 	if (killed)
 		return tmatch_error_set(err, EPROTO, NULL, 0, 0,
-		                        "mapping process sent a malformed result (%s)",
+		                        "%s process sent a malformed result (%s)", what,
 		                        killed == 3   ? "too long"
 		                        : killed == 4 ? "refused"
 		                                      : "read error");
 	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
 		if (WEXITSTATUS(status) == EXIT_NOSPACE)
 			return tmatch_error_set(err, ENOMEM, NULL, 0, 0,
-			                        "mapping ran out of memory (max_map_memory=%s)",
-			                        mem);
+			                        "%s ran out of memory (%s%s)", what, mkey, mem);
 		if ((why = setup_failure(WEXITSTATUS(status))))
-			return tmatch_error_set(err, EPERM, NULL, 0, 0, "mapping process %s", why);
+			return tmatch_error_set(err, EPERM, NULL, 0, 0, "%s process %s", what, why);
 		return tmatch_error_set(err, EPROTO, NULL, 0, 0,
-		                        "mapping process exited with status %d without a result",
+		                        "%s process exited with status %d without a result", what,
 		                        WEXITSTATUS(status));
 	}
 	return 0;

@@ -7,6 +7,8 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <hwloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
@@ -76,4 +78,77 @@ Test(inputs, errors)
 		cr_assert_neq(errno, 0);
 		cr_assert(strstr(err.msg, bad[i].text), "%s: '%s'", bad[i].spec, err.msg);
 	}
+}
+
+/* The CLI's XML goes through a child and comes back as hwloc's export: the
+   same tree, leaf by leaf, as loading the file in this process. */
+Test(inputs, xml_child_gives_the_same_tree)
+{
+	static const char *const files[] = {"intel-2s-14c-smt.xml", "partial-7c.xml",
+	                                    "amd-2s-64c-nps4.xml"};
+	size_t f;
+
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[512], a[128], b[128];
+		tmatch_affinity_opts_t o;
+		tmatch_affinity_tree_t *direct, *child;
+		tmatch_error_t err;
+		int n, i;
+
+		snprintf(path, sizeof(path), FIX "%s", files[f]);
+		tmatch_affinity_opts_init(&o);
+		o.source = TMATCH_AFFINITY_SRC_XML;
+		o.input = path;
+		o.smt = TMATCH_AFFINITY_SMT_ALL;
+		memset(&err, 0, sizeof(err));
+		direct = tmatch_affinity_node_load(&o, &err);
+		cr_assert_not_null(direct, "%s: %s", path, err.msg);
+		child = tmatch_place_node_load(&o, &err);
+		cr_assert_not_null(child, "%s: %s", path, err.msg);
+		n = tmatch_affinity_tree_nb_slots(direct);
+		cr_assert_eq(tmatch_affinity_tree_nb_slots(child), n, "%s", path);
+		tmatch_topo_format(tmatch_affinity_tree_topo(direct), a, sizeof(a));
+		tmatch_topo_format(tmatch_affinity_tree_topo(child), b, sizeof(b));
+		cr_assert_str_eq(a, b, "%s", path);
+		for (i = 0; i < tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(direct)); i++) {
+			cr_assert_eq(tmatch_affinity_leaf_is_real(direct, i),
+			             tmatch_affinity_leaf_is_real(child, i));
+			if (!tmatch_affinity_leaf_is_real(direct, i))
+				continue;
+			hwloc_bitmap_list_snprintf(a, sizeof(a),
+			                           tmatch_affinity_leaf_cpuset(direct, i));
+			hwloc_bitmap_list_snprintf(b, sizeof(b),
+			                           tmatch_affinity_leaf_cpuset(child, i));
+			cr_assert_str_eq(a, b, "%s leaf %d", path, i);
+		}
+		tmatch_affinity_tree_destroy(direct);
+		tmatch_affinity_tree_destroy(child);
+	}
+}
+
+/* A crafted XML on which hwloc 2.9's own reader (no libxml2) segfaults
+   (found by fuzz_specs): the child dies, the caller gets an error naming
+   the file and goes on. With a reader that refuses it instead, the same
+   error path, without the signal. */
+Test(inputs, xml_that_crashes_hwloc_costs_only_the_child)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+
+	setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml", 1);
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_XML;
+	o.input = FIX "crafted-hwloc-crash.xml";
+	memset(&err, 0, sizeof(err));
+	errno = 0;
+	cr_assert_null(tmatch_place_node_load(&o, &err));
+	cr_assert_neq(errno, 0);
+	cr_assert_str_eq(err.file, o.input);
+	cr_assert(strstr(err.msg, "hwloc c"), "%s", err.msg);
+	if (strstr(err.msg, "died"))
+		cr_assert(strstr(err.msg, "XML reader process died with signal"), "%s", err.msg);
+	/* and through a --topology spec, as the CLI gives it */
+	memset(&err, 0, sizeof(err));
+	cr_assert_null(tmatch_place_topo_load("xml:" FIX "crafted-hwloc-crash.xml", &err));
+	cr_assert_str_eq(err.file, o.input);
 }
