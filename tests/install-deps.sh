@@ -16,7 +16,7 @@ bookworm) CLANG_RT=libclang-rt-14-dev ;;
 esac
 
 PKGS="build-essential pkg-config git
-libhwloc-dev hwloc libyaml-dev libcriterion-dev
+libhwloc-dev hwloc libhwloc-plugins libyaml-dev libcriterion-dev
 slurmd slurmctld slurm-client libslurm-dev munge
 iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
