@@ -273,6 +273,87 @@ TMATCH_API tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p,
                                                  tmatch_profile_metric_t metric, unsigned sets,
                                                  tmatch_error_t *err);
 
+/* ------------------------------------------------------------------------ */
+/* The store of learned profiles (profile/store.c)                          */
+
+/*
+ * One entry per application and scale, in a directory only its user may
+ * read: the profile a run recorded, found again by the next run of the same
+ * executable at the same rank count (--treematch=learn, `treematch store`).
+ */
+#define TMATCH_STORE_ID_MAX 32
+enum {
+	TMATCH_STORE_KEY_BUILD_ID = 1, /* the executable's ELF build id */
+	TMATCH_STORE_KEY_CONTENT = 2,  /* hashes of its content and its size */
+};
+typedef struct tmatch_profile_store_key {
+	int kind; /* TMATCH_STORE_KEY_* */
+	int ranks;
+	int id_len;
+	unsigned char id[TMATCH_STORE_ID_MAX];
+	char name[64]; /* a name the user gives ("" = none) */
+} tmatch_profile_store_key_t;
+
+typedef struct tmatch_profile_store_entry {
+	tmatch_profile_store_key_t key;
+	char stem[17];      /* the entry's file names: STEM.prof, STEM.meta */
+	char exe[256];      /* the executable's path when it was recorded */
+	uint64_t size;      /* of STEM.prof */
+	uint64_t checksum;  /* of STEM.prof */
+	int64_t created_ns; /* CLOCK_REALTIME */
+	int64_t used_ns;    /* last found by a run */
+} tmatch_profile_store_entry_t;
+
+/*
+ * key: the key of `exe` (a regular file, read as the caller) at `ranks`
+ * ranks, with an optional `name`: its ELF build id, or else two hashes of
+ * its whole content and its size (up to 8 GiB). stem: the 16 hex digits that
+ * name the key's files. key_format: "build-id 3f..., 64 ranks, name lmp".
+ */
+TMATCH_API int tmatch_profile_store_key(const char *exe, int ranks, const char *name,
+                                        tmatch_profile_store_key_t *key, tmatch_error_t *err);
+TMATCH_API void tmatch_profile_store_stem(const tmatch_profile_store_key_t *key, char *buf,
+                                          size_t len);
+TMATCH_API void tmatch_profile_store_key_format(const tmatch_profile_store_key_t *key, char *buf,
+                                                size_t len);
+
+/*
+ * The store's directory into dir: site/<uid> when the admin gave a site
+ * directory (it must exist; others may write to it only with the sticky
+ * bit), else $XDG_CACHE_HOME/treematch/store or ~/.cache/treematch/store.
+ * With create, missing directories are made 0700. The directory must be the
+ * caller's, not a link, and closed to other users (EPERM says how to fix).
+ */
+TMATCH_API int tmatch_profile_store_dir(const char *site, int create, char *dir, size_t len,
+                                        tmatch_error_t *err);
+
+/*
+ * get: 1 and the path of the key's profile (its compiled form) when the
+ * store holds it and it checks (header, key, size, checksum); its last use
+ * becomes now. 0 when there is none. -1/EPROTO when the entry was damaged:
+ * it is removed, err says so in one line ("discarded the stored profile
+ * ...: ...; it will be recorded again"); other errors -1 with errno.
+ * put: load and check `profile` (any format), which must have key->ranks
+ * ranks, and store it compiled under key (replacing an older one), crash-
+ * safe (temporary file, fsync, rename); then, when cap > 0, evict the least
+ * recently used other entries until the store holds at most cap bytes.
+ * list: every entry, least recently used first (free *out); damaged ones
+ * counted in *damaged. forget: remove the entries whose stem starts with
+ * prefix, or whose name is prefix. gc: evict until at most cap bytes, and
+ * remove damaged entries and leftovers of interrupted writes.
+ */
+TMATCH_API int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key,
+                                        char *path, size_t len, tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *key,
+                                        const char *profile, const char *exe, uint64_t cap,
+                                        tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_list(const char *dir, tmatch_profile_store_entry_t **out,
+                                         int *n, int *damaged, tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_forget(const char *dir, const char *prefix, int *removed,
+                                           tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_gc(const char *dir, uint64_t cap, int *removed,
+                                       tmatch_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_store.c - `treematch store`: the store of learned profiles
+ * (profile/store.c), one entry per application and rank count.
+ *
+ *   store list                         entries, least recently used first
+ *   store show ENTRY                   one entry (its stem, a prefix or name)
+ *   store find EXE --ranks N [--name]  the profile a run of EXE would use
+ *   store put EXE PROFILE [--name]     store a profile by hand
+ *   store forget ENTRY                 remove entries
+ *   store gc [--max-size SIZE]         evict down to SIZE, remove damage
+ * Every command takes --site DIR (the admin's site store) instead of the
+ * user's own ($XDG_CACHE_HOME/treematch/store).
+ */
+#include "cli/cli.h"
+#include "profile/profile.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_MAX_SIZE ((uint64_t)256 << 20)
+
+static void usage(FILE *out)
+{
+	fputs("usage: treematch store <list|show|find|put|forget|gc> [ARGS] [--site DIR]\n"
+	      "\n"
+	      "The store of learned profiles: one per application (its ELF build id, or a\n"
+	      "hash of its content) and rank count, in $XDG_CACHE_HOME/treematch/store\n"
+	      "(~/.cache/treematch/store), readable by its user only. --treematch=learn\n"
+	      "fills it; later runs of the same program at the same scale are placed from\n"
+	      "it. ENTRY is an entry's 16 hex digits (or their start) or its name.\n"
+	      "treematch store COMMAND --help for each.\n",
+	      out);
+}
+
+#define SITE_HELP "  -S, --site DIR       the site store the admin set up (store=DIR)\n"
+#define HELP_HELP "  -h, --help           this help\n"
+
+static const struct {
+	const char *name, *help;
+} commands[] = {
+    {"list", "usage: treematch store list [--site DIR]\n\n"
+             "Every entry, least recently used first: its 16 hex digits, ranks, size,\n"
+             "last use, name and executable; then the total.\n\n" SITE_HELP HELP_HELP},
+    {"show", "usage: treematch store show ENTRY [--site DIR]\n\n"
+             "The entries ENTRY names (hex digits or their start, or a name): key,\n"
+             "executable, profile file, when recorded and last used.\n\n" SITE_HELP HELP_HELP},
+    {"find", "usage: treematch store find EXE --ranks N [--name NAME] [--site DIR]\n\n"
+             "The stored profile a run of EXE at N ranks would be placed from (its path),\n"
+             "checked; exit status 1 when there is none.\n\n"
+             "  -r, --ranks N        rank count of the run\n"
+             "  -n, --name NAME      the application's name, part of the key\n" SITE_HELP
+                 HELP_HELP},
+    {"put", "usage: treematch store put EXE PROFILE [--name NAME] [--max-size SIZE] [--site DIR]\n\n"
+            "Store PROFILE (any format; its rank count is the run's) for EXE, as a\n"
+            "learning run would.\n\n"
+            "  -n, --name NAME      the application's name, part of the key\n"
+            "  -s, --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
+            "                       least recently used entries go first\n" SITE_HELP
+                HELP_HELP},
+    {"forget", "usage: treematch store forget ENTRY [--site DIR]\n\n"
+               "Remove the entries ENTRY names; exit status 1 when none.\n\n" SITE_HELP
+                   HELP_HELP},
+    {"gc", "usage: treematch store gc [--max-size SIZE] [--site DIR]\n\n"
+           "Evict least recently used entries until the store holds at most SIZE, and\n"
+           "remove damaged entries and what interrupted writes left.\n\n"
+           "  -s, --max-size SIZE  at most SIZE (K, M, G; default 256M)\n" SITE_HELP HELP_HELP},
+};
+
+struct args {
+	const char *name, *site;
+	uint64_t ranks, max_size;
+	char dir[PATH_MAX];
+};
+
+static int parse(int argc, char **argv, struct args *a, const char *help)
+{
+	static const struct option longopts[] = {
+	    {"ranks", required_argument, NULL, 'r'},   {"name", required_argument, NULL, 'n'},
+	    {"max-size", required_argument, NULL, 's'}, {"site", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->max_size = DEFAULT_MAX_SIZE;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:n:s:S:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (tmatch_cli_number(optarg, 1 << 24, &a->ranks) < 0 || a->ranks == 0) {
+				tmatch_cli_error("--ranks wants a rank count from 1, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			a->name = optarg;
+			break;
+		case 's':
+			if (tmatch_parse_size(optarg, strlen(optarg), UINT64_MAX / 2, &a->max_size)) {
+				tmatch_cli_error("--max-size wants a size such as 256M, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			a->site = optarg;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		default:
+			fputs(help, stderr);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* A CLOCK_REALTIME time in nanoseconds as local time, to the minute or second. */
+static const char *local_time(int64_t ns, int seconds, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	if (seconds)
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	else
+		strftime(buf, len, "%Y-%m-%d %H:%M", &tm);
+	return buf;
+}
+
+static void print_entry(const tmatch_profile_store_entry_t *e, const char *dir)
+{
+	char key[256], when[64];
+
+	tmatch_profile_store_key_format(&e->key, key, sizeof(key));
+	printf("entry: %s\nkey: %s\nexecutable: %s\nprofile: %s/%s.prof (%llu bytes)\n", e->stem,
+	       key, e->exe[0] ? e->exe : "-", dir, e->stem, (unsigned long long)e->size);
+	printf("recorded: %s\n", local_time(e->created_ns, 1, when, sizeof(when)));
+	printf("last used: %s\n", local_time(e->used_ns, 1, when, sizeof(when)));
+}
+
+static int list(struct args *a, const char *match)
+{
+	tmatch_profile_store_entry_t *v;
+	tmatch_error_t err;
+	int n, damaged, i, shown = 0;
+	uint64_t total = 0;
+
+	tmatch_error_clear(&err);
+	if (tmatch_profile_store_list(a->dir, &v, &n, &damaged, &err) < 0)
+		return tmatch_cli_report(&err);
+	for (i = 0; i < n; i++) {
+		total += v[i].size;
+		if (match) {
+			if (strncmp(v[i].stem, match, strlen(match)) && strcmp(v[i].key.name, match))
+				continue;
+			print_entry(&v[i], a->dir);
+		} else {
+			char when[32];
+
+			local_time(v[i].used_ns, 0, when, sizeof(when));
+			printf("%s  %7d ranks  %10llu bytes  used %s  %s%s%s\n", v[i].stem,
+			       v[i].key.ranks, (unsigned long long)v[i].size, when,
+			       v[i].key.name[0] ? v[i].key.name : "", v[i].key.name[0] ? "  " : "",
+			       v[i].exe);
+		}
+		shown++;
+	}
+	free(v);
+	if (!match)
+		printf("%d entries, %llu bytes in %s\n", n, (unsigned long long)total, a->dir);
+	if (damaged)
+		tmatch_cli_error("%d damaged entries: treematch store gc removes them", damaged);
+	if (match && !shown) {
+		tmatch_cli_error("no entry '%s' in %s", match, a->dir);
+		return 1;
+	}
+	return 0;
+}
+
+int tmatch_cli_store(int argc, char **argv)
+{
+	struct args a;
+	tmatch_profile_store_key_t key;
+	tmatch_error_t err;
+	const char *cmd, *help = NULL;
+	char path[PATH_MAX], exe[PATH_MAX];
+	int rc, removed = 0, npos;
+	size_t c;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	cmd = argv[1];
+	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+		if (!strcmp(cmd, commands[c].name))
+			help = commands[c].help;
+	if (!help) {
+		tmatch_cli_error("store: unknown command '%s'", cmd);
+		usage(stderr);
+		return 2;
+	}
+	if ((rc = parse(argc - 1, argv + 1, &a, help)))
+		return rc < 0 ? 0 : rc;
+	npos = argc - 1 - optind;
+	argv += 1 + optind;
+	tmatch_error_clear(&err);
+	if (tmatch_profile_store_dir(a.site, 1, a.dir, sizeof(a.dir), &err) < 0)
+		return tmatch_cli_report(&err);
+
+	if (!strcmp(cmd, "list") && npos == 0)
+		return list(&a, NULL);
+	if (!strcmp(cmd, "show") && npos == 1)
+		return list(&a, argv[0]);
+	if (!strcmp(cmd, "forget") && npos == 1) {
+		if (tmatch_profile_store_forget(a.dir, argv[0], &removed, &err) < 0)
+			return tmatch_cli_report(&err);
+		printf("removed %d entries\n", removed);
+		return removed ? 0 : 1;
+	}
+	if (!strcmp(cmd, "gc") && npos == 0) {
+		if (tmatch_profile_store_gc(a.dir, a.max_size, &removed, &err) < 0)
+			return tmatch_cli_report(&err);
+		printf("evicted %d entries\n", removed);
+		return 0;
+	}
+	if ((!strcmp(cmd, "find") && npos == 1) || (!strcmp(cmd, "put") && npos == 2)) {
+		int put = cmd[0] == 'p';
+		uint64_t ranks = a.ranks;
+
+		if (!realpath(argv[0], exe)) {
+			tmatch_cli_error("%s: %s", argv[0], strerror(errno));
+			return 1;
+		}
+		if (put) {
+			tmatch_profile_t *p = tmatch_profile_load(argv[1], NULL, NULL, NULL, &err);
+			if (!p)
+				return tmatch_cli_report(&err);
+			ranks = (uint64_t)tmatch_profile_ranks(p);
+			tmatch_profile_destroy(p);
+		} else if (!ranks) {
+			tmatch_cli_error("store find: give the run's --ranks");
+			return 2;
+		}
+		if (tmatch_profile_store_key(exe, (int)ranks, a.name, &key, &err) < 0)
+			return tmatch_cli_report(&err);
+		if (put) {
+			if (tmatch_profile_store_put(a.dir, &key, argv[1], exe, a.max_size, &err) < 0)
+				return tmatch_cli_report(&err);
+			tmatch_profile_store_stem(&key, path, sizeof(path));
+			printf("stored %s\n", path);
+			return 0;
+		}
+		rc = tmatch_profile_store_get(a.dir, &key, path, sizeof(path), &err);
+		if (rc < 0)
+			return tmatch_cli_report(&err);
+		if (rc == 0) {
+			tmatch_profile_store_key_format(&key, exe, sizeof(exe));
+			tmatch_cli_error("no stored profile for %s (%s)", argv[0], exe);
+			return 1;
+		}
+		printf("%s\n", path);
+		return 0;
+	}
+	fputs(help, stderr);
+	return 2;
+}
