@@ -288,25 +288,14 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			return fail(err, w, "'%s' must be %s", key->name, key->hint);
 		cfg->seed = u;
 		break;
-	case T_SIZE: {
-		uint64_t mult = 1;
-		size_t dn = vn;
-		char last = v[vn - 1];
-		if (last == 'K' || last == 'k')
-			mult = 1024, dn--;
-		else if (last == 'M' || last == 'm')
-			mult = 1024 * 1024, dn--;
-		else if (last == 'G' || last == 'g')
-			mult = 1024 * 1024 * 1024, dn--;
-		if (tmatch_parse_u64(v, dn, UINT64_MAX / mult, &u) || u == 0 ||
-		    u * mult > (uint64_t)SIZE_MAX / 2)
+	case T_SIZE:
+		if (tmatch_parse_size(v, vn, (uint64_t)SIZE_MAX / 2, &u))
 			return fail(err, w, "'%s' must be %s (more than 0)", key->name, key->hint);
 		if (id == KEY_MAX_MAP_MEMORY)
-			cfg->max_map_memory = (size_t)(u * mult);
+			cfg->max_map_memory = (size_t)u;
 		else
-			cfg->max_file_size = (size_t)(u * mult);
+			cfg->max_file_size = (size_t)u;
 		break;
-	}
 	case T_SECONDS: {
 		char num[32], *end;
 		if (vn >= sizeof(num))

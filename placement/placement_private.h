@@ -8,6 +8,7 @@
 
 #include "placement/placement.h"
 #include "treematch/treematch.h"
+#include "treematch/binfmt.h"
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -74,9 +75,6 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 
 /* Bytes of address space the calling process maps now (0 if unknown). */
 size_t tmatch__address_space_now(void);
-
-/* write(2) until done: 0, or -1 with errno. */
-int tmatch__write_all(int fd, const void *buf, size_t len);
 
 /* "1G", "64M", "300K" or bytes, as an admin writes max_map_memory. */
 void tmatch__format_size(size_t bytes, char *buf, size_t len);

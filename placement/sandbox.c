@@ -73,23 +73,6 @@ double tmatch__place_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int tmatch__write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* ---- child --------------------------------------------------------------- */
 
 /* Bytes of address space the process has now (0 if unknown). */

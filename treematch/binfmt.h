@@ -2,7 +2,8 @@
 /*
  * binfmt.h - the pieces of the project's binary files (the compiled profile,
  * the step plan): little-endian words whatever the host, sections aligned on
- * 8 bytes, a word-wise FNV-1a checksum, and pread of an exact length.
+ * 8 bytes, a word-wise FNV-1a checksum, pread of an exact length and write
+ * of all of a buffer.
  */
 #ifndef TMATCH_BINFMT_H
 #define TMATCH_BINFMT_H
@@ -67,6 +68,24 @@ static inline int tmatch__pread_all(int fd, void *buf, size_t len, uint64_t off)
 		p += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* write(2) until done: 0, or -1 with errno. */
+static inline int tmatch__write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
 	}
 	return 0;
 }

@@ -101,3 +101,24 @@ int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 		*out = v;
 	return 0;
 }
+
+int tmatch_parse_size(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t mult = 1, v;
+	char last;
+
+	if (!s || len == 0)
+		return -1;
+	last = s[len - 1];
+	if (last == 'K' || last == 'k')
+		mult = (uint64_t)1 << 10, len--;
+	else if (last == 'M' || last == 'm')
+		mult = (uint64_t)1 << 20, len--;
+	else if (last == 'G' || last == 'g')
+		mult = (uint64_t)1 << 30, len--;
+	if (tmatch_parse_u64(s, len, UINT64_MAX / mult, &v) || v == 0 || v * mult > max)
+		return -1;
+	if (out)
+		*out = v * mult;
+	return 0;
+}

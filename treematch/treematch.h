@@ -103,6 +103,12 @@ TMATCH_API void tmatch_log_vprintf(tmatch_log_fn log, void *arg, int level, cons
  */
 TMATCH_API int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 
+/*
+ * A size as admins write them: digits with an optional K, M or G suffix
+ * (binary units), more than 0, at most `max` bytes. 0 with *out, or -1.
+ */
+TMATCH_API int tmatch_parse_size(const char *s, size_t len, uint64_t max, uint64_t *out);
+
 /* ------------------------------------------------------------------------ */
 /* Machine tree                                                              */
 
