@@ -49,22 +49,21 @@ static const struct {
     {"show", "usage: treematch store show ENTRY [--site DIR]\n\n"
              "The entries ENTRY names (hex digits or their start, or a name): key,\n"
              "executable, profile file, when recorded and last used.\n\n" SITE_HELP HELP_HELP},
-    {"find", "usage: treematch store find EXE --ranks N [--name NAME] [--site DIR]\n\n"
-             "The stored profile a run of EXE at N ranks would be placed from (its path),\n"
-             "checked; exit status 1 when there is none.\n\n"
-             "  -r, --ranks N        rank count of the run\n"
-             "  -n, --name NAME      the application's name, part of the key\n" SITE_HELP
-                 HELP_HELP},
-    {"put", "usage: treematch store put EXE PROFILE [--name NAME] [--max-size SIZE] [--site DIR]\n\n"
-            "Store PROFILE (any format; its rank count is the run's) for EXE, as a\n"
-            "learning run would.\n\n"
-            "  -n, --name NAME      the application's name, part of the key\n"
-            "  -s, --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
-            "                       least recently used entries go first\n" SITE_HELP
-                HELP_HELP},
+    {"find",
+     "usage: treematch store find EXE --ranks N [--name NAME] [--site DIR]\n\n"
+     "The stored profile a run of EXE at N ranks would be placed from (its path),\n"
+     "checked; exit status 1 when there is none.\n\n"
+     "  -r, --ranks N        rank count of the run\n"
+     "  -n, --name NAME      the application's name, part of the key\n" SITE_HELP HELP_HELP},
+    {"put",
+     "usage: treematch store put EXE PROFILE [--name NAME] [--max-size SIZE] [--site DIR]\n\n"
+     "Store PROFILE (any format; its rank count is the run's) for EXE, as a\n"
+     "learning run would.\n\n"
+     "  -n, --name NAME      the application's name, part of the key\n"
+     "  -s, --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
+     "                       least recently used entries go first\n" SITE_HELP HELP_HELP},
     {"forget", "usage: treematch store forget ENTRY [--site DIR]\n\n"
-               "Remove the entries ENTRY names; exit status 1 when none.\n\n" SITE_HELP
-                   HELP_HELP},
+               "Remove the entries ENTRY names; exit status 1 when none.\n\n" SITE_HELP HELP_HELP},
     {"gc", "usage: treematch store gc [--max-size SIZE] [--site DIR]\n\n"
            "Evict least recently used entries until the store holds at most SIZE, and\n"
            "remove damaged entries and what interrupted writes left.\n\n"
@@ -80,7 +79,7 @@ struct args {
 static int parse(int argc, char **argv, struct args *a, const char *help)
 {
 	static const struct option longopts[] = {
-	    {"ranks", required_argument, NULL, 'r'},   {"name", required_argument, NULL, 'n'},
+	    {"ranks", required_argument, NULL, 'r'},    {"name", required_argument, NULL, 'n'},
 	    {"max-size", required_argument, NULL, 's'}, {"site", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
@@ -93,7 +92,8 @@ static int parse(int argc, char **argv, struct args *a, const char *help)
 		switch (c) {
 		case 'r':
 			if (tmatch_cli_number(optarg, 1 << 24, &a->ranks) < 0 || a->ranks == 0) {
-				tmatch_cli_error("--ranks wants a rank count from 1, not '%s'", optarg);
+				tmatch_cli_error("--ranks wants a rank count from 1, not '%s'",
+				                 optarg);
 				return 2;
 			}
 			break;
@@ -101,8 +101,10 @@ static int parse(int argc, char **argv, struct args *a, const char *help)
 			a->name = optarg;
 			break;
 		case 's':
-			if (tmatch_parse_size(optarg, strlen(optarg), UINT64_MAX / 2, &a->max_size)) {
-				tmatch_cli_error("--max-size wants a size such as 256M, not '%s'", optarg);
+			if (tmatch_parse_size(optarg, strlen(optarg), UINT64_MAX / 2,
+			                      &a->max_size)) {
+				tmatch_cli_error("--max-size wants a size such as 256M, not '%s'",
+				                 optarg);
 				return 2;
 			}
 			break;
@@ -158,7 +160,8 @@ static int list(struct args *a, const char *match)
 	for (i = 0; i < n; i++) {
 		total += v[i].size;
 		if (match) {
-			if (strncmp(v[i].stem, match, strlen(match)) && strcmp(v[i].key.name, match))
+			if (strncmp(v[i].stem, match, strlen(match)) &&
+			    strcmp(v[i].key.name, match))
 				continue;
 			print_entry(&v[i], a->dir);
 		} else {
@@ -212,7 +215,7 @@ int tmatch_cli_store(int argc, char **argv)
 	npos = argc - 1 - optind;
 	argv += 1 + optind;
 	tmatch_error_clear(&err);
-	if (tmatch_profile_store_dir(a.site, 1, a.dir, sizeof(a.dir), &err) < 0)
+	if (tmatch_profile_store_dir(a.site, NULL, NULL, 1, a.dir, sizeof(a.dir), &err) < 0)
 		return tmatch_cli_report(&err);
 
 	if (!strcmp(cmd, "list") && npos == 0)
@@ -252,13 +255,14 @@ int tmatch_cli_store(int argc, char **argv)
 		if (tmatch_profile_store_key(exe, (int)ranks, a.name, &key, &err) < 0)
 			return tmatch_cli_report(&err);
 		if (put) {
-			if (tmatch_profile_store_put(a.dir, &key, argv[1], exe, a.max_size, &err) < 0)
+			if (tmatch_profile_store_put(a.dir, &key, argv[1], exe, a.max_size, &err) <
+			    0)
 				return tmatch_cli_report(&err);
 			tmatch_profile_store_stem(&key, path, sizeof(path));
 			printf("stored %s\n", path);
 			return 0;
 		}
-		rc = tmatch_profile_store_get(a.dir, &key, path, sizeof(path), &err);
+		rc = tmatch_profile_store_get(a.dir, &key, 0, path, sizeof(path), &err);
 		if (rc < 0)
 			return tmatch_cli_report(&err);
 		if (rc == 0) {

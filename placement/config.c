@@ -48,6 +48,8 @@ enum key_id {
 	KEY_EXCLUSIVE_ONLY,
 	KEY_TOPOLOGY_XML,
 	KEY_PLAN,
+	KEY_STORE,
+	KEY_MIN_GAIN,
 	KEY_COUNT
 };
 
@@ -80,13 +82,18 @@ static const struct key {
     [KEY_EXCLUSIVE_ONLY] = {"exclusive_only", T_BOOL, 1, 0, 0, "on or off"},
     [KEY_TOPOLOGY_XML] = {"topology_xml", T_PATH, 1, 0, 0, "a file path"},
     [KEY_PLAN] = {"plan", T_PATH, 0, 0, 0, "a file path"},
+    [KEY_STORE] = {"store", T_PATH, 1, 0, 0, "a directory path"},
+    [KEY_MIN_GAIN] = {"min_gain", T_INT, 0, 0, 100, "0 to 100 (percent)"},
 };
 
 static const char *const key_names[KEY_COUNT + 1] = {
-    "profile",        "mapper",       "metric",         "coll",    "failure",
-    "verbose",        "dry_run",      "seed",           "mpi_pin", "max_ranks",
-    "max_file_size",  "max_map_time", "max_map_memory", "default", "allowed_mappers",
-    "exclusive_only", "topology_xml", "plan",           NULL,
+    "profile",        "mapper",        "metric",
+    "coll",           "failure",       "verbose",
+    "dry_run",        "seed",          "mpi_pin",
+    "max_ranks",      "max_file_size", "max_map_time",
+    "max_map_memory", "default",       "allowed_mappers",
+    "exclusive_only", "topology_xml",  "plan",
+    "store",          "min_gain",      NULL,
 };
 
 const char *const *tmatch_config_keys(void)
@@ -105,6 +112,7 @@ void tmatch_config_init(tmatch_config_t *cfg)
 	cfg->max_file_size = TMATCH_PROFILE_DEFAULT_MAX_FILE_SIZE;
 	cfg->max_map_time = 10.0;
 	cfg->max_map_memory = (size_t)1 << 30;
+	cfg->min_gain = 2;
 	/* The same default seed as the library and `treematch map`, so a
 	   placement computed by hand and one made at launch agree. */
 	tmatch_map_opts_t mopts;
@@ -214,14 +222,17 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 	case T_PATH: {
 		char *dst = id == KEY_PROFILE ? cfg->profile
 		            : id == KEY_PLAN  ? cfg->plan
+		            : id == KEY_STORE ? cfg->store
 		                              : cfg->topology_xml;
 		if (copy_text(dst, TMATCH_CONFIG_PATH_MAX, v, vn))
 			return fail(err, w,
 			            "'%s' must be a path shorter than %d bytes without "
 			            "control characters",
 			            key->name, TMATCH_CONFIG_PATH_MAX);
-		if (id == KEY_PROFILE)
+		if (id == KEY_PROFILE) {
 			cfg->enabled = 1;
+			cfg->learn = 0;
+		}
 		break;
 	}
 	case T_MAPPER:
@@ -261,6 +272,12 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			return fail(err, w, "'failure' must be fallback or fail");
 		break;
 	case T_BOOL:
+		if (id == KEY_DEFAULT && streq(v, vn, "learn")) {
+			cfg->enabled = 1;
+			cfg->learn = 1;
+			cfg->profile[0] = '\0';
+			break;
+		}
 		if (parse_bool(v, vn, &b))
 			return fail(err, w, "'%s' must be on or off", key->name);
 		if (id == KEY_COLL)
@@ -280,6 +297,8 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			            key->hint);
 		if (id == KEY_VERBOSE)
 			cfg->verbose = (int)u;
+		else if (id == KEY_MIN_GAIN)
+			cfg->min_gain = (int)u;
 		else
 			cfg->max_ranks = (int)u;
 		break;
@@ -387,6 +406,22 @@ int tmatch_config_parse_string(tmatch_config_t *cfg, const char *opts,
 			if (streq(s, n, "off") || streq(s, n, "no") || streq(s, n, "none")) {
 				tmp.enabled = 0;
 				tmp.set_mask |= 1u << KEY_DEFAULT;
+			} else if (streq(s, n, "learn") || (n >= 6 && !strncmp(s, "learn:", 6))) {
+				if (n >= 6 && (n == 6 || n - 6 >= sizeof(tmp.learn_name) ||
+				               copy_text(tmp.learn_name, sizeof(tmp.learn_name),
+				                         s + 6, n - 6) ||
+				               strpbrk(tmp.learn_name, "/ ")))
+					return fail(
+					    err, &w,
+					    "learn:NAME wants a name of at most %zu characters, "
+					    "without '/' or blanks",
+					    sizeof(tmp.learn_name) - 1);
+				if (n < 6)
+					tmp.learn_name[0] = '\0';
+				tmp.learn = 1;
+				tmp.enabled = 1;
+				tmp.profile[0] = '\0';
+				tmp.set_mask |= 1u << KEY_PROFILE;
 			} else if (set_item(&tmp, "profile", 7, s, n, TMATCH_CONFIG_ADMIN, &w,
 			                    err)) {
 				return -1;
@@ -541,8 +576,12 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 	uint32_t m = user->set_mask;
 	if (m & (1u << KEY_PROFILE)) {
 		memcpy(res.profile, user->profile, sizeof(res.profile));
+		memcpy(res.learn_name, user->learn_name, sizeof(res.learn_name));
+		res.learn = user->learn;
 		res.enabled = user->enabled;
 	}
+	if (m & (1u << KEY_MIN_GAIN))
+		res.min_gain = user->min_gain;
 	if (m & (1u << KEY_DEFAULT))
 		res.enabled = user->enabled;
 	if (m & (1u << KEY_PLAN))
@@ -605,12 +644,14 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
 	    "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
 	    "max_map_time=%g max_map_memory=%zu default=%s allowed_mappers=%s exclusive_only=%s "
-	    "topology_xml=%s plan=%s",
+	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d",
 	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
 	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
 	    cfg->coll ? "on" : "off", cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback",
 	    cfg->verbose, cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed,
 	    cfg->mpi_pin ? "on" : "off", cfg->max_ranks, cfg->max_file_size, cfg->max_map_time,
 	    cfg->max_map_memory, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
-	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml, cfg->plan);
+	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml, cfg->plan,
+	    cfg->learn ? "on" : "off", cfg->learn_name[0] ? ":" : "", cfg->learn_name, cfg->store,
+	    cfg->min_gain);
 }

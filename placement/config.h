@@ -9,7 +9,10 @@
  *   plugstack.conf arguments: one item per argv word
  *       required treematch.so failure=fallback max_ranks=65536 default=off
  *   user option (--treematch=...): items separated by ','; the first item
- *       may be a bare path, short for profile=PATH ("off" alone disables):
+ *       may be a bare path, short for profile=PATH ("off" alone disables;
+ *       "learn" or "learn:NAME" is learn mode: the profile is the store's
+ *       entry for the step's MPI program and task count, recorded by the
+ *       first run; a file named learn is ./learn):
  *       --treematch=app.yml,mapper=greedy,metric=msgs
  *   admin file: one item per line ("key = value" also accepted), '#' starts
  *       a comment, blank lines ignored.
@@ -30,12 +33,17 @@
  *   max_map_time=SECONDS    mapper time cap (default 10); user may only lower it
  *   max_map_memory=N[K|M|G] memory the mapping may add on a node (default 1G); user may
  *                           only lower it
- *   default=on|off          (admin) apply treematch without --treematch (default off)
+ *   default=on|off|learn    (admin) apply treematch without --treematch (default off);
+ *                           learn: every job in learn mode (below)
  *   allowed_mappers=a:b:c   (admin) mappers users may choose ("" = all)
  *   exclusive_only=on|off   (admin) only act on jobs with whole nodes (default off)
  *   topology_xml=PATH       (admin) hwloc XML used instead of the live node (tests)
  *   plan=PATH               a compiled step plan (`treematch layout --plan`): each node
  *                           reads its own slice instead of the profile
+ *   store=DIR               (admin) the site store of learned profiles (each user's
+ *                           DIR/UID), instead of each user's XDG cache
+ *   min_gain=PCT            learn mode: keep Slurm's binding when the placement gains
+ *                           less than PCT % of the node's cost (default 2)
  *
  * Precedence: built-in defaults < admin (plugstack.conf, then the admin file:
  * later items override earlier ones) < user, except that the user may only
@@ -86,6 +94,10 @@ typedef struct tmatch_config {
 	int exclusive_only;
 	char topology_xml[TMATCH_CONFIG_PATH_MAX]; /* "" = none */
 	char plan[TMATCH_CONFIG_PATH_MAX];         /* "" = none: map from the profile */
+	int learn;           /* learn mode: the profile comes from the store (profile "") */
+	char learn_name[64]; /* learn:NAME, part of the store's key; "" = none */
+	char store[TMATCH_CONFIG_PATH_MAX]; /* admin: the site store; "" = each user's own */
+	int min_gain;      /* learn mode: keep Slurm's binding below this gain, percent */
 	uint32_t set_mask; /* bit k set when key k of the table was given (internal use) */
 	char refused[320]; /* tmatch_config_merge: what the user asked that would loosen
 	                      the admin's policy, ignored; one line, "" = none */

@@ -115,6 +115,51 @@ static void tighten_memory(size_t admin, size_t user)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
+/* Learn mode: cfg->profile becomes the store's entry for this step, read
+   only (srun discarded a damaged one and stores what a first run recorded);
+   or the helper ends here, saying why. Nothing stored yet: record this run
+   (TMATCH__HELPER_OUT_LEARN), bound as Slurm binds. */
+static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_place_helper_in_t *in,
+                          tmatch_config_t *cfg, const char *name)
+{
+	tmatch_profile_store_key_t key;
+	tmatch_error_t e;
+	char dir[PATH_MAX], exe[PATH_MAX], path[PATH_MAX];
+	int rc = -1;
+
+	tmatch_error_clear(&e);
+	if (!in->argv || !in->argv[0])
+		tmatch_error_set(&e, EINVAL, NULL, 0, 0, "the step's command line is unknown");
+	else
+		rc = tmatch_place_learn_key(cfg, in->argv, in->job_path, in->job_pwd,
+		                            in->ntasks_total, &key, exe, sizeof(exe), &e);
+	if (rc == 0 &&
+	    tmatch_place_learn_dir(cfg, in->job_xdg, in->job_home, 0, dir, sizeof(dir), &e) < 0)
+		rc = errno == ENOENT ? 2 : -1; /* no store yet: nothing stored */
+	if (rc == 0)
+		rc = tmatch_profile_store_get(dir, &key, TMATCH_STORE_READONLY, path, sizeof(path),
+		                              &e) == 1
+		         ? 3
+		     : e.msg[0] ? -1
+		                : 2;
+	if (rc == 3 &&
+	    snprintf(cfg->profile, sizeof(cfg->profile), "%s", path) < (int)sizeof(cfg->profile))
+		return;
+	/* learning is quiet: said in verbose mode, else in slurmd's log */
+	h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
+	if (rc == 2) {
+		h->status = TMATCH__HELPER_OUT_LEARN;
+		snprintf(h->msg, sizeof(h->msg),
+		         "%s: learning: nothing stored yet for %.200s at %d tasks: this run is "
+		         "recorded",
+		         name, exe, in->ntasks_total);
+	} else {
+		h->status = TMATCH__HELPER_OUT_SKIPPED;
+		snprintf(h->msg, sizeof(h->msg), "%.60s: %.400s", name, e.msg);
+	}
+	finish(fd, h);
+}
+
 /* This node's slice of the step plan at path, once it is shown to be for
    this step (job, step, tasks, nodes, the profile as planned). NULL with
    one line in msg. */
@@ -215,6 +260,8 @@ static void helper_body(void *arg, int fd)
 		       tmatch_error_format(&e, buf, sizeof(buf)));
 	if (!name)
 		failed(fd, &h, ENOMEM, "%s: out of memory", hello.node_name);
+	if (cfg.enabled && cfg.learn && !cfg.plan[0] && !(in->plan_env && in->plan_env[0]))
+		learn_profile(fd, &h, in, &cfg, name ? name : hello.node_name);
 	if (!cfg.enabled || !cfg.profile[0]) {
 		h.status = TMATCH__HELPER_OUT_OFF;
 		finish(fd, &h);
@@ -257,6 +304,22 @@ static void helper_body(void *arg, int fd)
 	tmatch_error_clear(&e);
 	if (tmatch_place_node_decide(&nin, in->prep, &plan, &e) < 0)
 		failed(fd, &h, errno, "%s", e.msg);
+	if (cfg.learn && plan->status == TMATCH_PLACE_PLACED) {
+		/* learned, not asked for: worth it only above min_gain */
+		double gain = plan->cost_packed > 0
+		                  ? 100.0 * (plan->cost_packed - plan->cost) / plan->cost_packed
+		                  : 0;
+
+		if (gain < cfg.min_gain) {
+			h.status = TMATCH__HELPER_OUT_SKIPPED;
+			h.why_level = cfg.verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
+			snprintf(h.msg, sizeof(h.msg),
+			         "%s: the learned profile gains %.1f %% over Slurm's binding here, "
+			         "less than min_gain=%d %%: Slurm's binding kept",
+			         name, gain, cfg.min_gain);
+			finish(fd, &h);
+		}
+	}
 	if (plan->status == TMATCH_PLACE_SKIPPED) {
 		h.status = TMATCH__HELPER_OUT_SKIPPED;
 		h.why_level = plan->why_level;
@@ -525,7 +588,8 @@ int tmatch__helper_take(const tmatch_place_helper_in_t *in, const char *buf, siz
 		                 0, "%s", line);
 		break;
 	}
-	case TMATCH__HELPER_OUT_SKIPPED: {
+	case TMATCH__HELPER_OUT_SKIPPED:
+	case TMATCH__HELPER_OUT_LEARN: {
 		tmatch_place_node_t *plan = calloc(1, sizeof(*plan));
 
 		if (!plan) {
@@ -539,6 +603,7 @@ int tmatch__helper_take(const tmatch_place_helper_in_t *in, const char *buf, siz
 			break;
 		}
 		plan->status = TMATCH_PLACE_SKIPPED;
+		plan->record = h.status == TMATCH__HELPER_OUT_LEARN;
 		plan->why_level =
 		    h.why_level == TMATCH_LOG_DEBUG ? TMATCH_LOG_DEBUG : TMATCH_LOG_INFO;
 		out->plan = plan;

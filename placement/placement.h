@@ -220,6 +220,7 @@ typedef struct tmatch_place_node {
 	int status;    /* enum tmatch_place_status */
 	int why_level; /* SKIPPED: TMATCH_LOG_DEBUG (admin text) or TMATCH_LOG_INFO (user text) */
 	char why[512]; /* SKIPPED: one line saying why, without the "treematch: " prefix */
+	int record;    /* SKIPPED in learn mode with nothing stored yet: record this run */
 	int ntasks;    /* PLACED: tasks on this node */
 	tmatch_place_task_t *task; /* [ntasks], by local id */
 	char node_name[64];
@@ -343,6 +344,10 @@ typedef struct tmatch_place_helper_in {
 	uint32_t step_id;             /* S_JOB_STEPID */
 	const char *plan_env;         /* TREEMATCH_PLAN of the job's environment, NULL: the
 	                                 plan when the user's value names none */
+	/* Learn mode: the step's command line (S_JOB_ARGV) and the job's PATH,
+	   PWD, HOME and XDG_CACHE_HOME, copied, not parsed (NULL = none). */
+	char *const *argv;
+	const char *job_path, *job_pwd, *job_home, *job_xdg;
 	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
 	int become;                           /* 1: become uid/gid/groups for good (checked) */
 	uid_t uid;                            /* S_JOB_UID */
@@ -360,6 +365,24 @@ typedef struct tmatch_place_helper_out {
 	char node_name[64];        /* this node's name (checked characters) */
 	tmatch_place_node_t *plan; /* PLACED or SKIPPED; NULL when off or failed */
 } tmatch_place_helper_out_t;
+
+/*
+ * Learn mode (learn.c). learn_key: the store key of a step: its MPI program
+ * (the first word of argv that links MPI, found with path_env, relative
+ * names against cwd; its path in exe), ntasks and cfg->learn_name. 0; 1
+ * when the step runs no MPI program (nothing is learned, why in err); -1.
+ * learn_dir: the store (cfg->store's DIR/UID, else the user's XDG cache;
+ * tmatch_profile_store_dir). learn_recording: where the recorder writes the
+ * profile of a learning step (a hidden file of the store, which srun then
+ * stores under the step's key).
+ */
+int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const char *path_env,
+                           const char *cwd, int ntasks, tmatch_profile_store_key_t *key, char *exe,
+                           size_t len, tmatch_error_t *err);
+int tmatch_place_learn_dir(const tmatch_config_t *cfg, const char *xdg, const char *home,
+                           int create, char *dir, size_t len, tmatch_error_t *err);
+int tmatch_place_learn_recording(const char *dir, uint64_t job_id, uint32_t step_id, char *path,
+                                 size_t len);
 
 /*
  * Run the helper (placement/sandbox.c: the job's user for good, no other

@@ -100,6 +100,7 @@ enum {
 	TMATCH__HELPER_OUT_SKIPPED = 1,
 	TMATCH__HELPER_OUT_OFF = 2,
 	TMATCH__HELPER_OUT_FAILED = 3,
+	TMATCH__HELPER_OUT_LEARN = 4, /* learn mode, nothing stored yet: record this run */
 };
 
 struct tmatch__helper_hello {

@@ -233,6 +233,7 @@ static int install_filter(void)
 	    ALLOW(SYS_faccessat),
 	    ALLOW(SYS_getcwd),
 	    ALLOW(SYS_fcntl),
+	    ALLOW(SYS_flock), /* a shared lock on the store of learned profiles (read only) */
 #ifdef SYS_faccessat2
 	    ALLOW(SYS_faccessat2),
 #endif

@@ -41,6 +41,8 @@ const char *tmatch_place_help_text(void)
 	return "treematch: --treematch=VALUE places each task where TreeMatch says, from a\n"
 	       "treematch: communication profile (see treematch(8), treematch-profile(5)).\n"
 	       "treematch:   --treematch=PROFILE[,key=value...]   use this profile\n"
+	       "treematch:   --treematch=learn[:NAME]             record the program's first run,\n"
+	       "treematch:                                        place the next ones from it\n"
 	       "treematch:   --treematch=off                      disable (even if the site "
 	       "enables it)\n"
 	       "treematch:   --treematch=help                     this text\n"
@@ -49,6 +51,7 @@ const char *tmatch_place_help_text(void)
 	       "treematch:       failure=fallback|fail  max_ranks=N  max_file_size=N[K|M|G]\n"
 	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
 	       "treematch:       plan=FILE (a step plan from treematch layout --plan)\n"
+	       "treematch:       min_gain=PCT (learn: keep Slurm's binding below PCT %% gain)\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 

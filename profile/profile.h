@@ -320,12 +320,14 @@ TMATCH_API void tmatch_profile_store_key_format(const tmatch_profile_store_key_t
 /*
  * The store's directory into dir: site/<uid> when the admin gave a site
  * directory (it must exist; others may write to it only with the sticky
- * bit), else $XDG_CACHE_HOME/treematch/store or ~/.cache/treematch/store.
+ * bit), else XDG_CACHE_HOME/treematch/store or HOME/.cache/treematch/store
+ * (xdg, home: NULL = the caller's environment; the passwd entry's home when
+ * HOME is not absolute).
  * With create, missing directories are made 0700. The directory must be the
  * caller's, not a link, and closed to other users (EPERM says how to fix).
  */
-TMATCH_API int tmatch_profile_store_dir(const char *site, int create, char *dir, size_t len,
-                                        tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_dir(const char *site, const char *xdg, const char *home,
+                                        int create, char *dir, size_t len, tmatch_error_t *err);
 
 /*
  * get: 1 and the path of the key's profile (its compiled form) when the
@@ -342,8 +344,10 @@ TMATCH_API int tmatch_profile_store_dir(const char *site, int create, char *dir,
  * prefix, or whose name is prefix. gc: evict until at most cap bytes, and
  * remove damaged entries and leftovers of interrupted writes.
  */
+#define TMATCH_STORE_READONLY 0x1u /* get: no lock file made, no last use, no removal */
 TMATCH_API int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key,
-                                        char *path, size_t len, tmatch_error_t *err);
+                                        unsigned flags, char *path, size_t len,
+                                        tmatch_error_t *err);
 TMATCH_API int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *key,
                                         const char *profile, const char *exe, uint64_t cap,
                                         tmatch_error_t *err);

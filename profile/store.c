@@ -104,9 +104,11 @@ static int elf_build_id(int fd, const struct stat *st, unsigned char *id, int *i
 			return 0;
 		}
 		for (p = 0; p + 12 <= size;) {
-			uint64_t namesz = tmatch__get32(notes + p), descsz = tmatch__get32(notes + p + 4);
+			uint64_t namesz = tmatch__get32(notes + p),
+			         descsz = tmatch__get32(notes + p + 4);
 			uint32_t type = tmatch__get32(notes + p + 8);
-			uint64_t name_at = p + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
+			uint64_t name_at = p + 12,
+			         desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
 
 			if (desc_at > size || descsz > size - desc_at)
 				break;
@@ -133,15 +135,16 @@ static int content_id(int fd, const struct stat *st, const char *path, unsigned 
 	uint64_t h1 = TMATCH__FNV_BASIS, h2 = TMATCH__FNV_BASIS ^ 0x5bd1e995u, off = 0;
 
 	if ((uint64_t)st->st_size > MAX_EXE_BYTES)
-		return tmatch_error_set(err, EFBIG, path, 0, 0,
-		                        "larger than %llu GiB and without an ELF build id: give the "
-		                        "application a name (learn=NAME) or link it with --build-id",
-		                        (unsigned long long)(MAX_EXE_BYTES >> 30));
+		return tmatch_error_set(
+		    err, EFBIG, path, 0, 0,
+		    "larger than %llu GiB and without an ELF build id: give the "
+		    "application a name (learn=NAME) or link it with --build-id",
+		    (unsigned long long)(MAX_EXE_BYTES >> 30));
 	if (!(buf = malloc(1 << 20)))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	while (off < (uint64_t)st->st_size) {
 		size_t n = (uint64_t)st->st_size - off < (1 << 20) ? (size_t)(st->st_size - off)
-		                                                    : (size_t)1 << 20;
+		                                                   : (size_t)1 << 20;
 		if (tmatch__pread_all(fd, buf, n, off) < 0) {
 			free(buf);
 			return tmatch_error_set(err, EIO, path, 0, 0, "cannot read it: %s",
@@ -246,58 +249,66 @@ static int check_private(const char *dir, tmatch_error_t *err)
 		return tmatch_error_set(err, errno, dir, 0, 0, "cannot use the store: %s",
 		                        strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return tmatch_error_set(err, ENOTDIR, dir, 0, 0,
-		                        "the store is not a directory (a link or a file): remove it");
+		return tmatch_error_set(
+		    err, ENOTDIR, dir, 0, 0,
+		    "the store is not a directory (a link or a file): remove it");
 	if (st.st_uid != geteuid())
-		return tmatch_error_set(err, EPERM, dir, 0, 0,
-		                        "the store belongs to uid %ld, not to you: remove it or set "
-		                        "another one",
-		                        (long)st.st_uid);
+		return tmatch_error_set(
+		    err, EPERM, dir, 0, 0,
+		    "the store belongs to uid %ld, not to you: remove it or set "
+		    "another one",
+		    (long)st.st_uid);
 	if (st.st_mode & 077)
-		return tmatch_error_set(err, EPERM, dir, 0, 0,
-		                        "the store is open to other users (mode %04o): chmod 700 it",
-		                        (unsigned)(st.st_mode & 07777));
+		return tmatch_error_set(
+		    err, EPERM, dir, 0, 0,
+		    "the store is open to other users (mode %04o): chmod 700 it",
+		    (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
-int tmatch_profile_store_dir(const char *site, int create, char *dir, size_t len,
-                             tmatch_error_t *err)
+int tmatch_profile_store_dir(const char *site, const char *xdg, const char *home, int create,
+                             char *dir, size_t len, tmatch_error_t *err)
 {
-	const char *base, *home;
+	const char *base;
 	struct stat st;
 	int n;
 
 	if (!dir || len == 0)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_dir: no buffer");
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_profile_store_dir: no buffer");
 	if (site && *site) {
 		if (site[0] != '/')
 			return tmatch_error_set(err, EINVAL, site, 0, 0,
 			                        "the site store must be an absolute path");
 		if (stat(site, &st) < 0 || !S_ISDIR(st.st_mode))
-			return tmatch_error_set(err, ENOENT, site, 0, 0,
-			                        "the site store does not exist: the admin creates it "
-			                        "(mode 1777, or one 0700 directory per user)");
+			return tmatch_error_set(
+			    err, ENOENT, site, 0, 0,
+			    "the site store does not exist: the admin creates it "
+			    "(mode 1777, or one 0700 directory per user)");
 		/* others may write there: only with the sticky bit, so that
 		   nobody can replace the user's own directory */
 		if ((st.st_mode & 002) && !(st.st_mode & S_ISVTX))
-			return tmatch_error_set(err, EPERM, site, 0, 0,
-			                        "the site store is writable by everyone without the "
-			                        "sticky bit: chmod 1777 it");
+			return tmatch_error_set(
+			    err, EPERM, site, 0, 0,
+			    "the site store is writable by everyone without the "
+			    "sticky bit: chmod 1777 it");
 		n = snprintf(dir, len, "%s/%ld", site, (long)geteuid());
 	} else {
-		base = getenv("XDG_CACHE_HOME");
+		base = xdg ? xdg : getenv("XDG_CACHE_HOME");
 		if (base && base[0] == '/') {
 			n = snprintf(dir, len, "%s/treematch/store", base);
 		} else {
-			struct passwd *pw = getpwuid(geteuid());
+			struct passwd *pw;
 
-			home = getenv("HOME");
+			if (!home)
+				home = getenv("HOME");
+			if ((!home || home[0] != '/') && (pw = getpwuid(geteuid())))
+				home = pw->pw_dir;
 			if (!home || home[0] != '/')
-				home = pw ? pw->pw_dir : NULL;
-			if (!home || home[0] != '/')
-				return tmatch_error_set(err, ENOENT, NULL, 0, 0,
-				                        "no home directory for the profile store: set "
-				                        "XDG_CACHE_HOME");
+				return tmatch_error_set(
+				    err, ENOENT, NULL, 0, 0,
+				    "no home directory for the profile store: set "
+				    "XDG_CACHE_HOME");
 			n = snprintf(dir, len, "%s/.cache/treematch/store", home);
 		}
 	}
@@ -330,6 +341,21 @@ static int lock_store(const char *dir, int how, tmatch_error_t *err)
 			                        strerror(e));
 		}
 	}
+	return fd;
+}
+
+/* A shared lock through a read-only descriptor (a reader that may not
+   write: the plugin's helper); -1, and no lock, when there is no lock file. */
+static int lock_store_readonly(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.lock", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0)
+		while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+			;
 	return fd;
 }
 
@@ -384,7 +410,8 @@ static int write_file(const char *dir, const char *name, const void *buf, size_t
 
 		ok = chunk != NULL;
 		while (ok && off < src_len) {
-			size_t n = src_len - off < (1 << 20) ? (size_t)(src_len - off) : (size_t)1 << 20;
+			size_t n =
+			    src_len - off < (1 << 20) ? (size_t)(src_len - off) : (size_t)1 << 20;
 			ok = tmatch__pread_all(src_fd, chunk, n, off) == 0 &&
 			     tmatch__write_all(fd, chunk, n) == 0;
 			off += n;
@@ -426,12 +453,14 @@ static int read_meta(const char *dir, const char *stem, tmatch_profile_store_ent
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != META_SIZE ||
 	    tmatch__pread_all(fd, m, META_SIZE, 0) < 0) {
 		close(fd);
-		return tmatch_error_set(err, EPROTO, path, 0, 0, "not a store entry (size or type)");
+		return tmatch_error_set(err, EPROTO, path, 0, 0,
+		                        "not a store entry (size or type)");
 	}
 	close(fd);
 	if (memcmp(m, META_MAGIC, 8) != 0 ||
 	    tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM) != tmatch__get64(m + OFF_HEADSUM))
-		return tmatch_error_set(err, EPROTO, path, 0, 0, "damaged (its checksum does not match)");
+		return tmatch_error_set(err, EPROTO, path, 0, 0,
+		                        "damaged (its checksum does not match)");
 	if (tmatch__get32(m + OFF_VERSION) != META_VERSION)
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "written by another version of treematch (%u)",
@@ -443,7 +472,8 @@ static int read_meta(const char *dir, const char *stem, tmatch_profile_store_ent
 	if ((e->key.kind != TMATCH_STORE_KEY_BUILD_ID && e->key.kind != TMATCH_STORE_KEY_CONTENT) ||
 	    e->key.ranks < 1 || e->key.id_len < 1 || e->key.id_len > TMATCH_STORE_ID_MAX ||
 	    m[OFF_NAME + 63] || m[OFF_EXE + 255])
-		return tmatch_error_set(err, EPROTO, path, 0, 0, "damaged (a field is out of range)");
+		return tmatch_error_set(err, EPROTO, path, 0, 0,
+		                        "damaged (a field is out of range)");
 	memcpy(e->key.id, m + OFF_ID, (size_t)e->key.id_len);
 	memcpy(e->key.name, m + OFF_NAME, 64);
 	memcpy(e->exe, m + OFF_EXE, 256);
@@ -475,8 +505,8 @@ static int same_key(const tmatch_profile_store_key_t *a, const tmatch_profile_st
 	       !memcmp(a->id, b->id, (size_t)a->id_len) && !strcmp(a->name, b->name);
 }
 
-int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key, char *path,
-                             size_t len, tmatch_error_t *err)
+int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key, unsigned flags,
+                             char *path, size_t len, tmatch_error_t *err)
 {
 	tmatch_profile_store_entry_t e;
 	tmatch_error_t why;
@@ -486,7 +516,9 @@ int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *
 	int lk, fd, bad = 0;
 
 	tmatch_profile_store_stem(key, stem, sizeof(stem));
-	if ((lk = lock_store(dir, LOCK_SH, err)) < 0)
+	if (flags & TMATCH_STORE_READONLY)
+		lk = lock_store_readonly(dir);
+	else if ((lk = lock_store(dir, LOCK_SH, err)) < 0)
 		return -1;
 	tmatch_error_clear(&why);
 	snprintf(prof, sizeof(prof), "%s/%s.meta", dir, stem);
@@ -498,18 +530,24 @@ int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *
 	if (read_meta(dir, stem, &e, &why) < 0) {
 		bad = 1;
 	} else if (!same_key(&e.key, key)) {
-		bad = tmatch_error_set(&why, EPROTO, NULL, 0, 0, "another application's (hash collision)");
+		bad = tmatch_error_set(&why, EPROTO, NULL, 0, 0,
+		                       "another application's (hash collision)");
 	} else if ((fd = open(prof, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0) {
 		bad = tmatch_error_set(&why, errno, NULL, 0, 0, "its profile is missing");
 	} else {
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e.size)
 			tmatch_error_set(&why, EPROTO, NULL, 0, 0, "its profile has another size");
 		else if (file_checksum(fd, e.size, &sum) < 0 || sum != e.checksum)
-			tmatch_error_set(&why, EPROTO, NULL, 0, 0, "its profile's checksum does not match");
+			tmatch_error_set(&why, EPROTO, NULL, 0, 0,
+			                 "its profile's checksum does not match");
 		close(fd);
 		bad = why.msg[0] != '\0';
 	}
 	unlock_store(lk);
+	if (bad && (flags & TMATCH_STORE_READONLY))
+		return tmatch_error_set(err, EPROTO, dir, 0, 0,
+		                        "the stored profile %s is damaged: %s; not used", stem,
+		                        why.msg);
 	if (bad) {
 		/* removed under the writers' lock, if it is still the same one */
 		if ((lk = lock_store(dir, LOCK_EX, NULL)) >= 0) {
@@ -522,9 +560,12 @@ int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *
 		                        stem, why.msg);
 	}
 	snprintf(prof, sizeof(prof), "%s/%s.meta", dir, stem);
-	utimensat(AT_FDCWD, prof, (const struct timespec[2]){{0, UTIME_OMIT}, {0, UTIME_NOW}}, 0);
+	if (!(flags & TMATCH_STORE_READONLY))
+		utimensat(AT_FDCWD, prof,
+		          (const struct timespec[2]){{0, UTIME_OMIT}, {0, UTIME_NOW}}, 0);
 	if ((size_t)snprintf(path, len, "%s/%s.prof", dir, stem) >= len)
-		return tmatch_error_set(err, ENAMETOOLONG, dir, 0, 0, "the store's path is too long");
+		return tmatch_error_set(err, ENAMETOOLONG, dir, 0, 0,
+		                        "the store's path is too long");
 	return 1;
 }
 
@@ -566,7 +607,8 @@ int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *
 	fd = fileno(tmp);
 	if (fstat(fd, &st) < 0 || file_checksum(fd, (uint64_t)st.st_size, &sum) < 0) {
 		fclose(tmp);
-		return tmatch_error_set(err, EIO, NULL, 0, 0, "cannot read the compiled profile back");
+		return tmatch_error_set(err, EIO, NULL, 0, 0,
+		                        "cannot read the compiled profile back");
 	}
 
 	memset(m, 0, sizeof(m));

@@ -278,7 +278,7 @@ Test(conf_config, keys_and_format)
 
 	for (; k[n]; n++)
 		;
-	cr_expect_eq(n, 18);
+	cr_expect_eq(n, 20);
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
@@ -327,4 +327,63 @@ Test(conf_config, max_map_memory_is_an_admin_capped_size)
 	             -1);
 	cr_expect_not_null(strstr(err.msg, "size in bytes"), "%s", err.msg);
 	cr_expect_eq(out.max_map_memory, (size_t)64 << 20, "output untouched on failure");
+}
+
+/* Learn mode: the user's learn[:NAME], the admin's default=learn and
+   store=, min_gain; a profile given after learn turns it off again. */
+Test(conf_config, learn_mode)
+{
+	tmatch_config_t admin, user, out;
+	tmatch_error_t err;
+	char *argv[] = {"default=learn", "store=/var/cache/treematch", "min_gain=5"};
+
+	tmatch_config_init(&user);
+	cr_assert_eq(user.min_gain, 2);
+	cr_assert_eq(tmatch_config_parse_string(&user, "learn", TMATCH_CONFIG_USER, "t", &err), 0,
+	             "%s", err.msg);
+	cr_expect(user.learn && user.enabled && !user.profile[0] && !user.learn_name[0]);
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "learn:lmp-in.lj,min_gain=0,verbose=1",
+	                                        TMATCH_CONFIG_USER, "t", &err),
+	             0, "%s", err.msg);
+	cr_expect_str_eq(user.learn_name, "lmp-in.lj");
+	cr_expect_eq(user.min_gain, 0);
+	static const char *const bad[] = {"learn:a/b", "learn:a b", "learn:", "min_gain=101",
+	                                  "learn,store=/tmp/x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tmatch_config_init(&user);
+		memset(&err, 0, sizeof(err));
+		cr_expect_eq(
+		    tmatch_config_parse_string(&user, bad[i], TMATCH_CONFIG_USER, "t", &err), -1,
+		    "%s accepted", bad[i]);
+		cr_expect(err.msg[0], "%s: no message", bad[i]);
+	}
+	/* a file called learn is ./learn */
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "./learn", TMATCH_CONFIG_USER, "t", &err),
+	             0);
+	cr_expect(!user.learn && !strcmp(user.profile, "./learn"));
+
+	tmatch_config_init(&admin);
+	cr_assert_eq(tmatch_config_parse_argv(&admin, 3, argv, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	cr_expect(admin.learn && admin.enabled);
+	cr_expect_str_eq(admin.store, "/var/cache/treematch");
+	cr_expect_eq(admin.min_gain, 5);
+	/* the user's own profile replaces the admin's learning; off stops it */
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "app.yml", TMATCH_CONFIG_USER, "t", &err),
+	             0);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
+	cr_expect(!out.learn && !strcmp(out.profile, "app.yml"));
+	cr_expect_str_eq(out.store, "/var/cache/treematch");
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "off", TMATCH_CONFIG_USER, "t", &err), 0);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
+	cr_expect(!out.enabled);
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "learn:x", TMATCH_CONFIG_USER, "t", &err),
+	             0);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
+	cr_expect(out.learn && !strcmp(out.learn_name, "x") && out.min_gain == 5);
 }

@@ -537,3 +537,122 @@ Test(placement_helper, root_side_cleans_what_it_repeats)
 	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FALLBACK);
 	node_teardown(&n);
 }
+
+/* ---- learn mode ----------------------------------------------------------- */
+
+#define MPIDIR TMATCH_BUILDDIR "/tests/mpi/"
+
+/* A store the job's user owns, under xdg/treematch/store. */
+static void learn_store(char *xdg, size_t len, char *dir, size_t dlen)
+{
+	char sub[PATH_MAX + 16];
+
+	snprintf(xdg, len, "/tmp/tm-learn-XXXXXX");
+	cr_assert_not_null(mkdtemp(xdg));
+	cr_assert_eq(chmod(xdg, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/treematch", xdg);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(dir, dlen, "%s/treematch/store", xdg);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(chown(dir, target_uid(), target_gid()), 0);
+}
+
+/* Everything in the store becomes the job's user's (the test writes as root). */
+static void give_store(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX + 300];
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		cr_assert_eq(chown(path, target_uid(), target_gid()), 0, "%s", path);
+	}
+	closedir(d);
+}
+
+/* The helper of an 8-task step whose user says `value`, running argv, with
+   the store under xdg; it must answer. */
+static void learn_run(struct node *n, const char *value, char **argv, const char *xdg)
+{
+	node_setup(n, NULL);
+	n->in.user_value = value;
+	n->in.argv = argv;
+	n->in.job_path = "/usr/bin:/bin";
+	n->in.job_xdg = xdg;
+	cr_assert_eq(node_run(n), 0, "%s", n->err.msg);
+}
+
+Test(placement_helper, learn_records_first_then_places_from_the_store)
+{
+	static char *mpi_argv[] = {"/usr/bin/env", MPIDIR "pattern.openmpi", NULL};
+	static char *plain_argv[] = {"/bin/true", NULL};
+	char xdg[64], dir[PATH_MAX], exe[PATH_MAX], prof[PATH_MAX + 32];
+	tmatch_profile_store_key_t key;
+	struct node n;
+
+	learn_store(xdg, sizeof(xdg), dir, sizeof(dir));
+
+	/* nothing stored: this run records, Slurm's binding is kept */
+	learn_run(&n, "learn,verbose=1", mpi_argv, xdg);
+	cr_assert_not_null(n.out.plan);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_assert_eq(n.out.plan->record, 1);
+	cr_assert(strstr(n.out.plan->why, "learning: nothing stored yet") &&
+	              strstr(n.out.plan->why, "pattern.openmpi at 8 tasks"),
+	          "%s", n.out.plan->why);
+	node_teardown(&n);
+
+	/* what the run recorded, stored by srun: the next run is placed */
+	cr_assert_eq(tmatch_place_learn_key(&n.admin, mpi_argv, "/usr/bin:/bin", "/", 8, &key, exe,
+	                                    sizeof(exe), &n.err),
+	             0, "%s", n.err.msg);
+	node_setup(&n, NULL);
+	cr_assert_eq(tmatch_profile_store_put(dir, &key, n.profile, exe, 0, &n.err), 0, "%s",
+	             n.err.msg);
+	give_store(dir);
+	node_teardown(&n);
+	learn_run(&n, "learn", mpi_argv, xdg);
+	cr_assert_not_null(n.out.plan);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED, "%s", n.out.plan->why);
+	cr_assert_eq(n.out.plan->ntasks, 8);
+	cr_assert_lt(n.out.plan->cost, n.out.plan->cost_packed);
+	node_teardown(&n);
+
+	/* a gain below min_gain keeps Slurm's binding, and says so */
+	learn_run(&n, "learn,min_gain=100,verbose=1", mpi_argv, xdg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_assert_eq(n.out.plan->record, 0);
+	cr_assert(strstr(n.out.plan->why, "less than min_gain=100 %"), "%s", n.out.plan->why);
+	node_teardown(&n);
+
+	/* a step without an MPI program learns nothing */
+	learn_run(&n, "learn,verbose=1", plain_argv, xdg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_assert_eq(n.out.plan->record, 0);
+	cr_assert(strstr(n.out.plan->why, "not learned"), "%s", n.out.plan->why);
+	node_teardown(&n);
+
+	/* a damaged entry: the node (read only) does not use it */
+	tmatch_profile_store_stem(&key, exe, 17);
+	snprintf(prof, sizeof(prof), "%.3900s/%.16s.prof", dir, exe);
+	{
+		FILE *f = fopen(prof, "r+");
+
+		cr_assert_not_null(f);
+		cr_assert_eq(fseek(f, 40, SEEK_SET), 0);
+		fputc('~', f);
+		cr_assert_eq(fclose(f), 0);
+	}
+	learn_run(&n, "learn", mpi_argv, xdg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_assert_eq(n.out.plan->record, 0);
+	cr_assert(strstr(n.out.plan->why, "is damaged"), "%s", n.out.plan->why);
+	cr_assert_eq(access(prof, F_OK), 0, "the node never removes it");
+	node_teardown(&n);
+	snprintf(prof, sizeof(prof), "rm -rf '%s'", xdg);
+	cr_assert_eq(system(prof), 0);
+}

@@ -31,7 +31,8 @@ static void setup(void)
 	cr_assert_not_null(mkdtemp(root));
 	setenv("XDG_CACHE_HOME", root, 1);
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(tmatch_profile_store_dir(NULL, 1, dir, sizeof(dir), &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, dir, sizeof(dir), &err), 0, "%s",
+	             err.msg);
 }
 
 static void teardown(void)
@@ -149,7 +150,7 @@ static void put(const tmatch_profile_store_key_t *k, const char *profile, uint64
 static int get(const tmatch_profile_store_key_t *k, char *path, tmatch_error_t *err)
 {
 	memset(err, 0, sizeof(*err));
-	return tmatch_profile_store_get(dir, k, path, PATH_MAX, err);
+	return tmatch_profile_store_get(dir, k, 0, path, PATH_MAX, err);
 }
 
 Test(store, put_then_get_gives_the_same_matrix)
@@ -203,7 +204,7 @@ Test(store, damaged_entries_are_discarded_in_one_line)
 		off_t at;
 		int truncate;
 	} damage[] = {
-	    {".prof", 100, 0}, {".prof", 8, 0},  {".prof", 0, 1},   {".meta", 30, 0},
+	    {".prof", 100, 0}, {".prof", 8, 0},   {".prof", 0, 1}, {".meta", 30, 0},
 	    {".meta", 200, 0}, {".meta", 505, 0}, {".meta", 0, 1},
 	};
 	tmatch_profile_store_key_t k;
@@ -219,6 +220,13 @@ Test(store, damaged_entries_are_discarded_in_one_line)
 			cr_assert_eq(truncate(file, 100), 0);
 		else
 			flip(file, damage[d].at);
+		/* a reader that may not write only reports it */
+		memset(&err, 0, sizeof(err));
+		cr_assert_eq(tmatch_profile_store_get(dir, &k, TMATCH_STORE_READONLY, path,
+		                                      sizeof(path), &err),
+		             -1, "damage %zu", d);
+		cr_assert(strstr(err.msg, "is damaged"), "%s", err.msg);
+		cr_assert_eq(access(file, F_OK), 0);
 		errno = 0;
 		cr_assert_eq(get(&k, path, &err), -1, "damage %zu", d);
 		cr_assert_eq(errno, EPROTO);
@@ -262,7 +270,7 @@ Test(store, least_recently_used_goes_first)
 	age(sa, 300);
 	age(sb, 200);
 	cr_assert_eq(get(&a, path, &err), 1, "%s", err.msg); /* a is used again */
-	put(&c, EXAMPLES "lammps-8.yml", 2 * one);         /* room for two */
+	put(&c, EXAMPLES "lammps-8.yml", 2 * one);           /* room for two */
 	cr_assert_eq(get(&a, path, &err), 1);
 	cr_assert_eq(get(&c, path, &err), 1);
 	cr_assert_eq(get(&b, path, &err), 0, "b was the least recently used");
@@ -324,7 +332,7 @@ Test(store, directories_closed_to_others)
 
 	memset(&err, 0, sizeof(err));
 	cr_assert_eq(chmod(dir, 0755), 0);
-	cr_assert_eq(tmatch_profile_store_dir(NULL, 1, d, sizeof(d), &err), -1);
+	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, d, sizeof(d), &err), -1);
 	cr_assert_eq(errno, EPERM);
 	cr_assert(strstr(err.msg, "chmod 700"), "%s", err.msg);
 	cr_assert_str_eq(err.file, dir);
@@ -340,22 +348,24 @@ Test(store, directories_closed_to_others)
 	snprintf(mine, sizeof(mine), "%s/treematch/store", site);
 	cr_assert_eq(symlink(d, mine), 0);
 	setenv("XDG_CACHE_HOME", site, 1);
-	cr_assert_eq(tmatch_profile_store_dir(NULL, 1, d, sizeof(d), &err), -1);
+	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, d, sizeof(d), &err), -1);
 	cr_assert(strstr(err.msg, "not a directory"), "%s", err.msg);
 
 	/* a site store: world-writable only with the sticky bit */
 	snprintf(site, sizeof(site), "%s/site", root);
 	cr_assert_eq(mkdir(site, 0777), 0);
 	cr_assert_eq(chmod(site, 0777), 0);
-	cr_assert_eq(tmatch_profile_store_dir(site, 1, d, sizeof(d), &err), -1);
+	cr_assert_eq(tmatch_profile_store_dir(site, NULL, NULL, 1, d, sizeof(d), &err), -1);
 	cr_assert(strstr(err.msg, "chmod 1777"), "%s", err.msg);
 	cr_assert_eq(chmod(site, 01777), 0);
-	cr_assert_eq(tmatch_profile_store_dir(site, 1, d, sizeof(d), &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_dir(site, NULL, NULL, 1, d, sizeof(d), &err), 0, "%s",
+	             err.msg);
 	snprintf(mine, sizeof(mine), "%s/%ld", site, (long)geteuid());
 	cr_assert_str_eq(d, mine);
 	cr_assert_eq(stat(d, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0700);
-	cr_assert_eq(tmatch_profile_store_dir("relative/site", 1, d, sizeof(d), &err), -1);
+	cr_assert_eq(tmatch_profile_store_dir("relative/site", NULL, NULL, 1, d, sizeof(d), &err),
+	             -1);
 }
 
 /* Writers in parallel: every entry left whole, none damaged. */
@@ -377,11 +387,12 @@ Test(store, parallel_writers_leave_whole_entries)
 		cr_assert_geq(pid, 0);
 		if (pid == 0) {
 			for (int r = 0; r < 10; r++) {
-				if (tmatch_profile_store_put(dir, &k[(c + r) % 3], EXAMPLES "lammps-8.yml",
-				                             NULL, 0, &err) < 0)
-					_exit(1);
-				if (tmatch_profile_store_get(dir, &k[(c + r + 1) % 3], path, sizeof(path),
+				if (tmatch_profile_store_put(dir, &k[(c + r) % 3],
+				                             EXAMPLES "lammps-8.yml", NULL, 0,
 				                             &err) < 0)
+					_exit(1);
+				if (tmatch_profile_store_get(dir, &k[(c + r + 1) % 3], 0, path,
+				                             sizeof(path), &err) < 0)
 					_exit(2);
 			}
 			_exit(0);
@@ -389,7 +400,8 @@ Test(store, parallel_writers_leave_whole_entries)
 	}
 	for (int c = 0; c < 4; c++) {
 		cr_assert_gt(wait(&status), 0);
-		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer failed: %d", status);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer failed: %d",
+		          status);
 	}
 	cr_assert_eq(tmatch_profile_store_list(dir, &v, &n, &damaged, &err), 0);
 	cr_assert_eq(n, 3);
