@@ -7,7 +7,7 @@
 # dynamically, never -lslurm (spank_* live in slurmstepd/srun). A version
 # script keeps every symbol but Slurm's entry points local.
 
-SPANK_SRCS   := spank/treematch.c $(wildcard spank/record.c)
+SPANK_SRCS   := spank/treematch.c $(wildcard spank/record.c spank/learn.c)
 SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
 SPANK_SO     := $(B)/spank/treematch.so
 

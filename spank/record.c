@@ -199,6 +199,59 @@ int tmatch__spank_record_user_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+/* Preload the recorder of the program's MPI (abi NULL: found from the
+   command line) into this task, writing to out. -1 with msg. */
+static int preload(spank_t sp, const char *out, int collectives, const tmatch_mpiabi_t *abi_given,
+                   char *msg, size_t len)
+{
+	char path[8192], libdir[PATH_MAX], lib[PATH_MAX], old[8192];
+	int argc = 0, n, rc = 0;
+	char **argv = NULL;
+	tmatch_mpiabi_t abi;
+	tmatch_record_env_t env[TMATCH_RECORD_ENV_MAX];
+	tmatch_error_t err;
+
+	tmatch_error_clear(&err);
+	if (abi_given) {
+		abi = *abi_given;
+	} else {
+		if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1) {
+			snprintf(msg, len, "cannot read the step's command line");
+			return -1;
+		}
+		if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
+			path[0] = '\0';
+		if (tmatch_mpiabi_of_command(argv, path, &abi, NULL, 0, &err) != 0) {
+			snprintf(msg, len, "%.600s", err.msg);
+			return -1;
+		}
+	}
+	/* The job's own TREEMATCH_RECORD_LIBDIR (tests, private installs: the
+	   preload only affects the user's own tasks), else the installed one. */
+	if (spank_getenv(sp, "TREEMATCH_RECORD_LIBDIR", libdir, sizeof libdir) != ESPANK_SUCCESS)
+		libdir[0] = '\0';
+	if (tmatch_record_locate(libdir, NULL, 0, abi, lib, sizeof lib, &err) != 0) {
+		snprintf(msg, len, "%s", err.msg);
+		return -1;
+	}
+	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) != ESPANK_SUCCESS)
+		old[0] = '\0';
+	n = tmatch_record_env(lib, old, out, collectives, 0, env);
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (env[i].value)
+			rc = spank_setenv(sp, env[i].name, env[i].value, 1) != ESPANK_SUCCESS;
+		else
+			spank_unsetenv(sp, env[i].name);
+	}
+	if (n >= 0)
+		tmatch_record_env_free(env, n);
+	if (n < 0 || rc) {
+		snprintf(msg, len, "cannot set the task's environment");
+		return -1;
+	}
+	return 0;
+}
+
 /* Fail this task with a message, once per node (local task 0). */
 static int task_fail(spank_t sp, const char *msg)
 {
@@ -212,14 +265,8 @@ static int task_fail(spank_t sp, const char *msg)
 int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 {
 	struct rec_opts o;
-	char msg[PATH_MAX + 300], out[PATH_MAX], path[8192], libdir[PATH_MAX], lib[PATH_MAX];
-	char old[8192];
+	char msg[PATH_MAX + 300], out[PATH_MAX];
 	uint32_t stepid = 0;
-	int argc = 0, n, rc = 0;
-	char **argv = NULL;
-	tmatch_mpiabi_t abi;
-	tmatch_record_env_t env[TMATCH_RECORD_ENV_MAX];
-	tmatch_error_t err;
 
 	(void)ac;
 	(void)av;
@@ -237,39 +284,41 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 	if (spank_getenv(sp, "TREEMATCH_RECORD_OUTPUT", out, sizeof out) != ESPANK_SUCCESS ||
 	    out[0] != '/')
 		snprintf(out, sizeof out, "%s", o.file);
-	abi = o.abi;
-	if (!o.abi_given) {
-		if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1)
-			return task_fail(sp, "cannot read the step's command line");
-		if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
-			path[0] = '\0';
-		if (tmatch_mpiabi_of_command(argv, path, &abi, NULL, 0, &err) != 0) {
-			snprintf(msg, sizeof msg,
-			         "%.600s (as --treematch-record=%.200s,mpi=openmpi)", err.msg,
-			         o.file);
-			return task_fail(sp, msg);
-		}
+	if (preload(sp, out, o.collectives, o.abi_given ? &o.abi : NULL, msg, sizeof msg) < 0) {
+		if (strstr(msg, "cannot tell which MPI"))
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+			         " (as --treematch-record=%.200s,mpi=openmpi)", o.file);
+		return task_fail(sp, msg);
 	}
-	/* The job's own TREEMATCH_RECORD_LIBDIR (tests, private installs: the
-	   preload only affects the user's own tasks), else the installed one. */
-	if (spank_getenv(sp, "TREEMATCH_RECORD_LIBDIR", libdir, sizeof libdir) != ESPANK_SUCCESS)
-		libdir[0] = '\0';
-	if (tmatch_record_locate(libdir, NULL, 0, abi, lib, sizeof lib, &err) != 0)
-		return task_fail(sp, err.msg);
-	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) != ESPANK_SUCCESS)
-		old[0] = '\0';
-	n = tmatch_record_env(lib, old, out, o.collectives, 0, env);
-	if (n < 0)
-		return task_fail(sp, "cannot set the task's environment");
-	for (int i = 0; i < n && rc == 0; i++) {
-		if (env[i].value)
-			rc = spank_setenv(sp, env[i].name, env[i].value, 1) != ESPANK_SUCCESS;
-		else
-			spank_unsetenv(sp, env[i].name);
+	return 0;
+}
+
+/* Learn mode, nothing stored yet (spank/treematch.c): the task records into
+   the store's hidden file for this step, which srun stores under the step's
+   key when the step ends (spank/learn.c). Learning never fails a task: a
+   problem is said in slurmd's log and the task runs unrecorded. */
+int tmatch__spank_record_learn(spank_t sp, const tmatch_config_t *cfg)
+{
+	char out[PATH_MAX], dir[PATH_MAX], xdg[PATH_MAX], home[PATH_MAX], msg[PATH_MAX + 300];
+	uint32_t job = 0, step = 0;
+	tmatch_error_t err;
+
+	tmatch_error_clear(&err);
+	if (spank_getenv(sp, "XDG_CACHE_HOME", xdg, sizeof xdg) != ESPANK_SUCCESS)
+		xdg[0] = '\0';
+	if (spank_getenv(sp, "HOME", home, sizeof home) != ESPANK_SUCCESS)
+		home[0] = '\0';
+	if (TM_ITEM(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    TM_ITEM(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    tmatch_place_learn_dir(cfg, xdg[0] ? xdg : NULL, home[0] ? home : NULL, 1, dir,
+	                           sizeof dir, &err) < 0 ||
+	    tmatch_place_learn_recording(dir, job, step, out, sizeof out) < 0) {
+		slurm_debug("treematch: learn: not recorded: %s",
+		            err.msg[0] ? err.msg : "no store");
+		return 0;
 	}
-	tmatch_record_env_free(env, n);
-	if (rc)
-		return task_fail(sp, "cannot set the task's environment");
+	if (preload(sp, out, 0, NULL, msg, sizeof msg) < 0)
+		slurm_debug("treematch: learn: not recorded: %s", msg);
 	return 0;
 }
 

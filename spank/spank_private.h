@@ -74,5 +74,11 @@ int tmatch__spank_record_user_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_task_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_task_exit(spank_t sp, int ac, char **av);
 int tmatch__spank_record_exit(spank_t sp, int ac, char **av);
+/* record.c: learn mode's recording in a task (nothing stored yet). */
+struct tmatch_config;
+int tmatch__spank_record_learn(spank_t sp, const struct tmatch_config *cfg);
+/* learn.c: srun's side of learn mode. */
+int tmatch__spank_learn_local_user_init(spank_t sp, const struct tmatch_config *cfg);
+int tmatch__spank_learn_exit(void);
 
 #endif /* TMATCH_SPANK_PRIVATE_H */

@@ -51,6 +51,9 @@ SPANK_PLUGIN(treematch, 1);
 #pragma weak tmatch__spank_record_task_init
 #pragma weak tmatch__spank_record_task_exit
 #pragma weak tmatch__spank_record_exit
+#pragma weak tmatch__spank_record_learn
+#pragma weak tmatch__spank_learn_local_user_init
+#pragma weak tmatch__spank_learn_exit
 
 #define HOOK(name, sp, ac, av) ((name) ? (name)((sp), (ac), (av)) : 0)
 
@@ -68,6 +71,7 @@ static struct {
 	tmatch_profile_t *prof;       /* srun: kept from init_post_opt to local_user_init */
 	tmatch_affinity_tree_t *node; /* the tree binding goes through */
 	tmatch_place_node_t *plan;    /* this node's placement */
+	int learn_record;             /* learn mode, nothing stored: the tasks record */
 	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;              /* a problem was found on the node */
 	char node_msg[700];           /* its one line */
@@ -290,6 +294,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
 			                st.cfg.profile, st.local_seconds * 1e3);
 	}
+	if (st.cfg_ok && st.cfg.learn && tmatch__spank_learn_local_user_init)
+		tmatch__spank_learn_local_user_init(sp, &st.cfg);
 	return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
 }
 
@@ -328,19 +334,25 @@ static char *job_nodelist(spank_t sp)
 	return buf;
 }
 
-/* TREEMATCH_PLAN of the job's environment (set by `treematch layout --plan
-   --exec`), copied, not opened: the helper reads the plan as the user. */
-static char *job_plan_path(spank_t sp)
-{
-	char *buf = malloc(TMATCH_CONFIG_PATH_MAX);
+/* A variable of the job's environment, copied (at most 8 KiB), not parsed:
+   the helper reads it as the user. NULL when unset or longer. */
+#define MAX_JOB_VAR 8192
 
-	if (buf &&
-	    spank_getenv(sp, "TREEMATCH_PLAN", buf, TMATCH_CONFIG_PATH_MAX) != ESPANK_SUCCESS) {
+static char *job_env_copy(spank_t sp, const char *name)
+{
+	char *buf = malloc(MAX_JOB_VAR);
+
+	if (buf && spank_getenv(sp, name, buf, MAX_JOB_VAR) != ESPANK_SUCCESS) {
 		free(buf);
 		buf = NULL;
 	}
 	return buf;
 }
+
+/* TREEMATCH_PLAN: set by `treematch layout --plan --exec`; learn mode's
+   PATH, PWD, HOME and XDG_CACHE_HOME: where the step's program and the
+   user's store are. */
+static const char *const learn_vars[4] = {"PATH", "PWD", "HOME", "XDG_CACHE_HOME"};
 
 /* topology.conf beside the slurm.conf slurmstepd itself uses (its own
    SLURM_CONF, not the job's): the admin's text, at most 16 MiB, or NULL. */
@@ -391,6 +403,8 @@ static void plan_node(spank_t sp)
 	uid_t uid = getuid();
 	gid_t gid = getgid(), *groups = NULL;
 	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *tconf = NULL, *plan = NULL;
+	char *learn_env[4] = {NULL, NULL, NULL, NULL}, **argv = NULL;
+	int argc = 0;
 	int *ranks = NULL, ngroups;
 
 	memset(&prep, 0, sizeof(prep));
@@ -434,7 +448,7 @@ static void plan_node(spank_t sp)
 		ranks[i] = (int)g;
 	}
 	nodelist = job_nodelist(sp);
-	plan = job_plan_path(sp);
+	plan = job_env_copy(sp, "TREEMATCH_PLAN");
 	if (nnodes > 1 && nodelist && !plan)
 		tconf = topology_conf_text(); /* a plan carries the switches */
 
@@ -462,6 +476,15 @@ static void plan_node(spank_t sp)
 	hin.job_id = jobid;
 	hin.step_id = stepid;
 	hin.plan_env = plan;
+	/* learn mode: the command line and four variables, copied, not parsed */
+	if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
+		hin.argv = argv;
+	for (int i = 0; i < 4; i++)
+		learn_env[i] = job_env_copy(sp, learn_vars[i]);
+	hin.job_path = learn_env[0];
+	hin.job_pwd = learn_env[1];
+	hin.job_home = learn_env[2];
+	hin.job_xdg = learn_env[3];
 	hin.prep = &prep;
 	hin.become = 1;
 	hin.uid = uid;
@@ -478,6 +501,7 @@ static void plan_node(spank_t sp)
 	if (!hout.plan)
 		goto out; /* --treematch=off */
 	if (hout.plan->status == TMATCH_PLACE_SKIPPED) {
+		st.learn_record = hout.plan->record;
 		if (hout.plan->why_level >= TMATCH_LOG_DEBUG)
 			slurm_debug("treematch: %s", hout.plan->why);
 		else
@@ -492,6 +516,8 @@ static void plan_node(spank_t sp)
 	st.plan->node_cpu_seconds = cpu_seconds() - c0;
 out:
 	tmatch_place_node_prep_clear(&prep);
+	for (int i = 0; i < 4; i++)
+		free(learn_env[i]);
 	free(nodelist);
 	free(plan);
 	free(tconf);
@@ -509,7 +535,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		if (compute_config(ac, av) < 0)
 			node_fail("configuration error: Slurm's binding kept");
 		else if (st.user_value || st.user_value_bad ||
-		         (st.cfg.enabled && st.cfg.profile[0]))
+		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
 			plan_node(sp);
 	}
 	return HOOK(tmatch__spank_record_user_init, sp, ac, av);
@@ -578,6 +604,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				slurm_spank_log("%s", line);
 		}
 	}
+	if (st.learn_record && local >= 0 && tmatch__spank_record_learn)
+		tmatch__spank_record_learn(sp, &st.cfg);
 hook:
 	rc = HOOK(tmatch__spank_record_task_init, sp, ac, av);
 out:
@@ -594,6 +622,9 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	int rc = HOOK(tmatch__spank_record_exit, sp, ac, av);
+
+	if (spank_context() == S_CTX_LOCAL && tmatch__spank_learn_exit)
+		tmatch__spank_learn_exit();
 
 	tmatch_place_node_destroy(st.plan);
 	tmatch_affinity_tree_destroy(st.node);
