@@ -23,8 +23,8 @@
 #define MAX_WORDS 64 /* words of the command line examined */
 
 int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const char *path_env,
-                           const char *cwd, int ntasks, tmatch_profile_store_key_t *key,
-                           char *exe, size_t len, tmatch_error_t *err)
+                           const char *cwd, int ntasks, tmatch_profile_store_key_t *key, char *exe,
+                           size_t len, tmatch_error_t *err)
 {
 	char *words[MAX_WORDS + 1], *joined[MAX_WORDS];
 	tmatch_mpiabi_t abi;
@@ -54,6 +54,10 @@ int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const
 	for (int i = 0; i < n; i++)
 		free(joined[i]);
 	if (rc != 0) {
+		char *advice = strstr(e.msg, "; name it with"); /* the recorder's, not ours */
+
+		if (advice)
+			*advice = '\0';
 		tmatch_error_set(err, errno ? errno : ENOENT, NULL, 0, 0,
 		                 "not learned: the step runs no MPI program that can be recorded "
 		                 "(%s)",
@@ -76,8 +80,8 @@ int tmatch_place_learn_dir(const tmatch_config_t *cfg, const char *xdg, const ch
 int tmatch_place_learn_recording(const char *dir, uint64_t job_id, uint32_t step_id, char *path,
                                  size_t len)
 {
-	int n = snprintf(path, len, "%s/.rec-%llu.%u.yml", dir, (unsigned long long)job_id,
-	                 step_id);
+	int n =
+	    snprintf(path, len, "%s/.rec-%llu.%u.yml", dir, (unsigned long long)job_id, step_id);
 
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }

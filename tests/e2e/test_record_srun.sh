@@ -9,6 +9,9 @@
 #     loaded, then replayed with --treematch= of the recorded profile;
 #   - --treematch-record with --treematch in one step is refused by srun;
 #     a statically linked program fails the step with a message;
+#   - learn mode (--treematch=learn): the first run recorded and stored by
+#     srun, the second placed from the store, min_gain, a damaged entry,
+#     a step without MPI;
 #   - 4 nodes in network namespaces: pattern over 4 nodes, exact, and the
 #     provenance lists the 4 nodes.
 # Needs root; tears the cluster down on exit. Reports through summary.sh.
@@ -70,6 +73,89 @@ exact() { # tag description yml section expected-file
 	fi
 }
 
+# mpi_hello's lines "mpi rank=R size=S cpus=LIST tm_cpus=LIST sum=S" of FILE:
+# every rank bound where the plugin said (tm_cpus set and equal to cpus), or
+# none placed by it (tm_cpus=-).
+all_placed() {
+	[ "$(grep -c '^mpi rank=' "$1")" = "$2" ] &&
+		! grep '^mpi rank=' "$1" | grep -q 'tm_cpus=- ' &&
+		! grep '^mpi rank=' "$1" | sed 's/.* cpus=\([^ ]*\) tm_cpus=\([^ ]*\) .*/\1 \2/' |
+			awk '$1 != $2 { bad = 1 } END { exit !bad }'
+}
+none_placed() {
+	[ "$(grep -c '^mpi rank=' "$1")" = "$2" ] &&
+		[ "$(grep -c '^mpi rank=.* tm_cpus=- ' "$1")" = "$2" ]
+}
+
+# learn mode (issue 20): run 1 records and keeps Slurm's binding, srun
+# stores the profile; run 2 is placed from the store, seen from inside the
+# tasks; below min_gain Slurm's binding is kept; a damaged entry is
+# discarded in one line and the step runs (and records again); a step
+# without MPI learns nothing.
+t_learn() {
+	hello=$WORK/mpi_hello.openmpi
+	if ! mpicc.openmpi -O1 -o "$hello" "$SRC/tests/e2e/mpi_hello.c" >"$WORK/mpicc.log" 2>&1; then
+		fail_files "learn: build mpi_hello" "$WORK/mpicc.log"
+		return
+	fi
+	export XDG_CACHE_HOME=$WORK/xdg
+	store=$XDG_CACHE_HOME/treematch/store
+	rm -rf "$XDG_CACHE_HOME"
+	learn="--treematch=learn,verbose=1,min_gain=0"
+
+	ompi_retry "$WORK/learn1.err" run learn1 -n2 --mpi=pmix "$learn" "$hello"
+	if none_placed "$WORK/learn1.out" 2 && grep -q 'this run is recorded' "$WORK/learn1.err" &&
+		[ "$(ls "$store"/*.meta 2>/dev/null | wc -l)" = 1 ] &&
+		[ -z "$(ls -A "$store" | grep '^\.rec-')" ] &&
+		"$TM" store list >"$WORK/learn-list.out" 2>&1 &&
+		grep -q "2 ranks .*mpi_hello.openmpi" "$WORK/learn-list.out"; then
+		pass "learn: run 1 keeps Slurm's binding, is recorded and stored"
+	else
+		fail_files "learn: run 1 keeps Slurm's binding, is recorded and stored" \
+			"$WORK/learn1.out" "$WORK/learn1.err" "$WORK/learn-list.out"
+	fi
+
+	ompi_retry "$WORK/learn2.err" run learn2 -n2 --mpi=pmix "$learn" "$hello"
+	if all_placed "$WORK/learn2.out" 2 && grep -q 'from the stored profile' "$WORK/learn2.err" &&
+		grep -q 'mapped by' "$WORK/learn2.err"; then
+		pass "learn: run 2 is placed from the store (bindings seen by the ranks)"
+	else
+		fail_files "learn: run 2 is placed from the store (bindings seen by the ranks)" \
+			"$WORK/learn2.out" "$WORK/learn2.err"
+	fi
+
+	# this node's two cores share everything: no gain, Slurm's binding kept
+	ompi_retry "$WORK/learn3.err" run learn3 -n2 --mpi=pmix --treematch=learn,verbose=1 "$hello"
+	if none_placed "$WORK/learn3.out" 2 && grep -q 'less than min_gain=2 %' "$WORK/learn3.err"; then
+		pass "learn: below min_gain=2 % Slurm's binding is kept, and said"
+	else
+		fail_files "learn: below min_gain=2 % Slurm's binding is kept, and said" \
+			"$WORK/learn3.out" "$WORK/learn3.err"
+	fi
+
+	prof=$(ls "$store"/*.prof | head -n 1)
+	printf 'damage' | dd of="$prof" bs=1 seek=40 conv=notrunc 2>/dev/null
+	ompi_retry "$WORK/learn4.err" run learn4 -n2 --mpi=pmix "$learn" "$hello"
+	rc=$?
+	if [ $rc -eq 0 ] && none_placed "$WORK/learn4.out" 2 &&
+		[ "$(grep -c 'discarded the stored profile' "$WORK/learn4.err")" = 1 ] &&
+		[ "$(ls "$store"/*.meta 2>/dev/null | wc -l)" = 1 ] && "$TM" store find "$hello" --ranks 2 \
+		>/dev/null 2>&1; then
+		pass "learn: a damaged entry is discarded in one line, the step runs and records again"
+	else
+		fail_files "learn: a damaged entry is discarded in one line, the step runs and records again" \
+			"$WORK/learn4.out" "$WORK/learn4.err"
+	fi
+
+	if run learn5 -n1 --treematch=learn,verbose=1 /bin/true &&
+		grep -q 'not learned' "$WORK/learn5.err" && [ "$(ls "$store"/*.meta | wc -l)" = 1 ]; then
+		pass "learn: a step without MPI learns nothing and runs"
+	else
+		fail_files "learn: a step without MPI learns nothing and runs" "$WORK/learn5.err"
+	fi
+	unset XDG_CACHE_HOME
+}
+
 if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
 	if srun --help 2>&1 | grep -q -- '--treematch-record='; then
 		pass "srun --help lists --treematch-record"
@@ -113,6 +199,7 @@ if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
 		fail_files "unknown --treematch-record option: refused, valid ones listed" "$WORK/badopt.err"
 	fi
 
+	t_learn
 	$CLUSTER stop >/dev/null 2>&1
 fi
 
