@@ -107,7 +107,8 @@ int tmatch__spank_learn_exit(void)
 	tmatch_error_clear(&err);
 	tmatch_profile_store_stem(&ln.key, stem, sizeof(stem));
 	if (tmatch_profile_store_put(ln.dir, &ln.key, rec, ln.exe, STORE_MAX, &err) < 0)
-		slurm_spank_log("treematch: learn: the recorded profile is not stored: %s", err.msg);
+		slurm_spank_log("treematch: learn: the recorded profile is not stored: %s",
+		                err.msg);
 	else if (ln.verbose > 0)
 		slurm_spank_log("treematch: learn: stored the profile of %s at %d tasks (entry %s)",
 		                ln.exe, ln.key.ranks, stem);

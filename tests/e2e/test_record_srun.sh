@@ -154,6 +154,27 @@ t_learn() {
 		fail_files "learn: a step without MPI learns nothing and runs" "$WORK/learn5.err"
 	fi
 	unset XDG_CACHE_HOME
+
+	# the site's policy: every step learns, into the site store, nothing asked of users
+	site=$WORK/site
+	mkdir -p "$site"
+	chmod 1777 "$site"
+	conf=$TMATCH_CLUSTER_DIR/etc/plugstack.conf
+	cp "$conf" "$WORK/plugstack.saved"
+	echo "required $B/spank/treematch.so default=learn store=$site verbose=1 min_gain=0" >"$conf"
+	ompi_retry "$WORK/site1.err" run site1 -n2 --mpi=pmix "$hello"
+	ompi_retry "$WORK/site2.err" run site2 -n2 --mpi=pmix "$hello"
+	ompi_retry "$WORK/site3.err" run site3 -n2 --mpi=pmix --treematch=off "$hello"
+	if none_placed "$WORK/site1.out" 2 && all_placed "$WORK/site2.out" 2 &&
+		none_placed "$WORK/site3.out" 2 && ! grep -q learn "$WORK/site3.err" &&
+		[ "$(ls "$site/$(id -u)"/*.meta 2>/dev/null | wc -l)" = 1 ] &&
+		[ "$(stat -c %a "$site/$(id -u)")" = 700 ]; then
+		pass "learn: default=learn with a site store: run 1 stored, run 2 placed, off honoured"
+	else
+		fail_files "learn: default=learn with a site store: run 1 stored, run 2 placed, off honoured" \
+			"$WORK/site1.err" "$WORK/site2.out" "$WORK/site2.err" "$WORK/site3.err"
+	fi
+	cp "$WORK/plugstack.saved" "$conf"
 }
 
 if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
