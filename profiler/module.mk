@@ -29,7 +29,7 @@ TEST_SRCS    += tests/unit/test_profiler_mpiabi.c tests/unit/test_profiler_launc
 CHECK_TARGETS += check-record check-record-srun
 INSTALL_TARGETS += install-profiler
 UNINSTALL_TARGETS += uninstall-profiler
-BENCH_TARGETS += bench-record
+BENCH_TARGETS += bench-record bench-learn
 
 # Where the CLI and the plugin look for the recorders once installed
 # (profiler/launch.c); the stamp changes (and it is rebuilt) whenever
@@ -78,7 +78,7 @@ $(B)/tests/unit/test_profiler_launch: $(RECORD_LIBS)
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: record-libdir-force check-record check-record-srun bench-record install-profiler uninstall-profiler
+.PHONY: record-libdir-force check-record check-record-srun bench-record bench-learn install-profiler uninstall-profiler
 check-record: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 	$(RECORD_ENV) sh tests/e2e/test_record.sh
 
@@ -89,6 +89,10 @@ check-record-srun: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 
 bench-record: all $(B)/bench/record_overhead.openmpi $(B)/bench/record_overhead.mpich
 	$(RECORD_ENV) sh bench/record_overhead.sh
+
+# Learn mode's first run: whole applications plain and recorded (issue 20).
+bench-learn: all
+	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/learn_overhead.sh | tee $(B)/bench/learn_overhead.md
 
 $(B)/bench/record_overhead.%: bench/record_overhead.c
 	@mkdir -p $(dir $@)
