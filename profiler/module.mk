@@ -92,6 +92,7 @@ bench-record: all $(B)/bench/record_overhead.openmpi $(B)/bench/record_overhead.
 
 # Learn mode's first run: whole applications plain and recorded (issue 20).
 bench-learn: all
+	@mkdir -p $(B)/bench
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/learn_overhead.sh | tee $(B)/bench/learn_overhead.md
 
 $(B)/bench/record_overhead.%: bench/record_overhead.c
