@@ -34,7 +34,8 @@ static int parse_count(const char *s, int max, int *out)
 static const char convert_usage[] =
     "usage: treematch profile convert [options] INPUT... \n"
     "  -f, --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension;\n"
-    "                         .mtx .mat .prof .yml/.yaml, anything else is an edge list)\n"
+    "                         .mtx .mat .prof .yml/.yaml .compiled, anything else\n"
+    "                         is an edge list)\n"
     "  -o, --output FILE      write here (default: standard output)\n"
     "  -n, --ranks N          number of ranks (edge lists and .prof: default max index + 1)\n"
     "  -u, --undirected       edge list: each pair once (default: src -> dst)\n"

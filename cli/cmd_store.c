@@ -141,8 +141,8 @@ static void print_entry(const tmatch_profile_store_entry_t *e, const char *dir)
 	char key[256], when[64];
 
 	tmatch_profile_store_key_format(&e->key, key, sizeof(key));
-	printf("entry: %s\nkey: %s\nexecutable: %s\nprofile: %s/%s.prof (%llu bytes)\n", e->stem,
-	       key, e->exe[0] ? e->exe : "-", dir, e->stem, (unsigned long long)e->size);
+	printf("entry: %s\nkey: %s\nexecutable: %s\nprofile: %s/%s.compiled (%llu bytes)\n",
+	       e->stem, key, e->exe[0] ? e->exe : "-", dir, e->stem, (unsigned long long)e->size);
 	printf("recorded: %s\n", local_time(e->created_ns, 1, when, sizeof(when)));
 	printf("last used: %s\n", local_time(e->used_ns, 1, when, sizeof(when)));
 }

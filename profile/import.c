@@ -57,7 +57,8 @@ int tmatch_profile_format_of(const char *path)
 		return TMATCH_PROFILE_FROM_MAT;
 	if (has_suffix(path, ".prof"))
 		return TMATCH_PROFILE_FROM_OMPI;
-	if (has_suffix(path, ".yml") || has_suffix(path, ".yaml"))
+	/* the compiled form: the YAML loader recognises it by its first bytes */
+	if (has_suffix(path, ".yml") || has_suffix(path, ".yaml") || has_suffix(path, ".compiled"))
 		return TMATCH_PROFILE_FROM_YAML;
 	return TMATCH_PROFILE_FROM_EDGES;
 }

@@ -198,7 +198,8 @@ enum tmatch_profile_format {
 
 /* "mtx", "mat", "edges", "ompi", "yaml" -> format; -1/EINVAL listing them. */
 TMATCH_API int tmatch_profile_format_parse(const char *name, int *format, tmatch_error_t *err);
-/* The format a file name says: .mtx .mat .prof .yml/.yaml; anything else is an edge list. */
+/* The format a file name says: .mtx .mat .prof .yml/.yaml (and .compiled, which the YAML
+   loader recognises); anything else is an edge list. */
 TMATCH_API int tmatch_profile_format_of(const char *path);
 
 typedef struct tmatch_profile_import_opts {
@@ -296,10 +297,10 @@ typedef struct tmatch_profile_store_key {
 
 typedef struct tmatch_profile_store_entry {
 	tmatch_profile_store_key_t key;
-	char stem[17];      /* the entry's file names: STEM.prof, STEM.meta */
+	char stem[17];      /* the entry's file names: STEM.compiled, STEM.meta */
 	char exe[256];      /* the executable's path when it was recorded */
-	uint64_t size;      /* of STEM.prof */
-	uint64_t checksum;  /* of STEM.prof */
+	uint64_t size;      /* of STEM.compiled */
+	uint64_t checksum;  /* of STEM.compiled */
 	int64_t created_ns; /* CLOCK_REALTIME */
 	int64_t used_ns;    /* last found by a run */
 } tmatch_profile_store_entry_t;

@@ -8,20 +8,20 @@
  * content with its size when it has none: a script, a stripped build), the
  * rank count and an optional name the user gives. The entry's files are named
  * by a hash of the key (16 hex digits):
- *   STEM.prof  the profile in its compiled form (profile/compiled.c), usable
- *              as any profile file (--treematch=STEM.prof)
+ *   STEM.compiled  the profile in its compiled form (profile/compiled.c),
+ *              usable as any profile file (--treematch=STEM.compiled)
  *   STEM.meta  512 bytes, little-endian, written last (it commits the entry):
  *                0  "TMSTORE1"             8  version (1)   12  key kind
  *               16  ranks                  20  id length    24  id[32]
  *               56  name[64] (NUL-padded) 120  executable's path[256]
- *              376  .prof size            384  .prof checksum (FNV-1a words)
+ *              376  .compiled size            384  .compiled checksum (FNV-1a words)
  *              392  created (ns)          400  zeros       504  checksum of 0..504
  *              Its mtime is the entry's last use (least recently used goes
  *              first when the store is over its cap).
  * Writers (put, forget, gc) hold an exclusive flock on DIR/.lock, readers a
- * shared one: a reader never sees a new .prof with an old .meta. Files are
+ * shared one: a reader never sees a new .compiled with an old .meta. Files are
  * written to a temporary name, fsynced and renamed, then the directory is
- * fsynced. An entry whose .meta or .prof does not check is removed, and the
+ * fsynced. An entry whose .meta or .compiled does not check is removed, and the
  * caller is told in one line.
  */
 #include "profile/profile_private.h"
@@ -54,6 +54,7 @@
 #define OFF_CREATED   392
 #define OFF_HEADSUM   504
 #define MAX_PROF      ((uint64_t)1 << 32) /* a stored profile: 4 GiB */
+#define PROF_EXT      ".compiled"
 #define MAX_EXE_BYTES ((uint64_t)8 << 30) /* content-hashed executables */
 #define MAX_NOTES     (1 << 20)           /* bytes of one PT_NOTE segment */
 #define MAX_PHDRS     4096
@@ -495,7 +496,7 @@ static void remove_entry(const char *dir, const char *stem)
 
 	snprintf(path, sizeof(path), "%s/%s.meta", dir, stem);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s.prof", dir, stem);
+	snprintf(path, sizeof(path), "%s/%s" PROF_EXT, dir, stem);
 	unlink(path);
 }
 
@@ -526,7 +527,7 @@ int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *
 		unlock_store(lk);
 		return 0;
 	}
-	snprintf(prof, sizeof(prof), "%s/%s.prof", dir, stem);
+	snprintf(prof, sizeof(prof), "%s/%s" PROF_EXT, dir, stem);
 	if (read_meta(dir, stem, &e, &why) < 0) {
 		bad = 1;
 	} else if (!same_key(&e.key, key)) {
@@ -563,7 +564,7 @@ int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *
 	if (!(flags & TMATCH_STORE_READONLY))
 		utimensat(AT_FDCWD, prof,
 		          (const struct timespec[2]){{0, UTIME_OMIT}, {0, UTIME_NOW}}, 0);
-	if ((size_t)snprintf(path, len, "%s/%s.prof", dir, stem) >= len)
+	if ((size_t)snprintf(path, len, "%s/%s" PROF_EXT, dir, stem) >= len)
 		return tmatch_error_set(err, ENAMETOOLONG, dir, 0, 0,
 		                        "the store's path is too long");
 	return 1;
@@ -634,7 +635,7 @@ int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *
 	/* the old .meta goes first: a crash between the two renames leaves
 	   no entry, never a new profile under an old description */
 	remove_entry(dir, stem);
-	snprintf(name, sizeof(name), "%s.prof", stem);
+	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
 	rc = write_file(dir, name, NULL, 0, fd, (uint64_t)st.st_size, err);
 	fclose(tmp);
 	snprintf(name, sizeof(name), "%s.meta", stem);
@@ -771,12 +772,13 @@ int tmatch__store_gc_locked(const char *dir, uint64_t cap, const char *keep, int
 			    S_ISREG(st.st_mode) && st.st_mtime < now - 3600 &&
 			    strcmp(d->d_name, ".lock") != 0) {
 				unlink(path);
-			} else if (l == 21 && !strcmp(d->d_name + 16, ".prof")) {
-				memcpy(path + strlen(path) - 5, ".meta", 5);
-				if (access(path, F_OK) < 0) {
-					memcpy(path + strlen(path) - 5, ".prof", 5);
+			} else if (l == 16 + strlen(PROF_EXT) &&
+			           !strcmp(d->d_name + 16, PROF_EXT)) {
+				char meta[PATH_MAX];
+
+				snprintf(meta, sizeof(meta), "%s/%.16s.meta", dir, d->d_name);
+				if (access(meta, F_OK) < 0)
 					unlink(path);
-				}
 			}
 		}
 		closedir(dp);

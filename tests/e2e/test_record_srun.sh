@@ -133,7 +133,7 @@ t_learn() {
 			"$WORK/learn3.out" "$WORK/learn3.err"
 	fi
 
-	prof=$(ls "$store"/*.prof | head -n 1)
+	prof=$(ls "$store"/*.compiled | head -n 1)
 	printf 'damage' | dd of="$prof" bs=1 seek=40 conv=notrunc 2>/dev/null
 	ompi_retry "$WORK/learn4.err" run learn4 -n2 --mpi=pmix "$learn" "$hello"
 	rc=$?
@@ -236,6 +236,31 @@ if [ "${TMATCH_E2E_NODES4:-1}" = 1 ] && start --nodes 4; then
 	else
 		fail_files "n4: provenance lists the 4 nodes and their ranks" "$WORK/n4.yml"
 	fi
+	# learn mode over 4 nodes: rank 0's node writes the recording into the
+	# store (here /tmp, shared like a home directory), srun stores it; the
+	# stored profile is exactly the pattern; the next run is placed on each node
+	export XDG_CACHE_HOME=$WORK/xdg4
+	rm -rf "$XDG_CACHE_HOME"
+	learn="--treematch=learn,verbose=1,min_gain=0"
+	run learn-n4a -N4 -n4 --mpi=pmi2 "$learn" "$MPI/pattern.mpich"
+	run learn-n4b -N4 -n4 --mpi=pmi2 "$learn" "$MPI/pattern.mpich"
+	prof=$(ls "$XDG_CACHE_HOME"/treematch/store/*.compiled 2>/dev/null | head -n 1)
+	if [ -n "$prof" ] && "$TM" profile convert -o "$WORK/learn-n4.yml" "$prof" >"$WORK/learn-n4.conv" 2>&1 &&
+		[ "$(grep -c 'nothing stored yet' "$WORK/learn-n4a.err")" = 4 ]; then
+		exact learn-n4 "learn: 4 nodes, the stored profile is the pattern's edges" \
+			"$WORK/learn-n4.yml" edges "$WORK/p2p.exp"
+	else
+		fail_files "learn: 4 nodes, the stored profile is the pattern's edges" \
+			"$WORK/learn-n4a.err" "$WORK/learn-n4.conv"
+	fi
+	if [ "$(grep -c 'task(s) mapped by' "$WORK/learn-n4b.err")" = 4 ] &&
+		[ "$(grep -c 'cpu-bind=MAP' "$WORK/learn-n4b.err")" = 4 ]; then
+		pass "learn: 4 nodes, the next run is placed from the store on every node"
+	else
+		fail_files "learn: 4 nodes, the next run is placed from the store on every node" \
+			"$WORK/learn-n4b.err"
+	fi
+	unset XDG_CACHE_HOME
 	# real applications: record, then replay the recorded profile
 	if command -v lmp >/dev/null 2>&1; then
 		ompi_retry "$WORK/lmp-rec.err" run lmp-rec -N4 -n8 --mpi=pmix --treematch-record=lammps.yml \

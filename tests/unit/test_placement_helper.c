@@ -638,7 +638,7 @@ Test(placement_helper, learn_records_first_then_places_from_the_store)
 
 	/* a damaged entry: the node (read only) does not use it */
 	tmatch_profile_store_stem(&key, exe, 17);
-	snprintf(prof, sizeof(prof), "%.3900s/%.16s.prof", dir, exe);
+	snprintf(prof, sizeof(prof), "%.3900s/%.16s.compiled", dir, exe);
 	{
 		FILE *f = fopen(prof, "r+");
 

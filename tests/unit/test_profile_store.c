@@ -204,8 +204,8 @@ Test(store, damaged_entries_are_discarded_in_one_line)
 		off_t at;
 		int truncate;
 	} damage[] = {
-	    {".prof", 100, 0}, {".prof", 8, 0},   {".prof", 0, 1}, {".meta", 30, 0},
-	    {".meta", 200, 0}, {".meta", 505, 0}, {".meta", 0, 1},
+	    {".compiled", 100, 0}, {".compiled", 8, 0}, {".compiled", 0, 1}, {".meta", 30, 0},
+	    {".meta", 200, 0},     {".meta", 505, 0},   {".meta", 0, 1},
 	};
 	tmatch_profile_store_key_t k;
 	tmatch_error_t err;
@@ -263,7 +263,7 @@ Test(store, least_recently_used_goes_first)
 	put(&a, EXAMPLES "lammps-8.yml", 0);
 	stem_of(&a, sa);
 	stem_of(&b, sb);
-	snprintf(path, sizeof(path), "%s/%s.prof", dir, sa);
+	snprintf(path, sizeof(path), "%s/%s.compiled", dir, sa);
 	cr_assert_eq(stat(path, &st), 0);
 	one = (uint64_t)st.st_size + 512;
 	put(&b, EXAMPLES "lammps-8.yml", 0);
@@ -309,7 +309,7 @@ Test(store, list_forget_and_leftovers)
 	snprintf(file, sizeof(file), "%s/.0123456789abcdef.prof.AbCdEf", dir);
 	write_text(file, "partial");
 	cr_assert_eq(utimensat(AT_FDCWD, file, old, 0), 0);
-	snprintf(path, sizeof(path), "%s/fedcba9876543210.prof", dir);
+	snprintf(path, sizeof(path), "%s/fedcba9876543210.compiled", dir);
 	write_text(path, "orphan");
 	cr_assert_eq(tmatch_profile_store_gc(dir, 1 << 30, &removed, &err), 0, "%s", err.msg);
 	cr_assert_eq(removed, 0);
