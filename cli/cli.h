@@ -19,6 +19,7 @@ int tmatch_cli_draw(int argc, char **argv);     /* cmd_draw.c: draw */
 int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
 int tmatch_cli_plan(int argc, char **argv);     /* cmd_plan.c: plan show|node|check */
 int tmatch_cli_store(int argc, char **argv);    /* cmd_store.c: store list|show|find|put|... */
+int tmatch_cli_predict(int argc, char **argv);  /* cmd_predict.c: predict */
 
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -21,6 +21,8 @@ static const struct subcommand subcommands[] = {
     {"topology", tmatch_cli_topology, "show machine and cluster trees"},
     {"layout", tmatch_cli_layout, "rank-to-node layout (hostfile) for an allocation"},
     {"plan", tmatch_cli_plan, "inspect a compiled step plan, one node's placement from it"},
+    {"predict", tmatch_cli_predict,
+     "predicted run time of each placement (SimGrid replay of a trace)"},
     {"store", tmatch_cli_store, "the store of learned profiles: list, show, find, put, forget, gc"},
     {"draw", tmatch_cli_draw, "draw a profile and a placement as SVG"},
     {"record", tmatch_cli_record, "record a profile from an unmodified MPI run"},

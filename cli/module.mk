@@ -1,3 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # cli/: the `treematch` command-line tool.
 CLI_SRCS += $(wildcard cli/*.c)
+
+# `treematch predict` runs SimGrid's smpirun and replay program when the
+# build finds them (libsimgrid-dev); without, it says so.
+SIMGRID_LIBDIR := $(shell pkg-config --variable=libdir simgrid 2>/dev/null)
+SMPIRUN        := $(shell command -v smpirun 2>/dev/null)
+ifneq ($(and $(SIMGRID_LIBDIR),$(SMPIRUN)),)
+SIMGRID_FLAGS  := -DTMATCH_SMPIRUN=\"$(SMPIRUN)\" \
+    -DTMATCH_SMPI_REPLAY=\"$(SIMGRID_LIBDIR)/simgrid/smpireplaymain\"
+$(B)/cli/cmd_predict.o: ALL_CPPFLAGS += $(SIMGRID_FLAGS)
+# its test expects what this build does: predictions, or the message
+$(B)/tests/unit/test_placement_predict: ALL_CPPFLAGS += $(SIMGRID_FLAGS)
+endif

@@ -385,6 +385,51 @@ int tmatch_place_learn_recording(const char *dir, uint64_t job_id, uint32_t step
                                  size_t len);
 
 /*
+ * predict.c: what `treematch predict` hands SimGrid's trace replay.
+ *
+ * A machine description: per level of the tree (1 .. depth, 0 is the root)
+ * the bandwidth and latency of the link from each node of that level to its
+ * parent, and the speed of a core, as SimGrid quantities ("12.5GBps",
+ * "1us", "1Gf"). machine_init: defaults by level name (switch 12.5GBps 2us,
+ * node 12.5GBps 1us, package 40GBps 100ns, l3 80GBps 50ns, core 100GBps
+ * 10ns, ...; speed 1Gf). machine_load: "LEVEL = BANDWIDTH LATENCY" and
+ * "speed = FLOPS" lines ('#' comments), LEVEL a level name of the tree;
+ * errors name the file and line.
+ * platform_write: the SimGrid platform of the tree: host hL per leaf L,
+ * routers per inner node, a split-duplex link per tree edge, routes along
+ * the tree. hostfile_write: rank r on host h<leaf_of_rank[r]>.
+ * trace_load: a time-independent trace (the index file of one file per
+ * rank, as smpirun -trace-ti writes it), every rank's file checked (its
+ * rank on every line, init first, finalize last, peers and sizes in range),
+ * and the bytes each rank sends each other (send, isend, sendRecv) as the
+ * matrix a mapper takes. Errors name the file and line.
+ */
+#define TMATCH_PLACE_MACHINE_LEVELS 16
+typedef struct tmatch_place_machine {
+	char bw[TMATCH_PLACE_MACHINE_LEVELS][32];
+	char lat[TMATCH_PLACE_MACHINE_LEVELS][32];
+	char speed[32];
+} tmatch_place_machine_t;
+
+typedef struct tmatch_place_trace {
+	int nranks;
+	char **files;        /* [nranks], each rank's file */
+	tmatch_comm_t *comm; /* bytes sent between ranks */
+} tmatch_place_trace_t;
+
+void tmatch_place_machine_init(tmatch_place_machine_t *m, const tmatch_topo_t *topo);
+int tmatch_place_machine_load(tmatch_place_machine_t *m, const tmatch_topo_t *topo,
+                              const char *path, tmatch_error_t *err);
+int tmatch_place_platform_write(FILE *out, const tmatch_topo_t *topo,
+                                const tmatch_place_machine_t *m, tmatch_error_t *err);
+int tmatch_place_hostfile_write(FILE *out, const int *leaf_of_rank, int n);
+/* The trace's index again, every file an absolute path (SimGrid reads the
+   names relative to its own directory). */
+int tmatch_place_trace_index_write(FILE *out, const tmatch_place_trace_t *t);
+tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t *err);
+void tmatch_place_trace_destroy(tmatch_place_trace_t *t);
+
+/*
  * Run the helper (placement/sandbox.c: the job's user for good, no other
  * descriptor, no new privileges, a seccomp allow-list, the admin's time and
  * memory limits, which the user may only lower) and check what it sends:

@@ -24,7 +24,8 @@ lammps scalapack-mpi-test
 libscotch-dev libmetis-dev
 clang clang-format clang-tidy cppcheck $CLANG_RT
 time
-libxml2-utils librsvg2-bin debhelper rpm"
+libxml2-utils librsvg2-bin debhelper rpm
+libsimgrid-dev"
 
 missing=""
 for p in $PKGS; do

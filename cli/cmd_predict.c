@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_predict.c - `treematch predict`: the run time of a recorded run under
+ * each placement, from SimGrid's replay of its time-independent trace on a
+ * platform made from the machine tree (placement/predict.c).
+ *
+ * SimGrid is optional: found at build time (smpirun and smpireplaymain);
+ * without it the command says how to enable it. The replays run one after
+ * the other in a temporary directory (--keep DIR keeps them).
+ */
+#include "cli/cli.h"
+#include "placement/placement.h"
+#include "treematch/treematch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_MAPPINGS 16
+
+static const char usage_text[] =
+    "usage: treematch predict --trace INDEX --topology SPEC [--machine FILE]\n"
+    "                         [--mapping M]... [--keep DIR]\n"
+    "\n"
+    "Replay a recorded run's time-independent trace on a simulated machine (SimGrid)\n"
+    "under each placement, and print the predicted time of each and its ratio to\n"
+    "packed.\n"
+    "\n"
+    "  -T, --trace INDEX     the trace's index file (one rank's file per line)\n"
+    "  -t, --topology SPEC   the machine tree: tleaf, synthetic:, xml: or cluster:\n"
+    "  -M, --machine FILE    link bandwidths and latencies per level, core speed\n"
+    "                        (\"node = 12.5GBps 1us\", \"speed = 1Gf\"; treematch(1))\n"
+    "  -m, --mapping M       packed, rr, auto or another mapper, or a mapping FILE;\n"
+    "                        repeat it (default: packed, rr and auto)\n"
+    "  -k, --keep DIR        keep the platform, hostfiles and SimGrid's output\n"
+    "  -h, --help            this help\n";
+
+#if defined(TMATCH_SMPIRUN) && defined(TMATCH_SMPI_REPLAY)
+/* The time SimGrid printed ("Simulation time 0.0123"), or -1. */
+static double simulated_time(const char *log)
+{
+	char line[1024];
+	double t = -1;
+	FILE *f = fopen(log, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "Simulation time ");
+		if (p)
+			t = strtod(p + 16, NULL);
+	}
+	if (f)
+		fclose(f);
+	return t;
+}
+
+/* The last line of a file, for a message (SimGrid's own output). */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	snprintf(buf, len, "no output");
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] != '\n')
+			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+}
+
+/* smpirun -replay in dir; -1 with a message when it failed. */
+static double replay(const char *dir, const char *name, int n)
+{
+	char np[16], platform[PATH_MAX], hosts[PATH_MAX], log[PATH_MAX], index[PATH_MAX], why[512];
+	pid_t pid;
+	int status;
+	double t;
+
+	snprintf(np, sizeof(np), "%d", n);
+	snprintf(platform, sizeof(platform), "%s/platform.xml", dir);
+	snprintf(hosts, sizeof(hosts), "%s/%s.hosts", dir, name);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	snprintf(index, sizeof(index), "%s/trace.txt", dir);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execl(TMATCH_SMPIRUN, "smpirun", "-np", np, "-platform", platform, "-hostfile", hosts,
+		      "-no-privatize", "--cfg=smpi/simulate-computation:yes", "-replay", index,
+		      TMATCH_SMPI_REPLAY, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		tmatch_cli_error("predict: cannot run SimGrid: %s", strerror(errno));
+		return -1;
+	}
+	t = simulated_time(log);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || t < 0) {
+		last_line(log, why, sizeof(why));
+		tmatch_cli_error("predict: SimGrid's replay of %s failed (%s): %s; its output is "
+		                 "kept in %s",
+		                 name, WIFEXITED(status) ? "exit status" : "killed", why, log);
+		return -2;
+	}
+	return t;
+}
+
+struct run {
+	const char *name;
+	int *leaf;
+	double time;
+};
+
+/* Leaves of each mapping: a mapper's name, or a mapping file. */
+static int place(const tmatch_place_trace_t *tr, const tmatch_topo_t *topo, struct run *r)
+{
+	tmatch_map_opts_t opts;
+	tmatch_error_t err;
+
+	tmatch_error_clear(&err);
+	if (!(r->leaf = calloc((size_t)tr->nranks, sizeof(*r->leaf)))) {
+		tmatch_cli_error("out of memory");
+		return 1;
+	}
+	if (tmatch_map_check_name(r->name, NULL) == 0) {
+		tmatch_map_opts_init(&opts);
+		opts.mapper = r->name;
+		if (tmatch_map_compute(tr->comm, topo, &opts, r->leaf, &err) < 0)
+			return tmatch_cli_report(&err);
+		return 0;
+	}
+	if (strchr(r->name, '/') || access(r->name, F_OK) == 0) {
+		if (tmatch_map_load(r->name, topo, tr->nranks, r->leaf, &err) < 0)
+			return tmatch_cli_report(&err);
+		return 0;
+	}
+	tmatch_cli_error("predict: --mapping %s is neither a mapper (packed, rr, auto, ...) nor a "
+	                 "file",
+	                 r->name);
+	return 2;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+#endif
+
+int tmatch_cli_predict(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
+	    {"keep", required_argument, NULL, 'k'},    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL;
+	const char *names[MAX_MAPPINGS];
+	int nruns = 0, c;
+
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "T:t:M:m:k:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'T':
+			trace = optarg;
+			break;
+		case 't':
+			topology = optarg;
+			break;
+		case 'M':
+			machine = optarg;
+			break;
+		case 'm':
+			if (nruns == MAX_MAPPINGS) {
+				tmatch_cli_error("predict: at most %d --mapping", MAX_MAPPINGS);
+				return 2;
+			}
+			names[nruns++] = optarg;
+			break;
+		case 'k':
+			keep = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (!trace || !topology || optind != argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+#if !defined(TMATCH_SMPIRUN) || !defined(TMATCH_SMPI_REPLAY)
+	(void)machine;
+	(void)keep;
+	(void)names;
+	tmatch_cli_error("predict: this treematch was built without SimGrid: install it "
+	                 "(Debian: apt-get install libsimgrid-dev) and build again");
+	return 1;
+#else
+	struct run runs[MAX_MAPPINGS];
+	tmatch_place_trace_t *tr = NULL;
+	tmatch_topo_t *topo = NULL;
+	tmatch_place_machine_t m;
+	tmatch_error_t err;
+	char dir[PATH_MAX] = "";
+	int rc = 1;
+
+	memset(runs, 0, sizeof(runs));
+	for (int i = 0; i < nruns; i++)
+		runs[i].name = names[i];
+	if (nruns == 0) {
+		runs[0].name = "packed";
+		runs[1].name = "rr";
+		runs[2].name = "auto";
+		nruns = 3;
+	}
+	tmatch_error_clear(&err);
+	if (!(topo = tmatch_place_topo_load(topology, &err)))
+		return tmatch_cli_report(&err);
+	if (!(tr = tmatch_place_trace_load(trace, &err))) {
+		rc = tmatch_cli_report(&err);
+		goto out;
+	}
+	if (tr->nranks > tmatch_topo_nb_allowed(topo)) {
+		tmatch_cli_error("predict: %s has %d ranks, the machine %s only %d slots: give a "
+		                 "larger --topology",
+		                 trace, tr->nranks, topology, tmatch_topo_nb_allowed(topo));
+		goto out;
+	}
+	tmatch_place_machine_init(&m, topo);
+	if (machine && tmatch_place_machine_load(&m, topo, machine, &err) < 0) {
+		rc = tmatch_cli_report(&err);
+		goto out;
+	}
+	for (int i = 0; i < nruns; i++)
+		if ((rc = place(tr, topo, &runs[i])) != 0)
+			goto out;
+	rc = 1;
+	if (keep) {
+		if (mkdir(keep, 0755) < 0 && errno != EEXIST) {
+			tmatch_cli_error("predict: %s: %s", keep, strerror(errno));
+			goto out;
+		}
+		snprintf(dir, sizeof(dir), "%s", keep);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/treematch-predict-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			tmatch_cli_error("predict: cannot make a directory in %s: %s",
+			                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			dir[0] = '\0';
+			goto out;
+		}
+	}
+	{
+		char path[PATH_MAX + 32];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/platform.xml", dir);
+		if (!(f = fopen(path, "w")) || tmatch_place_platform_write(f, topo, &m, &err) < 0) {
+			if (f)
+				fclose(f);
+			rc = err.msg[0] ? tmatch_cli_report(&err) : 1;
+			goto out;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/trace.txt", dir);
+		if (!(f = fopen(path, "w")) || tmatch_place_trace_index_write(f, tr) < 0) {
+			if (f)
+				fclose(f);
+			tmatch_cli_error("predict: cannot write %s", path);
+			goto out;
+		}
+		fclose(f);
+		for (int i = 0; i < nruns; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "mapping%d", i);
+			snprintf(path, sizeof(path), "%s/%s.hosts", dir, name);
+			if (!(f = fopen(path, "w")) ||
+			    tmatch_place_hostfile_write(f, runs[i].leaf, tr->nranks) < 0) {
+				if (f)
+					fclose(f);
+				tmatch_cli_error("predict: cannot write %s", path);
+				goto out;
+			}
+			fclose(f);
+			if ((runs[i].time = replay(dir, name, tr->nranks)) < 0) {
+				if (runs[i].time < -1)
+					keep = dir; /* the log says why: kept */
+				goto out;
+			}
+		}
+	}
+	printf("# %d ranks of %s on %s; SimGrid's replay (times in seconds)\n", tr->nranks,
+	       trace, topology);
+	printf("%-24s %14s %10s\n", "mapping", "predicted", "vs packed");
+	{
+		double base = runs[0].time;
+
+		for (int i = 0; i < nruns; i++)
+			if (!strcmp(runs[i].name, "packed"))
+				base = runs[i].time;
+		for (int i = 0; i < nruns; i++)
+			printf("%-24s %14.6g %10.3f\n", runs[i].name, runs[i].time,
+			       base > 0 ? runs[i].time / base : 0);
+	}
+	rc = 0;
+out:
+	if (dir[0] && !keep && nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		tmatch_cli_error("predict: could not remove %s", dir);
+	for (int i = 0; i < nruns; i++)
+		free(runs[i].leaf);
+	tmatch_place_trace_destroy(tr);
+	tmatch_topo_destroy(topo);
+	return rc;
+#endif
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_placement_predict.c - what `treematch predict` hands SimGrid
+ * (placement/predict.c): a time-independent trace read into the traffic it
+ * describes, damaged and foreign traces refused with the file and line,
+ * the machine description, and the platform written from the tree.
+ * And the command itself, replaying tests/fixtures/predict/halo8 with
+ * SimGrid: the scrambled halo is predicted faster when mapped.
+ */
+#include "cli_helpers.h"
+#include "placement/placement.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX   TMATCH_SRCDIR "/tests/fixtures/predict/"
+#define HALO  FIX "halo8.txt"
+#define CLUS2 "cluster:none,n[1-2],synthetic:pack:2 core:2 pu:1"
+
+/* `treematch ARGS...` (args[0] is the subcommand); its stdout and stderr in out. */
+static int predict_cli(char **args, char *out, size_t len)
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = (char *)cli_path();
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	return cli_run(argv, NULL, out, NULL, len);
+}
+
+Test(predict, trace_gives_the_traffic_of_the_halo)
+{
+	tmatch_error_t err;
+	tmatch_place_trace_t *t;
+	int perm[8], pos[8];
+
+	memset(&err, 0, sizeof(err));
+	t = tmatch_place_trace_load(HALO, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_assert_eq(t->nranks, 8);
+	for (int i = 0; i < 8; i++)
+		perm[i] = (5 * i + 3) % 8;
+	for (int i = 0; i < 8; i++)
+		pos[perm[i]] = i;
+	/* each rank sends 2 x 1 MiB to each ring neighbour, and receives as much */
+	for (int r = 0; r < 8; r++)
+		for (int q = 0; q < 8; q++) {
+			int d = (pos[r] - pos[q] + 8) % 8;
+			double want = (d == 1 || d == 7) ? 2.0 * 2 * 131072 * 8 : 0;
+
+			cr_assert_eq(tmatch_comm_get(t->comm, r, q), want, "%d-%d", r, q);
+		}
+	tmatch_place_trace_destroy(t);
+}
+
+/* A copy of the halo trace in a fresh directory, rank 3's file made by
+   `edit` (a sed script) from the original. Returns the index's path. */
+static const char *damaged_copy(char *dir, const char *edit)
+{
+	static char index[256];
+	char cmd[1024];
+
+	snprintf(dir, 64, "/tmp/tm-predict-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+	         "cp -r %s/halo8 %s/halo8.txt '%s/' && sed -e '%s' %s/halo8/rank-3.txt "
+	         ">'%s/halo8/rank-3.txt'",
+	         FIX, FIX, dir, edit, FIX, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(index, sizeof(index), "%s/halo8.txt", dir);
+	return index;
+}
+
+static void clean(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(predict, damaged_traces_name_the_file_and_line)
+{
+	static const struct {
+		const char *edit, *says;
+		int line;
+	} cases[] = {
+	    {"/finalize/d", "truncated", 0},
+	    {"5s/.*/3 isend 9 0 131072 0/", "out of range", 5},
+	    {"5s/.*/3 isend 1 0 131072 99/", "out of range", 5},
+	    {"5s/.*/2 compute 1/", "a line of rank 2 in rank 3's file", 5},
+	    {"1s/.*/3 compute 1/", "starts with \"3 init\"", 1},
+	    {"$a 3 compute 1", "after \"finalize\"", 0},
+	    {"5s/.*/garbage/", "not a time-independent trace line", 5},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[64], file[128];
+		tmatch_error_t err;
+		const char *index = damaged_copy(dir, cases[i].edit);
+
+		memset(&err, 0, sizeof(err));
+		errno = 0;
+		cr_assert_null(tmatch_place_trace_load(index, &err), "case %zu accepted", i);
+		cr_assert_neq(errno, 0);
+		snprintf(file, sizeof(file), "%s/halo8/rank-3.txt", dir);
+		cr_assert_str_eq(err.file, file, "case %zu: %s", i, err.msg);
+		cr_assert(strstr(err.msg, cases[i].says), "case %zu: %s", i, err.msg);
+		if (cases[i].line)
+			cr_assert_eq(err.line, cases[i].line, "case %zu", i);
+		clean(dir);
+	}
+}
+
+Test(predict, foreign_and_missing_files)
+{
+	tmatch_error_t err;
+
+	memset(&err, 0, sizeof(err));
+	cr_assert_null(tmatch_place_trace_load(TMATCH_SRCDIR "/profile/examples/ring-4.yml", &err));
+	cr_assert(strstr(err.msg, "not a trace index"), "%s", err.msg);
+	cr_assert_null(tmatch_place_trace_load(FIX "missing.txt", &err));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_null(tmatch_place_trace_load(FIX "halo8", &err)); /* a directory */
+	cr_assert(strstr(err.msg, "not a regular file"), "%s", err.msg);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+Test(predict, machine_description)
+{
+	tmatch_place_machine_t m;
+	tmatch_error_t err;
+	tmatch_topo_t *topo;
+	char path[] = "/tmp/tm-machine-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	memset(&err, 0, sizeof(err));
+	topo = tmatch_place_topo_load(CLUS2, &err);
+	cr_assert_not_null(topo, "%s", err.msg);
+	tmatch_place_machine_init(&m, topo);
+	cr_assert_str_eq(m.speed, "1Gf");
+	cr_assert_str_eq(m.bw[1], "12.5GBps"); /* node */
+	cr_assert_str_eq(m.lat[3], "10ns");    /* core */
+
+	write_text(path, "# a slower network\nnode = 1.25GBps 5us\nspeed = 2.5Gf  # per core\n");
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, path, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(m.bw[1], "1.25GBps");
+	cr_assert_str_eq(m.lat[1], "5us");
+	cr_assert_str_eq(m.speed, "2.5Gf");
+
+	write_text(path, "node = 1.25GBps 5us\nswitch = 10GBps 1us\n");
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, path, &err), -1);
+	cr_assert_eq(err.line, 2);
+	cr_assert(strstr(err.msg, "no level 'switch'") && strstr(err.msg, "node, package, core"),
+	          "%s", err.msg);
+	write_text(path, "node = fast 5us\n");
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, path, &err), -1);
+	cr_assert(strstr(err.msg, "bandwidth and a latency"), "%s", err.msg);
+	write_text(path, "speed = 3GHz\n");
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, path, &err), -1);
+	cr_assert_str_eq(err.file, path);
+	unlink(path);
+	tmatch_topo_destroy(topo);
+}
+
+Test(predict, platform_has_a_host_per_leaf_and_a_link_per_edge)
+{
+	tmatch_place_machine_t m;
+	tmatch_error_t err;
+	tmatch_topo_t *topo;
+	char path[] = "/tmp/tm-platform-XXXXXX", cmd[256], line[512];
+	int fd = mkstemp(path), hosts = 0, routers = 0, links = 0, routes = 0;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	memset(&err, 0, sizeof(err));
+	topo = tmatch_place_topo_load(CLUS2, &err);
+	cr_assert_not_null(topo, "%s", err.msg);
+	tmatch_place_machine_init(&m, topo);
+	cr_assert_eq(tmatch_place_platform_write(f, topo, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(f), 0);
+	f = fopen(path, "r");
+	while (fgets(line, sizeof(line), f)) {
+		hosts += strstr(line, "<host ") != NULL;
+		routers += strstr(line, "<router ") != NULL;
+		links += strstr(line, "<link ") != NULL;
+		routes += strstr(line, "<route ") != NULL;
+	}
+	fclose(f);
+	/* 2 nodes x 2 packages x 2 cores: 8 hosts; root + 2 + 4 inner nodes;
+	   2 + 4 + 8 edges, each a link and two one-way routes */
+	cr_assert_eq(hosts, 8);
+	cr_assert_eq(routers, 7);
+	cr_assert_eq(links, 14);
+	cr_assert_eq(routes, 28);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+	cr_assert_eq(system(cmd), 0, "not well-formed XML");
+	unlink(path);
+	tmatch_topo_destroy(topo);
+}
+
+#ifdef TMATCH_SMPIRUN
+/* The command, with SimGrid: mapped, the scrambled halo crosses fewer node
+   links than packed or round robin, and is predicted faster. */
+Test(predict, command_predicts_the_mapped_halo_faster, .timeout = 120)
+{
+	static char out[1 << 14];
+	double packed = 0, rr = 0, mapped = 0;
+	char *argv[] = {"predict", "--trace", HALO, "--topology", CLUS2, NULL};
+	char *p;
+
+	cr_assert_eq(predict_cli(argv, out, sizeof(out)), 0, "%s", out);
+	cr_assert((p = strstr(out, "\npacked ")), "%s", out);
+	packed = strtod(p + 8, NULL);
+	cr_assert((p = strstr(out, "\nrr ")), "%s", out);
+	rr = strtod(p + 4, NULL);
+	cr_assert((p = strstr(out, "\nauto ")), "%s", out);
+	mapped = strtod(p + 6, NULL);
+	cr_assert_gt(packed, 0, "%s", out);
+	cr_assert_lt(mapped, packed, "%s", out);
+	cr_assert_lt(mapped, rr, "%s", out);
+}
+#else
+/* Built without SimGrid: the command says how to get it. */
+Test(predict, command_says_how_to_enable_simgrid)
+{
+	static char out[1 << 12];
+	char *argv[] = {"predict", "--trace", HALO, "--topology", CLUS2, NULL};
+
+	cr_assert_eq(predict_cli(argv, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "built without SimGrid") && strstr(out, "libsimgrid-dev"), "%s", out);
+}
+#endif
+
+#ifdef TMATCH_SMPIRUN
+Test(predict, command_refuses_too_many_ranks_and_bad_machines)
+{
+	static char out[1 << 14];
+	char *small[] = {"predict", "--trace", HALO, "--topology", "tleaf 1 4 1", NULL};
+	char *bad[] = {"predict", "--trace", HALO, "--topology", CLUS2, "--machine", HALO, NULL};
+
+	cr_assert_eq(predict_cli(small, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "8 ranks") && strstr(out, "only 4 slots"), "%s", out);
+	cr_assert_eq(predict_cli(bad, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "halo8.txt:1:"), "%s", out);
+}
+#endif
