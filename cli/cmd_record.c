@@ -25,21 +25,24 @@
 
 static void record_usage(FILE *out)
 {
-	fprintf(out, "usage: treematch record -o FILE [--collectives] [--mpi=openmpi|mpich]\n"
-	             "                        [--libdir DIR] [-v] -- COMMAND [ARG...]\n"
-	             "\n"
-	             "Run COMMAND (an MPI program, or mpirun/mpiexec running one) with the\n"
-	             "recorder preloaded; at MPI_Finalize rank 0 writes the communication\n"
-	             "profile FILE (comm-profile v1), which is then checked.\n"
-	             "\n"
-	             "  -o, --output FILE  profile to write (replaced atomically)\n"
-	             "  --collectives      also record collectives (logical model, coll_edges)\n"
-	             "  --mpi=ABI          the program's MPI when it cannot be detected\n"
-	             "                     (openmpi: libmpi.so.40, mpich: libmpich.so.12)\n"
-	             "  --libdir DIR       where libtreematch-record-<abi>.so are\n"
-	             "  -v, --verbose      report the detection and the write time\n"
-	             "\n"
-	             "Under Slurm use srun --treematch-record=FILE instead.\n");
+	fprintf(out,
+	        "usage: treematch record -o FILE [--collectives] [--mpi=openmpi|mpich]\n"
+	        "                        [--trace DIR] [--libdir DIR] [-v] -- COMMAND [ARG...]\n"
+	        "\n"
+	        "Run COMMAND (an MPI program, or mpirun/mpiexec running one) with the\n"
+	        "recorder preloaded; at MPI_Finalize rank 0 writes the communication\n"
+	        "profile FILE (comm-profile v1), which is then checked.\n"
+	        "\n"
+	        "  -o, --output FILE  profile to write (replaced atomically)\n"
+	        "  --collectives      also record collectives (logical model, coll_edges)\n"
+	        "  --mpi=ABI          the program's MPI when it cannot be detected\n"
+	        "                     (openmpi: libmpi.so.40, mpich: libmpich.so.12)\n"
+	        "  --trace DIR        also write the run's time-independent trace there\n"
+	        "                     (DIR/trace.txt, for treematch predict)\n"
+	        "  --libdir DIR       where libtreematch-record-<abi>.so are\n"
+	        "  -v, --verbose      report the detection and the write time\n"
+	        "\n"
+	        "Under Slurm use srun --treematch-record=FILE instead.\n");
 }
 
 /* The recorder, see the file comment. */
@@ -71,7 +74,7 @@ static int find_recorder(const char *opt, tmatch_mpiabi_t abi, char *lib, size_t
 
 /* Run cmd with the recorder, then check what it wrote. Returns the exit status. */
 static int record(const char *out_abs, char **cmd, const char *mpi, const char *libdir,
-                  int collectives, int verbose)
+                  const char *trace, int collectives, int verbose)
 {
 	char lib[PATH_MAX], which[PATH_MAX] = "", buf[1024];
 	tmatch_mpiabi_t abi = TMATCH_MPIABI_NONE;
@@ -120,6 +123,10 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 				setenv(env[k].name, env[k].value, 1);
 			else
 				unsetenv(env[k].name);
+		if (trace)
+			setenv("TREEMATCH_RECORD_TRACE", trace, 1);
+		else
+			unsetenv("TREEMATCH_RECORD_TRACE");
 		execvp(cmd[0], cmd);
 		tmatch_cli_error("record: cannot run %s: %s", cmd[0], strerror(errno));
 		_exit(127);
@@ -157,6 +164,19 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 		        tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
 	fputc('\n', stderr);
 	tmatch_profile_destroy(p);
+	if (trace) {
+		char index[PATH_MAX + 32], why[PATH_MAX + 32];
+
+		snprintf(index, sizeof index, "%s/trace.txt", trace);
+		snprintf(why, sizeof why, "%s/NOT-REPLAYABLE", trace);
+		if (access(why, F_OK) == 0)
+			tmatch_cli_error("record: the trace cannot be replayed: %s says why", why);
+		else if (access(index, F_OK) == 0)
+			fprintf(stderr, "treematch: traced %s (treematch predict --trace %s)\n",
+			        trace, index);
+		else
+			tmatch_cli_error("record: no trace was written in %s", trace);
+	}
 	if (rc)
 		tmatch_cli_error("record: the command exited with status %d", rc);
 	return rc;
@@ -164,9 +184,9 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 
 int tmatch_cli_record(int argc, char **argv)
 {
-	const char *output = NULL, *mpi = NULL, *libdir = NULL;
+	const char *output = NULL, *mpi = NULL, *libdir = NULL, *trace = NULL;
 	int collectives = 0, verbose = 0, i, rc;
-	char *out_abs = NULL;
+	char *out_abs = NULL, trace_abs[PATH_MAX];
 	tmatch_error_t err;
 
 	for (i = 1; i < argc; i++) {
@@ -187,6 +207,10 @@ int tmatch_cli_record(int argc, char **argv)
 			mpi = a + 6;
 		} else if (!strcmp(a, "--mpi") && i + 1 < argc) {
 			mpi = argv[++i];
+		} else if (!strcmp(a, "--trace") && i + 1 < argc) {
+			trace = argv[++i];
+		} else if (!strncmp(a, "--trace=", 8)) {
+			trace = a + 8;
 		} else if (!strcmp(a, "--libdir") && i + 1 < argc) {
 			libdir = argv[++i];
 		} else if (!strncmp(a, "--libdir=", 9)) {
@@ -194,9 +218,10 @@ int tmatch_cli_record(int argc, char **argv)
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else if (a[0] == '-') {
-			tmatch_cli_error("record: unknown option '%s' (valid: -o/--output, "
-			                 "--collectives, --mpi, --libdir, -v/--verbose, --help)",
-			                 a);
+			tmatch_cli_error(
+			    "record: unknown option '%s' (valid: -o/--output, "
+			    "--collectives, --mpi, --trace, --libdir, -v/--verbose, --help)",
+			    a);
 			record_usage(stderr);
 			return 2;
 		} else {
@@ -222,7 +247,24 @@ int tmatch_cli_record(int argc, char **argv)
 		tmatch_cli_error("%s: %s", output, err.msg);
 		return 1;
 	}
-	rc = record(out_abs, cmd, mpi, libdir, collectives, verbose);
+	if (trace) {
+		/* every rank writes there: made now, absolute for ranks elsewhere */
+		if ((mkdir(trace, 0755) < 0 && errno != EEXIST) || !realpath(trace, trace_abs)) {
+			tmatch_cli_error("record: --trace %s: %s", trace, strerror(errno));
+			free(out_abs);
+			return 1;
+		}
+		/* what an earlier run left must not pass for this run's */
+		for (int k = 0; k < 2; k++) {
+			char old[PATH_MAX + 32];
+
+			snprintf(old, sizeof old, "%s/%s", trace_abs,
+			         k ? "NOT-REPLAYABLE" : "trace.txt");
+			unlink(old);
+		}
+		trace = trace_abs;
+	}
+	rc = record(out_abs, cmd, mpi, libdir, trace, collectives, verbose);
 	free(out_abs);
 	return rc;
 }

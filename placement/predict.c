@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_TRACE_RANKS   65536
 #define MAX_TRACE_LINE    4096
@@ -39,14 +40,17 @@ static int next_line(FILE *f, char *buf, size_t len, int *lineno, const char *pa
 	size_t n;
 
 	if (!fgets(buf, (int)len, f))
-		return ferror(f) ? tmatch_error_set(err, EIO, path, *lineno + 1, 0, "read error") : 0;
+		return ferror(f) ? tmatch_error_set(err, EIO, path, *lineno + 1, 0, "read error")
+		                 : 0;
 	++*lineno;
 	n = strlen(buf);
 	if (n == len - 1 && buf[n - 1] != '\n' && !feof(f))
 		return tmatch_error_set(err, EINVAL, path, *lineno, 0,
-		                        "a line longer than %zu bytes: not this kind of file", len - 2);
+		                        "a line longer than %zu bytes: not this kind of file",
+		                        len - 2);
 	if (memchr(buf, '\0', n + 1) != buf + n)
-		return tmatch_error_set(err, EINVAL, path, *lineno, 0, "a NUL byte: not a text file");
+		return tmatch_error_set(err, EINVAL, path, *lineno, 0,
+		                        "a NUL byte: not a text file");
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return 1;
 }
@@ -58,8 +62,8 @@ static const struct {
 	const char *name;
 	const char *bw, *lat;
 } level_defaults[] = {
-    {"switch", "12.5GBps", "2us"},  {"node", "12.5GBps", "1us"},  {"numa", "40GBps", "100ns"},
-    {"package", "40GBps", "100ns"}, {"die", "60GBps", "80ns"},    {"group", "60GBps", "80ns"},
+    {"switch", "12.5GBps", "2us"},  {"node", "12.5GBps", "1us"}, {"numa", "40GBps", "100ns"},
+    {"package", "40GBps", "100ns"}, {"die", "60GBps", "80ns"},   {"group", "60GBps", "80ns"},
     {"l3", "80GBps", "50ns"},       {"l2", "100GBps", "20ns"},   {"core", "100GBps", "10ns"},
     {"pu", "100GBps", "10ns"},
 };
@@ -93,9 +97,9 @@ static int quantity_ok(const char *v, const char *const *units)
 	return 0;
 }
 
-static const char *const bw_units[] = {"Bps", "kBps", "KBps", "MBps", "GBps", "TBps",
-                                       "KiBps", "MiBps", "GiBps", "TiBps", "bps", "kbps",
-                                       "Mbps", "Gbps", "Tbps", NULL};
+static const char *const bw_units[] = {"Bps",   "kBps",  "KBps",  "MBps",  "GBps", "TBps",
+                                       "KiBps", "MiBps", "GiBps", "TiBps", "bps",  "kbps",
+                                       "Mbps",  "Gbps",  "Tbps",  NULL};
 static const char *const lat_units[] = {"s", "ms", "us", "ns", "ps", NULL};
 static const char *const speed_units[] = {"f", "kf", "Mf", "Gf", "Tf", NULL};
 
@@ -150,9 +154,10 @@ int tmatch_place_machine_load(tmatch_place_machine_t *m, const tmatch_topo_t *to
 			continue;
 		if (!strcmp(key, "speed")) {
 			if (n != 2 || !quantity_ok(a, speed_units)) {
-				rc = tmatch_error_set(err, EINVAL, path, lineno, 0,
-				                      "speed wants one value such as 2.5Gf (flops per "
-				                      "second of one core)");
+				rc = tmatch_error_set(
+				    err, EINVAL, path, lineno, 0,
+				    "speed wants one value such as 2.5Gf (flops per "
+				    "second of one core)");
 				break;
 			}
 			snprintf(m->speed, sizeof(m->speed), "%s", a);
@@ -184,10 +189,11 @@ int tmatch_place_machine_load(tmatch_place_machine_t *m, const tmatch_topo_t *to
 				snprintf(names + u, sizeof(names) - u, "%s%s", u ? ", " : "",
 				         name ? name : "(unnamed)");
 			}
-			rc = tmatch_error_set(err, EINVAL, path, lineno, 0,
-			                      "the machine tree has no level '%s': its levels are %s "
-			                      "(and speed)",
-			                      key, names);
+			rc = tmatch_error_set(
+			    err, EINVAL, path, lineno, 0,
+			    "the machine tree has no level '%s': its levels are %s "
+			    "(and speed)",
+			    key, names);
 			break;
 		}
 	}
@@ -203,24 +209,25 @@ int tmatch_place_platform_write(FILE *out, const tmatch_topo_t *topo,
                                 const tmatch_place_machine_t *m, tmatch_error_t *err)
 {
 	int depth = tmatch_topo_depth(topo);
-	long count[TMATCH_PLACE_MACHINE_LEVELS], span[TMATCH_PLACE_MACHINE_LEVELS];
+	long count[TMATCH_PLACE_MACHINE_LEVELS];
 
 	if (depth < 1 || depth >= TMATCH_PLACE_MACHINE_LEVELS)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "predict: a tree of %d levels cannot be simulated", depth);
-	/* count[l]: nodes at level l; span[l]: leaves under one of them */
+	/* count[l]: nodes at level l */
 	count[0] = 1;
 	for (int l = 1; l <= depth; l++)
 		count[l] = count[l - 1] * tmatch_topo_arity(topo, l - 1);
-	span[depth] = 1;
-	for (int l = depth - 1; l >= 0; l--)
-		span[l] = span[l + 1] * tmatch_topo_arity(topo, l);
-	fprintf(out, "<?xml version='1.0'?>\n"
-	             "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-	             "<!-- made by treematch predict from the tree %s -->\n"
-	             "<platform version=\"4.1\">\n"
-	             "<zone id=\"machine\" routing=\"DijkstraCache\">\n",
-	         "");
+	char shape[256];
+
+	tmatch_topo_format(topo, shape, sizeof(shape));
+	fprintf(out,
+	        "<?xml version='1.0'?>\n"
+	        "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+	        "<!-- made by treematch predict from the tree %s -->\n"
+	        "<platform version=\"4.1\">\n"
+	        "<zone id=\"machine\" routing=\"DijkstraCache\">\n",
+	        shape);
 	for (long h = 0; h < count[depth]; h++)
 		fprintf(out, "  <host id=\"h%ld\" speed=\"%s\"/>\n", h, m->speed);
 	for (int l = 0; l < depth; l++)
@@ -244,15 +251,15 @@ int tmatch_place_platform_write(FILE *out, const tmatch_topo_t *topo,
 				        "<link_ctn id=\"l%d_%ld\" direction=\"DOWN\"/></route>\n",
 				        i, l - 1, parent, l, i, l - 1, parent, i, l, i);
 			else
-				fprintf(out,
-				        "  <route src=\"r%d_%ld\" dst=\"r%d_%ld\" symmetrical=\"NO\">"
-				        "<link_ctn id=\"l%d_%ld\" direction=\"UP\"/></route>\n"
-				        "  <route src=\"r%d_%ld\" dst=\"r%d_%ld\" symmetrical=\"NO\">"
-				        "<link_ctn id=\"l%d_%ld\" direction=\"DOWN\"/></route>\n",
-				        l, i, l - 1, parent, l, i, l - 1, parent, l, i, l, i);
+				fprintf(
+				    out,
+				    "  <route src=\"r%d_%ld\" dst=\"r%d_%ld\" symmetrical=\"NO\">"
+				    "<link_ctn id=\"l%d_%ld\" direction=\"UP\"/></route>\n"
+				    "  <route src=\"r%d_%ld\" dst=\"r%d_%ld\" symmetrical=\"NO\">"
+				    "<link_ctn id=\"l%d_%ld\" direction=\"DOWN\"/></route>\n",
+				    l, i, l - 1, parent, l, i, l - 1, parent, l, i, l, i);
 		}
 	fprintf(out, "</zone>\n</platform>\n");
-	(void)span;
 	if (ferror(out))
 		return tmatch_error_set(err, EIO, NULL, 0, 0, "predict: cannot write the platform");
 	return 0;
@@ -313,7 +320,8 @@ static int sends_flush(struct sends *s, int r)
 
 		if (s->nedges == s->cap) {
 			size_t c = s->cap ? 2 * s->cap : 1024;
-			int *a = realloc(s->src, c * sizeof(*a)), *b = a ? realloc(s->dst, c * sizeof(*b)) : NULL;
+			int *a = realloc(s->src, c * sizeof(*a)),
+			    *b = a ? realloc(s->dst, c * sizeof(*b)) : NULL;
 			double *w = b ? realloc(s->w, c * sizeof(*w)) : NULL;
 
 			if (a)
@@ -341,7 +349,8 @@ static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmat
 	const char *path = t->files[r];
 	char line[MAX_TRACE_LINE];
 	FILE *in = tmatch_file_open(path, NULL, err);
-	int lineno = 0, state = 0, got, rc = 0; /* state: 0 before init, 1 inside, 2 after finalize */
+	int lineno = 0, state = 0, got,
+	    rc = 0; /* state: 0 before init, 1 inside, 2 after finalize */
 	long actions = 0;
 
 	if (!in)
@@ -349,14 +358,15 @@ static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmat
 	while (rc == 0 && (got = next_line(in, line, sizeof(line), &lineno, path, err)) > 0) {
 		char act[32];
 		long rank, a[6] = {0, 0, 0, 0, 0, 0};
-		int n = sscanf(line, "%ld %31s %ld %ld %ld %ld %ld %ld", &rank, act, &a[0], &a[1], &a[2],
-		               &a[3], &a[4], &a[5]);
+		int n = sscanf(line, "%ld %31s %ld %ld %ld %ld %ld %ld", &rank, act, &a[0], &a[1],
+		               &a[2], &a[3], &a[4], &a[5]);
 
 		if (!line[strspn(line, " \t")])
 			continue;
 		if (n < 2)
-			rc = tmatch_error_set(err, EPROTO, path, lineno, 0,
-			                      "not a time-independent trace line (\"RANK ACTION ...\")");
+			rc = tmatch_error_set(
+			    err, EPROTO, path, lineno, 0,
+			    "not a time-independent trace line (\"RANK ACTION ...\")");
 		else if (rank != r)
 			rc = tmatch_error_set(err, EPROTO, path, lineno, 0,
 			                      "a line of rank %ld in rank %d's file", rank, r);
@@ -364,27 +374,32 @@ static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmat
 			rc = tmatch_error_set(err, EPROTO, path, lineno, 0,
 			                      "a rank's trace starts with \"%d init\"", r);
 		else if (state == 2)
-			rc = tmatch_error_set(err, EPROTO, path, lineno, 0, "an action after \"finalize\"");
+			rc = tmatch_error_set(err, EPROTO, path, lineno, 0,
+			                      "an action after \"finalize\"");
 		else if (++actions > MAX_TRACE_ACTIONS)
 			rc = tmatch_error_set(err, EFBIG, path, lineno, 0,
-			                      "more than %ld actions for one rank", MAX_TRACE_ACTIONS);
+			                      "more than %ld actions for one rank",
+			                      MAX_TRACE_ACTIONS);
 		if (rc)
 			break;
 		if (!strcmp(act, "init")) {
 			state = 1;
 		} else if (!strcmp(act, "finalize")) {
 			state = 2;
-		} else if (!strcmp(act, "send") || !strcmp(act, "isend") || !strcmp(act, "sendRecv")) {
-			/* send DST TAG COUNT [TYPE]; sendRecv SCOUNT DST RCOUNT SRC [STYPE RTYPE] */
+		} else if (!strcmp(act, "send") || !strcmp(act, "isend") ||
+		           !strcmp(act, "sendRecv")) {
+			/* send DST TAG COUNT [TYPE]; sendRecv SCOUNT DST RCOUNT SRC [STYPE RTYPE]
+			 */
 			int sr = act[4] == 'R';
 			long dst = sr ? a[1] : a[0], count = sr ? a[0] : a[2];
 			long type = sr ? (n >= 7 ? a[4] : 0) : (n >= 6 ? a[3] : 0);
 			int ts = type_size(type);
 
-			if ((sr ? n < 6 : n < 5) || dst < 0 || dst >= t->nranks || count < 0 || !ts) {
-				rc = tmatch_error_set(err, EPROTO, path, lineno, 0,
-				                      "%s: a peer or size out of range for %d ranks", act,
-				                      t->nranks);
+			if ((sr ? n < 6 : n < 5) || dst < 0 || dst >= t->nranks || count < 0 ||
+			    !ts) {
+				rc = tmatch_error_set(
+				    err, EPROTO, path, lineno, 0,
+				    "%s: a peer or size out of range for %d ranks", act, t->nranks);
 				break;
 			}
 			if (dst != r && count > 0) {
@@ -420,8 +435,18 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 		return NULL;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - index) : 1, slash ? index : ".");
-	if (!(in = tmatch_file_open(index, NULL, err)))
+	if (!(in = tmatch_file_open(index, NULL, err))) {
+		char why[PATH_MAX + 32];
+
+		/* the recorder says there when a run could not be traced */
+		snprintf(why, sizeof(why), "%s/NOT-REPLAYABLE", dir);
+		if (errno == ENOENT && access(why, F_OK) == 0)
+			tmatch_error_set(err, ENOENT, index, 0, 0,
+			                 "no trace: the recorder could not trace this run for a "
+			                 "replay (%s says what it used)",
+			                 why);
 		goto fail;
+	}
 	while ((got = next_line(in, line, sizeof(line), &lineno, index, err)) > 0) {
 		char *path;
 
@@ -433,13 +458,15 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 			goto fail;
 		}
 		if (strchr(line, ' ')) {
-			tmatch_error_set(err, EPROTO, index, lineno, 0,
-			                 "not a trace index (one rank's file per line): give the index "
-			                 "file, as smpirun -trace-ti -trace-file writes it");
+			tmatch_error_set(
+			    err, EPROTO, index, lineno, 0,
+			    "not a trace index (one rank's file per line): give the index "
+			    "file, as smpirun -trace-ti -trace-file writes it");
 			goto fail;
 		}
 		if (t->nranks == cap) {
-			char **f = realloc(t->files, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*f));
+			char **f =
+			    realloc(t->files, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*f));
 
 			if (!f) {
 				tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");

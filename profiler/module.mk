@@ -15,7 +15,8 @@ MPIF90_mpich   ?= mpif90.mpich
 RECORD_LIBDIR  ?= $(LIBDIR)/treematch
 
 RECORD_ABIS  := openmpi mpich
-RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c
+RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c \
+                profiler/record_trace.c
 RECORD_LIBS  := $(RECORD_ABIS:%=$(B)/profiler/libtreematch-record-%.so)
 RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) \
                   $(B)/tests/mpi/pattern_f.$(a) $(B)/tests/mpi/pattern_f08.$(a) \

@@ -676,6 +676,7 @@ static void finish(void)
 
 	if (st->finalized || !st->ready)
 		return;
+	tmatch__trace_finish();
 	st->ready = 0;
 	st->finalized = 1;
 
@@ -815,6 +816,7 @@ void tmatch__record_setup(int provided)
 	PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (all) {
 		st->ready = 1;
+		tmatch__trace_setup(provided);
 		return;
 	}
 	if (why == UNSET && st->world_rank == 0)

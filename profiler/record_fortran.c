@@ -51,6 +51,8 @@ static __thread F spare_ierr;
 		T real = (T)next_fn(#NAME, &slot);                                                 \
 		if (!ierr)                                                                         \
 			ierr = &spare_ierr;                                                        \
+		if (tmatch__tracing_on)                                                            \
+			tmatch__trace_unsupported("the Fortran bindings (not traced yet)");        \
 		tmatch__in_fortran++;                                                              \
 		real ARGS;                                                                         \
 		tmatch__in_fortran--;                                                              \

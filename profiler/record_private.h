@@ -148,4 +148,29 @@ void tmatch__coll_scatterv(MPI_Comm comm, int root, const int counts[], MPI_Data
 void tmatch__neighbors(MPI_Comm comm, int count, MPI_Datatype type, const int counts[],
                        const MPI_Datatype types[]);
 
+/*
+ * The time-independent trace (record_trace.c), with TREEMATCH_RECORD_TRACE.
+ * A wrapper asks tmatch__tracing(), writes its action before forwarding
+ * (tmatch__trace_action, which first writes the compute since the last
+ * call) and calls tmatch__trace_done() after. Ranks are world ranks.
+ */
+#define TMATCH__TRACE_FLOPS 1e9 /* flops per second of computing (1 Gf cores) */
+extern int tmatch__tracing_on;
+static inline int tmatch__tracing(void)
+{
+	return tmatch__tracing_on && !tmatch__in_fortran;
+}
+void tmatch__trace_setup(int provided);
+void tmatch__trace_finish(void);
+void tmatch__trace_action(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tmatch__trace_done(void);
+void tmatch__trace_unsupported(const char *what);
+/* world rank of `rank` of comm; marks the trace unreplayable when there is none */
+int tmatch__trace_world(MPI_Comm comm, int rank);
+/* 1 if comm has MPI_COMM_WORLD's group (else the trace is marked) */
+int tmatch__trace_comm_is_world(MPI_Comm comm);
+void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
+void tmatch__trace_wait(MPI_Request req);
+void tmatch__trace_waitall(int n, const MPI_Request reqs[]);
+
 #endif /* TMATCH_PROFILER_RECORD_PRIVATE_H */

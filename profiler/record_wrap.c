@@ -13,6 +13,26 @@
 
 #define API TMATCH_RECORD_VISIBLE
 
+/* Forward CALL; when tracing, write ACTION before and stamp the end after. */
+#define TRACED(ACTION, CALL)                                                                       \
+	do {                                                                                       \
+		int traced_ = tmatch__tracing(), rc_;                                              \
+		if (traced_) {                                                                     \
+			ACTION;                                                                    \
+		}                                                                                  \
+		rc_ = CALL;                                                                        \
+		if (traced_)                                                                       \
+			tmatch__trace_done();                                                      \
+		return rc_;                                                                        \
+	} while (0)
+
+/* What a replay cannot reproduce: said in the trace's directory. */
+#define UNTRACED(NAME)                                                                             \
+	do {                                                                                       \
+		if (tmatch__tracing())                                                             \
+			tmatch__trace_unsupported(NAME);                                           \
+	} while (0)
+
 /* ------------------------------------------------------------------------ */
 /* Init                                                                      */
 
@@ -45,16 +65,29 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	{                                                                                          \
 		if (tmatch__on())                                                                  \
 			tmatch__count_send(comm, dest, count, type);                               \
-		return PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
+		TRACED(if (dest >= 0) tmatch__trace_action(                                        \
+		           "send %d %d %llu 6", tmatch__trace_world(comm, dest), tag,              \
+		           (unsigned long long)tmatch__bytes(count, type)),                        \
+		       PMPI_##NAME(buf, count, type, dest, tag, comm));                            \
 	}
 
 #define NONBLOCKING_SEND(NAME)                                                                     \
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                          \
+		int rc_;                                                                           \
 		if (tmatch__on())                                                                  \
 			tmatch__count_send(comm, dest, count, type);                               \
-		return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
+		if (!tmatch__tracing() || dest < 0)                                                \
+			return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                \
+		int w_ = tmatch__trace_world(comm, dest);                                          \
+		tmatch__trace_action("isend %d %d %llu 6", w_, tag,                                \
+		                     (unsigned long long)tmatch__bytes(count, type));              \
+		rc_ = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                         \
+		if (rc_ == MPI_SUCCESS)                                                            \
+			tmatch__trace_request(*req, tmatch__st.world_rank, w_, tag);               \
+		tmatch__trace_done();                                                              \
+		return rc_;                                                                        \
 	}
 
 #define PERSISTENT_SEND(NAME)                                                                      \
@@ -81,6 +114,79 @@ PERSISTENT_SEND(Bsend_init)
 PERSISTENT_SEND(Ssend_init)
 PERSISTENT_SEND(Rsend_init)
 
+/* Receives and completions are traced only: nothing is counted on this side. */
+API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+	TRACED(if (source != MPI_PROC_NULL)
+	           tmatch__trace_action("recv %d %d %llu 6", tmatch__trace_world(comm, source), tag,
+	                                (unsigned long long)tmatch__bytes(count, type)),
+	       PMPI_Recv(buf, count, type, source, tag, comm, status));
+}
+
+API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+	int rc, w;
+
+	if (!tmatch__tracing() || source == MPI_PROC_NULL)
+		return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+	w = tmatch__trace_world(comm, source);
+	tmatch__trace_action("irecv %d %d %llu 6", w, tag,
+	                     (unsigned long long)tmatch__bytes(count, type));
+	rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+	if (rc == MPI_SUCCESS)
+		tmatch__trace_request(*req, w, tmatch__st.world_rank, tag);
+	tmatch__trace_done();
+	return rc;
+}
+
+API int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	TRACED(tmatch__trace_wait(*req), PMPI_Wait(req, status));
+}
+
+API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+	TRACED(tmatch__trace_waitall(n, reqs), PMPI_Waitall(n, reqs, statuses));
+}
+
+API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	UNTRACED("MPI_Waitany");
+	return PMPI_Waitany(n, reqs, index, status);
+}
+
+API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+	UNTRACED("MPI_Waitsome");
+	return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+}
+
+API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+	UNTRACED("MPI_Test");
+	return PMPI_Test(req, flag, status);
+}
+
+API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+	UNTRACED("MPI_Testall");
+	return PMPI_Testall(n, reqs, flag, statuses);
+}
+
+API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+	UNTRACED("MPI_Testany");
+	return PMPI_Testany(n, reqs, index, flag, status);
+}
+
+API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+	UNTRACED("MPI_Testsome");
+	return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+}
+
 API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                       MPI_Request *req)
 {
@@ -94,6 +200,7 @@ API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int t
 
 API int MPI_Start(MPI_Request *req)
 {
+	UNTRACED("MPI_Start");
 	if (tmatch__on())
 		tmatch__persist_start(*req);
 	return PMPI_Start(req);
@@ -101,6 +208,7 @@ API int MPI_Start(MPI_Request *req)
 
 API int MPI_Startall(int n, MPI_Request reqs[])
 {
+	UNTRACED("MPI_Startall");
 	if (tmatch__on())
 		for (int i = 0; i < n; i++)
 			tmatch__persist_start(reqs[i]);
@@ -114,14 +222,27 @@ API int MPI_Request_free(MPI_Request *req)
 	return PMPI_Request_free(req);
 }
 
+/* A send-receive; with MPI_PROC_NULL on one side, not replayable as one. */
+static void trace_sendrecv(MPI_Comm comm, uint64_t sbytes, int dest, uint64_t rbytes, int source)
+{
+	if (dest < 0 || source < 0)
+		tmatch__trace_unsupported("MPI_Sendrecv with MPI_PROC_NULL");
+	else
+		tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", (unsigned long long)sbytes,
+		                     tmatch__trace_world(comm, dest), (unsigned long long)rbytes,
+		                     tmatch__trace_world(comm, source));
+}
+
 API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
                      void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                      MPI_Comm comm, MPI_Status *status)
 {
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, scount, stype);
-	return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-	                     comm, status);
+	TRACED(trace_sendrecv(comm, tmatch__bytes(scount, stype), dest,
+	                      tmatch__bytes(rcount, rtype), source),
+	       PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+	                     comm, status));
 }
 
 API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
@@ -129,7 +250,9 @@ API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, 
 {
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, count, type);
-	return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+	TRACED(trace_sendrecv(comm, tmatch__bytes(count, type), dest, tmatch__bytes(count, type),
+	                      source),
+	       PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status));
 }
 
 #if MPI_VERSION >= 4
@@ -137,6 +260,7 @@ API int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest
                       void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                       MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Isendrecv");
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, scount, stype);
 	return PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
@@ -146,6 +270,7 @@ API int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest
 API int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
                               int source, int rtag, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Isendrecv_replace");
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, count, type);
 	return PMPI_Isendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, req);
@@ -167,6 +292,7 @@ static void count_rma(MPI_Win win, int target, int count, MPI_Datatype type, int
 API int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                 int tcount, MPI_Datatype ttype, MPI_Win win)
 {
+	UNTRACED("MPI_Put");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 0);
 	return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
@@ -175,6 +301,7 @@ API int MPI_Put(const void *obuf, int ocount, MPI_Datatype otype, int target, MP
 API int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                  int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
+	UNTRACED("MPI_Rput");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 0);
 	return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
@@ -183,6 +310,7 @@ API int MPI_Rput(const void *obuf, int ocount, MPI_Datatype otype, int target, M
 API int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
                 MPI_Datatype ttype, MPI_Win win)
 {
+	UNTRACED("MPI_Get");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 1);
 	return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
@@ -191,6 +319,7 @@ API int MPI_Get(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint
 API int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
                  MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
+	UNTRACED("MPI_Rget");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 1);
 	return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
@@ -199,6 +328,7 @@ API int MPI_Rget(void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Ain
 API int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp,
                        int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
+	UNTRACED("MPI_Accumulate");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 0);
 	return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
@@ -208,6 +338,7 @@ API int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype otype, int ta
                         MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
                         MPI_Request *req)
 {
+	UNTRACED("MPI_Raccumulate");
 	if (tmatch__on())
 		count_rma(win, target, ocount, otype, 0);
 	return PMPI_Raccumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req);
@@ -226,6 +357,7 @@ API int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype otype, voi
                            MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
                            MPI_Datatype ttype, MPI_Op op, MPI_Win win)
 {
+	UNTRACED("MPI_Get_accumulate");
 	if (tmatch__on())
 		count_rma_both(win, target, ocount, otype, rcount, rtype);
 	return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount,
@@ -236,6 +368,7 @@ API int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, vo
                             int rcount, MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
                             MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+	UNTRACED("MPI_Rget_accumulate");
 	if (tmatch__on())
 		count_rma_both(win, target, ocount, otype, rcount, rtype);
 	return PMPI_Rget_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount,
@@ -246,6 +379,7 @@ API int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype otype, vo
 API int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int target,
                          MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
+	UNTRACED("MPI_Fetch_and_op");
 	if (tmatch__on())
 		count_rma_both(win, target, 1, type, 1, type);
 	return PMPI_Fetch_and_op(obuf, rbuf, type, target, tdisp, op, win);
@@ -254,6 +388,7 @@ API int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype type, int ta
 API int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype type,
                              int target, MPI_Aint tdisp, MPI_Win win)
 {
+	UNTRACED("MPI_Compare_and_swap");
 	if (tmatch__on())
 		count_rma_both(win, target, 1, type, 1, type);
 	return PMPI_Compare_and_swap(obuf, cbuf, rbuf, type, target, tdisp, win);
@@ -405,11 +540,13 @@ API int MPI_Barrier(MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_barrier(comm);
-	return PMPI_Barrier(comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action("barrier"),
+	       PMPI_Barrier(comm));
 }
 
 API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ibarrier");
 	if (COLL)
 		tmatch__coll_barrier(comm);
 	return PMPI_Ibarrier(comm, req);
@@ -419,12 +556,15 @@ API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm co
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
-	return PMPI_Bcast(buf, count, type, root, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "bcast %llu %d 6", (unsigned long long)tmatch__bytes(count, type), root),
+	       PMPI_Bcast(buf, count, type, root, comm));
 }
 
 API int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                    MPI_Request *req)
 {
+	UNTRACED("MPI_Ibcast");
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
 	return PMPI_Ibcast(buf, count, type, root, comm, req);
@@ -435,12 +575,15 @@ API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
-	return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "reduce %llu 0 %d 6", (unsigned long long)tmatch__bytes(count, type), root),
+	       PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
 
 API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                     MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ireduce");
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
 	return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
@@ -451,12 +594,15 @@ API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type
 {
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(count, type));
-	return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	       PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
 API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Iallreduce");
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(count, type));
 	return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
@@ -465,6 +611,7 @@ API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype typ
 API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
                                  MPI_Op op, MPI_Comm comm)
 {
+	UNTRACED("MPI_Reduce_scatter_block");
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
 	return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
@@ -473,6 +620,7 @@ API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_D
 API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
                                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ireduce_scatter_block");
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
 	return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
@@ -481,6 +629,7 @@ API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_
 API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm)
 {
+	UNTRACED("MPI_Reduce_scatter");
 	if (COLL)
 		tmatch__coll_v(comm, rcounts, type);
 	return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
@@ -489,6 +638,7 @@ API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MP
 API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                             MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ireduce_scatter");
 	if (COLL)
 		tmatch__coll_v(comm, rcounts, type);
 	return PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req);
@@ -497,6 +647,7 @@ API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], M
 API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm)
 {
+	UNTRACED("MPI_Scan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
@@ -505,6 +656,7 @@ API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI
 API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Iscan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
@@ -513,6 +665,7 @@ API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
 API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm)
 {
+	UNTRACED("MPI_Exscan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
@@ -521,6 +674,7 @@ API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 API int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                     MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Iexscan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
@@ -531,12 +685,16 @@ API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
-	return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "gather %llu %llu %d 6 6", (unsigned long long)tmatch__bytes(scount, stype),
+	           (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	       PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
 API int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Igather");
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
 	return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
@@ -546,6 +704,7 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
                     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
                     MPI_Comm comm)
 {
+	UNTRACED("MPI_Gatherv");
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
 	return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
@@ -555,6 +714,7 @@ API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
                      const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
                      MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Igatherv");
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
 	return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
@@ -565,12 +725,16 @@ API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
-	return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "scatter %llu %llu %d 6 6", (unsigned long long)tmatch__bytes(scount, stype),
+	           (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	       PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
 API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                      MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Iscatter");
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
 	return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
@@ -579,6 +743,7 @@ API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
+	UNTRACED("MPI_Scatterv");
 	if (COLL)
 		tmatch__coll_scatterv(comm, root, scounts, stype);
 	return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
@@ -588,6 +753,7 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                       MPI_Request *req)
 {
+	UNTRACED("MPI_Iscatterv");
 	if (COLL)
 		tmatch__coll_scatterv(comm, root, scounts, stype);
 	return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
@@ -598,12 +764,17 @@ API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rb
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "allgather %llu %llu 6 6",
+	           (unsigned long long)block_bytes(sbuf, scount, stype, rcount, rtype),
+	           (unsigned long long)tmatch__bytes(rcount, rtype)),
+	       PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
 API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Iallgather");
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
@@ -612,6 +783,7 @@ API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
+	UNTRACED("MPI_Allgatherv");
 	if (COLL)
 		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
 	return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
@@ -621,6 +793,7 @@ API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *
                         const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
                         MPI_Request *req)
 {
+	UNTRACED("MPI_Iallgatherv");
 	if (COLL)
 		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
 	return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
@@ -631,12 +804,17 @@ API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "alltoall %llu %llu 6 6",
+	           (unsigned long long)block_bytes(sbuf, scount, stype, rcount, rtype),
+	           (unsigned long long)tmatch__bytes(rcount, rtype)),
+	       PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
 API int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ialltoall");
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
 	return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
@@ -646,6 +824,7 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
                       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                       MPI_Datatype rtype, MPI_Comm comm)
 {
+	UNTRACED("MPI_Alltoallv");
 	if (COLL)
 		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
 	return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
@@ -655,6 +834,7 @@ API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[
                        MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                        MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ialltoallv");
 	if (COLL)
 		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
 	return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
@@ -665,6 +845,7 @@ API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[]
                       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
+	UNTRACED("MPI_Alltoallw");
 	if (COLL)
 		count_alltoallw(comm, sbuf, scounts, stypes, rcounts, rtypes);
 	return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
@@ -675,6 +856,7 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
                        const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                        MPI_Request *req)
 {
+	UNTRACED("MPI_Ialltoallw");
 	if (COLL)
 		count_alltoallw(comm, sbuf, scounts, stypes, rcounts, rtypes);
 	return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
@@ -723,6 +905,7 @@ API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype
                                 const int rcounts[], const int displs[], MPI_Datatype rtype,
                                 MPI_Comm comm)
 {
+	UNTRACED("MPI_Neighbor_allgatherv");
 	if (tmatch__on())
 		tmatch__neighbors(comm, scount, stype, NULL, NULL);
 	return PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
@@ -732,6 +915,7 @@ API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype styp
                                  const int rcounts[], const int displs[], MPI_Datatype rtype,
                                  MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ineighbor_allgatherv");
 	if (tmatch__on())
 		tmatch__neighbors(comm, scount, stype, NULL, NULL);
 	return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
@@ -742,6 +926,7 @@ API int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int 
                                MPI_Datatype stype, void *rbuf, const int rcounts[],
                                const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
+	UNTRACED("MPI_Neighbor_alltoallv");
 	if (tmatch__on())
 		tmatch__neighbors(comm, 0, stype, scounts, NULL);
 	return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
@@ -753,6 +938,7 @@ API int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int
                                 const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                                 MPI_Request *req)
 {
+	UNTRACED("MPI_Ineighbor_alltoallv");
 	if (tmatch__on())
 		tmatch__neighbors(comm, 0, stype, scounts, NULL);
 	return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
@@ -763,6 +949,7 @@ API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_
                                const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                                const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
+	UNTRACED("MPI_Neighbor_alltoallw");
 	if (tmatch__on())
 		tmatch__neighbors(comm, 0, MPI_DATATYPE_NULL, scounts, stypes);
 	return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
@@ -774,6 +961,7 @@ API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI
                                 const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
                                 MPI_Comm comm, MPI_Request *req)
 {
+	UNTRACED("MPI_Ineighbor_alltoallw");
 	if (tmatch__on())
 		tmatch__neighbors(comm, 0, MPI_DATATYPE_NULL, scounts, stypes);
 	return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,

@@ -23,7 +23,9 @@
 #     monitoring;
 #   - tests/mpi/pattern_mt.c: 4 threads per rank under MPI_THREAD_MULTIPLE;
 #   - the hashed counters (forced with TREEMATCH_RECORD_DENSE_MAX=0);
-#   - refusals: static programs, --treematch in the same run, scripts.
+#   - refusals: static programs, --treematch in the same run, scripts;
+#   - --trace: the halo of tests/fixtures/predict traced under both MPIs and
+#     replayed by `treematch predict`; MPI_Waitany marks a trace unreplayable.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
 
@@ -302,6 +304,46 @@ if timeout 120 "$TM" record --mpi=mpich -o "$W/wrapped.yml" -- "$W/wrap.sh" mpir
 else
 	fail_files "script with --mpi=mpich: recorded exactly" "$W/wrapped.log"
 fi
+
+# the time-independent trace (--trace) and treematch predict: the halo
+# fixture's program under real Open MPI and MPICH, traced, then replayed by
+# SimGrid: mapped, the scrambled ring is predicted faster than packed; a
+# program waiting with MPI_Waitany is said not replayable, and predict
+# refuses it with the reason's file
+for abi in openmpi mpich; do
+	if ! "mpicc.$abi" -O1 -o "$W/halo.$abi" "$SRC/tests/fixtures/predict/halo.c" >"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/waitany.$abi" "$SRC/tests/fixtures/predict/waitany.c" \
+			>>"$W/halo.cc" 2>&1; then
+		fail_files "trace ($abi): build the programs" "$W/halo.cc"
+		continue
+	fi
+	rm -rf "$W/trace-$abi" "$W/trace-any-$abi"
+	if timeout 120 "$TM" record -o "$W/halo-$abi.yml" --trace "$W/trace-$abi" -- \
+		"mpirun.$abi" -np 8 "$W/halo.$abi" >"$W/trace-$abi.log" 2>&1 &&
+		[ "$(ls "$W/trace-$abi"/rank-*.txt | wc -l)" = 8 ] &&
+		"$TM" predict --trace "$W/trace-$abi/trace.txt" \
+			--topology "cluster:none,n[1-2],synthetic:pack:2 core:2 pu:1" \
+			>"$W/predict-$abi.out" 2>&1 &&
+		awk '$1 == "packed" { p = $2 } $1 == "auto" { a = $2 } END { exit !(a > 0 && a < p) }' \
+			"$W/predict-$abi.out"; then
+		pass "trace ($abi): recorded with the profile, replayed, mapped predicted faster"
+	else
+		fail_files "trace ($abi): recorded with the profile, replayed, mapped predicted faster" \
+			"$W/trace-$abi.log" "$W/predict-$abi.out"
+	fi
+	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
+		"mpirun.$abi" -np 4 "$W/waitany.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
+		grep -q 'MPI_Waitany' "$W/trace-any-$abi/NOT-REPLAYABLE" &&
+		grep -q 'cannot be replayed' "$W/trace-any-$abi.log" &&
+		! "$TM" predict --trace "$W/trace-any-$abi/trace.txt" --topology "tleaf 1 4 1" \
+			>"$W/predict-any-$abi.out" 2>&1 &&
+		grep -q 'NOT-REPLAYABLE says what it used' "$W/predict-any-$abi.out"; then
+		pass "trace ($abi): MPI_Waitany is said not replayable, predict refuses it"
+	else
+		fail_files "trace ($abi): MPI_Waitany is said not replayable, predict refuses it" \
+			"$W/trace-any-$abi.log" "$W/predict-any-$abi.out"
+	fi
+done
 
 e2e_finish record test_record
 [ "$FAILED" -eq 0 ]

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record_trace.c - the recorder's time-independent trace, for `treematch
+ * predict` (SimGrid's replay): with TREEMATCH_RECORD_TRACE=DIR, each rank
+ * writes DIR/rank-R.txt, in SMPI's time-independent format, one line per MPI
+ * call it makes and, between two calls, the time it computed:
+ *
+ *   R init | R compute FLOPS | R send DST TAG BYTES 6 | R isend ... |
+ *   R recv SRC TAG BYTES 6 | R irecv ... | R wait SRC DST TAG | R waitall N |
+ *   R sendRecv SBYTES DST RBYTES SRC 6 6 | R barrier | R bcast BYTES ROOT 6 |
+ *   R reduce BYTES 0 ROOT 6 | R allreduce BYTES 0 6 | R alltoall B B 6 6 |
+ *   R allgather B B 6 6 | R gather B B ROOT 6 6 | R scatter B B ROOT 6 6 |
+ *   R finalize
+ *
+ * ranks in MPI_COMM_WORLD, sizes in bytes (SMPI's type 6, MPI_BYTE), compute
+ * time as flops at TMATCH__TRACE_FLOPS per second of wall time (a replay on
+ * cores of that speed reproduces it). At MPI_Finalize rank 0 writes the index
+ * DIR/trace.txt (one rank's file per line). What a replay cannot reproduce
+ * (a call this file does not trace, a collective on a communicator other
+ * than MPI_COMM_WORLD's group, MPI_ANY_SOURCE, threads) is named in
+ * DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
+ *
+ * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
+ */
+#include "profiler/record_private.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REQ_CAP 8192 /* requests in flight one rank may have */
+
+struct req {
+	MPI_Request req;
+	int used, src, dst, tag;
+};
+
+static struct {
+	FILE *f;
+	char dir[PATH_MAX];
+	double last;          /* end of the last traced call */
+	char unsupported[96]; /* the first thing a replay cannot reproduce */
+	struct req *reqs;     /* REQ_CAP, open addressing on the handle's bytes */
+} tr;
+
+int tmatch__tracing_on;
+
+static unsigned req_hash(MPI_Request r)
+{
+	const unsigned char *p = (const unsigned char *)&r;
+	unsigned h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(r); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h % REQ_CAP;
+}
+
+static struct req *req_find(MPI_Request r, int add)
+{
+	unsigned h = req_hash(r);
+
+	for (unsigned k = 0; k < REQ_CAP; k++) {
+		struct req *e = &tr.reqs[(h + k) % REQ_CAP];
+
+		if (e->used && !memcmp(&e->req, &r, sizeof(r)))
+			return e;
+		if (!e->used)
+			return add ? e : NULL;
+	}
+	return NULL;
+}
+
+static void req_forget(struct req *e)
+{
+	/* backward-shift deletion keeps the probe chains whole */
+	unsigned i = (unsigned)(e - tr.reqs), j = i;
+
+	e->used = 0;
+	for (;;) {
+		j = (j + 1) % REQ_CAP;
+		if (!tr.reqs[j].used)
+			return;
+		unsigned h = req_hash(tr.reqs[j].req);
+		if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+			tr.reqs[i] = tr.reqs[j];
+			tr.reqs[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+void tmatch__trace_unsupported(const char *what)
+{
+	if (tmatch__tracing_on && !tr.unsupported[0])
+		snprintf(tr.unsupported, sizeof(tr.unsupported), "%s", what);
+}
+
+void tmatch__trace_setup(int provided)
+{
+	const char *dir = getenv("TREEMATCH_RECORD_TRACE");
+	char path[PATH_MAX + 32];
+
+	if (!dir || !*dir || strlen(dir) >= sizeof(tr.dir))
+		return;
+	snprintf(tr.dir, sizeof(tr.dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/rank-%d.txt", dir, tmatch__st.world_rank);
+	tr.reqs = calloc(REQ_CAP, sizeof(*tr.reqs));
+	tr.f = tr.reqs ? fopen(path, "w") : NULL;
+	if (!tr.f) {
+		free(tr.reqs);
+		tr.reqs = NULL;
+		return;
+	}
+	setvbuf(tr.f, NULL, _IOFBF, 1 << 20);
+	fprintf(tr.f, "%d init\n", tmatch__st.world_rank);
+	tmatch__tracing_on = 1;
+	if (provided == MPI_THREAD_MULTIPLE)
+		tmatch__trace_unsupported("MPI_THREAD_MULTIPLE");
+	tr.last = PMPI_Wtime();
+}
+
+/* Before a traced call: the compute since the last one, then the action. */
+void tmatch__trace_action(const char *fmt, ...)
+{
+	va_list ap;
+	double fl = (PMPI_Wtime() - tr.last) * TMATCH__TRACE_FLOPS;
+
+	if (fl >= 1)
+		fprintf(tr.f, "%d compute %.0f\n", tmatch__st.world_rank, fl);
+	fprintf(tr.f, "%d ", tmatch__st.world_rank);
+	va_start(ap, fmt);
+	vfprintf(tr.f, fmt, ap);
+	va_end(ap);
+	fputc('\n', tr.f);
+}
+
+void tmatch__trace_done(void)
+{
+	tr.last = PMPI_Wtime();
+}
+
+int tmatch__trace_world(MPI_Comm comm, int rank)
+{
+	int w = rank < 0 ? rank : tmatch__comm_to_world(comm, rank);
+
+	if (w < 0)
+		tmatch__trace_unsupported(rank == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE"
+		                                                 : "a peer outside MPI_COMM_WORLD");
+	return w;
+}
+
+int tmatch__trace_comm_is_world(MPI_Comm comm)
+{
+	int res = MPI_UNEQUAL;
+
+	PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res);
+	if (res == MPI_IDENT || res == MPI_CONGRUENT)
+		return 1;
+	tmatch__trace_unsupported("a collective on a communicator other than MPI_COMM_WORLD");
+	return 0;
+}
+
+void tmatch__trace_request(MPI_Request req, int src, int dst, int tag)
+{
+	struct req *e = req_find(req, 1);
+
+	if (!e) {
+		tmatch__trace_unsupported("more than 8192 requests in flight");
+		return;
+	}
+	e->used = 1;
+	e->req = req;
+	e->src = src;
+	e->dst = dst;
+	e->tag = tag;
+}
+
+void tmatch__trace_wait(MPI_Request req)
+{
+	struct req *e = req == MPI_REQUEST_NULL ? NULL : req_find(req, 0);
+
+	if (!e) {
+		if (req != MPI_REQUEST_NULL)
+			tmatch__trace_unsupported("MPI_Wait on a request it did not trace");
+		return;
+	}
+	tmatch__trace_action("wait %d %d %d", e->src, e->dst, e->tag);
+	req_forget(e);
+}
+
+void tmatch__trace_waitall(int n, const MPI_Request reqs[])
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct req *e = reqs[i] == MPI_REQUEST_NULL ? NULL : req_find(reqs[i], 0);
+
+		if (e) {
+			req_forget(e);
+			k++;
+		} else if (reqs[i] != MPI_REQUEST_NULL) {
+			tmatch__trace_unsupported("MPI_Waitall on a request it did not trace");
+		}
+	}
+	tmatch__trace_action("waitall %d", k);
+}
+
+/* In MPI_Finalize (before the profile's own gathers): every rank's file
+   ends; rank 0 writes the index, or NOT-REPLAYABLE with the first reason
+   any rank met. */
+void tmatch__trace_finish(void)
+{
+	struct tmatch__state *st = &tmatch__st;
+	int bad = tr.unsupported[0] != 0, any = 0, who = -1;
+	char why[sizeof(tr.unsupported)] = "", path[PATH_MAX + 32];
+	FILE *f;
+
+	if (!tmatch__tracing_on)
+		return;
+	tmatch__trace_action("finalize");
+	tmatch__tracing_on = 0;
+	fclose(tr.f);
+	tr.f = NULL;
+	free(tr.reqs);
+	tr.reqs = NULL;
+	PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (any) {
+		int mine = bad ? st->world_rank : st->world_size;
+		/* the lowest rank with a reason sends it to rank 0 */
+		PMPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (who == 0 && st->world_rank == 0)
+			memcpy(why, tr.unsupported, sizeof(why));
+		else if (st->world_rank == who)
+			PMPI_Send(tr.unsupported, (int)sizeof(why), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+		else if (st->world_rank == 0)
+			PMPI_Recv(why, (int)sizeof(why), MPI_CHAR, who, 0, MPI_COMM_WORLD,
+			          MPI_STATUS_IGNORE);
+		why[sizeof(why) - 1] = '\0';
+	}
+	if (st->world_rank != 0)
+		return;
+	if (any) {
+		snprintf(path, sizeof(path), "%s/NOT-REPLAYABLE", tr.dir);
+		if ((f = fopen(path, "w"))) {
+			fprintf(f, "rank %d used %s, which a replay cannot reproduce\n", who, why);
+			fclose(f);
+		}
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/trace.txt", tr.dir);
+	if ((f = fopen(path, "w"))) {
+		for (int r = 0; r < st->world_size; r++)
+			fprintf(f, "rank-%d.txt\n", r);
+		fclose(f);
+	}
+}
