@@ -61,6 +61,11 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Options of a node tree                                                    */
 
+/* A synthetic description is one node: at most this many processing units
+   and children per object (hwloc's cost grows with their squares). */
+#define TMATCH_AFFINITY_SYNTHETIC_MAX_PUS   4096
+#define TMATCH_AFFINITY_SYNTHETIC_MAX_ARITY 256
+
 enum tmatch_affinity_source {
 	TMATCH_AFFINITY_SRC_LIVE = 0,      /* this machine, through hwloc */
 	TMATCH_AFFINITY_SRC_XML = 1,       /* opts.input = path of an hwloc XML file */

@@ -100,8 +100,8 @@ tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opt
 	}
 	memset(&sb, 0, sizeof(sb));
 	sb.filter = 1;
-	sb.max_time = 30;
-	sb.max_memory = (size_t)2 << 30;
+	sb.max_time = 10;
+	sb.max_memory = (size_t)1 << 30;
 	sb.max_result = cap;
 	sb.what = "XML reader";
 	tmatch_error_clear(&e);

@@ -514,7 +514,7 @@ int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *opts, tmatc
 /*
  * tmatch_affinity_node_load for a front end: an XML file (a user's, in the
  * CLI) is loaded by hwloc in a child process first (placement/sandbox.c,
- * 30 s, 2 GiB), which hands back hwloc's own export of it: hwloc 2.9's
+ * 10 s, 1 GiB), which hands back hwloc's own export of it: hwloc 2.9's
  * XML reader crashes on some crafted files, and then only the child dies
  * ("XML reader process died with signal 11"). Other sources load here.
  */

@@ -55,6 +55,7 @@ $(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
 # The root side's reading of the plugin helper's result (placement/helper.c)
 # and the other text readers (matrix files, topology.conf, hostlists).
 FUZZ_HW_SRCS := $(wildcard placement/*.c) $(wildcard affinity/*.c) $(wildcard profile/*.c) \
+                profiler/mpiabi.c profiler/launch.c \
                 $(wildcard treematch/*.c)
 FUZZ_HELPER_BIN  := $(B)/fuzz/fuzz_helper
 FUZZ_READERS_BIN := $(B)/fuzz/fuzz_readers

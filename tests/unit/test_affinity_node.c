@@ -598,23 +598,49 @@ Test(node, mappings_stay_inside)
 	}
 }
 
-/* The same cap for hwloc synthetic descriptions, checked before hwloc
-   builds anything. */
-Test(node, synthetic_over_the_leaf_cap_is_refused_at_once, .timeout = 10)
+/* A synthetic description is one node, checked before hwloc builds
+   anything: hwloc took 47 s for "pack:6351 pu:2" and 6 s and 190 MB for
+   16,384 processing units (found by fuzz_specs). The largest accepted
+   shapes stay well under a second. */
+Test(node, synthetic_beyond_one_node_is_refused_at_once, .timeout = 10)
 {
+	static const char *const bad[] = {"pack:10000 core:10000 pu:1",
+	                                  "pack:99999999999999999999 pu:2",
+	                                  "pack:6351 pu:2",
+	                                  "pack:3 l3:1711 core:1 pu:2",
+	                                  "pack:16 core:256 pu:2",
+	                                  "core:257 pu:1",
+	                                  "pack: 6351 pu:2",
+	                                  "pack:\t+6351 pu:2",
+	                                  "core:0x1000 pu:1",
+	                                  "core:-1 pu:1"};
+	static const char *const good[] = {"pack:16 core:256 pu:1", "pack:256 core:16 pu:1",
+	                                   "core:256 pu:16"};
 	tmatch_affinity_opts_t o;
 	tmatch_error_t err;
 
 	tmatch_affinity_opts_init(&o);
 	o.source = TMATCH_AFFINITY_SRC_SYNTHETIC;
-	o.input = "pack:10000 core:10000 pu:1";
-	errno = 0;
-	cr_assert_null(tmatch_affinity_node_load(&o, &err));
-	cr_expect_eq(errno, EINVAL);
-	cr_expect_not_null(strstr(err.msg, "more than 4194304 processing units"), "%s", err.msg);
-	o.input = "pack:99999999999999999999 pu:2";
-	cr_assert_null(tmatch_affinity_node_load(&o, &err));
-	cr_expect_not_null(strstr(err.msg, "more than 4194304 processing units"), "%s", err.msg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.input = bad[i];
+		errno = 0;
+		cr_assert_null(tmatch_affinity_node_load(&o, &err), "%s", bad[i]);
+		cr_expect_eq(errno, EINVAL);
+		cr_expect(strstr(err.msg,
+		                 "not one node: give at most 4096 processing units and 256 "
+		                 "children"),
+		          "%s: %s", bad[i], err.msg);
+	}
+	o.smt = TMATCH_AFFINITY_SMT_ALL; /* a slot per processing unit */
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		tmatch_affinity_tree_t *t;
+
+		o.input = good[i];
+		t = tmatch_affinity_node_load(&o, &err);
+		cr_assert_not_null(t, "%s: %s", good[i], err.msg);
+		cr_expect_eq(tmatch_affinity_tree_nb_slots(t), 4096, "%s", good[i]);
+		tmatch_affinity_tree_destroy(t);
+	}
 }
 
 /* The XML file is read by us, bounded, from a regular file: hwloc never
