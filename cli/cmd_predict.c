@@ -94,9 +94,9 @@ static double replay(const char *dir, const char *name, int n)
 
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
-		execl(TMATCH_SMPIRUN, "smpirun", "-np", np, "-platform", platform, "-hostfile", hosts,
-		      "-no-privatize", "--cfg=smpi/simulate-computation:yes", "-replay", index,
-		      TMATCH_SMPI_REPLAY, (char *)NULL);
+		execl(TMATCH_SMPIRUN, "smpirun", "-np", np, "-platform", platform, "-hostfile",
+		      hosts, "-no-privatize", "--cfg=smpi/simulate-computation:yes", "-replay",
+		      index, TMATCH_SMPI_REPLAY, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
@@ -161,15 +161,17 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 int tmatch_cli_predict(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
-	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
-	    {"keep", required_argument, NULL, 'k'},    {"help", no_argument, NULL, 'h'},
+	    {"trace", required_argument, NULL, 'T'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, 'M'},
+	    {"mapping", required_argument, NULL, 'm'},
+	    {"keep", required_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL;
 	const char *names[MAX_MAPPINGS];
 	int nruns = 0, c;
-
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "T:t:M:m:k:h", longopts, NULL)) != -1) {
@@ -261,7 +263,8 @@ int tmatch_cli_predict(int argc, char **argv)
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
-		snprintf(dir, sizeof(dir), "%s/treematch-predict-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		snprintf(dir, sizeof(dir), "%s/treematch-predict-XXXXXX",
+		         tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(dir)) {
 			tmatch_cli_error("predict: cannot make a directory in %s: %s",
 			                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
@@ -309,8 +312,8 @@ int tmatch_cli_predict(int argc, char **argv)
 			}
 		}
 	}
-	printf("# %d ranks of %s on %s; SimGrid's replay (times in seconds)\n", tr->nranks,
-	       trace, topology);
+	printf("# %d ranks of %s on %s; SimGrid's replay (times in seconds)\n", tr->nranks, trace,
+	       topology);
 	printf("%-24s %14s %10s\n", "mapping", "predicted", "vs packed");
 	{
 		double base = runs[0].time;

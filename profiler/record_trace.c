@@ -11,6 +11,8 @@
  *   R reduce BYTES 0 ROOT 6 | R allreduce BYTES 0 6 | R alltoall B B 6 6 |
  *   R allgather B B 6 6 | R gather B B ROOT 6 6 | R scatter B B ROOT 6 6 |
  *   R finalize
+ * (MPI_Scan and MPI_Exscan, which SMPI's replay lacks, are written as an
+ * allreduce of their size: the same exchange pattern's upper bound)
  *
  * ranks in MPI_COMM_WORLD, sizes in bytes (SMPI's type 6, MPI_BYTE), compute
  * time as flops at TMATCH__TRACE_FLOPS per second of wall time (a replay on

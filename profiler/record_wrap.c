@@ -647,10 +647,12 @@ API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], M
 API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                  MPI_Comm comm)
 {
-	UNTRACED("MPI_Scan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
-	return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+	/* SMPI's replay has no scan: replayed as an allreduce of its size */
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	       PMPI_Scan(sbuf, rbuf, count, type, op, comm));
 }
 
 API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -665,10 +667,12 @@ API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
 API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm)
 {
-	UNTRACED("MPI_Exscan");
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
-	return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+	/* SMPI's replay has no scan: replayed as an allreduce of its size */
+	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
+	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	       PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
 }
 
 API int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
