@@ -107,3 +107,11 @@ $(B)/tests/unit/test_bench_bound: tests/unit/test_bench_bound.c bench/patterns.c
 	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
 	    -o $@ $< bench/patterns.c $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) \
 	    $(LIB_DEPLIBS) -lm
+
+# Predicted run times under each placement: applications traced here and
+# replayed by SimGrid (bench/predict.sh, issue 19); needs libsimgrid-dev.
+BENCH_TARGETS += bench-predict
+.PHONY: bench-predict
+bench-predict: all
+	@mkdir -p $(B)/bench
+	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict.sh | tee $(B)/bench/predict.md

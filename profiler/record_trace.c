@@ -15,8 +15,9 @@
  * allreduce of their size: the same exchange pattern's upper bound)
  *
  * ranks in MPI_COMM_WORLD, sizes in bytes (SMPI's type 6, MPI_BYTE), compute
- * time as flops at TMATCH__TRACE_FLOPS per second of wall time (a replay on
- * cores of that speed reproduces it). At MPI_Finalize rank 0 writes the index
+ * as flops at TMATCH__TRACE_FLOPS per second of the thread's CPU time (a
+ * replay on cores of that speed reproduces it; CPU time, not wall time, so
+ * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes the index
  * DIR/trace.txt (one rank's file per line). What a replay cannot reproduce
  * (a call this file does not trace, a collective on a communicator other
  * than MPI_COMM_WORLD's group, MPI_ANY_SOURCE, threads) is named in
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define REQ_CAP 8192 /* requests in flight one rank may have */
 
@@ -93,6 +95,16 @@ static void req_forget(struct req *e)
 	}
 }
 
+/* The thread's CPU time: what it computed, whatever the load or the
+   oversubscription (a rank waiting for a core does not compute). */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void tmatch__trace_unsupported(const char *what)
 {
 	if (tmatch__tracing_on && !tr.unsupported[0])
@@ -120,14 +132,14 @@ void tmatch__trace_setup(int provided)
 	tmatch__tracing_on = 1;
 	if (provided == MPI_THREAD_MULTIPLE)
 		tmatch__trace_unsupported("MPI_THREAD_MULTIPLE");
-	tr.last = PMPI_Wtime();
+	tr.last = cpu_now();
 }
 
 /* Before a traced call: the compute since the last one, then the action. */
 void tmatch__trace_action(const char *fmt, ...)
 {
 	va_list ap;
-	double fl = (PMPI_Wtime() - tr.last) * TMATCH__TRACE_FLOPS;
+	double fl = (cpu_now() - tr.last) * TMATCH__TRACE_FLOPS;
 
 	if (fl >= 1)
 		fprintf(tr.f, "%d compute %.0f\n", tmatch__st.world_rank, fl);
@@ -140,7 +152,7 @@ void tmatch__trace_action(const char *fmt, ...)
 
 void tmatch__trace_done(void)
 {
-	tr.last = PMPI_Wtime();
+	tr.last = cpu_now();
 }
 
 int tmatch__trace_world(MPI_Comm comm, int rank)
