@@ -170,6 +170,9 @@ int tmatch__trace_world(MPI_Comm comm, int rank);
 /* 1 if comm has MPI_COMM_WORLD's group (else the trace is marked) */
 int tmatch__trace_comm_is_world(MPI_Comm comm);
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
+/* "c0 c1 ... " in bytes for the world's ranks (counts NULL: zeros); free it.
+   NULL when out of memory (the trace is then marked). */
+char *tmatch__trace_counts(const int counts[], MPI_Datatype type, unsigned long long *total);
 void tmatch__trace_wait(MPI_Request req);
 void tmatch__trace_waitall(int n, const MPI_Request reqs[]);
 

@@ -10,18 +10,20 @@
  *   R sendRecv SBYTES DST RBYTES SRC 6 6 | R barrier | R bcast BYTES ROOT 6 |
  *   R reduce BYTES 0 ROOT 6 | R allreduce BYTES 0 6 | R alltoall B B 6 6 |
  *   R allgather B B 6 6 | R gather B B ROOT 6 6 | R scatter B B ROOT 6 6 |
- *   R finalize
+ *   R alltoallv ST S0.. RT R0.. 6 6 | R allgatherv S R0.. 6 6 |
+ *   R gatherv S R0.. ROOT 6 6 | R scatterv S0.. R ROOT 6 6 |
+ *   R reducescatter R0.. 0 6 | R finalize
  * (MPI_Scan and MPI_Exscan, which SMPI's replay lacks, are written as an
  * allreduce of their size: the same exchange pattern's upper bound)
  *
  * ranks in MPI_COMM_WORLD, sizes in bytes (SMPI's type 6, MPI_BYTE), compute
  * as flops at TMATCH__TRACE_FLOPS per second of the thread's CPU time (a
  * replay on cores of that speed reproduces it; CPU time, not wall time, so
- * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes the index
- * DIR/trace.txt (one rank's file per line). What a replay cannot reproduce
- * (a call this file does not trace, a collective on a communicator other
- * than MPI_COMM_WORLD's group, MPI_ANY_SOURCE, threads) is named in
- * DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
+ * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes
+ * the index DIR/trace.txt (one rank's file per line). What a replay cannot reproduce (a call this
+ * file does not trace, a collective on a communicator other than MPI_COMM_WORLD's group,
+ * MPI_ANY_SOURCE, threads) is named in DIR/NOT-REPLAYABLE instead of the index, and `treematch
+ * predict` says so.
  *
  * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
  */
@@ -174,6 +176,28 @@ int tmatch__trace_comm_is_world(MPI_Comm comm)
 		return 1;
 	tmatch__trace_unsupported("a collective on a communicator other than MPI_COMM_WORLD");
 	return 0;
+}
+
+char *tmatch__trace_counts(const int counts[], MPI_Datatype type, unsigned long long *total)
+{
+	int n = tmatch__st.world_size, sz = 0;
+	size_t cap = (size_t)n * 21 + 1, len = 0;
+	char *s = malloc(cap);
+
+	*total = 0;
+	if (!s)
+		return NULL;
+	if (counts && PMPI_Type_size(type, &sz) != MPI_SUCCESS)
+		sz = 0;
+	s[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		unsigned long long b =
+		    counts && counts[i] > 0 ? (unsigned long long)counts[i] * (unsigned)sz : 0;
+
+		*total += b;
+		len += (size_t)snprintf(s + len, cap - len, "%s%llu", i ? " " : "", b);
+	}
+	return s;
 }
 
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag)

@@ -10,6 +10,8 @@
 #include "profiler/record_private.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #define API TMATCH_RECORD_VISIBLE
 
@@ -534,6 +536,82 @@ static void count_alltoallw(MPI_Comm comm, const void *sbuf, const int scounts[]
 		tmatch__coll_w(comm, scounts, stypes);
 }
 
+/* The v-collectives, traced with their counts in bytes per world rank
+   (SMPI's formats); on a communicator other than the world's, marked. */
+static void trace_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
+                            const int rcounts[], MPI_Datatype rtype)
+{
+	unsigned long long st, rt;
+	char *sc, *rc;
+
+	if (!tmatch__trace_comm_is_world(comm))
+		return;
+	sc = tmatch__trace_counts(scounts, stype, &st);
+	rc = tmatch__trace_counts(rcounts, rtype, &rt);
+	if (sc && rc)
+		tmatch__trace_action("alltoallv %llu %s %llu %s 6 6", st, sc, rt, rc);
+	else
+		tmatch__trace_unsupported("a v-collective (out of memory)");
+	free(sc);
+	free(rc);
+}
+
+/* allgatherv: SCOUNT RCOUNTS...; gatherv: SCOUNT RCOUNTS... ROOT (the
+   counts only at the root); scatterv: SCOUNTS... RCOUNT ROOT (only at the
+   root); reducescatter: RCOUNTS... 0 */
+static void trace_v(const char *name, MPI_Comm comm, const char *head, const int counts[],
+                    MPI_Datatype type, const char *tail)
+{
+	unsigned long long t;
+	char *c;
+
+	if (!tmatch__trace_comm_is_world(comm))
+		return;
+	c = tmatch__trace_counts(counts, type, &t);
+	if (c)
+		tmatch__trace_action("%s %s%s%s", name, head, c, tail);
+	else
+		tmatch__trace_unsupported("a v-collective (out of memory)");
+	free(c);
+}
+
+static void trace_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
+                             const int rcounts[], MPI_Datatype rtype)
+{
+	char head[32];
+	int me = 0;
+
+	PMPI_Comm_rank(comm, &me);
+	snprintf(head, sizeof head, "%llu ",
+	         sbuf == MPI_IN_PLACE ? (unsigned long long)tmatch__bytes(rcounts[me], rtype)
+	                              : (unsigned long long)tmatch__bytes(scount, stype));
+	trace_v("allgatherv", comm, head, rcounts, rtype, " 6 6");
+}
+
+static void trace_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
+                          MPI_Datatype rtype, int root)
+{
+	char head[32], tail[32];
+	int me = -1;
+
+	PMPI_Comm_rank(comm, &me);
+	snprintf(head, sizeof head, "%llu ", (unsigned long long)tmatch__bytes(scount, stype));
+	snprintf(tail, sizeof tail, " %d 6 6", root);
+	trace_v("gatherv", comm, head, me == root ? rcounts : NULL, rtype, tail);
+}
+
+static void trace_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
+                           MPI_Datatype rtype, int root)
+{
+	char tail[48];
+	int me = -1;
+
+	PMPI_Comm_rank(comm, &me);
+	snprintf(tail, sizeof tail, " %llu %d 6 6",
+	         (unsigned long long)tmatch__bytes(rcount, rtype), root);
+	trace_v("scatterv", comm, "", me == root ? scounts : NULL, stype, tail);
+}
+
 #define COLL (tmatch__on() && tmatch__st.collectives)
 
 API int MPI_Barrier(MPI_Comm comm)
@@ -629,10 +707,10 @@ API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_
 API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm)
 {
-	UNTRACED("MPI_Reduce_scatter");
 	if (COLL)
 		tmatch__coll_v(comm, rcounts, type);
-	return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+	TRACED(trace_v("reducescatter", comm, "", rcounts, type, " 0 6"),
+	       PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
 }
 
 API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
@@ -708,10 +786,10 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
                     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
                     MPI_Comm comm)
 {
-	UNTRACED("MPI_Gatherv");
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
-	return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+	TRACED(trace_gatherv(comm, scount, stype, rcounts, rtype, root),
+	       PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
 }
 
 API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -747,10 +825,10 @@ API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-	UNTRACED("MPI_Scatterv");
 	if (COLL)
 		tmatch__coll_scatterv(comm, root, scounts, stype);
-	return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+	TRACED(trace_scatterv(comm, scounts, stype, rcount, rtype, root),
+	       PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 }
 
 API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
@@ -787,10 +865,10 @@ API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
-	UNTRACED("MPI_Allgatherv");
 	if (COLL)
 		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
-	return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+	TRACED(trace_allgatherv(comm, sbuf, scount, stype, rcounts, rtype),
+	       PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
 }
 
 API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -828,10 +906,11 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
                       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                       MPI_Datatype rtype, MPI_Comm comm)
 {
-	UNTRACED("MPI_Alltoallv");
 	if (COLL)
 		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
-	return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+	TRACED(trace_alltoallv(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
+	                       sbuf == MPI_IN_PLACE ? rtype : stype, rcounts, rtype),
+	       PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
 }
 
 API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],

@@ -313,6 +313,8 @@ fi
 for abi in openmpi mpich; do
 	if ! "mpicc.$abi" -O1 -o "$W/halo.$abi" "$SRC/tests/fixtures/predict/halo.c" >"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/waitany.$abi" "$SRC/tests/fixtures/predict/waitany.c" \
+			>>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/vcoll.$abi" "$SRC/tests/fixtures/predict/vcoll.c" \
 			>>"$W/halo.cc" 2>&1; then
 		fail_files "trace ($abi): build the programs" "$W/halo.cc"
 		continue
@@ -330,6 +332,17 @@ for abi in openmpi mpich; do
 	else
 		fail_files "trace ($abi): recorded with the profile, replayed, mapped predicted faster" \
 			"$W/trace-$abi.log" "$W/predict-$abi.out"
+	fi
+	rm -rf "$W/trace-v-$abi"
+	if timeout 120 "$TM" record -o "$W/v-$abi.yml" --trace "$W/trace-v-$abi" -- \
+		"mpirun.$abi" -np 4 "$W/vcoll.$abi" >"$W/trace-v-$abi.log" 2>&1 &&
+		grep -q '^1 alltoallv 80 8 16 24 32 64 16 16 16 16 6 6$' "$W/trace-v-$abi/rank-1.txt" &&
+		"$TM" predict --trace "$W/trace-v-$abi/trace.txt" --topology "tleaf 2 2 10 2 1" \
+			>"$W/predict-v-$abi.out" 2>&1; then
+		pass "trace ($abi): v-collectives and reduce-scatter traced and replayed"
+	else
+		fail_files "trace ($abi): v-collectives and reduce-scatter traced and replayed" \
+			"$W/trace-v-$abi.log" "$W/predict-v-$abi.out"
 	fi
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
 		"mpirun.$abi" -np 4 "$W/waitany.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
