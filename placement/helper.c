@@ -124,7 +124,7 @@ static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_pl
 {
 	tmatch_profile_store_key_t key;
 	tmatch_error_t e;
-	char dir[PATH_MAX], exe[PATH_MAX], path[PATH_MAX];
+	char dir[PATH_MAX], exe[PATH_MAX] = "", path[PATH_MAX] = "";
 	int rc = -1;
 
 	tmatch_error_clear(&e);

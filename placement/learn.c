@@ -34,7 +34,7 @@ int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const
 	if (!cfg || !argv || !argv[0] || !key || !exe || len == 0 || ntasks < 1)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "learn: no command or no tasks");
 	/* relative names with a '/' are the job's, from its directory */
-	for (; argv[n] && n < MAX_WORDS; n++) {
+	for (; n < MAX_WORDS && argv[n]; n++) {
 		joined[n] = NULL;
 		words[n] = argv[n];
 		if (argv[n][0] != '/' && strchr(argv[n], '/') && cwd && cwd[0] == '/') {

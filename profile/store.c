@@ -39,9 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define META_SIZE     512
-#define META_MAGIC    "TMSTORE1"
-#define META_VERSION  1u
+#define META_SIZE    512
+#define META_VERSION 1u
+static const unsigned char meta_magic[8] = {'T', 'M', 'S', 'T', 'O', 'R', 'E', '1'};
 #define OFF_VERSION   8
 #define OFF_KIND      12
 #define OFF_RANKS     16
@@ -458,7 +458,7 @@ static int read_meta(const char *dir, const char *stem, tmatch_profile_store_ent
 		                        "not a store entry (size or type)");
 	}
 	close(fd);
-	if (memcmp(m, META_MAGIC, 8) != 0 ||
+	if (memcmp(m, meta_magic, sizeof(meta_magic)) != 0 ||
 	    tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM) != tmatch__get64(m + OFF_HEADSUM))
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "damaged (its checksum does not match)");
@@ -613,7 +613,7 @@ int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *
 	}
 
 	memset(m, 0, sizeof(m));
-	memcpy(m, META_MAGIC, 8);
+	memcpy(m, meta_magic, sizeof(meta_magic));
 	tmatch__put32(m + OFF_VERSION, META_VERSION);
 	tmatch__put32(m + OFF_KIND, (uint32_t)key->kind);
 	tmatch__put32(m + OFF_RANKS, (uint32_t)key->ranks);
