@@ -6,18 +6,18 @@
 # it: libtreematch-record-<abi>.so, TREEMATCH_RECORD_OUTPUT set, the profile
 # written at MPI_Finalize) against the same run plain. REPS alternating runs
 # each, median and minimum, for LAMMPS (in.melt, STEPS steps, Open MPI) and
-# ScaLAPACK's LU test (xdlu: 50 factorizations up to LU_N on a 1 x NP
+# ScaLAPACK's LU test (xdlu: 200 factorizations up to LU_N on a 1 x NP
 # grid, MPICH), on NP ranks.
 # Prints a Markdown table (bench/results/learn_overhead.md keeps one).
 #
 #   BUILDDIR=/abs/build sh bench/learn_overhead.sh
-#   REPS=5 NP=2 STEPS=2000 LU_N=600
+#   REPS=5 NP=2 STEPS=10000 LU_N=600
 set -u
 B=${BUILDDIR:?BUILDDIR must be set}
 S=${SRCDIR:-$(pwd)}
 REPS=${REPS:-5}
 NP=${NP:-2}
-STEPS=${STEPS:-2000}
+STEPS=${STEPS:-10000}
 LU_N=${LU_N:-600}
 W=$B/bench/learn
 mkdir -p "$W"
@@ -68,9 +68,9 @@ fi
 LU=/usr/lib/x86_64-linux-gnu/scalapack/mpich-tests
 if [ -x "$LU/xdlu" ]; then
 	mkdir -p "$W/lu"
-	# a 1 x NP grid, ten matrix sizes up to LU_N (xdlu's compiled-in
-	# memory caps it near 600 on 2 ranks) and five block sizes: 50
-	# factorizations, long enough to time
+	# a 1 x NP grid (four times), ten matrix sizes up to LU_N (xdlu's
+	# compiled-in memory caps it near 600 on 2 ranks) and five block
+	# sizes: 200 factorizations, long enough to time
 	{
 		echo "'ScaLAPACK LU for bench/learn_overhead.sh'"
 		echo "'treematch'"
@@ -85,9 +85,9 @@ if [ -x "$LU/xdlu" ]; then
 		echo 1
 		echo 1
 		echo 1
-		echo 1
-		echo 1
-		echo "$NP"
+		echo 4
+		echo "1 1 1 1"
+		echo "$NP $NP $NP $NP"
 		echo 1.0
 		echo F
 	} >"$W/lu/LU.dat"
