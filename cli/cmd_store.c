@@ -160,8 +160,8 @@ static int list(struct args *a, const char *match)
 	for (i = 0; i < n; i++) {
 		total += v[i].size;
 		if (match) {
-			if (strncmp(v[i].stem, match, strlen(match)) &&
-			    strcmp(v[i].key.name, match))
+			if (strncmp(v[i].stem, match, strlen(match)) != 0 &&
+			    strcmp(v[i].key.name, match) != 0)
 				continue;
 			print_entry(&v[i], a->dir);
 		} else {
