@@ -11,6 +11,3 @@ CHECK_TARGETS += e2e-launchers
 .PHONY: e2e-launchers
 e2e-launchers: all
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh tests/e2e/test_launchers.sh
-
-# Learn mode's helper test keys the store by a real MPI program.
-$(B)/tests/unit/test_placement_helper: $(RECORD_TESTS)
