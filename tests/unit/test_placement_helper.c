@@ -588,13 +588,19 @@ static void learn_run(struct node *n, const char *value, char **argv, const char
 
 Test(placement_helper, learn_records_first_then_places_from_the_store)
 {
-	static char *mpi_argv[] = {"/usr/bin/env", MPIDIR "pattern.openmpi", NULL};
 	static char *plain_argv[] = {"/bin/true", NULL};
-	char xdg[64], dir[PATH_MAX], exe[PATH_MAX], prof[PATH_MAX + 32];
+	char xdg[64], dir[PATH_MAX], exe[PATH_MAX], prof[PATH_MAX + 32], program[128];
+	char *mpi_argv[] = {"/usr/bin/env", program, NULL};
 	tmatch_profile_store_key_t key;
 	struct node n;
 
 	learn_store(xdg, sizeof(xdg), dir, sizeof(dir));
+	/* the program where the job's user can read it (a build directory
+	   need not be: a package build's is 0700) */
+	snprintf(program, sizeof(program), "%s/pattern.openmpi", xdg);
+	snprintf(prof, sizeof(prof), "cp %s '%s' && chmod 755 '%s'", MPIDIR "pattern.openmpi",
+	         program, program);
+	cr_assert_eq(system(prof), 0, "%s", prof);
 
 	/* nothing stored: this run records, Slurm's binding is kept */
 	learn_run(&n, "learn,verbose=1", mpi_argv, xdg);
