@@ -12,6 +12,7 @@
  */
 #include "affinity/affinity_private.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,21 +365,37 @@ static int restrict_by_list(hwloc_bitmap_t allowed, const char *list, const char
 static long long synthetic_leaves(const char *desc, long long *max_arity)
 {
 	long long n = 1, cap = TMATCH_AFFINITY_SYNTHETIC_MAX_PUS;
+	int depth = 0;
 
 	*max_arity = 0;
 	for (const char *p = desc; p && *p; p++) {
 		unsigned long long d, any;
+		const char *num = NULL;
 		char *end;
 		long long a;
 
-		if (*p != ':')
+		/* attributes, "(memory=1GB ...)", hold no counts */
+		if (*p == '(' || *p == ')') {
+			depth += *p == '(' ? 1 : depth > 0 ? -1 : 0;
+			continue;
+		}
+		if (depth)
+			continue;
+		/* a count follows a ':' ("core:4", "l3 :7") or stands alone as a
+		   word ("pack: 6351", "2 2 4": hwloc reads those too) */
+		if (*p == ':')
+			num = p + 1;
+		else if ((p == desc || isspace((unsigned char)p[-1])) &&
+		         (isdigit((unsigned char)*p) || *p == '+' || *p == '-'))
+			num = p;
+		if (!num)
 			continue;
 		/* as hwloc reads it (strtoul: blanks, a sign, 0x...), taking the
 		   larger of the decimal and the prefixed readings; a minus sign
 		   wraps to a huge count */
 		errno = 0;
-		d = strtoull(p + 1, &end, 10);
-		any = strtoull(p + 1, &end, 0);
+		d = strtoull(num, &end, 10);
+		any = strtoull(num, &end, 0);
 		a = errno || d > (unsigned long long)cap || any > (unsigned long long)cap
 		        ? cap + 1
 		        : (long long)(d > any ? d : any);
@@ -386,6 +403,8 @@ static long long synthetic_leaves(const char *desc, long long *max_arity)
 			*max_arity = a;
 		if (a > 0)
 			n = n > cap / a ? cap + 1 : n * a;
+		if (end > p)
+			p = end - 1; /* the number is read: go on after it */
 	}
 	return n;
 }

@@ -613,7 +613,9 @@ Test(node, synthetic_beyond_one_node_is_refused_at_once, .timeout = 10)
 	                                  "pack: 6351 pu:2",
 	                                  "pack:\t+6351 pu:2",
 	                                  "core:0x1000 pu:1",
-	                                  "core:-1 pu:1"};
+	                                  "core:-1 pu:1",
+	                                  "pa:2 l3 :7 l1:1 core:1 8888888882",
+	                                  "2 2000 pu:1"};
 	static const char *const good[] = {"pack:16 core:256 pu:1", "pack:256 core:16 pu:1",
 	                                   "core:256 pu:16"};
 	tmatch_affinity_opts_t o;
