@@ -22,8 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_MAX_SIZE ((uint64_t)256 << 20)
-
 static void usage(FILE *out)
 {
 	fputs("usage: treematch store <list|show|find|put|forget|gc> [ARGS] [--site DIR]\n"
@@ -86,7 +84,7 @@ static int parse(int argc, char **argv, struct args *a, const char *help)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->max_size = DEFAULT_MAX_SIZE;
+	a->max_size = TMATCH_STORE_DEFAULT_MAX;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:n:s:S:h", longopts, NULL)) != -1) {
 		switch (c) {

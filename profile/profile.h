@@ -283,6 +283,8 @@ TMATCH_API tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p,
  * executable at the same rank count (--treematch=learn, `treematch store`).
  */
 #define TMATCH_STORE_ID_MAX 32
+/* The size a store is kept under by default (srun, treematch store). */
+#define TMATCH_STORE_DEFAULT_MAX ((uint64_t)256 << 20)
 enum {
 	TMATCH_STORE_KEY_BUILD_ID = 1, /* the executable's ELF build id */
 	TMATCH_STORE_KEY_CONTENT = 2,  /* hashes of its content and its size */

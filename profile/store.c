@@ -138,8 +138,8 @@ static int content_id(int fd, const struct stat *st, const char *path, unsigned 
 	if ((uint64_t)st->st_size > MAX_EXE_BYTES)
 		return tmatch_error_set(
 		    err, EFBIG, path, 0, 0,
-		    "larger than %llu GiB and without an ELF build id: give the "
-		    "application a name (learn=NAME) or link it with --build-id",
+		    "larger than %llu GiB and without an ELF build id, so it is not "
+		    "learned: link it with -Wl,--build-id",
 		    (unsigned long long)(MAX_EXE_BYTES >> 30));
 	if (!(buf = malloc(1 << 20)))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");

@@ -28,9 +28,6 @@
 #include "placement/placement.h"
 #include "spank/spank_private.h"
 
-/* The largest store srun keeps: least recently used entries go first. */
-#define STORE_MAX ((uint64_t)256 << 20)
-
 static struct {
 	int record; /* nothing stored: the tasks record, srun stores at exit */
 	int verbose;
@@ -106,7 +103,8 @@ int tmatch__spank_learn_exit(void)
 	}
 	tmatch_error_clear(&err);
 	tmatch_profile_store_stem(&ln.key, stem, sizeof(stem));
-	if (tmatch_profile_store_put(ln.dir, &ln.key, rec, ln.exe, STORE_MAX, &err) < 0)
+	if (tmatch_profile_store_put(ln.dir, &ln.key, rec, ln.exe, TMATCH_STORE_DEFAULT_MAX, &err) <
+	    0)
 		slurm_spank_log("treematch: learn: the recorded profile is not stored: %s",
 		                err.msg);
 	else if (ln.verbose > 0)
