@@ -13,9 +13,15 @@
  *     matrices above 256 ranks it runs with one seed only, METIS then works
  *     on every pair (about 2.5 s for 4096 ranks);
  *   - treematch wins on dense, hierarchical patterns and on friendly
- *     orders; on sparse inputs it is skipped above TREEMATCH_MAX_RANKS ranks,
- *     and above REFINE_ONE ranks unless the order looks friendly (packed
- *     within FRIENDLY_RATIO of bisect), to keep 16384 ranks well under 0.5 s;
+ *     orders; on sparse inputs it is skipped above REFINE_ONE ranks unless
+ *     the order looks friendly (packed within FRIENDLY_RATIO of bisect), to
+ *     keep 16384 ranks well under 0.5 s; above TREEMATCH_MAX_RANKS it runs
+ *     instead of the bisection, alone with packed and rcm and not refined,
+ *     when the numbering has locality (tmatch__order_is_local): a
+ *     1,048,576-rank stencil3d in 0.9 s at 0.756 of packed, where the
+ *     bisection took 17 s for 0.790 (refined: 0.787); otherwise it is
+ *     skipped (a random graph of that size: over a minute, as good as the
+ *     bisection);
  *   - treematch@bisect: TreeMatch on the ranks renumbered in bisect's leaf
  *     order, which gives TreeMatch a friendly order whatever the user's
  *     numbering (a permuted 16384-rank stencil: 4 % less than bisect); above
@@ -187,6 +193,9 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
 	int refine_top = dense || n > REFINE_ONE ? 1 : REFINE_TOP, ran_treematch = 0;
+	/* above TREEMATCH_MAX_RANKS, sparse, ranks numbered with locality:
+	   TreeMatch alone, in place of the bisection (see the header) */
+	int huge_local = !dense && n > TREEMATCH_MAX_RANKS && tmatch__order_is_local(comm, topo);
 	tmatch_map_opts_t copt = *opts;
 	tmatch_error_t cerr;
 
@@ -204,12 +213,12 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		int tries = 1;
 
 		if (strcmp(m->name, "bisect") == 0) {
-			if (comm->nnz > ((size_t)1 << 30))
+			if (comm->nnz > ((size_t)1 << 30) || huge_local)
 				continue;
 			tries = bisect_tries(n, dense);
 		}
 		if (strcmp(m->name, "treematch") == 0) {
-			if (!dense &&
+			if (!dense && !huge_local &&
 			    (n > TREEMATCH_MAX_RANKS || (n > REFINE_ONE && !friendly(cand, nc))))
 				continue;
 			ran_treematch = 1;
@@ -276,6 +285,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 				pick = i;
 		if (pick < 0) /* every candidate already refined */
 			break;
+		if (huge_local && strcmp(cand[pick].name, "treematch") == 0)
+			break; /* its swaps ran at every level: 1 s more, nothing gained */
 		copt.seed = cand[pick].seed;
 		if (tmatch__refine(comm, topo, &copt, cand[pick].map, err) != 0)
 			goto out;

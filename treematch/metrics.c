@@ -87,6 +87,24 @@ double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	return hb;
 }
 
+int tmatch__order_is_local(const tmatch_comm_t *comm, const tmatch_topo_t *topo)
+{
+	double near = 0, all = 0;
+	int b = 1;
+
+	for (int l = topo->depth - 1; l >= 0 && b == 1; l--)
+		b = topo->span[l];
+	for (int i = 0; i < comm->n; i++)
+		for (size_t e = comm->row_ptr[i]; e < comm->row_ptr[i + 1]; e++) {
+			all += comm->w[e];
+			if (comm->col[e] / b == i / b)
+				near += comm->w[e];
+		}
+	/* and well above what a random numbering keeps there, (B - 1) / (n - 1) */
+	return all > 0 && near >= TMATCH__LOCAL_ORDER_MIN * all &&
+	       near * (comm->n - 1) >= 4.0 * (b - 1) * all;
+}
+
 static int cmp_by_leaf(const void *a, const void *b, void *arg)
 {
 	const int *leaf = arg;

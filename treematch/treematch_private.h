@@ -134,6 +134,17 @@ void tmatch__lines_close(tmatch__lines_t *l);
 int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n, int *bad_rank,
                       tmatch_error_t *err);
 
+/*
+ * Whether the ranks are numbered in an order with locality: at least
+ * TMATCH__LOCAL_ORDER_MIN of the traffic, and 4 times what a random
+ * numbering would keep, joins ranks r and s with r / B == s / B, B the
+ * leaves under the lowest tree node holding more than one (what packed
+ * puts side by side). A stencil numbered along its grid keeps 16-40 %
+ * there, a permuted or random one about B / n. O(nnz), no memory.
+ */
+#define TMATCH__LOCAL_ORDER_MIN 0.05
+int tmatch__order_is_local(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
+
 /* Hop-bytes of a mapping (cheap, used by mappers to compare candidates). */
 double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const int *leaf_of_rank);

@@ -622,6 +622,80 @@ Test(mappers, auto_keeps_packed_when_every_placement_costs_the_same)
 	}
 }
 
+/* The info line in which auto names the candidate it kept. */
+struct kept_log {
+	char kept[160];
+};
+
+static void kept_log(void *arg, int level, const char *msg)
+{
+	struct kept_log *k = arg;
+
+	if (level == TMATCH_LOG_INFO && strncmp(msg, "auto: kept ", 11) == 0)
+		snprintf(k->kept, sizeof(k->kept), "%s", msg + 11);
+}
+
+Test(mappers, numbering_with_locality_is_told_from_a_permuted_one)
+{
+	tmatch_topo_t *t = tree("tleaf 3 8 1 64 1 8 1"), *small = tree("tleaf 2 4 1 4 1");
+	tmatch_comm_t *ordered = stencil(64, 64, 0), *permuted = stencil(64, 64, 99);
+	tmatch_comm_t *none = random_comm(4096, 0, 1), *tiny = stencil(4, 4, 99);
+
+	cr_assert(tmatch__order_is_local(ordered, t));
+	/* 16 ranks in groups of 4: any order keeps about a fifth together */
+	cr_assert_not(tmatch__order_is_local(tiny, small));
+	cr_assert_not(tmatch__order_is_local(permuted, t));
+	cr_assert_not(tmatch__order_is_local(none, t), "no traffic has no locality");
+	tmatch_comm_destroy(ordered);
+	tmatch_comm_destroy(permuted);
+	tmatch_comm_destroy(none);
+	tmatch_comm_destroy(tiny);
+	tmatch_topo_destroy(t);
+	tmatch_topo_destroy(small);
+}
+
+/*
+ * Above 65,536 ranks auto runs TreeMatch in place of the bisection when
+ * the numbering has locality (1,048,576 ranks: 0.9 s instead of 17 s, and
+ * a lower cost), and the bisection as before when it has none; TreeMatch
+ * then makes one run with the tie rule the numbering calls for.
+ */
+Test(mappers, auto_above_65536_ranks_follows_the_numbering, .timeout = 120)
+{
+	tmatch_topo_t *t = tree("tleaf 4 576 1 16 1 2 1 4 1"); /* 73,728 leaves */
+	tmatch_comm_t *ordered = stencil(288, 256, 0), *permuted = stencil(288, 256, 7);
+	struct kept_log k = {{0}};
+	tmatch_map_opts_t o;
+	tmatch_error_t err;
+	int n = 288 * 256, *a = malloc(sizeof(int) * (size_t)n);
+	int *tm = map_with(ordered, t, "treematch", 1), *bi = map_with(ordered, t, "bisect", 1);
+	int *tp = map_with(permuted, t, "treematch", 1);
+	double h_tm = tmatch__hop_bytes(ordered, t, tm), h_bi = tmatch__hop_bytes(ordered, t, bi);
+
+	cr_assert_not_null(a);
+	tmatch_map_opts_init(&o);
+	o.seed = 1;
+	o.log = kept_log;
+	o.log_arg = &k;
+	cr_assert_eq(tmatch_map_compute(ordered, t, &o, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(strncmp(k.kept, "treematch seed", 14), 0, "kept %s", k.kept);
+	cr_assert_eq(tmatch__hop_bytes(ordered, t, a), h_tm);
+	cr_assert_leq(h_tm, h_bi, "treematch %g above the bisection's %g", h_tm, h_bi);
+	/* the permuted stencil: breadth-first ties keep TreeMatch close to the
+	   ordered cost; auto keeps a bisection there */
+	cr_assert_leq(tmatch__hop_bytes(permuted, t, tp), 1.05 * h_tm);
+	k.kept[0] = 0;
+	cr_assert_eq(tmatch_map_compute(permuted, t, &o, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(strncmp(k.kept, "bisect", 6), 0, "kept %s", k.kept);
+	free(a);
+	free(tm);
+	free(bi);
+	free(tp);
+	tmatch_comm_destroy(ordered);
+	tmatch_comm_destroy(permuted);
+	tmatch_topo_destroy(t);
+}
+
 Test(mappers, default_is_auto)
 {
 	tmatch_topo_t *t = tree("tleaf 3 4 1 2 1 4 1");
