@@ -311,6 +311,25 @@ long bench_min_boundary(long s, int k)
 	return 2 * best;
 }
 
+/* Grid edges leaving the whole grid of the stencil (k = 2 or 3 dimensions). */
+static long outer_boundary(int k, const int dims[3])
+{
+	return k == 2 ? 2L * (dims[0] + dims[1])
+	              : 2L * ((long)dims[0] * dims[1] + (long)dims[1] * dims[2] +
+	                      (long)dims[0] * dims[2]);
+}
+
+long bench_stencil_min_cut(const char *pattern, int n, int size)
+{
+	int dims[3], k = bench_stencil_dims(pattern, n, dims);
+	long all;
+
+	if (k == 0 || size < 1 || n % size)
+		return -1;
+	all = (long)(n / size) * bench_min_boundary(size, k);
+	return all > outer_boundary(k, dims) ? (all - outer_boundary(k, dims)) / 2 : 0;
+}
+
 double bench_stencil_lower_bound(const char *pattern, int n, const int *arity, int depth,
                                  const int *leaves, int count)
 {
@@ -320,9 +339,7 @@ double bench_stencil_lower_bound(const char *pattern, int n, const int *arity, i
 
 	if (k == 0 || count != n || depth < 1)
 		return -1;
-	outer = k == 2 ? 2L * (dims[0] + dims[1])
-	               : 2L * ((long)dims[0] * dims[1] + (long)dims[1] * dims[2] +
-	                       (long)dims[0] * dims[2]);
+	outer = outer_boundary(k, dims);
 	per = malloc((size_t)count * sizeof(*per));
 	if (!per)
 		return -1;

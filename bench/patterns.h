@@ -81,4 +81,12 @@ long bench_min_boundary(long s, int k);
 double bench_stencil_lower_bound(const char *pattern, int n, const int *arity, int depth,
                                  const int *leaves, int count);
 
+/*
+ * The fewest grid edges that any split of stencil2d or stencil3d with n
+ * ranks into parts of `size` ranks cuts: (n / size parts x the smallest
+ * boundary of `size` cells - the grid's outer boundary) / 2, at least 0.
+ * -1 when the pattern is not a stencil or size does not divide n.
+ */
+long bench_stencil_min_cut(const char *pattern, int n, int size);
+
 #endif /* TMATCH_BENCH_PATTERNS_H */

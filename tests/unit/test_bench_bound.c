@@ -189,3 +189,16 @@ Test(bench_bound, below_every_placement)
 		free(leaves);
 	}
 }
+
+/* Hand-counted cuts: 16 x 16 in 8 x 8 squares cuts 32 edges, 32 x 32 in 16
+   x 16 squares 64; 8 x 8 x 4 in 4 x 4 x 4 cubes two planes of 32; one part
+   cuts none. */
+Test(bench_bound, fewest_edges_cut_by_equal_parts)
+{
+	cr_expect_eq(bench_stencil_min_cut("stencil2d", 256, 64), 32);
+	cr_expect_eq(bench_stencil_min_cut("stencil2d", 1024, 256), 64);
+	cr_expect_eq(bench_stencil_min_cut("stencil3d", 256, 64), 64);
+	cr_expect_eq(bench_stencil_min_cut("stencil2d", 256, 256), 0);
+	cr_expect_eq(bench_stencil_min_cut("stencil2d", 256, 3), -1, "3 does not divide 256");
+	cr_expect_eq(bench_stencil_min_cut("random", 256, 64), -1);
+}
