@@ -169,6 +169,27 @@ void tmatch__trace_unsupported(const char *what);
 int tmatch__trace_world(MPI_Comm comm, int rank);
 /* 1 if comm has MPI_COMM_WORLD's group (else the trace is marked) */
 int tmatch__trace_comm_is_world(MPI_Comm comm);
+/*
+ * A collective of one size per rank (bytes sent, rbytes received: they
+ * differ in gather and scatter): 1 when comm has MPI_COMM_WORLD's
+ * group (the caller then writes SMPI's own action); on a smaller
+ * communicator, 0 after writing the messages of a usual algorithm between
+ * its members' world ranks (binomial trees for bcast, reduce, allreduce
+ * and barrier, linear gather and scatter, a ring for allgather, pairwise
+ * exchanges for alltoall), which SMPI replays as point-to-point.
+ */
+enum tmatch__coll_kind {
+	TMATCH__COLL_BARRIER,
+	TMATCH__COLL_BCAST,
+	TMATCH__COLL_REDUCE,
+	TMATCH__COLL_ALLREDUCE,
+	TMATCH__COLL_GATHER,
+	TMATCH__COLL_SCATTER,
+	TMATCH__COLL_ALLGATHER,
+	TMATCH__COLL_ALLTOALL,
+};
+int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
+                       unsigned long long bytes, unsigned long long rbytes);
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
 /* "c0 c1 ... " in bytes for the world's ranks (counts NULL: zeros); free it.
    NULL when out of memory (the trace is then marked). */

@@ -20,10 +20,12 @@
  * as flops at TMATCH__TRACE_FLOPS per second of the thread's CPU time (a
  * replay on cores of that speed reproduces it; CPU time, not wall time, so
  * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes
- * the index DIR/trace.txt (one rank's file per line). What a replay cannot reproduce (a call this
- * file does not trace, a collective on a communicator other than MPI_COMM_WORLD's group,
- * MPI_ANY_SOURCE, threads) is named in DIR/NOT-REPLAYABLE instead of the index, and `treematch
- * predict` says so.
+ * the index DIR/trace.txt (one rank's file per line). A collective on a smaller communicator
+ * (rows and columns of a process grid, a split) is written as the point-to-point messages of
+ * a usual algorithm between its members (tmatch__trace_coll). What a replay cannot reproduce
+ * (a call this file does not trace, a v-collective on a smaller communicator, MPI_ANY_SOURCE,
+ * threads) is named in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says
+ * so.
  *
  * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
  */
@@ -178,6 +180,126 @@ int tmatch__trace_comm_is_world(MPI_Comm comm)
 	if (res == MPI_IDENT || res == MPI_CONGRUENT)
 		return 1;
 	tmatch__trace_unsupported("a collective on a communicator other than MPI_COMM_WORLD");
+	return 0;
+}
+
+/* Tag of the messages a collective on a smaller communicator is written as
+   (apart from the application's, which are below MPI_TAG_UB's minimum). */
+#define COLL_TAG 1073741824
+
+/* One more action of the same call: no compute before it. */
+static void trace_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace_more(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(tr.f, "%d ", tmatch__st.world_rank);
+	va_start(ap, fmt);
+	vfprintf(tr.f, fmt, ap);
+	va_end(ap);
+	fputc('\n', tr.f);
+}
+
+/* A blocking message to (send) or from (recv) member m of the communicator. */
+static void coll_msg(MPI_Comm comm, const char *dir, int m, unsigned long long bytes, int *first)
+{
+	int w = tmatch__comm_to_world(comm, m);
+
+	if (*first)
+		tmatch__trace_action("%s %d %d %llu 6", dir, w, COLL_TAG, bytes);
+	else
+		trace_more("%s %d %d %llu 6", dir, w, COLL_TAG, bytes);
+	*first = 0;
+}
+
+static void coll_sendrecv(MPI_Comm comm, int to, int from, unsigned long long bytes, int *first)
+{
+	int wt = tmatch__comm_to_world(comm, to), wf = tmatch__comm_to_world(comm, from);
+
+	if (*first)
+		tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", bytes, wt, bytes, wf);
+	else
+		trace_more("sendRecv %llu %d %llu %d 6 6", bytes, wt, bytes, wf);
+	*first = 0;
+}
+
+/* Binomial trees over the ranks relative to root (as MPICH's). */
+static void coll_bcast(MPI_Comm comm, int me, int n, int root, unsigned long long b, int *first)
+{
+	int rel = (me - root + n) % n, mask = 1;
+
+	while (mask < n) {
+		if (rel & mask) {
+			coll_msg(comm, "recv", (rel - mask + root) % n, b, first);
+			break;
+		}
+		mask <<= 1;
+	}
+	for (mask >>= 1; mask > 0; mask >>= 1)
+		if (rel + mask < n)
+			coll_msg(comm, "send", (rel + mask + root) % n, b, first);
+}
+
+static void coll_reduce(MPI_Comm comm, int me, int n, int root, unsigned long long b, int *first)
+{
+	int rel = (me - root + n) % n;
+
+	for (int mask = 1; mask < n; mask <<= 1) {
+		if (rel & mask) {
+			coll_msg(comm, "send", (rel - mask + root) % n, b, first);
+			break;
+		}
+		if (rel + mask < n)
+			coll_msg(comm, "recv", (rel + mask + root) % n, b, first);
+	}
+}
+
+int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
+                       unsigned long long bytes, unsigned long long rbytes)
+{
+	int res = MPI_UNEQUAL, me = 0, n = 0, first = 1;
+
+	PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res);
+	if (res == MPI_IDENT || res == MPI_CONGRUENT)
+		return 1;
+	if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Comm_size(comm, &n) != MPI_SUCCESS ||
+	    tmatch__comm_to_world(comm, 0) < 0) {
+		tmatch__trace_unsupported("a collective on a communicator it cannot translate");
+		return 0;
+	}
+	if (n < 2 || root < 0 || root >= n)
+		return 0; /* one member, or MPI_ROOT/MPI_PROC_NULL of an intercommunicator */
+	switch (kind) {
+	case TMATCH__COLL_BARRIER:
+	case TMATCH__COLL_ALLREDUCE:
+		coll_reduce(comm, me, n, 0, kind == TMATCH__COLL_BARRIER ? 0 : bytes, &first);
+		coll_bcast(comm, me, n, 0, kind == TMATCH__COLL_BARRIER ? 0 : bytes, &first);
+		break;
+	case TMATCH__COLL_BCAST:
+		coll_bcast(comm, me, n, root, bytes, &first);
+		break;
+	case TMATCH__COLL_REDUCE:
+		coll_reduce(comm, me, n, root, bytes, &first);
+		break;
+	case TMATCH__COLL_GATHER:
+	case TMATCH__COLL_SCATTER:
+		for (int m = 0; m < n; m++) {
+			int in = (kind == TMATCH__COLL_GATHER) == (me == root);
+
+			if ((me != root && m == root) || (me == root && m != root))
+				coll_msg(comm, in ? "recv" : "send", m, in ? rbytes : bytes,
+				         &first);
+		}
+		break;
+	case TMATCH__COLL_ALLGATHER: /* a ring: n - 1 blocks to the right */
+		for (int s = 1; s < n; s++)
+			coll_sendrecv(comm, (me + 1) % n, (me - 1 + n) % n, bytes, &first);
+		break;
+	case TMATCH__COLL_ALLTOALL: /* pairwise: step s with me + s and me - s */
+		for (int s = 1; s < n; s++)
+			coll_sendrecv(comm, (me + s) % n, (me - s + n) % n, bytes, &first);
+		break;
+	}
 	return 0;
 }
 

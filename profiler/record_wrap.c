@@ -618,7 +618,8 @@ API int MPI_Barrier(MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_barrier(comm);
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action("barrier"),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_BARRIER, 0, 0, 0))
+	           tmatch__trace_action("barrier"),
 	       PMPI_Barrier(comm));
 }
 
@@ -634,8 +635,10 @@ API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm co
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "bcast %llu %d 6", (unsigned long long)tmatch__bytes(count, type), root),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_BCAST, root, tmatch__bytes(count, type),
+	                              tmatch__bytes(count, type)))
+	           tmatch__trace_action("bcast %llu %d 6",
+	                                (unsigned long long)tmatch__bytes(count, type), root),
 	       PMPI_Bcast(buf, count, type, root, comm));
 }
 
@@ -653,8 +656,10 @@ API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "reduce %llu 0 %d 6", (unsigned long long)tmatch__bytes(count, type), root),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_REDUCE, root, tmatch__bytes(count, type),
+	                              tmatch__bytes(count, type)))
+	           tmatch__trace_action("reduce %llu 0 %d 6",
+	                                (unsigned long long)tmatch__bytes(count, type), root),
 	       PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
 
@@ -672,8 +677,10 @@ API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type
 {
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
+	                              tmatch__bytes(count, type)))
+	           tmatch__trace_action("allreduce %llu 0 6",
+	                                (unsigned long long)tmatch__bytes(count, type)),
 	       PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -728,8 +735,10 @@ API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	/* SMPI's replay has no scan: replayed as an allreduce of its size */
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
+	                              tmatch__bytes(count, type)))
+	           tmatch__trace_action("allreduce %llu 0 6",
+	                                (unsigned long long)tmatch__bytes(count, type)),
 	       PMPI_Scan(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -748,8 +757,10 @@ API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
 	/* SMPI's replay has no scan: replayed as an allreduce of its size */
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "allreduce %llu 0 6", (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
+	                              tmatch__bytes(count, type)))
+	           tmatch__trace_action("allreduce %llu 0 6",
+	                                (unsigned long long)tmatch__bytes(count, type)),
 	       PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -767,9 +778,11 @@ API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "gather %llu %llu %d 6 6", (unsigned long long)tmatch__bytes(scount, stype),
-	           (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_GATHER, root, tmatch__bytes(scount, stype),
+	                              tmatch__bytes(rcount, rtype)))
+	           tmatch__trace_action("gather %llu %llu %d 6 6",
+	                                (unsigned long long)tmatch__bytes(scount, stype),
+	                                (unsigned long long)tmatch__bytes(rcount, rtype), root),
 	       PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
@@ -807,9 +820,11 @@ API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "scatter %llu %llu %d 6 6", (unsigned long long)tmatch__bytes(scount, stype),
-	           (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_SCATTER, root,
+	                              tmatch__bytes(scount, stype), tmatch__bytes(rcount, rtype)))
+	           tmatch__trace_action("scatter %llu %llu %d 6 6",
+	                                (unsigned long long)tmatch__bytes(scount, stype),
+	                                (unsigned long long)tmatch__bytes(rcount, rtype), root),
 	       PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
@@ -841,15 +856,22 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 	return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
 }
 
+/* Allgather and alltoall: one block to and from every member. */
+static void trace_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
+                         unsigned long long sbytes, unsigned long long rbytes)
+{
+	if (tmatch__trace_coll(comm, kind, 0, sbytes, rbytes))
+		tmatch__trace_action("%s %llu %llu 6 6", name, sbytes, rbytes);
+}
+
 API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "allgather %llu %llu 6 6",
-	           (unsigned long long)block_bytes(sbuf, scount, stype, rcount, rtype),
-	           (unsigned long long)tmatch__bytes(rcount, rtype)),
+	TRACED(trace_blocks(comm, TMATCH__COLL_ALLGATHER, "allgather",
+	                    block_bytes(sbuf, scount, stype, rcount, rtype),
+	                    tmatch__bytes(rcount, rtype)),
 	       PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
@@ -886,10 +908,9 @@ API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	TRACED(if (tmatch__trace_comm_is_world(comm)) tmatch__trace_action(
-	           "alltoall %llu %llu 6 6",
-	           (unsigned long long)block_bytes(sbuf, scount, stype, rcount, rtype),
-	           (unsigned long long)tmatch__bytes(rcount, rtype)),
+	TRACED(trace_blocks(comm, TMATCH__COLL_ALLTOALL, "alltoall",
+	                    block_bytes(sbuf, scount, stype, rcount, rtype),
+	                    tmatch__bytes(rcount, rtype)),
 	       PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 

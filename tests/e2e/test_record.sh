@@ -25,7 +25,8 @@
 #   - the hashed counters (forced with TREEMATCH_RECORD_DENSE_MAX=0);
 #   - refusals: static programs, --treematch in the same run, scripts;
 #   - --trace: the halo of tests/fixtures/predict traced under both MPIs and
-#     replayed by `treematch predict`; MPI_Waitany marks a trace unreplayable.
+#     replayed by `treematch predict`; collectives on row and column
+#     communicators written as messages; MPI_Waitany marks a trace unreplayable.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
 
@@ -315,6 +316,8 @@ for abi in openmpi mpich; do
 		! "mpicc.$abi" -O1 -o "$W/waitany.$abi" "$SRC/tests/fixtures/predict/waitany.c" \
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/vcoll.$abi" "$SRC/tests/fixtures/predict/vcoll.c" \
+			>>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/grid.$abi" "$SRC/tests/fixtures/predict/grid.c" \
 			>>"$W/halo.cc" 2>&1; then
 		fail_files "trace ($abi): build the programs" "$W/halo.cc"
 		continue
@@ -343,6 +346,29 @@ for abi in openmpi mpich; do
 	else
 		fail_files "trace ($abi): v-collectives and reduce-scatter traced and replayed" \
 			"$W/trace-v-$abi.log" "$W/predict-v-$abi.out"
+	fi
+	# row and column communicators: their collectives are written as the
+	# messages between members (rank 1 receives row 0's bcast from rank 0,
+	# then its reduce to row rank 1 from ranks 2 and 3); every message sent
+	# is received, and the trace replays
+	rm -rf "$W/trace-g-$abi"
+	if timeout 120 "$TM" record -o "$W/g-$abi.yml" --trace "$W/trace-g-$abi" -- \
+		"mpirun.$abi" -np 8 "$W/grid.$abi" >"$W/trace-g-$abi.log" 2>&1 &&
+		[ -s "$W/trace-g-$abi/trace.txt" ] && [ ! -e "$W/trace-g-$abi/NOT-REPLAYABLE" ] &&
+		grep -A3 '^1 recv 0 1073741824 8192 6$' "$W/trace-g-$abi/rank-1.txt" |
+		grep -q '^1 recv 3 1073741824 4096 6$' &&
+		cat "$W/trace-g-$abi"/rank-*.txt | awk '
+			$2 == "send" && $4 == 1073741824 { s[$1 " " $3 " " $5]++ }
+			$2 == "recv" && $4 == 1073741824 { r[$3 " " $1 " " $5]++ }
+			END { for (k in s) if (s[k] != r[k]) exit 1
+			      for (k in r) if (s[k] != r[k]) exit 1
+			      exit !length(s) }' &&
+		"$TM" predict --trace "$W/trace-g-$abi/trace.txt" --topology "tleaf 3 2 1 2 1 2 1" \
+			>"$W/predict-g-$abi.out" 2>&1; then
+		pass "trace ($abi): collectives on row and column communicators replayed as messages"
+	else
+		fail_files "trace ($abi): collectives on row and column communicators replayed as messages" \
+			"$W/trace-g-$abi.log" "$W/predict-g-$abi.out"
 	fi
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
 		"mpirun.$abi" -np 4 "$W/waitany.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
