@@ -163,6 +163,17 @@ static inline int tmatch__tracing(void)
 void tmatch__trace_setup(int provided);
 void tmatch__trace_finish(void);
 void tmatch__trace_action(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The thread's CPU clock, and an action whose compute ends at `at` (a call
+   entered then, whose outcome decides the action: written after it). */
+double tmatch__trace_clock(void);
+void tmatch__trace_action_at(double at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * After a completion call entered at t0 (MPI_Test*, MPI_Waitany,
+ * MPI_Waitsome): the k requests it completed, as the handles were before
+ * the call, each written as a wait (what the run observed: a replay waits
+ * there). With none, the call's own time is not counted as compute.
+ */
+void tmatch__trace_completed(double t0, const MPI_Request done[], int k);
 void tmatch__trace_done(void);
 void tmatch__trace_unsupported(const char *what);
 /* world rank of `rank` of comm; marks the trace unreplayable when there is none */

@@ -142,19 +142,40 @@ void tmatch__trace_setup(int provided)
 	tr.last = cpu_now();
 }
 
-/* Before a traced call: the compute since the last one, then the action. */
-void tmatch__trace_action(const char *fmt, ...)
+/* The compute from the end of the last traced call to `at`, then the action. */
+static void action_at(double at, const char *fmt, va_list ap)
 {
-	va_list ap;
-	double fl = (cpu_now() - tr.last) * TMATCH__TRACE_FLOPS;
+	double fl = (at - tr.last) * TMATCH__TRACE_FLOPS;
 
 	if (fl >= 1)
 		fprintf(tr.f, "%d compute %.0f\n", tmatch__st.world_rank, fl);
 	fprintf(tr.f, "%d ", tmatch__st.world_rank);
-	va_start(ap, fmt);
 	vfprintf(tr.f, fmt, ap);
-	va_end(ap);
 	fputc('\n', tr.f);
+}
+
+/* Before a traced call: the compute since the last one, then the action. */
+void tmatch__trace_action(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	action_at(cpu_now(), fmt, ap);
+	va_end(ap);
+}
+
+double tmatch__trace_clock(void)
+{
+	return cpu_now();
+}
+
+void tmatch__trace_action_at(double at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	action_at(at, fmt, ap);
+	va_end(ap);
 }
 
 void tmatch__trace_done(void)
@@ -368,6 +389,32 @@ void tmatch__trace_waitall(int n, const MPI_Request reqs[])
 		}
 	}
 	tmatch__trace_action("waitall %d", k);
+}
+
+void tmatch__trace_completed(double t0, const MPI_Request done[], int k)
+{
+	int first = 1;
+
+	for (int i = 0; i < k; i++) {
+		struct req *e = done[i] == MPI_REQUEST_NULL ? NULL : req_find(done[i], 0);
+
+		if (!e) {
+			if (done[i] != MPI_REQUEST_NULL)
+				tmatch__trace_unsupported(
+				    "a completion of a request it did not trace");
+			continue;
+		}
+		if (first)
+			tmatch__trace_action_at(t0, "wait %d %d %d", e->src, e->dst, e->tag);
+		else
+			trace_more("wait %d %d %d", e->src, e->dst, e->tag);
+		first = 0;
+		req_forget(e);
+	}
+	if (first) /* nothing completed: the call's own time is not compute */
+		tr.last += cpu_now() - t0;
+	else
+		tr.last = cpu_now();
 }
 
 /* In MPI_Finalize (before the profile's own gathers): every rank's file

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define API TMATCH_RECORD_VISIBLE
 
@@ -120,10 +121,29 @@ PERSISTENT_SEND(Rsend_init)
 API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                  MPI_Status *status)
 {
-	TRACED(if (source != MPI_PROC_NULL)
-	           tmatch__trace_action("recv %d %d %llu 6", tmatch__trace_world(comm, source), tag,
-	                                (unsigned long long)tmatch__bytes(count, type)),
-	       PMPI_Recv(buf, count, type, source, tag, comm, status));
+	MPI_Status st;
+	double t0;
+	int rc;
+
+	if (source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG)
+		TRACED(if (source != MPI_PROC_NULL) tmatch__trace_action(
+		           "recv %d %d %llu 6", tmatch__trace_world(comm, source), tag,
+		           (unsigned long long)tmatch__bytes(count, type)),
+		       PMPI_Recv(buf, count, type, source, tag, comm, status));
+	if (!tmatch__tracing())
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	/* a wildcard: the message the run matched, which a replay then receives */
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Recv(buf, count, type, source, tag, comm,
+	               status == MPI_STATUS_IGNORE ? &st : status);
+	if (status != MPI_STATUS_IGNORE)
+		st = *status;
+	if (rc == MPI_SUCCESS && st.MPI_SOURCE != MPI_PROC_NULL)
+		tmatch__trace_action_at(t0, "recv %d %d %llu 6",
+		                        tmatch__trace_world(comm, st.MPI_SOURCE), st.MPI_TAG,
+		                        (unsigned long long)tmatch__bytes(count, type));
+	tmatch__trace_done();
+	return rc;
 }
 
 API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -153,40 +173,132 @@ API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 	TRACED(tmatch__trace_waitall(n, reqs), PMPI_Waitall(n, reqs, statuses));
 }
 
+/*
+ * Completions: what the call completed is written as waits (the handles as
+ * they were before it), the run's outcome; a test that completed nothing
+ * leaves no line. Up to HANDLES_ON_STACK handles are copied on the stack.
+ */
+#define HANDLES_ON_STACK 64
+
+static MPI_Request *handles_copy(int n, const MPI_Request reqs[], MPI_Request *stack)
+{
+	MPI_Request *c = n <= HANDLES_ON_STACK ? stack : malloc(sizeof(*c) * (size_t)n);
+
+	if (c && n > 0)
+		memcpy(c, reqs, sizeof(*c) * (size_t)n);
+	else if (!c)
+		tmatch__trace_unsupported("a completion call (out of memory)");
+	return c;
+}
+
+/* The `count` requests was[idx[...]] completed (count may be MPI_UNDEFINED). */
+static void completed(double t0, MPI_Request *was, MPI_Request *stack, int rc, int count,
+                      const int idx[])
+{
+	int any = 0;
+
+	if (was && rc == MPI_SUCCESS && count != MPI_UNDEFINED)
+		for (int j = 0; j < count; j++, any = 1)
+			tmatch__trace_completed(t0, &was[idx[j]], 1);
+	if (!any)
+		tmatch__trace_completed(t0, NULL, 0);
+	if (was != stack)
+		free(was);
+}
+
 API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	UNTRACED("MPI_Waitany");
-	return PMPI_Waitany(n, reqs, index, status);
+	MPI_Request stack[HANDLES_ON_STACK], *was;
+	double t0;
+	int rc;
+
+	if (!tmatch__tracing())
+		return PMPI_Waitany(n, reqs, index, status);
+	was = handles_copy(n, reqs, stack);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Waitany(n, reqs, index, status);
+	completed(t0, was, stack, rc, *index == MPI_UNDEFINED ? 0 : 1, index);
+	return rc;
 }
 
 API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-	UNTRACED("MPI_Waitsome");
-	return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+	MPI_Request stack[HANDLES_ON_STACK], *was;
+	double t0;
+	int rc;
+
+	if (!tmatch__tracing())
+		return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+	was = handles_copy(n, reqs, stack);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+	completed(t0, was, stack, rc, *outcount, indices);
+	return rc;
 }
 
 API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
-	UNTRACED("MPI_Test");
-	return PMPI_Test(req, flag, status);
+	MPI_Request was;
+	double t0;
+	int rc, zero = 0;
+
+	if (!tmatch__tracing())
+		return PMPI_Test(req, flag, status);
+	was = *req;
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Test(req, flag, status);
+	completed(t0, &was, &was, rc, *flag ? 1 : 0, &zero);
+	return rc;
 }
 
 API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-	UNTRACED("MPI_Testall");
-	return PMPI_Testall(n, reqs, flag, statuses);
+	MPI_Request stack[HANDLES_ON_STACK], *was;
+	double t0;
+	int rc;
+
+	if (!tmatch__tracing())
+		return PMPI_Testall(n, reqs, flag, statuses);
+	was = handles_copy(n, reqs, stack);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Testall(n, reqs, flag, statuses);
+	if (was && rc == MPI_SUCCESS && *flag)
+		tmatch__trace_completed(t0, was, n);
+	else
+		tmatch__trace_completed(t0, NULL, 0);
+	if (was != stack)
+		free(was);
+	return rc;
 }
 
 API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
-	UNTRACED("MPI_Testany");
-	return PMPI_Testany(n, reqs, index, flag, status);
+	MPI_Request stack[HANDLES_ON_STACK], *was;
+	double t0;
+	int rc;
+
+	if (!tmatch__tracing())
+		return PMPI_Testany(n, reqs, index, flag, status);
+	was = handles_copy(n, reqs, stack);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Testany(n, reqs, index, flag, status);
+	completed(t0, was, stack, rc, *flag && *index != MPI_UNDEFINED ? 1 : 0, index);
+	return rc;
 }
 
 API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-	UNTRACED("MPI_Testsome");
-	return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+	MPI_Request stack[HANDLES_ON_STACK], *was;
+	double t0;
+	int rc;
+
+	if (!tmatch__tracing())
+		return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+	was = handles_copy(n, reqs, stack);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Testsome(n, reqs, outcount, indices, statuses);
+	completed(t0, was, stack, rc, *outcount, indices);
+	return rc;
 }
 
 API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,

@@ -26,7 +26,8 @@
 #   - refusals: static programs, --treematch in the same run, scripts;
 #   - --trace: the halo of tests/fixtures/predict traced under both MPIs and
 #     replayed by `treematch predict`; collectives on row and column
-#     communicators written as messages; MPI_Waitany marks a trace unreplayable.
+#     communicators written as messages; completions as the waits the run
+#     observed; MPI_Irecv from MPI_ANY_SOURCE marks a trace unreplayable.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
 
@@ -308,12 +309,15 @@ fi
 
 # the time-independent trace (--trace) and treematch predict: the halo
 # fixture's program under real Open MPI and MPICH, traced, then replayed by
-# SimGrid: mapped, the scrambled ring is predicted faster than packed; a
-# program waiting with MPI_Waitany is said not replayable, and predict
-# refuses it with the reason's file
+# SimGrid: mapped, the scrambled ring is predicted faster than packed;
+# completions and wildcard receives are written as the run matched them; a
+# non-blocking receive from MPI_ANY_SOURCE is said not replayable, and
+# predict refuses it with the reason's file
 for abi in openmpi mpich; do
 	if ! "mpicc.$abi" -O1 -o "$W/halo.$abi" "$SRC/tests/fixtures/predict/halo.c" >"$W/halo.cc" 2>&1 ||
-		! "mpicc.$abi" -O1 -o "$W/waitany.$abi" "$SRC/tests/fixtures/predict/waitany.c" \
+		! "mpicc.$abi" -O1 -o "$W/completions.$abi" \
+			"$SRC/tests/fixtures/predict/completions.c" >>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/anysource.$abi" "$SRC/tests/fixtures/predict/anysource.c" \
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/vcoll.$abi" "$SRC/tests/fixtures/predict/vcoll.c" \
 			>>"$W/halo.cc" 2>&1 ||
@@ -322,7 +326,7 @@ for abi in openmpi mpich; do
 		fail_files "trace ($abi): build the programs" "$W/halo.cc"
 		continue
 	fi
-	rm -rf "$W/trace-$abi" "$W/trace-any-$abi"
+	rm -rf "$W/trace-$abi" "$W/trace-any-$abi" "$W/trace-c-$abi"
 	if timeout 120 "$TM" record -o "$W/halo-$abi.yml" --trace "$W/trace-$abi" -- \
 		"mpirun.$abi" -np 8 "$W/halo.$abi" >"$W/trace-$abi.log" 2>&1 &&
 		[ "$(ls "$W/trace-$abi"/rank-*.txt | wc -l)" = 8 ] &&
@@ -370,16 +374,34 @@ for abi in openmpi mpich; do
 		fail_files "trace ($abi): collectives on row and column communicators replayed as messages" \
 			"$W/trace-g-$abi.log" "$W/predict-g-$abi.out"
 	fi
+	# completions (Waitany, Test loops, Testall, Waitsome, Testany) are written
+	# as the waits the run observed, 10 on each rank; a receive from
+	# MPI_ANY_SOURCE with MPI_ANY_TAG as the message it matched
+	if timeout 120 "$TM" record -o "$W/c-$abi.yml" --trace "$W/trace-c-$abi" -- \
+		"mpirun.$abi" -np 4 "$W/completions.$abi" >"$W/trace-c-$abi.log" 2>&1 &&
+		[ -s "$W/trace-c-$abi/trace.txt" ] && [ ! -e "$W/trace-c-$abi/NOT-REPLAYABLE" ] &&
+		[ "$(grep -c ' wait ' "$W/trace-c-$abi/rank-2.txt")" = 10 ] &&
+		[ "$(grep -E '^0 recv [123] 1[123] 8 6$' "$W/trace-c-$abi/rank-0.txt" |
+			awk '{ print $3 + 10 - $4 }' | sort -u)" = 0 ] &&
+		[ "$(grep -cE '^0 recv [123] ' "$W/trace-c-$abi/rank-0.txt")" = 3 ] &&
+		"$TM" predict --trace "$W/trace-c-$abi/trace.txt" --topology "tleaf 2 2 1 2 1" \
+			>"$W/predict-c-$abi.out" 2>&1; then
+		pass "trace ($abi): completions and wildcard receives written as the run matched them"
+	else
+		fail_files "trace ($abi): completions and wildcard receives written as the run matched them" \
+			"$W/trace-c-$abi.log" "$W/predict-c-$abi.out"
+	fi
+	# a non-blocking receive from MPI_ANY_SOURCE cannot be replayed: said, refused
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
-		"mpirun.$abi" -np 4 "$W/waitany.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
-		grep -q 'MPI_Waitany' "$W/trace-any-$abi/NOT-REPLAYABLE" &&
+		"mpirun.$abi" -np 4 "$W/anysource.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
+		grep -q 'MPI_ANY_SOURCE' "$W/trace-any-$abi/NOT-REPLAYABLE" &&
 		grep -q 'cannot be replayed' "$W/trace-any-$abi.log" &&
 		! "$TM" predict --trace "$W/trace-any-$abi/trace.txt" --topology "tleaf 1 4 1" \
 			>"$W/predict-any-$abi.out" 2>&1 &&
 		grep -q 'NOT-REPLAYABLE says what it used' "$W/predict-any-$abi.out"; then
-		pass "trace ($abi): MPI_Waitany is said not replayable, predict refuses it"
+		pass "trace ($abi): MPI_Irecv from MPI_ANY_SOURCE is said not replayable, predict refuses it"
 	else
-		fail_files "trace ($abi): MPI_Waitany is said not replayable, predict refuses it" \
+		fail_files "trace ($abi): MPI_Irecv from MPI_ANY_SOURCE is said not replayable, predict refuses it" \
 			"$W/trace-any-$abi.log" "$W/predict-any-$abi.out"
 	fi
 done
