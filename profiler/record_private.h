@@ -168,12 +168,14 @@ void tmatch__trace_action(const char *fmt, ...) __attribute__((format(printf, 1,
 double tmatch__trace_clock(void);
 void tmatch__trace_action_at(double at, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
- * After a completion call entered at t0 (MPI_Test*, MPI_Waitany,
- * MPI_Waitsome): the k requests it completed, as the handles were before
- * the call, each written as a wait (what the run observed: a replay waits
- * there). With none, the call's own time is not counted as compute.
+ * After a completion call entered at t0 (MPI_Wait*, MPI_Test*): the k
+ * requests it completed, as the handles were before the call, with their
+ * statuses (NULL: none asked for), each written as a wait (what the run
+ * observed: a replay waits there), or as one waitall when `all`. With none,
+ * the call's own time is not counted as compute.
  */
-void tmatch__trace_completed(double t0, const MPI_Request done[], int k);
+void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Status st[], int k,
+                             int all);
 void tmatch__trace_done(void);
 void tmatch__trace_unsupported(const char *what);
 /* world rank of `rank` of comm; marks the trace unreplayable when there is none */
@@ -202,10 +204,16 @@ enum tmatch__coll_kind {
 int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
                        unsigned long long bytes, unsigned long long rbytes);
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
+/*
+ * A receive from MPI_ANY_SOURCE or with MPI_ANY_TAG: its line is written
+ * with a blank where the source and tag go (returned: its place in the
+ * file, -1 when it cannot be), registered with the communicator, and filled
+ * in when a completion names what it matched.
+ */
+long tmatch__trace_irecv_wild(unsigned long long bytes);
+void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Comm comm, long pos);
 /* "c0 c1 ... " in bytes for the world's ranks (counts NULL: zeros); free it.
    NULL when out of memory (the trace is then marked). */
 char *tmatch__trace_counts(const int counts[], MPI_Datatype type, unsigned long long *total);
-void tmatch__trace_wait(MPI_Request req);
-void tmatch__trace_waitall(int n, const MPI_Request reqs[]);
 
 #endif /* TMATCH_PROFILER_RECORD_PRIVATE_H */

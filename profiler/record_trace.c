@@ -43,7 +43,13 @@
 struct req {
 	MPI_Request req;
 	int used, src, dst, tag;
+	MPI_Comm comm; /* a wildcard receive's, to name its source in world ranks */
+	long pos;      /* a wildcard receive: where its source and tag go in the file, else -1 */
 };
+
+/* The blank a wildcard receive leaves for "SOURCE TAG", filled at completion. */
+#define WILD_FIELD "%-11d %-11d"
+#define WILD_BLANK "                       "
 
 static struct {
 	FILE *f;
@@ -348,6 +354,11 @@ char *tmatch__trace_counts(const int counts[], MPI_Datatype type, unsigned long 
 
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag)
 {
+	tmatch__trace_request_at(req, src, dst, tag, MPI_COMM_NULL, -1);
+}
+
+void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Comm comm, long pos)
+{
 	struct req *e = req_find(req, 1);
 
 	if (!e) {
@@ -359,41 +370,46 @@ void tmatch__trace_request(MPI_Request req, int src, int dst, int tag)
 	e->src = src;
 	e->dst = dst;
 	e->tag = tag;
+	e->comm = comm;
+	e->pos = pos;
 }
 
-void tmatch__trace_wait(MPI_Request req)
+long tmatch__trace_irecv_wild(unsigned long long bytes)
 {
-	struct req *e = req == MPI_REQUEST_NULL ? NULL : req_find(req, 0);
+	long pos;
 
-	if (!e) {
-		if (req != MPI_REQUEST_NULL)
-			tmatch__trace_unsupported("MPI_Wait on a request it did not trace");
+	tmatch__trace_action("irecv");
+	/* back over the newline: the blank goes on the same line */
+	if (fflush(tr.f) || (pos = ftell(tr.f)) < 1 || fseek(tr.f, pos - 1, SEEK_SET)) {
+		tmatch__trace_unsupported("MPI_ANY_SOURCE (the trace file cannot be rewritten)");
+		return -1;
+	}
+	fprintf(tr.f, " " WILD_BLANK " %llu 6\n", bytes);
+	return pos;
+}
+
+/* A wildcard receive completed with `st`: its source and tag into its blank. */
+static void fill_wild(struct req *e, MPI_Comm comm, const MPI_Status *st)
+{
+	long end;
+
+	if (!st) {
+		tmatch__trace_unsupported("MPI_ANY_SOURCE (completed without a status)");
 		return;
 	}
-	tmatch__trace_action("wait %d %d %d", e->src, e->dst, e->tag);
-	req_forget(e);
+	e->src = tmatch__trace_world(comm, st->MPI_SOURCE);
+	e->tag = st->MPI_TAG;
+	if (fflush(tr.f) || (end = ftell(tr.f)) < 0 || fseek(tr.f, e->pos, SEEK_SET) ||
+	    fprintf(tr.f, WILD_FIELD, e->src, e->tag) != (int)sizeof(WILD_BLANK) - 1 ||
+	    fflush(tr.f) || fseek(tr.f, end, SEEK_SET))
+		tmatch__trace_unsupported("MPI_ANY_SOURCE (the trace file cannot be rewritten)");
+	e->pos = -1;
 }
 
-void tmatch__trace_waitall(int n, const MPI_Request reqs[])
+void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Status st[], int k,
+                             int all)
 {
-	int k = 0;
-
-	for (int i = 0; i < n; i++) {
-		struct req *e = reqs[i] == MPI_REQUEST_NULL ? NULL : req_find(reqs[i], 0);
-
-		if (e) {
-			req_forget(e);
-			k++;
-		} else if (reqs[i] != MPI_REQUEST_NULL) {
-			tmatch__trace_unsupported("MPI_Waitall on a request it did not trace");
-		}
-	}
-	tmatch__trace_action("waitall %d", k);
-}
-
-void tmatch__trace_completed(double t0, const MPI_Request done[], int k)
-{
-	int first = 1;
+	int first = 1, n = 0;
 
 	for (int i = 0; i < k; i++) {
 		struct req *e = done[i] == MPI_REQUEST_NULL ? NULL : req_find(done[i], 0);
@@ -404,12 +420,22 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], int k)
 				    "a completion of a request it did not trace");
 			continue;
 		}
-		if (first)
-			tmatch__trace_action_at(t0, "wait %d %d %d", e->src, e->dst, e->tag);
-		else
-			trace_more("wait %d %d %d", e->src, e->dst, e->tag);
-		first = 0;
+		if (e->pos >= 0)
+			fill_wild(e, e->comm, st ? &st[i] : NULL);
+		if (!all) {
+			if (first)
+				tmatch__trace_action_at(t0, "wait %d %d %d", e->src, e->dst,
+				                        e->tag);
+			else
+				trace_more("wait %d %d %d", e->src, e->dst, e->tag);
+			first = 0;
+		}
+		n++;
 		req_forget(e);
+	}
+	if (all) { /* MPI_Waitall: one line, however many it completed */
+		tmatch__trace_action_at(t0, "waitall %d", n);
+		first = 0;
 	}
 	if (first) /* nothing completed: the call's own time is not compute */
 		tr.last += cpu_now() - t0;
@@ -429,6 +455,9 @@ void tmatch__trace_finish(void)
 
 	if (!tmatch__tracing_on)
 		return;
+	for (int i = 0; i < REQ_CAP; i++)
+		if (tr.reqs[i].used && tr.reqs[i].pos >= 0)
+			tmatch__trace_unsupported("MPI_ANY_SOURCE (a receive never completed)");
 	tmatch__trace_action("finalize");
 	tmatch__tracing_on = 0;
 	fclose(tr.f);

@@ -149,155 +149,182 @@ API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
-	int rc, w;
+	unsigned long long bytes = tmatch__bytes(count, type);
+	int rc, w = -1;
+	long pos = -1;
 
 	if (!tmatch__tracing() || source == MPI_PROC_NULL)
 		return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-	w = tmatch__trace_world(comm, source);
-	tmatch__trace_action("irecv %d %d %llu 6", w, tag,
-	                     (unsigned long long)tmatch__bytes(count, type));
+	if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
+		/* the message it matches is written when a completion names it */
+		pos = tmatch__trace_irecv_wild(bytes);
+	} else {
+		w = tmatch__trace_world(comm, source);
+		tmatch__trace_action("irecv %d %d %llu 6", w, tag, bytes);
+	}
 	rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
 	if (rc == MPI_SUCCESS)
-		tmatch__trace_request(*req, w, tmatch__st.world_rank, tag);
+		tmatch__trace_request_at(*req, w, tmatch__st.world_rank, tag, comm, pos);
 	tmatch__trace_done();
 	return rc;
 }
 
+/*
+ * Completions: what the call completed is written after it, as the run
+ * observed it: each request as a wait (the handles as they were before the
+ * call, a wildcard receive's source and tag from its status); a test that
+ * completed nothing leaves no line. The application's statuses are used,
+ * or ours when it asked for none; up to ON_STACK handles and statuses live
+ * on the stack.
+ */
+#define ON_STACK 64
+
+struct done {
+	MPI_Request hs[ON_STACK], *h; /* the handles before the call */
+	MPI_Status ss[ON_STACK], *st; /* statuses the call fills */
+	double t0;
+};
+
+/* Before the call: copy the n handles; statuses: the caller's, or ours. */
+static int done_begin(struct done *d, int n, const MPI_Request reqs[], MPI_Status *statuses)
+{
+	int m = n > 0 ? n : 1;
+
+	d->h = m <= ON_STACK ? d->hs : malloc(sizeof(*d->h) * (size_t)m);
+	if (statuses != MPI_STATUSES_IGNORE && statuses != MPI_STATUS_IGNORE)
+		d->st = statuses;
+	else
+		d->st = m <= ON_STACK ? d->ss : malloc(sizeof(*d->st) * (size_t)m);
+	if (!d->h || !d->st) {
+		tmatch__trace_unsupported("a completion call (out of memory)");
+		if (d->h != d->hs)
+			free(d->h);
+		d->h = NULL;
+		return -1;
+	}
+	if (n > 0)
+		memcpy(d->h, reqs, sizeof(*d->h) * (size_t)n);
+	d->t0 = tmatch__trace_clock();
+	return 0;
+}
+
+/* After it: the `count` requests h[idx[j]] it completed, status st[j]
+   (count may be MPI_UNDEFINED, idx NULL for 0..count-1). */
+static void done_end(struct done *d, MPI_Status *statuses, int rc, int count, const int idx[])
+{
+	int any = 0;
+
+	if (!d->h)
+		return;
+	if (rc == MPI_SUCCESS && count != MPI_UNDEFINED)
+		for (int j = 0; j < count; j++, any = 1)
+			tmatch__trace_completed(d->t0, &d->h[idx ? idx[j] : j], &d->st[j], 1, 0);
+	if (!any)
+		tmatch__trace_completed(d->t0, NULL, NULL, 0, 0);
+	if (d->h != d->hs)
+		free(d->h);
+	if (d->st != statuses && d->st != d->ss)
+		free(d->st);
+}
+
 API int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-	TRACED(tmatch__trace_wait(*req), PMPI_Wait(req, status));
+	struct done d;
+	int rc;
+
+	if (!tmatch__tracing() || done_begin(&d, 1, req, status) != 0)
+		return PMPI_Wait(req, status);
+	rc = PMPI_Wait(req, d.st);
+	done_end(&d, status, rc, 1, NULL);
+	return rc;
 }
 
 API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-	TRACED(tmatch__trace_waitall(n, reqs), PMPI_Waitall(n, reqs, statuses));
-}
+	struct done d;
+	int rc;
 
-/*
- * Completions: what the call completed is written as waits (the handles as
- * they were before it), the run's outcome; a test that completed nothing
- * leaves no line. Up to HANDLES_ON_STACK handles are copied on the stack.
- */
-#define HANDLES_ON_STACK 64
-
-static MPI_Request *handles_copy(int n, const MPI_Request reqs[], MPI_Request *stack)
-{
-	MPI_Request *c = n <= HANDLES_ON_STACK ? stack : malloc(sizeof(*c) * (size_t)n);
-
-	if (c && n > 0)
-		memcpy(c, reqs, sizeof(*c) * (size_t)n);
-	else if (!c)
-		tmatch__trace_unsupported("a completion call (out of memory)");
-	return c;
-}
-
-/* The `count` requests was[idx[...]] completed (count may be MPI_UNDEFINED). */
-static void completed(double t0, MPI_Request *was, MPI_Request *stack, int rc, int count,
-                      const int idx[])
-{
-	int any = 0;
-
-	if (was && rc == MPI_SUCCESS && count != MPI_UNDEFINED)
-		for (int j = 0; j < count; j++, any = 1)
-			tmatch__trace_completed(t0, &was[idx[j]], 1);
-	if (!any)
-		tmatch__trace_completed(t0, NULL, 0);
-	if (was != stack)
-		free(was);
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
+		return PMPI_Waitall(n, reqs, statuses);
+	rc = PMPI_Waitall(n, reqs, d.st);
+	/* one waitall line, SMPI's own, whatever it completed */
+	tmatch__trace_completed(d.t0, d.h, d.st, rc == MPI_SUCCESS ? n : 0, 1);
+	if (d.h != d.hs)
+		free(d.h);
+	if (d.st != statuses && d.st != d.ss)
+		free(d.st);
+	return rc;
 }
 
 API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	MPI_Request stack[HANDLES_ON_STACK], *was;
-	double t0;
+	struct done d;
 	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, status) != 0)
 		return PMPI_Waitany(n, reqs, index, status);
-	was = handles_copy(n, reqs, stack);
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Waitany(n, reqs, index, status);
-	completed(t0, was, stack, rc, *index == MPI_UNDEFINED ? 0 : 1, index);
+	rc = PMPI_Waitany(n, reqs, index, d.st);
+	done_end(&d, status, rc, *index == MPI_UNDEFINED ? 0 : 1, index);
 	return rc;
 }
 
 API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-	MPI_Request stack[HANDLES_ON_STACK], *was;
-	double t0;
+	struct done d;
 	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-	was = handles_copy(n, reqs, stack);
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-	completed(t0, was, stack, rc, *outcount, indices);
+	rc = PMPI_Waitsome(n, reqs, outcount, indices, d.st);
+	done_end(&d, statuses, rc, *outcount, indices);
 	return rc;
 }
 
 API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
-	MPI_Request was;
-	double t0;
-	int rc, zero = 0;
+	struct done d;
+	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, 1, req, status) != 0)
 		return PMPI_Test(req, flag, status);
-	was = *req;
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Test(req, flag, status);
-	completed(t0, &was, &was, rc, *flag ? 1 : 0, &zero);
+	rc = PMPI_Test(req, flag, d.st);
+	done_end(&d, status, rc, *flag ? 1 : 0, NULL);
 	return rc;
 }
 
 API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-	MPI_Request stack[HANDLES_ON_STACK], *was;
-	double t0;
+	struct done d;
 	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Testall(n, reqs, flag, statuses);
-	was = handles_copy(n, reqs, stack);
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Testall(n, reqs, flag, statuses);
-	if (was && rc == MPI_SUCCESS && *flag)
-		tmatch__trace_completed(t0, was, n);
-	else
-		tmatch__trace_completed(t0, NULL, 0);
-	if (was != stack)
-		free(was);
+	rc = PMPI_Testall(n, reqs, flag, d.st);
+	done_end(&d, statuses, rc, *flag ? n : 0, NULL);
 	return rc;
 }
 
 API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
-	MPI_Request stack[HANDLES_ON_STACK], *was;
-	double t0;
+	struct done d;
 	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, status) != 0)
 		return PMPI_Testany(n, reqs, index, flag, status);
-	was = handles_copy(n, reqs, stack);
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Testany(n, reqs, index, flag, status);
-	completed(t0, was, stack, rc, *flag && *index != MPI_UNDEFINED ? 1 : 0, index);
+	rc = PMPI_Testany(n, reqs, index, flag, d.st);
+	done_end(&d, status, rc, *flag && *index != MPI_UNDEFINED ? 1 : 0, index);
 	return rc;
 }
 
 API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-	MPI_Request stack[HANDLES_ON_STACK], *was;
-	double t0;
+	struct done d;
 	int rc;
 
-	if (!tmatch__tracing())
+	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Testsome(n, reqs, outcount, indices, statuses);
-	was = handles_copy(n, reqs, stack);
-	t0 = tmatch__trace_clock();
-	rc = PMPI_Testsome(n, reqs, outcount, indices, statuses);
-	completed(t0, was, stack, rc, *outcount, indices);
+	rc = PMPI_Testsome(n, reqs, outcount, indices, d.st);
+	done_end(&d, statuses, rc, *outcount, indices);
 	return rc;
 }
 

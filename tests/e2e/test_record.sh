@@ -27,7 +27,7 @@
 #   - --trace: the halo of tests/fixtures/predict traced under both MPIs and
 #     replayed by `treematch predict`; collectives on row and column
 #     communicators written as messages; completions as the waits the run
-#     observed; MPI_Irecv from MPI_ANY_SOURCE marks a trace unreplayable.
+#     observed; MPI_Ibarrier marks a trace unreplayable.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
 
@@ -311,13 +311,13 @@ fi
 # fixture's program under real Open MPI and MPICH, traced, then replayed by
 # SimGrid: mapped, the scrambled ring is predicted faster than packed;
 # completions and wildcard receives are written as the run matched them; a
-# non-blocking receive from MPI_ANY_SOURCE is said not replayable, and
-# predict refuses it with the reason's file
+# non-blocking barrier is said not replayable, and predict refuses it with
+# the reason's file
 for abi in openmpi mpich; do
 	if ! "mpicc.$abi" -O1 -o "$W/halo.$abi" "$SRC/tests/fixtures/predict/halo.c" >"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/completions.$abi" \
 			"$SRC/tests/fixtures/predict/completions.c" >>"$W/halo.cc" 2>&1 ||
-		! "mpicc.$abi" -O1 -o "$W/anysource.$abi" "$SRC/tests/fixtures/predict/anysource.c" \
+		! "mpicc.$abi" -O1 -o "$W/ibarrier.$abi" "$SRC/tests/fixtures/predict/ibarrier.c" \
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/vcoll.$abi" "$SRC/tests/fixtures/predict/vcoll.c" \
 			>>"$W/halo.cc" 2>&1 ||
@@ -375,8 +375,9 @@ for abi in openmpi mpich; do
 			"$W/trace-g-$abi.log" "$W/predict-g-$abi.out"
 	fi
 	# completions (Waitany, Test loops, Testall, Waitsome, Testany) are written
-	# as the waits the run observed, 10 on each rank; a receive from
-	# MPI_ANY_SOURCE with MPI_ANY_TAG as the message it matched
+	# as the waits the run observed, 10 on each rank; receives from
+	# MPI_ANY_SOURCE with MPI_ANY_TAG, blocking or not, as the messages
+	# they matched
 	if timeout 120 "$TM" record -o "$W/c-$abi.yml" --trace "$W/trace-c-$abi" -- \
 		"mpirun.$abi" -np 4 "$W/completions.$abi" >"$W/trace-c-$abi.log" 2>&1 &&
 		[ -s "$W/trace-c-$abi/trace.txt" ] && [ ! -e "$W/trace-c-$abi/NOT-REPLAYABLE" ] &&
@@ -384,6 +385,9 @@ for abi in openmpi mpich; do
 		[ "$(grep -E '^0 recv [123] 1[123] 8 6$' "$W/trace-c-$abi/rank-0.txt" |
 			awk '{ print $3 + 10 - $4 }' | sort -u)" = 0 ] &&
 		[ "$(grep -cE '^0 recv [123] ' "$W/trace-c-$abi/rank-0.txt")" = 3 ] &&
+		[ "$(grep -E '^0 irecv +[123] +2[123] +8 6$' "$W/trace-c-$abi/rank-0.txt" |
+			awk '{ print $3 + 20 - $4 }' | sort -u)" = 0 ] &&
+		[ "$(grep -cE '^0 irecv +[123] +2[123] +8 6$' "$W/trace-c-$abi/rank-0.txt")" = 3 ] &&
 		"$TM" predict --trace "$W/trace-c-$abi/trace.txt" --topology "tleaf 2 2 1 2 1" \
 			>"$W/predict-c-$abi.out" 2>&1; then
 		pass "trace ($abi): completions and wildcard receives written as the run matched them"
@@ -391,17 +395,17 @@ for abi in openmpi mpich; do
 		fail_files "trace ($abi): completions and wildcard receives written as the run matched them" \
 			"$W/trace-c-$abi.log" "$W/predict-c-$abi.out"
 	fi
-	# a non-blocking receive from MPI_ANY_SOURCE cannot be replayed: said, refused
+	# a non-blocking collective cannot be replayed: said, refused
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
-		"mpirun.$abi" -np 4 "$W/anysource.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
-		grep -q 'MPI_ANY_SOURCE' "$W/trace-any-$abi/NOT-REPLAYABLE" &&
+		"mpirun.$abi" -np 4 "$W/ibarrier.$abi" >"$W/trace-any-$abi.log" 2>&1 &&
+		grep -q 'MPI_Ibarrier' "$W/trace-any-$abi/NOT-REPLAYABLE" &&
 		grep -q 'cannot be replayed' "$W/trace-any-$abi.log" &&
 		! "$TM" predict --trace "$W/trace-any-$abi/trace.txt" --topology "tleaf 1 4 1" \
 			>"$W/predict-any-$abi.out" 2>&1 &&
 		grep -q 'NOT-REPLAYABLE says what it used' "$W/predict-any-$abi.out"; then
-		pass "trace ($abi): MPI_Irecv from MPI_ANY_SOURCE is said not replayable, predict refuses it"
+		pass "trace ($abi): MPI_Ibarrier is said not replayable, predict refuses it"
 	else
-		fail_files "trace ($abi): MPI_Irecv from MPI_ANY_SOURCE is said not replayable, predict refuses it" \
+		fail_files "trace ($abi): MPI_Ibarrier is said not replayable, predict refuses it" \
 			"$W/trace-any-$abi.log" "$W/predict-any-$abi.out"
 	fi
 done
