@@ -211,6 +211,10 @@ void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
  * in when a completion names what it matched.
  */
 long tmatch__trace_irecv_wild(unsigned long long bytes);
+/* A request with MPI_PROC_NULL: known, so that its completion writes nothing. */
+void tmatch__trace_request_null(MPI_Request req);
+/* MPI_Request_free: the request will not be completed where the trace sees it. */
+void tmatch__trace_request_freed(MPI_Request req);
 void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Comm comm, long pos);
 /* "c0 c1 ... " in bytes for the world's ranks (counts NULL: zeros); free it.
    NULL when out of memory (the trace is then marked). */

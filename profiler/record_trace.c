@@ -57,6 +57,7 @@ static struct {
 	double last;          /* end of the last traced call */
 	char unsupported[96]; /* the first thing a replay cannot reproduce */
 	struct req *reqs;     /* REQ_CAP, open addressing on the handle's bytes */
+	int pending;          /* traced requests not completed yet (MPI_PROC_NULL's aside) */
 } tr;
 
 int tmatch__tracing_on;
@@ -73,20 +74,32 @@ static unsigned req_hash(MPI_Request r)
 	return h % REQ_CAP;
 }
 
+/*
+ * The entry of handle r: add, a free slot for it (one handle may stand for
+ * several requests: MPI libraries hand out one completed handle for every
+ * request that completed at once, MPI_PROC_NULL's or an eager send's);
+ * else the first entry with that handle that is a real message, or the
+ * first at all.
+ */
 static struct req *req_find(MPI_Request r, int add)
 {
 	unsigned h = req_hash(r);
+	struct req *any = NULL;
 
 	for (unsigned k = 0; k < REQ_CAP; k++) {
 		struct req *e = &tr.reqs[(h + k) % REQ_CAP];
 
-		// NOLINTNEXTLINE(bugprone-sizeof-expression): the handle's bytes, as hashed
-		if (e->used && !memcmp(&e->req, &r, sizeof(r)))
-			return e;
 		if (!e->used)
-			return add ? e : NULL;
+			return add ? e : any;
+		// NOLINTNEXTLINE(bugprone-sizeof-expression): the handle's bytes, as hashed
+		if (!add && !memcmp(&e->req, &r, sizeof(r))) {
+			if (e->src != -2)
+				return e;
+			if (!any)
+				any = e;
+		}
 	}
-	return NULL;
+	return add ? NULL : any;
 }
 
 static void req_forget(struct req *e)
@@ -365,6 +378,8 @@ void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Co
 		tmatch__trace_unsupported("more than 8192 requests in flight");
 		return;
 	}
+	if (src != -2)
+		tr.pending++;
 	e->used = 1;
 	e->req = req;
 	e->src = src;
@@ -372,6 +387,22 @@ void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Co
 	e->tag = tag;
 	e->comm = comm;
 	e->pos = pos;
+}
+
+/* A request with MPI_PROC_NULL: its completion is no message (src -2). */
+void tmatch__trace_request_null(MPI_Request req)
+{
+	tmatch__trace_request_at(req, -2, -2, 0, MPI_COMM_NULL, -1);
+}
+
+void tmatch__trace_request_freed(MPI_Request req)
+{
+	struct req *e = req == MPI_REQUEST_NULL ? NULL : req_find(req, 0);
+
+	if (e) {
+		tr.pending -= e->src != -2;
+		req_forget(e);
+	}
 }
 
 long tmatch__trace_irecv_wild(unsigned long long bytes)
@@ -409,8 +440,14 @@ static void fill_wild(struct req *e, MPI_Comm comm, const MPI_Status *st)
 void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Status st[], int k,
                              int all)
 {
-	int first = 1, n = 0;
+	struct req stack[64], *got = k <= 64 ? stack : malloc(sizeof(*got) * (size_t)k);
+	int n = 0;
 
+	if (!got) {
+		tmatch__trace_unsupported("a completion call (out of memory)");
+		return;
+	}
+	/* the entries the call completed, MPI_PROC_NULL's dropped */
 	for (int i = 0; i < k; i++) {
 		struct req *e = done[i] == MPI_REQUEST_NULL ? NULL : req_find(done[i], 0);
 
@@ -420,24 +457,29 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 				    "a completion of a request it did not trace");
 			continue;
 		}
-		if (e->pos >= 0)
-			fill_wild(e, e->comm, st ? &st[i] : NULL);
-		if (!all) {
-			if (first)
-				tmatch__trace_action_at(t0, "wait %d %d %d", e->src, e->dst,
-				                        e->tag);
-			else
-				trace_more("wait %d %d %d", e->src, e->dst, e->tag);
-			first = 0;
+		if (e->src != -2) {
+			if (e->pos >= 0)
+				fill_wild(e, e->comm, st ? &st[i] : NULL);
+			got[n++] = *e;
+			tr.pending--;
 		}
-		n++;
 		req_forget(e);
 	}
-	if (all) { /* MPI_Waitall: one line, however many it completed */
+	/* SMPI's waitall completes every pending request of the rank: it stands
+	   for an MPI_Waitall that completed all of them; else one wait each */
+	if (all && n > 0 && tr.pending == 0) {
 		tmatch__trace_action_at(t0, "waitall %d", n);
-		first = 0;
+	} else {
+		for (int i = 0; i < n; i++)
+			if (i == 0)
+				tmatch__trace_action_at(t0, "wait %d %d %d", got[i].src, got[i].dst,
+				                        got[i].tag);
+			else
+				trace_more("wait %d %d %d", got[i].src, got[i].dst, got[i].tag);
 	}
-	if (first) /* nothing completed: the call's own time is not compute */
+	if (got != stack)
+		free(got);
+	if (n == 0) /* nothing completed: the call's own time is not compute */
 		tr.last += cpu_now() - t0;
 	else
 		tr.last = cpu_now();

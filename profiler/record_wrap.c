@@ -81,8 +81,14 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 		int rc_;                                                                           \
 		if (tmatch__on())                                                                  \
 			tmatch__count_send(comm, dest, count, type);                               \
-		if (!tmatch__tracing() || dest < 0)                                                \
+		if (!tmatch__tracing())                                                            \
 			return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                \
+		if (dest < 0) {                                                                    \
+			rc_ = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                 \
+			if (rc_ == MPI_SUCCESS)                                                    \
+				tmatch__trace_request_null(*req);                                  \
+			return rc_;                                                                \
+		}                                                                                  \
 		int w_ = tmatch__trace_world(comm, dest);                                          \
 		tmatch__trace_action("isend %d %d %llu 6", w_, tag,                                \
 		                     (unsigned long long)tmatch__bytes(count, type));              \
@@ -153,8 +159,14 @@ API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, 
 	int rc, w = -1;
 	long pos = -1;
 
-	if (!tmatch__tracing() || source == MPI_PROC_NULL)
+	if (!tmatch__tracing())
 		return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+	if (source == MPI_PROC_NULL) {
+		rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+		if (rc == MPI_SUCCESS)
+			tmatch__trace_request_null(*req);
+		return rc;
+	}
 	if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
 		/* the message it matches is written when a completion names it */
 		pos = tmatch__trace_irecv_wild(bytes);
@@ -360,6 +372,8 @@ API int MPI_Request_free(MPI_Request *req)
 {
 	if (tmatch__st.ready)
 		tmatch__persist_forget(*req);
+	if (tmatch__tracing())
+		tmatch__trace_request_freed(*req);
 	return PMPI_Request_free(req);
 }
 

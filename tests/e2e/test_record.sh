@@ -374,14 +374,18 @@ for abi in openmpi mpich; do
 		fail_files "trace ($abi): collectives on row and column communicators replayed as messages" \
 			"$W/trace-g-$abi.log" "$W/predict-g-$abi.out"
 	fi
-	# completions (Waitany, Test loops, Testall, Waitsome, Testany) are written
-	# as the waits the run observed, 10 on each rank; receives from
+	# completions (Waitany, Test loops, Testall, Waitsome, Testany, a Waitall
+	# of one of two pending requests) are written as the waits the run
+	# observed, 12 on each rank; a Waitall of every pending request as
+	# SMPI's waitall, MPI_PROC_NULL's requests in it as nothing; receives from
 	# MPI_ANY_SOURCE with MPI_ANY_TAG, blocking or not, as the messages
 	# they matched
 	if timeout 120 "$TM" record -o "$W/c-$abi.yml" --trace "$W/trace-c-$abi" -- \
 		"mpirun.$abi" -np 4 "$W/completions.$abi" >"$W/trace-c-$abi.log" 2>&1 &&
 		[ -s "$W/trace-c-$abi/trace.txt" ] && [ ! -e "$W/trace-c-$abi/NOT-REPLAYABLE" ] &&
-		[ "$(grep -c ' wait ' "$W/trace-c-$abi/rank-2.txt")" = 10 ] &&
+		[ "$(grep -c ' wait ' "$W/trace-c-$abi/rank-2.txt")" = 12 ] &&
+		[ "$(grep ' waitall' "$W/trace-c-$abi/rank-2.txt")" = "2 waitall 2" ] &&
+		grep -q '^0 waitall 3$' "$W/trace-c-$abi/rank-0.txt" &&
 		[ "$(grep -E '^0 recv [123] 1[123] 8 6$' "$W/trace-c-$abi/rank-0.txt" |
 			awk '{ print $3 + 10 - $4 }' | sort -u)" = 0 ] &&
 		[ "$(grep -cE '^0 recv [123] ' "$W/trace-c-$abi/rank-0.txt")" = 3 ] &&
