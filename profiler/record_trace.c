@@ -226,6 +226,8 @@ int tmatch__trace_comm_is_world(MPI_Comm comm)
 /* Tag of the messages a collective on a smaller communicator is written as
    (apart from the application's, which are below MPI_TAG_UB's minimum). */
 #define COLL_TAG 1073741824
+/* ... and of a cancelled wildcard receive, completed by the rank itself */
+#define CANCEL_TAG (COLL_TAG + 1)
 
 /* One more action of the same call: no compute before it. */
 static void trace_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -437,11 +439,45 @@ static void fill_wild(struct req *e, MPI_Comm comm, const MPI_Status *st)
 	e->pos = -1;
 }
 
+static int cancelled(const MPI_Status *st)
+{
+	int flag = 0;
+
+	return PMPI_Test_cancelled(st, &flag) == MPI_SUCCESS && flag;
+}
+
+/*
+ * A cancelled wildcard receive (HPCC's RandomAccess cancels those it no
+ * longer needs) matched nothing, but its line is written: it becomes a
+ * receive from the rank itself under a tag of its own, which a send to
+ * itself then completes, and a wait retires. Any other cancelled request
+ * had a peer that a replay would wait for: not reproducible.
+ */
+static void retire_cancelled(struct req *e, double t0, int *wrote)
+{
+	MPI_Status self;
+	int me = tmatch__st.world_rank;
+
+	if (e->pos < 0) {
+		tmatch__trace_unsupported("a cancelled request");
+		return;
+	}
+	self.MPI_SOURCE = 0;
+	self.MPI_TAG = CANCEL_TAG;
+	fill_wild(e, MPI_COMM_SELF, &self);
+	if (*wrote)
+		trace_more("send %d %d 0 6", me, CANCEL_TAG);
+	else
+		tmatch__trace_action_at(t0, "send %d %d 0 6", me, CANCEL_TAG);
+	trace_more("wait %d %d %d", me, me, CANCEL_TAG);
+	*wrote = 1;
+}
+
 void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Status st[], int k,
                              int all)
 {
 	struct req stack[64], *got = k <= 64 ? stack : malloc(sizeof(*got) * (size_t)k);
-	int n = 0;
+	int n = 0, wrote = 0;
 
 	if (!got) {
 		tmatch__trace_unsupported("a completion call (out of memory)");
@@ -457,7 +493,10 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 				    "a completion of a request it did not trace");
 			continue;
 		}
-		if (e->src != -2) {
+		if (e->src != -2 && st && cancelled(&st[i])) {
+			retire_cancelled(e, t0, &wrote);
+			tr.pending--;
+		} else if (e->src != -2) {
 			if (e->pos >= 0)
 				fill_wild(e, e->comm, st ? &st[i] : NULL);
 			got[n++] = *e;
@@ -471,7 +510,7 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 		tmatch__trace_action_at(t0, "waitall %d", n);
 	} else {
 		for (int i = 0; i < n; i++)
-			if (i == 0)
+			if (i == 0 && !wrote)
 				tmatch__trace_action_at(t0, "wait %d %d %d", got[i].src, got[i].dst,
 				                        got[i].tag);
 			else
@@ -479,7 +518,7 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 	}
 	if (got != stack)
 		free(got);
-	if (n == 0) /* nothing completed: the call's own time is not compute */
+	if (n == 0 && !wrote) /* nothing completed: the call's own time is not compute */
 		tr.last += cpu_now() - t0;
 	else
 		tr.last = cpu_now();
