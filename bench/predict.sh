@@ -3,7 +3,9 @@
 #
 # predict.sh - predicted run times of recorded applications under each
 # placement (`treematch record --trace`, then `treematch predict`, SimGrid's
-# replay). Each application runs once here under Open MPI with NP ranks
+# replay): a halo exchange, a NAS CG-style kernel, LAMMPS, GROMACS, HPCC and
+# ScaLAPACK's LU test, those whose Debian packages are installed (lammps,
+# gromacs, hpcc, scalapack-mpi-test). Each application runs once here under Open MPI with NP ranks
 # (oversubscribed: this records what it sends and computes, its own speed
 # does not matter), traced; then its trace is replayed on two modelled
 # clusters of 2 leaf switches x NODES nodes x 2 sockets x CORES cores under
@@ -49,13 +51,20 @@ awk -v np="$NP" -v nn="$nnodes" -v per="$per" \
 	'BEGIN { for (r = 0; r < np; r++) print r, (r % nn) * per + int(r / nn) }' >"$W/cyclic.map"
 
 mpicc.openmpi -O1 -o "$W/halo" "$S/tests/fixtures/predict/halo.c"
+mpicc.openmpi -O2 -o "$W/cgkernel" "$S/bench/apps/cgkernel.c"
 sed "s/^run .*/run             $STEPS/" "$S/tests/mpi/in.melt" >"$W/in.melt"
+# the process grid of HPCC and ScaLAPACK: P x Q = NP, P <= Q, P as large as can be
+P=1
+while [ $((P * 2 * P * 2)) -le "$NP" ] && [ $((NP % (P * 2))) -eq 0 ]; do P=$((P * 2)); done
+Q=$((NP / P))
 
-# app NAME COMMAND...: record + trace NP ranks of COMMAND, then one row per cluster
+# app NAME COMMAND...: record + trace NP ranks of COMMAND (run in $W/NAME.run,
+# where its input files are), then one row per cluster
 app() {
 	name=$1
 	shift
-	if ! (cd "$W" && timeout 1800 "$TM" record -o "$W/$name.yml" --trace "$W/$name.trace" -- \
+	mkdir -p "$W/$name.run"
+	if ! (cd "$W/$name.run" && timeout 1800 "$TM" record -o "$W/$name.yml" --trace "$W/$name.trace" -- \
 		mpirun.openmpi -np "$NP" "$@" >"$W/$name.log" 2>&1) ||
 		[ ! -s "$W/$name.trace/trace.txt" ]; then
 		echo "| $name | - | not traced: $(tail -n 1 "$W/$name.log") |"
@@ -89,8 +98,52 @@ echo
 echo "| application | uplinks | packed (block) | rr | cyclic | auto | treematch | greedy | packed / auto |"
 echo "|---|---|---|---|---|---|---|---|---|"
 app halo "$W/halo"
+# NAS CG's communication pattern (bench/apps/cgkernel.c), 2^20 rows, 15 iterations
+app nas-cg-kernel "$W/cgkernel" 1048576 15
 if command -v lmp >/dev/null 2>&1; then
 	app lammps-melt lmp -in "$W/in.melt" -log none -screen none
+fi
+# GROMACS: a 6 nm box of SPC/E water (about 21,000 atoms), minimized, then
+# 50 steps of MD with PME (mdrun picks its PME ranks and domain grid)
+if command -v gmx_mpi >/dev/null 2>&1 && command -v gmx >/dev/null 2>&1; then
+	G=$W/gromacs.run
+	mkdir -p "$G"
+	printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/spce.itp"\n' >"$G/topol.top"
+	printf '[ system ]\nwater\n[ molecules ]\n' >>"$G/topol.top"
+	# minimized to Fmax < 500 first, then 1 fs steps: the box is stable
+	printf 'integrator = steep\nnsteps = 500\nemtol = 500\n' >"$G/em.mdp"
+	printf 'integrator = md\nnsteps = 50\ndt = 0.001\ntcoupl = v-rescale\ntc-grps = System\n' \
+		>"$G/md.mdp"
+	printf 'tau-t = 0.1\nref-t = 300\nnstenergy = 0\nnstlog = 0\nnstcalcenergy = 50\n' \
+		>>"$G/md.mdp"
+	for f in em md; do
+		printf 'cutoff-scheme = Verlet\ncoulombtype = PME\nrcoulomb = 1.0\nrvdw = 1.0\n' \
+			>>"$G/$f.mdp"
+	done
+	if (cd "$G" && gmx -quiet solvate -cs spc216.gro -box 6 6 6 -o water.gro &&
+		echo "SOL $(grep -c OW water.gro)" >>topol.top &&
+		gmx -quiet grompp -f em.mdp -c water.gro -p topol.top -o em.tpr &&
+		gmx -quiet mdrun -s em.tpr -deffnm em -ntmpi 1 -ntomp 2 &&
+		gmx -quiet grompp -f md.mdp -c em.gro -p topol.top -o md.tpr) >"$G/prep.log" 2>&1; then
+		app gromacs gmx_mpi -quiet mdrun -s "$G/md.tpr" -deffnm "$G/md" -ntomp 1 -nb cpu
+	else
+		echo "| gromacs | - | input not prepared: $(tail -n 1 "$G/prep.log") |"
+	fi
+fi
+# HPCC (HPL, PTRANS, FFT, RandomAccess, b_eff...) on a P x Q grid, HPL N = 1000
+if command -v hpcc >/dev/null 2>&1 && [ -r /usr/share/doc/hpcc/examples/_hpccinf.txt ]; then
+	mkdir -p "$W/hpcc.run"
+	sed -e "s/^2            Ps/$P            Ps/; s/^2            Qs/$Q            Qs/" \
+		/usr/share/doc/hpcc/examples/_hpccinf.txt >"$W/hpcc.run/hpccinf.txt"
+	app hpcc hpcc
+fi
+# ScaLAPACK's LU test (row and column communicators of BLACS), N = 1600
+LU=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests
+if [ -x "$LU/xdlu" ]; then
+	mkdir -p "$W/scalapack-lu.run"
+	printf "'ScaLAPACK LU'\n'treematch'\n'LU.out'\n6\n1\n1600\n1600\n1\n32\n1\n1\n1\n1\n1\n%d\n%d\n1.0\nF\n" \
+		"$P" "$Q" >"$W/scalapack-lu.run/LU.dat"
+	app scalapack-lu "$LU/xdlu"
 fi
 echo
 for f in "$W"/*.eval; do
