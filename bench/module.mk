@@ -115,3 +115,13 @@ BENCH_TARGETS += bench-predict
 bench-predict: all
 	@mkdir -p $(B)/bench
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict.sh | tee $(B)/bench/predict.md
+
+# How far the predictions can be trusted: the same runs predicted and
+# measured on the local Slurm cluster (bench/predict_real.sh, issue 19);
+# needs root, MPICH and libsimgrid-dev. Not in `make bench`: it starts a
+# cluster.
+.PHONY: bench-predict-real
+bench-predict-real: all
+	@mkdir -p $(B)/bench
+	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict_real.sh | \
+	    tee $(B)/bench/predict-real.md
