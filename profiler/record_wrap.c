@@ -194,6 +194,7 @@ API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, 
 struct done {
 	MPI_Request hs[ON_STACK], *h; /* the handles before the call */
 	MPI_Status ss[ON_STACK], *st; /* statuses the call fills */
+	int st_malloced;              /* st is ours, from malloc */
 	double t0;
 };
 
@@ -202,27 +203,37 @@ static int done_begin(struct done *d, int n, const MPI_Request reqs[], MPI_Statu
 {
 	int m = n > 0 ? n : 1;
 
-	d->h = m <= ON_STACK ? d->hs : malloc(sizeof(*d->h) * (size_t)m);
-	if (statuses != MPI_STATUSES_IGNORE && statuses != MPI_STATUS_IGNORE)
+	/* handles: a pointer in Open MPI, an int in MPICH; copied as bytes */
+	// NOLINTNEXTLINE(bugprone-sizeof-expression)
+	d->h = m <= ON_STACK ? d->hs : malloc(sizeof(MPI_Request) * (size_t)m);
+	d->st_malloced = 0;
+	if (statuses != MPI_STATUSES_IGNORE && statuses != MPI_STATUS_IGNORE) {
 		d->st = statuses;
-	else
-		d->st = m <= ON_STACK ? d->ss : malloc(sizeof(*d->st) * (size_t)m);
+	} else if (m <= ON_STACK) {
+		d->st = d->ss;
+	} else {
+		d->st = malloc(sizeof(MPI_Status) * (size_t)m);
+		d->st_malloced = 1;
+	}
 	if (!d->h || !d->st) {
 		tmatch__trace_unsupported("a completion call (out of memory)");
 		if (d->h != d->hs)
 			free(d->h);
+		if (d->st_malloced)
+			free(d->st);
 		d->h = NULL;
 		return -1;
 	}
 	if (n > 0)
-		memcpy(d->h, reqs, sizeof(*d->h) * (size_t)n);
+		// NOLINTNEXTLINE(bugprone-sizeof-expression)
+		memcpy(d->h, reqs, sizeof(MPI_Request) * (size_t)n);
 	d->t0 = tmatch__trace_clock();
 	return 0;
 }
 
 /* After it: the `count` requests h[idx[j]] it completed, status st[j]
    (count may be MPI_UNDEFINED, idx NULL for 0..count-1). */
-static void done_end(struct done *d, MPI_Status *statuses, int rc, int count, const int idx[])
+static void done_end(struct done *d, int rc, int count, const int idx[])
 {
 	int any = 0;
 
@@ -235,7 +246,7 @@ static void done_end(struct done *d, MPI_Status *statuses, int rc, int count, co
 		tmatch__trace_completed(d->t0, NULL, NULL, 0, 0);
 	if (d->h != d->hs)
 		free(d->h);
-	if (d->st != statuses && d->st != d->ss)
+	if (d->st_malloced)
 		free(d->st);
 }
 
@@ -247,7 +258,7 @@ API int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	if (!tmatch__tracing() || done_begin(&d, 1, req, status) != 0)
 		return PMPI_Wait(req, status);
 	rc = PMPI_Wait(req, d.st);
-	done_end(&d, status, rc, 1, NULL);
+	done_end(&d, rc, 1, NULL);
 	return rc;
 }
 
@@ -263,7 +274,7 @@ API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 	tmatch__trace_completed(d.t0, d.h, d.st, rc == MPI_SUCCESS ? n : 0, 1);
 	if (d.h != d.hs)
 		free(d.h);
-	if (d.st != statuses && d.st != d.ss)
+	if (d.st_malloced)
 		free(d.st);
 	return rc;
 }
@@ -276,7 +287,7 @@ API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 	if (!tmatch__tracing() || done_begin(&d, n, reqs, status) != 0)
 		return PMPI_Waitany(n, reqs, index, status);
 	rc = PMPI_Waitany(n, reqs, index, d.st);
-	done_end(&d, status, rc, *index == MPI_UNDEFINED ? 0 : 1, index);
+	done_end(&d, rc, *index == MPI_UNDEFINED ? 0 : 1, index);
 	return rc;
 }
 
@@ -288,7 +299,7 @@ API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MP
 	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
 	rc = PMPI_Waitsome(n, reqs, outcount, indices, d.st);
-	done_end(&d, statuses, rc, *outcount, indices);
+	done_end(&d, rc, *outcount, indices);
 	return rc;
 }
 
@@ -300,7 +311,7 @@ API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	if (!tmatch__tracing() || done_begin(&d, 1, req, status) != 0)
 		return PMPI_Test(req, flag, status);
 	rc = PMPI_Test(req, flag, d.st);
-	done_end(&d, status, rc, *flag ? 1 : 0, NULL);
+	done_end(&d, rc, *flag ? 1 : 0, NULL);
 	return rc;
 }
 
@@ -312,7 +323,7 @@ API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Testall(n, reqs, flag, statuses);
 	rc = PMPI_Testall(n, reqs, flag, d.st);
-	done_end(&d, statuses, rc, *flag ? n : 0, NULL);
+	done_end(&d, rc, *flag ? n : 0, NULL);
 	return rc;
 }
 
@@ -324,7 +335,7 @@ API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	if (!tmatch__tracing() || done_begin(&d, n, reqs, status) != 0)
 		return PMPI_Testany(n, reqs, index, flag, status);
 	rc = PMPI_Testany(n, reqs, index, flag, d.st);
-	done_end(&d, status, rc, *flag && *index != MPI_UNDEFINED ? 1 : 0, index);
+	done_end(&d, rc, *flag && *index != MPI_UNDEFINED ? 1 : 0, index);
 	return rc;
 }
 
@@ -336,7 +347,7 @@ API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MP
 	if (!tmatch__tracing() || done_begin(&d, n, reqs, statuses) != 0)
 		return PMPI_Testsome(n, reqs, outcount, indices, statuses);
 	rc = PMPI_Testsome(n, reqs, outcount, indices, d.st);
-	done_end(&d, statuses, rc, *outcount, indices);
+	done_end(&d, rc, *outcount, indices);
 	return rc;
 }
 
