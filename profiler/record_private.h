@@ -180,8 +180,6 @@ void tmatch__trace_done(void);
 void tmatch__trace_unsupported(const char *what);
 /* world rank of `rank` of comm; marks the trace unreplayable when there is none */
 int tmatch__trace_world(MPI_Comm comm, int rank);
-/* 1 if comm has MPI_COMM_WORLD's group (else the trace is marked) */
-int tmatch__trace_comm_is_world(MPI_Comm comm);
 /*
  * A collective of one size per rank (bytes sent, rbytes received: they
  * differ in gather and scatter): 1 when comm has MPI_COMM_WORLD's
@@ -200,9 +198,25 @@ enum tmatch__coll_kind {
 	TMATCH__COLL_SCATTER,
 	TMATCH__COLL_ALLGATHER,
 	TMATCH__COLL_ALLTOALL,
+	TMATCH__COLL_ALLTOALLV,
+	TMATCH__COLL_ALLGATHERV,
+	TMATCH__COLL_GATHERV,
+	TMATCH__COLL_SCATTERV,
+	TMATCH__COLL_REDUCE_SCATTER,
 };
 int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
                        unsigned long long bytes, unsigned long long rbytes);
+/*
+ * The same for the v-collectives (and reduce-scatter): per-member counts
+ * (scounts of stype sent, rcounts of rtype received, each NULL where the
+ * call has none at this rank) or one size (sbytes sent, rbytes received).
+ * Their messages: pairwise exchanges (alltoallv), a ring (allgatherv),
+ * linear gatherv and scatterv, a binomial reduce then a linear scatter
+ * (reduce-scatter).
+ */
+int tmatch__trace_coll_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
+                         MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
+                         MPI_Datatype rtype, unsigned long long rbytes);
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
 /*
  * A receive from MPI_ANY_SOURCE or with MPI_ANY_TAG: its line is written

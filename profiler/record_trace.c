@@ -212,17 +212,6 @@ int tmatch__trace_world(MPI_Comm comm, int rank)
 	return w;
 }
 
-int tmatch__trace_comm_is_world(MPI_Comm comm)
-{
-	int res = MPI_UNEQUAL;
-
-	PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res);
-	if (res == MPI_IDENT || res == MPI_CONGRUENT)
-		return 1;
-	tmatch__trace_unsupported("a collective on a communicator other than MPI_COMM_WORLD");
-	return 0;
-}
-
 /* Tag of the messages a collective on a smaller communicator is written as
    (apart from the application's, which are below MPI_TAG_UB's minimum). */
 #define COLL_TAG 1073741824
@@ -296,21 +285,35 @@ static void coll_reduce(MPI_Comm comm, int me, int n, int root, unsigned long lo
 	}
 }
 
-int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
-                       unsigned long long bytes, unsigned long long rbytes)
+/*
+ * Where a collective on comm stands: 1 when comm has MPI_COMM_WORLD's
+ * group (SMPI's own action), 0 when there is nothing to write (one member,
+ * MPI_ROOT or MPI_PROC_NULL of an intercommunicator, or a communicator it
+ * cannot translate: then said), else -1 with this rank's place and the
+ * size: the messages are to be written.
+ */
+static int coll_members(MPI_Comm comm, int root, int *me, int *n)
 {
-	int res = MPI_UNEQUAL, me = 0, n = 0, first = 1;
+	int res = MPI_UNEQUAL;
 
 	PMPI_Comm_compare(comm, MPI_COMM_WORLD, &res);
 	if (res == MPI_IDENT || res == MPI_CONGRUENT)
 		return 1;
-	if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Comm_size(comm, &n) != MPI_SUCCESS ||
+	if (PMPI_Comm_rank(comm, me) != MPI_SUCCESS || PMPI_Comm_size(comm, n) != MPI_SUCCESS ||
 	    tmatch__comm_to_world(comm, 0) < 0) {
 		tmatch__trace_unsupported("a collective on a communicator it cannot translate");
 		return 0;
 	}
-	if (n < 2 || root < 0 || root >= n)
-		return 0; /* one member, or MPI_ROOT/MPI_PROC_NULL of an intercommunicator */
+	return *n < 2 || root < 0 || root >= *n ? 0 : -1;
+}
+
+int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
+                       unsigned long long bytes, unsigned long long rbytes)
+{
+	int me = 0, n = 0, first = 1, c = coll_members(comm, root, &me, &n);
+
+	if (c >= 0)
+		return c;
 	switch (kind) {
 	case TMATCH__COLL_BARRIER:
 	case TMATCH__COLL_ALLREDUCE:
@@ -340,6 +343,94 @@ int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
 	case TMATCH__COLL_ALLTOALL: /* pairwise: step s with me + s and me - s */
 		for (int s = 1; s < n; s++)
 			coll_sendrecv(comm, (me + s) % n, (me - s + n) % n, bytes, &first);
+		break;
+	default: /* the v-collectives: tmatch__trace_coll_v */
+		tmatch__trace_unsupported("a collective it does not know");
+		break;
+	}
+	return 0;
+}
+
+/* Bytes of counts[m] elements of a type of tsz bytes (0 without counts). */
+static unsigned long long vbytes(const int counts[], int m, int tsz)
+{
+	return counts && counts[m] > 0 ? (unsigned long long)counts[m] * (unsigned)tsz : 0;
+}
+
+int tmatch__trace_coll_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
+                         MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
+                         MPI_Datatype rtype, unsigned long long rbytes)
+{
+	int me = 0, n = 0, first = 1, ssz = 0, rsz = 0, c = coll_members(comm, root, &me, &n);
+
+	if (c >= 0)
+		return c;
+	if ((scounts && PMPI_Type_size(stype, &ssz) != MPI_SUCCESS) ||
+	    (rcounts && PMPI_Type_size(rtype, &rsz) != MPI_SUCCESS)) {
+		tmatch__trace_unsupported("a v-collective with a type of unknown size");
+		return 0;
+	}
+	switch (kind) {
+	case TMATCH__COLL_ALLTOALLV:
+		for (int s = 1; s < n; s++) {
+			int to = (me + s) % n, from = (me - s + n) % n;
+			int wt = tmatch__comm_to_world(comm, to),
+			    wf = tmatch__comm_to_world(comm, from);
+
+			if (first)
+				tmatch__trace_action("sendRecv %llu %d %llu %d 6 6",
+				                     vbytes(scounts, to, ssz), wt,
+				                     vbytes(rcounts, from, rsz), wf);
+			else
+				trace_more("sendRecv %llu %d %llu %d 6 6", vbytes(scounts, to, ssz),
+				           wt, vbytes(rcounts, from, rsz), wf);
+			first = 0;
+		}
+		break;
+	case TMATCH__COLL_ALLGATHERV: /* a ring: at step s the block of me - s + 1 goes right */
+		for (int s = 1; s < n; s++) {
+			int wt = tmatch__comm_to_world(comm, (me + 1) % n);
+			int wf = tmatch__comm_to_world(comm, (me - 1 + n) % n);
+			unsigned long long out = vbytes(rcounts, (me - s + 1 + n) % n, rsz);
+			unsigned long long in = vbytes(rcounts, (me - s + n) % n, rsz);
+
+			if (first)
+				tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", out, wt, in,
+				                     wf);
+			else
+				trace_more("sendRecv %llu %d %llu %d 6 6", out, wt, in, wf);
+			first = 0;
+		}
+		break;
+	case TMATCH__COLL_GATHERV:
+	case TMATCH__COLL_SCATTERV:
+		for (int m = 0; m < n; m++) {
+			int gather = kind == TMATCH__COLL_GATHERV;
+
+			if (me != root && m == root)
+				coll_msg(comm, gather ? "send" : "recv", root,
+				         gather ? sbytes : rbytes, &first);
+			else if (me == root && m != root)
+				coll_msg(comm, gather ? "recv" : "send", m,
+				         gather ? vbytes(rcounts, m, rsz) : vbytes(scounts, m, ssz),
+				         &first);
+		}
+		break;
+	case TMATCH__COLL_REDUCE_SCATTER: {
+		unsigned long long total = 0;
+
+		for (int m = 0; m < n; m++)
+			total += vbytes(rcounts, m, rsz);
+		coll_reduce(comm, me, n, 0, total, &first);
+		for (int m = 1; m < n; m++)
+			if (me == 0)
+				coll_msg(comm, "send", m, vbytes(rcounts, m, rsz), &first);
+			else if (me == m)
+				coll_msg(comm, "recv", 0, vbytes(rcounts, m, rsz), &first);
+		break;
+	}
+	default:
+		tmatch__trace_unsupported("a collective it does not know");
 		break;
 	}
 	return 0;

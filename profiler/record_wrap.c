@@ -708,7 +708,8 @@ static void trace_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype sty
 	unsigned long long st, rt;
 	char *sc, *rc;
 
-	if (!tmatch__trace_comm_is_world(comm))
+	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_ALLTOALLV, 0, scounts, stype, 0, rcounts,
+	                          rtype, 0))
 		return;
 	sc = tmatch__trace_counts(scounts, stype, &st);
 	rc = tmatch__trace_counts(rcounts, rtype, &rt);
@@ -722,15 +723,14 @@ static void trace_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype sty
 
 /* allgatherv: SCOUNT RCOUNTS...; gatherv: SCOUNT RCOUNTS... ROOT (the
    counts only at the root); scatterv: SCOUNTS... RCOUNT ROOT (only at the
-   root); reducescatter: RCOUNTS... 0 */
-static void trace_v(const char *name, MPI_Comm comm, const char *head, const int counts[],
-                    MPI_Datatype type, const char *tail)
+   root); reducescatter: RCOUNTS... 0. On MPI_COMM_WORLD's group only: the
+   callers write the others as messages (tmatch__trace_coll_v). */
+static void trace_v(const char *name, const char *head, const int counts[], MPI_Datatype type,
+                    const char *tail)
 {
 	unsigned long long t;
 	char *c;
 
-	if (!tmatch__trace_comm_is_world(comm))
-		return;
 	c = tmatch__trace_counts(counts, type, &t);
 	if (c)
 		tmatch__trace_action("%s %s%s%s", name, head, c, tail);
@@ -745,11 +745,14 @@ static void trace_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Da
 	char head[32];
 	int me = 0;
 
+	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_ALLGATHERV, 0, NULL, stype, 0, rcounts, rtype,
+	                          0))
+		return;
 	PMPI_Comm_rank(comm, &me);
 	snprintf(head, sizeof head, "%llu ",
 	         sbuf == MPI_IN_PLACE ? (unsigned long long)tmatch__bytes(rcounts[me], rtype)
 	                              : (unsigned long long)tmatch__bytes(scount, stype));
-	trace_v("allgatherv", comm, head, rcounts, rtype, " 6 6");
+	trace_v("allgatherv", head, rcounts, rtype, " 6 6");
 }
 
 static void trace_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
@@ -759,9 +762,13 @@ static void trace_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const i
 	int me = -1;
 
 	PMPI_Comm_rank(comm, &me);
+	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_GATHERV, root, NULL, stype,
+	                          tmatch__bytes(scount, stype), me == root ? rcounts : NULL, rtype,
+	                          0))
+		return;
 	snprintf(head, sizeof head, "%llu ", (unsigned long long)tmatch__bytes(scount, stype));
 	snprintf(tail, sizeof tail, " %d 6 6", root);
-	trace_v("gatherv", comm, head, me == root ? rcounts : NULL, rtype, tail);
+	trace_v("gatherv", head, me == root ? rcounts : NULL, rtype, tail);
 }
 
 static void trace_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
@@ -771,9 +778,12 @@ static void trace_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype styp
 	int me = -1;
 
 	PMPI_Comm_rank(comm, &me);
+	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_SCATTERV, root, me == root ? scounts : NULL,
+	                          stype, 0, NULL, rtype, tmatch__bytes(rcount, rtype)))
+		return;
 	snprintf(tail, sizeof tail, " %llu %d 6 6",
 	         (unsigned long long)tmatch__bytes(rcount, rtype), root);
-	trace_v("scatterv", comm, "", me == root ? scounts : NULL, stype, tail);
+	trace_v("scatterv", "", me == root ? scounts : NULL, stype, tail);
 }
 
 #define COLL (tmatch__on() && tmatch__st.collectives)
@@ -880,7 +890,9 @@ API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MP
 {
 	if (COLL)
 		tmatch__coll_v(comm, rcounts, type);
-	TRACED(trace_v("reducescatter", comm, "", rcounts, type, " 0 6"),
+	TRACED(if (tmatch__trace_coll_v(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0,
+	                                rcounts, type, 0))
+	           trace_v("reducescatter", "", rcounts, type, " 0 6"),
 	       PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
 }
 

@@ -353,14 +353,16 @@ for abi in openmpi mpich; do
 	fi
 	# row and column communicators: their collectives are written as the
 	# messages between members (rank 1 receives row 0's bcast from rank 0,
-	# then its reduce to row rank 1 from ranks 2 and 3); every message sent
-	# is received, and the trace replays
+	# then its reduce to row rank 1 from ranks 2 and 3, and sends its 2
+	# doubles of the gatherv to rank 3); every message sent is received, and
+	# the trace replays
 	rm -rf "$W/trace-g-$abi"
 	if timeout 120 "$TM" record -o "$W/g-$abi.yml" --trace "$W/trace-g-$abi" -- \
 		"mpirun.$abi" -np 8 "$W/grid.$abi" >"$W/trace-g-$abi.log" 2>&1 &&
 		[ -s "$W/trace-g-$abi/trace.txt" ] && [ ! -e "$W/trace-g-$abi/NOT-REPLAYABLE" ] &&
 		grep -A3 '^1 recv 0 1073741824 8192 6$' "$W/trace-g-$abi/rank-1.txt" |
 		grep -q '^1 recv 3 1073741824 4096 6$' &&
+		grep -q '^1 send 3 1073741824 16 6$' "$W/trace-g-$abi/rank-1.txt" &&
 		cat "$W/trace-g-$abi"/rank-*.txt | awk '
 			$2 == "send" && $4 == 1073741824 { s[$1 " " $3 " " $5]++ }
 			$2 == "recv" && $4 == 1073741824 { r[$3 " " $1 " " $5]++ }
