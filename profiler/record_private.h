@@ -176,6 +176,15 @@ void tmatch__trace_action_at(double at, const char *fmt, ...) __attribute__((for
  */
 void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Status st[], int k,
                              int all);
+/*
+ * A send and a receive that proceed together (MPI_Sendrecv, the steps of
+ * a collective written as messages): isend, irecv and a wait for each,
+ * with their tags (SMPI's own sendRecv action has a tag of its own, which
+ * a peer's plain send or receive would not match). World ranks; compute
+ * counted up to `at` for the first line of a call (*first).
+ */
+void tmatch__trace_exchange(double at, int to, int stag, unsigned long long sbytes, int from,
+                            int rtag, unsigned long long rbytes, int *first);
 void tmatch__trace_done(void);
 void tmatch__trace_unsupported(const char *what);
 /* world rank of `rank` of comm; marks the trace unreplayable when there is none */

@@ -7,7 +7,7 @@
  *
  *   R init | R compute FLOPS | R send DST TAG BYTES 6 | R isend ... |
  *   R recv SRC TAG BYTES 6 | R irecv ... | R wait SRC DST TAG | R waitall N |
- *   R sendRecv SBYTES DST RBYTES SRC 6 6 | R barrier | R bcast BYTES ROOT 6 |
+ *   R barrier | R bcast BYTES ROOT 6 |
  *   R reduce BYTES 0 ROOT 6 | R allreduce BYTES 0 6 | R alltoall B B 6 6 |
  *   R allgather B B 6 6 | R gather B B ROOT 6 6 | R scatter B B ROOT 6 6 |
  *   R alltoallv ST S0.. RT R0.. 6 6 | R allgatherv S R0.. 6 6 |
@@ -243,15 +243,27 @@ static void coll_msg(MPI_Comm comm, const char *dir, int m, unsigned long long b
 	*first = 0;
 }
 
-static void coll_sendrecv(MPI_Comm comm, int to, int from, unsigned long long bytes, int *first)
+void tmatch__trace_exchange(double at, int to, int stag, unsigned long long sbytes, int from,
+                            int rtag, unsigned long long rbytes, int *first)
 {
-	int wt = tmatch__comm_to_world(comm, to), wf = tmatch__comm_to_world(comm, from);
+	int me = tmatch__st.world_rank;
 
 	if (*first)
-		tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", bytes, wt, bytes, wf);
+		tmatch__trace_action_at(at, "isend %d %d %llu 6", to, stag, sbytes);
 	else
-		trace_more("sendRecv %llu %d %llu %d 6 6", bytes, wt, bytes, wf);
+		trace_more("isend %d %d %llu 6", to, stag, sbytes);
+	trace_more("irecv %d %d %llu 6", from, rtag, rbytes);
+	trace_more("wait %d %d %d", me, to, stag);
+	trace_more("wait %d %d %d", from, me, rtag);
 	*first = 0;
+}
+
+/* An exchange between members of a smaller communicator, under COLL_TAG. */
+static void coll_exchange(MPI_Comm comm, int to, unsigned long long sbytes, int from,
+                          unsigned long long rbytes, int *first)
+{
+	tmatch__trace_exchange(cpu_now(), tmatch__comm_to_world(comm, to), COLL_TAG, sbytes,
+	                       tmatch__comm_to_world(comm, from), COLL_TAG, rbytes, first);
 }
 
 /* Binomial trees over the ranks relative to root (as MPICH's). */
@@ -338,11 +350,11 @@ int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
 		break;
 	case TMATCH__COLL_ALLGATHER: /* a ring: n - 1 blocks to the right */
 		for (int s = 1; s < n; s++)
-			coll_sendrecv(comm, (me + 1) % n, (me - 1 + n) % n, bytes, &first);
+			coll_exchange(comm, (me + 1) % n, bytes, (me - 1 + n) % n, bytes, &first);
 		break;
 	case TMATCH__COLL_ALLTOALL: /* pairwise: step s with me + s and me - s */
 		for (int s = 1; s < n; s++)
-			coll_sendrecv(comm, (me + s) % n, (me - s + n) % n, bytes, &first);
+			coll_exchange(comm, (me + s) % n, bytes, (me - s + n) % n, bytes, &first);
 		break;
 	default: /* the v-collectives: tmatch__trace_coll_v */
 		tmatch__trace_unsupported("a collective it does not know");
@@ -374,33 +386,16 @@ int tmatch__trace_coll_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, c
 	case TMATCH__COLL_ALLTOALLV:
 		for (int s = 1; s < n; s++) {
 			int to = (me + s) % n, from = (me - s + n) % n;
-			int wt = tmatch__comm_to_world(comm, to),
-			    wf = tmatch__comm_to_world(comm, from);
 
-			if (first)
-				tmatch__trace_action("sendRecv %llu %d %llu %d 6 6",
-				                     vbytes(scounts, to, ssz), wt,
-				                     vbytes(rcounts, from, rsz), wf);
-			else
-				trace_more("sendRecv %llu %d %llu %d 6 6", vbytes(scounts, to, ssz),
-				           wt, vbytes(rcounts, from, rsz), wf);
-			first = 0;
+			coll_exchange(comm, to, vbytes(scounts, to, ssz), from,
+			              vbytes(rcounts, from, rsz), &first);
 		}
 		break;
 	case TMATCH__COLL_ALLGATHERV: /* a ring: at step s the block of me - s + 1 goes right */
-		for (int s = 1; s < n; s++) {
-			int wt = tmatch__comm_to_world(comm, (me + 1) % n);
-			int wf = tmatch__comm_to_world(comm, (me - 1 + n) % n);
-			unsigned long long out = vbytes(rcounts, (me - s + 1 + n) % n, rsz);
-			unsigned long long in = vbytes(rcounts, (me - s + n) % n, rsz);
-
-			if (first)
-				tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", out, wt, in,
-				                     wf);
-			else
-				trace_more("sendRecv %llu %d %llu %d 6 6", out, wt, in, wf);
-			first = 0;
-		}
+		for (int s = 1; s < n; s++)
+			coll_exchange(comm, (me + 1) % n,
+			              vbytes(rcounts, (me - s + 1 + n) % n, rsz), (me - 1 + n) % n,
+			              vbytes(rcounts, (me - s + n) % n, rsz), &first);
 		break;
 	case TMATCH__COLL_GATHERV:
 	case TMATCH__COLL_SCATTERV:

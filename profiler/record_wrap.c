@@ -389,36 +389,74 @@ API int MPI_Request_free(MPI_Request *req)
 }
 
 /* A send-receive; with MPI_PROC_NULL on one side, not replayable as one. */
-static void trace_sendrecv(MPI_Comm comm, uint64_t sbytes, int dest, uint64_t rbytes, int source)
+/*
+ * After MPI_Sendrecv(_replace), entered at t0: its send and its receive
+ * as an exchange (tmatch__trace_exchange), the receive's source and tag
+ * from the status (so wildcards are what the run matched); with
+ * MPI_PROC_NULL on one side, the other side's message alone.
+ */
+static void trace_sendrecv(double t0, MPI_Comm comm, unsigned long long sbytes, int dest, int stag,
+                           unsigned long long rbytes, int source, const MPI_Status *st)
 {
-	if (dest < 0 || source < 0)
-		tmatch__trace_unsupported("MPI_Sendrecv with MPI_PROC_NULL");
-	else
-		tmatch__trace_action("sendRecv %llu %d %llu %d 6 6", (unsigned long long)sbytes,
-		                     tmatch__trace_world(comm, dest), (unsigned long long)rbytes,
-		                     tmatch__trace_world(comm, source));
+	int first = 1;
+	int to = dest == MPI_PROC_NULL ? -1 : tmatch__trace_world(comm, dest);
+	int from = source == MPI_PROC_NULL ? -1 : tmatch__trace_world(comm, st->MPI_SOURCE);
+
+	if (to >= 0 && from >= 0)
+		tmatch__trace_exchange(t0, to, stag, sbytes, from, st->MPI_TAG, rbytes, &first);
+	else if (to >= 0)
+		tmatch__trace_action_at(t0, "send %d %d %llu 6", to, stag, sbytes);
+	else if (from >= 0)
+		tmatch__trace_action_at(t0, "recv %d %d %llu 6", from, st->MPI_TAG, rbytes);
 }
 
 API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
                      void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                      MPI_Comm comm, MPI_Status *status)
 {
+	MPI_Status st;
+	double t0;
+	int rc;
+
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, scount, stype);
-	TRACED(trace_sendrecv(comm, tmatch__bytes(scount, stype), dest,
-	                      tmatch__bytes(rcount, rtype), source),
-	       PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-	                     comm, status));
+	if (!tmatch__tracing())
+		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+		                     rtag, comm, status);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm,
+	                   status == MPI_STATUS_IGNORE ? &st : status);
+	if (status != MPI_STATUS_IGNORE)
+		st = *status;
+	if (rc == MPI_SUCCESS)
+		trace_sendrecv(t0, comm, tmatch__bytes(scount, stype), dest, stag,
+		               tmatch__bytes(rcount, rtype), source, &st);
+	tmatch__trace_done();
+	return rc;
 }
 
 API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
                              int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
+	MPI_Status st;
+	double t0;
+	int rc;
+
 	if (tmatch__on())
 		tmatch__count_send(comm, dest, count, type);
-	TRACED(trace_sendrecv(comm, tmatch__bytes(count, type), dest, tmatch__bytes(count, type),
-	                      source),
-	       PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status));
+	if (!tmatch__tracing())
+		return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm,
+		                             status);
+	t0 = tmatch__trace_clock();
+	rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm,
+	                           status == MPI_STATUS_IGNORE ? &st : status);
+	if (status != MPI_STATUS_IGNORE)
+		st = *status;
+	if (rc == MPI_SUCCESS)
+		trace_sendrecv(t0, comm, tmatch__bytes(count, type), dest, stag,
+		               tmatch__bytes(count, type), source, &st);
+	tmatch__trace_done();
+	return rc;
 }
 
 #if MPI_VERSION >= 4
