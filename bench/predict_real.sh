@@ -113,7 +113,14 @@ predicted() { # app row (1 packed, 2 cyclic, 3 auto)
 	awk -v k="$2" '/^#/ || /^mapping/ { next } { if (++n == k) print $2 }' "$W/$1.predict"
 }
 order() { # three values: the order of the three placements, lowest first
-	printf '%s block\n%s cyclic\n%s treematch\n' "$1" "$2" "$3" | sort -g | awk '{ printf "%s%s", NR > 1 ? " < " : "", $2 }'
+	printf '%s block\n%s cyclic\n%s treematch\n' "$1" "$2" "$3" | sort -g |
+		awk '{ printf "%s%s", (NR > 1 ? " < " : ""), $2 }'
+}
+spread() { # app: the largest (max - min) / median over the placements' runs, in %
+	for p in block cyclic treematch; do
+		awk -v a="$1" -v p="$p" '$1 == a && $2 == p { print $3 }' "$W/times" | sort -n |
+			awk '{ v[NR] = $1 } END { printf "%.1f\n", 100 * (v[NR] - v[1]) / v[int((NR + 1) / 2)] }'
+	done | sort -g | tail -n 1
 }
 
 echo "# predicted vs measured: 8 ranks (MPICH) on the local cluster, 4 nodes x 2 cores"
@@ -131,7 +138,7 @@ for a in $apps; do
 	po=$(order "$pb" "$pc" "$pt")
 	mo=$(order "$mb" "$mc" "$mt")
 	echo "| $a | predicted | $pb | $pc | $pt | $po |"
-	echo "| $a | measured | $mb | $mc | $mt | $mo |"
+	echo "| $a | measured (runs spread up to $(spread "$a") %) | $mb | $mc | $mt | $mo |"
 done
 echo
 echo "Model (local.machine): $(grep -v '^#' "$W/local.machine" | tr '\n' ';' | sed 's/;$//')"
