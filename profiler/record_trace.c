@@ -22,10 +22,11 @@
  * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes
  * the index DIR/trace.txt (one rank's file per line). A collective on a smaller communicator
  * (rows and columns of a process grid, a split) is written as the point-to-point messages of
- * a usual algorithm between its members (tmatch__trace_coll). What a replay cannot reproduce
- * (a call this file does not trace, a v-collective on a smaller communicator, MPI_ANY_SOURCE,
- * threads) is named in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says
- * so.
+ * a usual algorithm between its members (tmatch__trace_coll, tmatch__trace_coll_v); MPI_Sendrecv
+ * as an exchange (isend, irecv, two waits); completions and wildcard receives as the run
+ * observed them (tmatch__trace_completed). What a replay cannot reproduce (a call this file
+ * does not trace: persistent requests, non-blocking collectives, one-sided calls; threads) is
+ * named in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
  *
  * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
  */
