@@ -3,9 +3,10 @@
 #
 # predict.sh - predicted run times of recorded applications under each
 # placement (`treematch record --trace`, then `treematch predict`, SimGrid's
-# replay): a halo exchange, a NAS CG-style kernel, LAMMPS, GROMACS, HPCC and
-# ScaLAPACK's LU test, those whose Debian packages are installed (lammps,
-# gromacs, hpcc, scalapack-mpi-test). Each application runs once here under Open MPI with NP ranks
+# replay): a halo exchange, a NAS CG-style kernel, LAMMPS, GROMACS, HPCC,
+# ScaLAPACK's LU test and two PETSc examples, those whose Debian packages are
+# installed (`sh tests/install-deps.sh --bench` installs them all). Each
+# application runs once here under Open MPI with NP ranks
 # (oversubscribed: this records what it sends and computes, its own speed
 # does not matter), traced; then its trace is replayed on two modelled
 # clusters of 2 leaf switches x NODES nodes x 2 sockets x CORES cores under
@@ -144,6 +145,25 @@ if [ -x "$LU/xdlu" ]; then
 	printf "'ScaLAPACK LU'\n'treematch'\n'LU.out'\n6\n1\n1600\n1600\n1\n32\n1\n1\n1\n1\n1\n%d\n%d\n1.0\nF\n" \
 		"$P" "$Q" >"$W/scalapack-lu.run/LU.dat"
 	app scalapack-lu "$LU/xdlu"
+fi
+# PETSc's examples (libpetsc3.18-dev-examples or its successor): KSP's CG
+# on a 2D Laplacian in row blocks (ex2) and a 3D Laplacian on a DMDA solved
+# with two-level multigrid (ex45); their vector scatters are persistent
+# requests started at every product
+PX=$(ls -d /usr/share/petsc/*/share/petsc/examples/src/ksp/ksp/tutorials 2>/dev/null | tail -n 1)
+if [ -n "$PX" ] && [ -r "$PX/ex45.c" ] && pkg-config --exists PETSc; then
+	for ex in ex2 ex45; do
+		# shellcheck disable=SC2046 # pkg-config's flags are words
+		mpicc.openmpi -O2 -o "$W/petsc-$ex" "$PX/$ex.c" $(pkg-config --cflags --libs PETSc) \
+			>"$W/petsc-$ex.cc" 2>&1 ||
+			echo "| petsc-$ex | - | not built: $(tail -n 1 "$W/petsc-$ex.cc") |"
+	done
+	[ -x "$W/petsc-ex2" ] &&
+		app petsc-ksp-ex2 "$W/petsc-ex2" -m 256 -n 256 -ksp_type cg -pc_type jacobi \
+			-ksp_max_it 50
+	[ -x "$W/petsc-ex45" ] &&
+		app petsc-ksp-ex45 "$W/petsc-ex45" -da_grid_x 33 -da_grid_y 33 -da_grid_z 33 \
+			-pc_type mg -pc_mg_levels 2 -ksp_max_it 4
 fi
 echo
 for f in "$W"/*.eval; do

@@ -341,15 +341,14 @@ int tmatch__win_to_world(MPI_Win win, int rank)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Persistent send requests                                                  */
+/* Persistent requests                                                       */
 
 #define PERSIST_BUCKETS 1024
 
 struct persist {
 	struct persist *next;
 	MPI_Request req;
-	int world;
-	uint64_t bytes;
+	struct tmatch__persist_def def;
 };
 
 static struct persist *persist_tab[PERSIST_BUCKETS];
@@ -364,7 +363,7 @@ static unsigned persist_hash(MPI_Request req)
 	return (unsigned)(k >> 40) % PERSIST_BUCKETS;
 }
 
-void tmatch__persist_add(MPI_Request req, int world, uint64_t bytes)
+void tmatch__persist_add(MPI_Request req, const struct tmatch__persist_def *def)
 {
 	unsigned h = persist_hash(req);
 	struct persist *p;
@@ -378,29 +377,35 @@ void tmatch__persist_add(MPI_Request req, int world, uint64_t bytes)
 		p->next = persist_tab[h];
 		persist_tab[h] = p;
 	}
-	if (p) {
-		p->world = world;
-		p->bytes = bytes;
-	}
+	if (p)
+		p->def = *def;
 	pthread_mutex_unlock(&lock);
 }
 
-void tmatch__persist_start(MPI_Request req)
+int tmatch__persist_find(MPI_Request req, struct tmatch__persist_def *def)
 {
 	unsigned h = persist_hash(req);
-	int world = -2;
-	uint64_t bytes = 0;
+	int found = 0;
 
 	pthread_mutex_lock(&lock);
 	for (struct persist *p = persist_tab[h]; p; p = p->next)
 		if (p->req == req) {
-			world = p->world;
-			bytes = p->bytes;
+			if (def)
+				*def = p->def;
+			found = 1;
 			break;
 		}
 	pthread_mutex_unlock(&lock);
-	if (world != -2) /* not a persistent send we know: a receive */
-		tmatch__add(TMATCH__P2P, world, 1, bytes);
+	return found;
+}
+
+int tmatch__persist_start(MPI_Request req, struct tmatch__persist_def *def)
+{
+	if (!tmatch__persist_find(req, def))
+		return 0;
+	if (def->send && def->rank >= 0)
+		tmatch__add(TMATCH__P2P, def->world, 1, def->bytes);
+	return 1;
 }
 
 void tmatch__persist_forget(MPI_Request req)

@@ -123,16 +123,24 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
 	}
 
+/* What a persistent request stands for (a send, or a receive: send 0). */
+static void fpersist_add(int send, const F *req, const F *comm, const F *rank, const F *tag,
+                         const F *count, const F *type)
+{
+	struct tmatch__persist_def d = tmatch__persist_def(send, MPI_Comm_f2c(*comm), *rank, *tag,
+	                                                   *count, MPI_Type_f2c(*type));
+
+	tmatch__persist_add(MPI_Request_f2c(*req), &d);
+}
+
 #define F_PERSISTENT(NAME)                                                                         \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
 	{                                                                                          \
 		int on = fon();                                                                    \
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
-		if (on && *ierr == MPI_SUCCESS && *dest >= 0)                                      \
-			tmatch__persist_add(MPI_Request_f2c(*req),                                 \
-			                    tmatch__comm_to_world(MPI_Comm_f2c(*comm), *dest),     \
-			                    fbytes(count, type));                                  \
+		if (on && *ierr == MPI_SUCCESS)                                                    \
+			fpersist_add(1, req, comm, dest, tag, count, type);                        \
 	}
 
 F_BLOCKING(mpi_send_)
@@ -151,19 +159,28 @@ F_PERSISTENT(mpi_rsend_init_)
 API void mpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr);
 API void mpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr)
 {
+	int on = fon();
+
 	FORWARD(mpi_recv_init_, isend_t, (buf, count, type, src, tag, comm, req, ierr));
-	if (tmatch__st.ready && *ierr == MPI_SUCCESS)
-		tmatch__persist_forget(MPI_Request_f2c(*req));
+	if (on && *ierr == MPI_SUCCESS)
+		fpersist_add(0, req, comm, src, tag, count, type);
 }
 
 typedef void (*start_t)(F *, F *);
 typedef void (*startall_t)(F *, F *, F *);
 
+static void fpersist_start(F req)
+{
+	struct tmatch__persist_def d;
+
+	tmatch__persist_start(MPI_Request_f2c(req), &d);
+}
+
 API void mpi_start_(F *req, F *ierr);
 API void mpi_start_(F *req, F *ierr)
 {
 	if (fon())
-		tmatch__persist_start(MPI_Request_f2c(*req));
+		fpersist_start(*req);
 	FORWARD(mpi_start_, start_t, (req, ierr));
 }
 
@@ -172,7 +189,7 @@ API void mpi_startall_(F *n, F *reqs, F *ierr)
 {
 	if (fon())
 		for (F i = 0; i < *n; i++)
-			tmatch__persist_start(MPI_Request_f2c(reqs[i]));
+			fpersist_start(reqs[i]);
 	FORWARD(mpi_startall_, startall_t, (n, reqs, ierr));
 }
 

@@ -124,9 +124,34 @@ static inline void tmatch__count_send(MPI_Comm comm, int rank, int count, MPI_Da
 	tmatch__add(TMATCH__P2P, tmatch__comm_to_world(comm, rank), 1, tmatch__bytes(count, type));
 }
 
-/* Persistent send requests: request -> (world peer, bytes). */
-void tmatch__persist_add(MPI_Request req, int world, uint64_t bytes);
-void tmatch__persist_start(MPI_Request req);
+/*
+ * Persistent requests (MPI_Send_init and its kin, MPI_Recv_init): what each
+ * handle stands for, from its creation to MPI_Request_free. Each start of
+ * a send counts one message; a traced start is written as the isend or
+ * irecv it begins.
+ */
+struct tmatch__persist_def {
+	int send;      /* 1: a send, 0: a receive */
+	int rank, tag; /* as given: rank may be MPI_PROC_NULL or MPI_ANY_SOURCE, tag MPI_ANY_TAG */
+	int world;     /* rank in MPI_COMM_WORLD (when rank >= 0; -1: none) */
+	uint64_t bytes;
+	MPI_Comm comm; /* a wildcard receive's, to name its source at completion */
+};
+/* The definition of a request made by one of the *_init calls. */
+static inline struct tmatch__persist_def tmatch__persist_def(int send, MPI_Comm comm, int rank,
+                                                             int tag, int count, MPI_Datatype type)
+{
+	struct tmatch__persist_def d = {send, rank, tag, -1, tmatch__bytes(count, type), comm};
+
+	if (rank >= 0)
+		d.world = tmatch__comm_to_world(comm, rank);
+	return d;
+}
+void tmatch__persist_add(MPI_Request req, const struct tmatch__persist_def *def);
+/* 1 with *def (when def is not NULL) when req is a persistent request */
+int tmatch__persist_find(MPI_Request req, struct tmatch__persist_def *def);
+/* The same at MPI_Start: a send counts one message. */
+int tmatch__persist_start(MPI_Request req, struct tmatch__persist_def *def);
 void tmatch__persist_forget(MPI_Request req);
 
 /* The collective model (record_wrap.c), also used by the Fortran wrappers. */
@@ -233,7 +258,10 @@ void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
  * file, -1 when it cannot be), registered with the communicator, and filled
  * in when a completion names what it matched.
  */
-long tmatch__trace_irecv_wild(unsigned long long bytes);
+long tmatch__trace_irecv_wild(unsigned long long bytes, int *first);
+/* MPI_Start(all): the persistent request req (d: its definition, NULL when
+   unknown) as the isend or irecv it begins; *first as in trace_exchange. */
+void tmatch__trace_started(MPI_Request req, const struct tmatch__persist_def *d, int *first);
 /* A request with MPI_PROC_NULL: known, so that its completion writes nothing. */
 void tmatch__trace_request_null(MPI_Request req);
 /* MPI_Request_free: the request will not be completed where the trace sees it. */

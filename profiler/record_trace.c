@@ -24,9 +24,10 @@
  * (rows and columns of a process grid, a split) is written as the point-to-point messages of
  * a usual algorithm between its members (tmatch__trace_coll, tmatch__trace_coll_v); MPI_Sendrecv
  * as an exchange (isend, irecv, two waits); completions and wildcard receives as the run
- * observed them (tmatch__trace_completed). What a replay cannot reproduce (a call this file
- * does not trace: persistent requests, non-blocking collectives, one-sided calls; threads) is
- * named in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
+ * observed them (tmatch__trace_completed); each start of a persistent request as the isend or
+ * irecv it begins (tmatch__trace_started). What a replay cannot reproduce (a call this file
+ * does not trace: non-blocking and persistent collectives, one-sided calls; threads) is named
+ * in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
  *
  * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
  */
@@ -494,11 +495,49 @@ void tmatch__trace_request_freed(MPI_Request req)
 	}
 }
 
-long tmatch__trace_irecv_wild(unsigned long long bytes)
+void tmatch__trace_started(MPI_Request req, const struct tmatch__persist_def *d, int *first)
+{
+	int me = tmatch__st.world_rank, w;
+
+	if (!d) {
+		tmatch__trace_unsupported("MPI_Start of a request that is not a send or receive");
+		return;
+	}
+	if (d->rank == MPI_PROC_NULL) {
+		tmatch__trace_request_null(req);
+		return;
+	}
+	if (!d->send && (d->rank == MPI_ANY_SOURCE || d->tag == MPI_ANY_TAG)) {
+		long pos = tmatch__trace_irecv_wild(d->bytes, first);
+
+		tmatch__trace_request_at(req, -1, me, d->tag, d->comm, pos);
+		return;
+	}
+	w = d->world;
+	if (w < 0)
+		tmatch__trace_unsupported("a peer outside MPI_COMM_WORLD");
+	if (*first)
+		tmatch__trace_action("%s %d %d %llu 6", d->send ? "isend" : "irecv", w, d->tag,
+		                     (unsigned long long)d->bytes);
+	else
+		trace_more("%s %d %d %llu 6", d->send ? "isend" : "irecv", w, d->tag,
+		           (unsigned long long)d->bytes);
+	*first = 0;
+	if (d->send)
+		tmatch__trace_request(req, me, w, d->tag);
+	else
+		tmatch__trace_request_at(req, w, me, d->tag, d->comm, -1);
+}
+
+long tmatch__trace_irecv_wild(unsigned long long bytes, int *first)
 {
 	long pos;
 
-	tmatch__trace_action("irecv");
+	if (*first)
+		tmatch__trace_action("irecv");
+	else
+		trace_more("irecv");
+	*first = 0;
 	/* back over the newline: the blank goes on the same line */
 	if (fflush(tr.f) || (pos = ftell(tr.f)) < 1 || fseek(tr.f, pos - 1, SEEK_SET)) {
 		tmatch__trace_unsupported("MPI_ANY_SOURCE (the trace file cannot be rewritten)");
@@ -575,7 +614,8 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 		struct req *e = done[i] == MPI_REQUEST_NULL ? NULL : req_find(done[i], 0);
 
 		if (!e) {
-			if (done[i] != MPI_REQUEST_NULL)
+			/* an inactive persistent request completes at once, nothing */
+			if (done[i] != MPI_REQUEST_NULL && !tmatch__persist_find(done[i], NULL))
 				tmatch__trace_unsupported(
 				    "a completion of a request it did not trace");
 			continue;

@@ -104,9 +104,11 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	                   MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                          \
 		int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
-		if (rc == MPI_SUCCESS && tmatch__on() && dest >= 0)                                \
-			tmatch__persist_add(*req, tmatch__comm_to_world(comm, dest),               \
-			                    tmatch__bytes(count, type));                           \
+		if (rc == MPI_SUCCESS && tmatch__on()) {                                           \
+			struct tmatch__persist_def d_ =                                            \
+			    tmatch__persist_def(1, comm, dest, tag, count, type);                  \
+			tmatch__persist_add(*req, &d_);                                            \
+		}                                                                                  \
 		return rc;                                                                         \
 	}
 
@@ -169,7 +171,8 @@ API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, 
 	}
 	if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
 		/* the message it matches is written when a completion names it */
-		pos = tmatch__trace_irecv_wild(bytes);
+		int first = 1;
+		pos = tmatch__trace_irecv_wild(bytes, &first);
 	} else {
 		w = tmatch__trace_world(comm, source);
 		tmatch__trace_action("irecv %d %d %llu 6", w, tag, bytes);
@@ -356,27 +359,54 @@ API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int t
 {
 	int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, req);
 
-	/* a handle reused after a free we did not see must not count as a send */
-	if (rc == MPI_SUCCESS && tmatch__st.ready)
-		tmatch__persist_forget(*req);
+	if (rc == MPI_SUCCESS && tmatch__on()) {
+		struct tmatch__persist_def d =
+		    tmatch__persist_def(0, comm, source, tag, count, type);
+
+		tmatch__persist_add(*req, &d);
+	}
 	return rc;
+}
+
+/* Each start of a send counts a message; traced, each start is the isend
+   or irecv it begins (the handles stay the same across the call). */
+static void started(int n, const MPI_Request reqs[])
+{
+	int first = 1;
+
+	for (int i = 0; i < n; i++) {
+		struct tmatch__persist_def d;
+		int known = tmatch__persist_start(reqs[i], &d);
+
+		if (tmatch__tracing())
+			tmatch__trace_started(reqs[i], known ? &d : NULL, &first);
+	}
 }
 
 API int MPI_Start(MPI_Request *req)
 {
-	UNTRACED("MPI_Start");
-	if (tmatch__on())
-		tmatch__persist_start(*req);
-	return PMPI_Start(req);
+	int rc;
+
+	if (!tmatch__on())
+		return PMPI_Start(req);
+	started(1, req);
+	rc = PMPI_Start(req);
+	if (tmatch__tracing())
+		tmatch__trace_done();
+	return rc;
 }
 
 API int MPI_Startall(int n, MPI_Request reqs[])
 {
-	UNTRACED("MPI_Startall");
-	if (tmatch__on())
-		for (int i = 0; i < n; i++)
-			tmatch__persist_start(reqs[i]);
-	return PMPI_Startall(n, reqs);
+	int rc;
+
+	if (!tmatch__on())
+		return PMPI_Startall(n, reqs);
+	started(n, reqs);
+	rc = PMPI_Startall(n, reqs);
+	if (tmatch__tracing())
+		tmatch__trace_done();
+	return rc;
 }
 
 API int MPI_Request_free(MPI_Request *req)

@@ -5,14 +5,20 @@
 # or 13 trixie), everything slurm-treematch needs to build, test, benchmark
 # and package. Does nothing for packages already present; needs root (or
 # sudo) only when something is missing.
+#
+#   sh tests/install-deps.sh           build, test, benchmark, package
+#   sh tests/install-deps.sh --bench   and the applications `make
+#                                      bench-predict` records (GROMACS, HPCC,
+#                                      PETSc and its examples: large, so not
+#                                      for CI)
 set -eu
 
 # Names that differ between releases: the sanitizer and libFuzzer runtime
 # has the compiler's version in its name on Debian 12 only.
 codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 case "$codename" in
-bookworm) CLANG_RT=libclang-rt-14-dev ;;
-*) CLANG_RT=libclang-rt-dev ;;
+bookworm) CLANG_RT=libclang-rt-14-dev PETSC_EXAMPLES=libpetsc3.18-dev-examples ;;
+*) CLANG_RT=libclang-rt-dev PETSC_EXAMPLES=libpetsc3.22-dev-examples ;;
 esac
 
 PKGS="build-essential pkg-config git
@@ -26,6 +32,9 @@ clang clang-format clang-tidy cppcheck $CLANG_RT
 time
 libxml2-utils librsvg2-bin debhelper rpm
 libsimgrid-dev"
+if [ "${1:-}" = --bench ]; then
+	PKGS="$PKGS gromacs hpcc libpetsc-real-dev $PETSC_EXAMPLES"
+fi
 
 missing=""
 for p in $PKGS; do

@@ -313,6 +313,20 @@ fi
 # completions and wildcard receives are written as the run matched them; a
 # non-blocking barrier is said not replayable, and predict refuses it with
 # the reason's file
+# traced ABI KEY NP PROGRAM: record and trace NP ranks of $W/PROGRAM.ABI
+# into $W/trace-KEY-ABI, which must be replayable (an index, no reason)
+traced() {
+	rm -rf "$W/trace-$2-$1"
+	timeout 120 "$TM" record -o "$W/$2-$1.yml" --trace "$W/trace-$2-$1" -- \
+		"mpirun.$1" -np "$3" "$W/$4.$1" >"$W/trace-$2-$1.log" 2>&1 &&
+		[ -s "$W/trace-$2-$1/trace.txt" ] && [ ! -e "$W/trace-$2-$1/NOT-REPLAYABLE" ]
+}
+# replays ABI KEY TOPOLOGY: treematch predict replays that trace
+replays() {
+	"$TM" predict --trace "$W/trace-$2-$1/trace.txt" --topology "$3" \
+		>"$W/predict-$2-$1.out" 2>&1
+}
+
 for abi in openmpi mpich; do
 	if ! "mpicc.$abi" -O1 -o "$W/halo.$abi" "$SRC/tests/fixtures/predict/halo.c" >"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/completions.$abi" \
@@ -322,7 +336,9 @@ for abi in openmpi mpich; do
 		! "mpicc.$abi" -O1 -o "$W/vcoll.$abi" "$SRC/tests/fixtures/predict/vcoll.c" \
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/grid.$abi" "$SRC/tests/fixtures/predict/grid.c" \
-			>>"$W/halo.cc" 2>&1; then
+			>>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/persistent.$abi" \
+			"$SRC/tests/fixtures/predict/persistent.c" >>"$W/halo.cc" 2>&1; then
 		fail_files "trace ($abi): build the programs" "$W/halo.cc"
 		continue
 	fi
@@ -340,12 +356,9 @@ for abi in openmpi mpich; do
 		fail_files "trace ($abi): recorded with the profile, replayed, mapped predicted faster" \
 			"$W/trace-$abi.log" "$W/predict-$abi.out"
 	fi
-	rm -rf "$W/trace-v-$abi"
-	if timeout 120 "$TM" record -o "$W/v-$abi.yml" --trace "$W/trace-v-$abi" -- \
-		"mpirun.$abi" -np 4 "$W/vcoll.$abi" >"$W/trace-v-$abi.log" 2>&1 &&
+	if traced "$abi" v 4 vcoll &&
 		grep -q '^1 alltoallv 80 8 16 24 32 64 16 16 16 16 6 6$' "$W/trace-v-$abi/rank-1.txt" &&
-		"$TM" predict --trace "$W/trace-v-$abi/trace.txt" --topology "tleaf 2 2 10 2 1" \
-			>"$W/predict-v-$abi.out" 2>&1; then
+		replays "$abi" v "tleaf 2 2 10 2 1"; then
 		pass "trace ($abi): v-collectives and reduce-scatter traced and replayed"
 	else
 		fail_files "trace ($abi): v-collectives and reduce-scatter traced and replayed" \
@@ -356,10 +369,7 @@ for abi in openmpi mpich; do
 	# then its reduce to row rank 1 from ranks 2 and 3, and sends its 2
 	# doubles of the gatherv to rank 3); every message sent is received, and
 	# the trace replays
-	rm -rf "$W/trace-g-$abi"
-	if timeout 120 "$TM" record -o "$W/g-$abi.yml" --trace "$W/trace-g-$abi" -- \
-		"mpirun.$abi" -np 8 "$W/grid.$abi" >"$W/trace-g-$abi.log" 2>&1 &&
-		[ -s "$W/trace-g-$abi/trace.txt" ] && [ ! -e "$W/trace-g-$abi/NOT-REPLAYABLE" ] &&
+	if traced "$abi" g 8 grid &&
 		grep -A3 '^1 recv 0 1073741824 8192 6$' "$W/trace-g-$abi/rank-1.txt" |
 		grep -q '^1 recv 3 1073741824 4096 6$' &&
 		grep -q '^1 send 3 1073741824 16 6$' "$W/trace-g-$abi/rank-1.txt" &&
@@ -369,8 +379,7 @@ for abi in openmpi mpich; do
 			END { for (k in s) if (s[k] != r[k]) exit 1
 			      for (k in r) if (s[k] != r[k]) exit 1
 			      exit !length(s) }' &&
-		"$TM" predict --trace "$W/trace-g-$abi/trace.txt" --topology "tleaf 3 2 1 2 1 2 1" \
-			>"$W/predict-g-$abi.out" 2>&1; then
+		replays "$abi" g "tleaf 3 2 1 2 1 2 1"; then
 		pass "trace ($abi): collectives on row and column communicators replayed as messages"
 	else
 		fail_files "trace ($abi): collectives on row and column communicators replayed as messages" \
@@ -382,9 +391,7 @@ for abi in openmpi mpich; do
 	# SMPI's waitall, MPI_PROC_NULL's requests in it as nothing; receives from
 	# MPI_ANY_SOURCE with MPI_ANY_TAG, blocking or not, as the messages
 	# they matched, a cancelled one as a receive the rank sends itself
-	if timeout 120 "$TM" record -o "$W/c-$abi.yml" --trace "$W/trace-c-$abi" -- \
-		"mpirun.$abi" -np 4 "$W/completions.$abi" >"$W/trace-c-$abi.log" 2>&1 &&
-		[ -s "$W/trace-c-$abi/trace.txt" ] && [ ! -e "$W/trace-c-$abi/NOT-REPLAYABLE" ] &&
+	if traced "$abi" c 4 completions &&
 		[ "$(grep -c ' wait ' "$W/trace-c-$abi/rank-2.txt")" = 12 ] &&
 		[ "$(grep ' waitall' "$W/trace-c-$abi/rank-2.txt")" = "2 waitall 2" ] &&
 		grep -q '^0 waitall 3$' "$W/trace-c-$abi/rank-0.txt" &&
@@ -396,12 +403,29 @@ for abi in openmpi mpich; do
 		[ "$(grep -cE '^0 irecv +[123] +2[123] +8 6$' "$W/trace-c-$abi/rank-0.txt")" = 3 ] &&
 		grep -A3 -E '^0 irecv +0 +1073741825 +8 6$' "$W/trace-c-$abi/rank-0.txt" |
 		grep -q '^0 wait 0 0 1073741825$' &&
-		"$TM" predict --trace "$W/trace-c-$abi/trace.txt" --topology "tleaf 2 2 1 2 1" \
-			>"$W/predict-c-$abi.out" 2>&1; then
+		replays "$abi" c "tleaf 2 2 1 2 1"; then
 		pass "trace ($abi): completions and wildcard receives written as the run matched them"
 	else
 		fail_files "trace ($abi): completions and wildcard receives written as the run matched them" \
 			"$W/trace-c-$abi.log" "$W/predict-c-$abi.out"
+	fi
+	# persistent requests (PETSc's scatters): each start written as the
+	# isend or irecv it begins (rank 1: three rounds of the ring, each
+	# completed by one waitall), a wildcard one as the message it matched,
+	# MPI_PROC_NULL's and a wait on an inactive request as nothing
+	if traced "$abi" p 4 persistent &&
+		[ "$(grep -v compute "$W/trace-p-$abi/rank-1.txt" | sed -n 2,10p | sort | uniq -c |
+			awk '{ print $1 }' | sort -u)" = 3 ] &&
+		[ "$(grep -c '^1 isend 2 30 16 6$' "$W/trace-p-$abi/rank-1.txt")" = 3 ] &&
+		[ "$(grep -c '^1 irecv 0 30 16 6$' "$W/trace-p-$abi/rank-1.txt")" = 3 ] &&
+		[ "$(grep -c '^1 waitall 2$' "$W/trace-p-$abi/rank-1.txt")" = 3 ] &&
+		[ "$(grep -cE '^1 irecv +2 +42 +8 6$' "$W/trace-p-$abi/rank-1.txt")" = 2 ] &&
+		[ "$(grep -c '^1 wait ' "$W/trace-p-$abi/rank-1.txt")" = 2 ] &&
+		replays "$abi" p "tleaf 2 2 1 2 1"; then
+		pass "trace ($abi): persistent requests written as each start's message"
+	else
+		fail_files "trace ($abi): persistent requests written as each start's message" \
+			"$W/trace-p-$abi.log" "$W/predict-p-$abi.out"
 	fi
 	# a non-blocking collective cannot be replayed: said, refused
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
