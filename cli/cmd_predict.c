@@ -28,7 +28,7 @@
 
 static const char usage_text[] =
     "usage: treematch predict --trace INDEX --topology SPEC [--machine FILE]\n"
-    "                         [--mapping M]... [--keep DIR]\n"
+    "                         [--mapping M]... [--keep DIR] [--save FILE]\n"
     "\n"
     "Replay a recorded run's time-independent trace on a simulated machine (SimGrid)\n"
     "under each placement, and print the predicted time of each and its ratio to\n"
@@ -41,6 +41,9 @@ static const char usage_text[] =
     "  -m, --mapping M       packed, rr, auto or another mapper, or a mapping FILE;\n"
     "                        repeat it (default: packed, rr and auto)\n"
     "  -k, --keep DIR        keep the platform, hostfiles and SimGrid's output\n"
+    "  -s, --save FILE       keep the predicted times in FILE; as PROFILE.predict\n"
+    "                        beside a profile, the plugin's verbose=1 prints the\n"
+    "                        predicted gain when a job uses that profile\n"
     "  -h, --help            this help\n";
 
 #if defined(TMATCH_SMPIRUN) && defined(TMATCH_SMPI_REPLAY)
@@ -149,6 +152,33 @@ static int place(const tmatch_place_trace_t *tr, const tmatch_topo_t *topo, stru
 	return 2;
 }
 
+/* --save: the predicted times, for the plugin's verbose mode. */
+static int save_prediction(const char *path, const char *trace, const char *topology,
+                           const char *machine, const struct run *runs, int nruns)
+{
+	const char *names[MAX_MAPPINGS];
+	double seconds[MAX_MAPPINGS];
+	char about[3 * PATH_MAX];
+	FILE *f = fopen(path, "w");
+
+	for (int i = 0; i < nruns; i++) {
+		names[i] = runs[i].name;
+		seconds[i] = runs[i].time;
+	}
+	snprintf(about, sizeof(about), "trace %s, topology %s, machine %s", trace, topology,
+	         machine ? machine : "(defaults)");
+	if (!f) {
+		tmatch_cli_error("predict: cannot write %s: %s", path, strerror(errno));
+		return 1;
+	}
+	if ((tmatch_place_prediction_write(f, about, names, seconds, nruns) < 0) |
+	    (fclose(f) != 0)) {
+		tmatch_cli_error("predict: cannot write %s", path);
+		return 1;
+	}
+	return 0;
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -161,20 +191,17 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 int tmatch_cli_predict(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"trace", required_argument, NULL, 'T'},
-	    {"topology", required_argument, NULL, 't'},
-	    {"machine", required_argument, NULL, 'M'},
-	    {"mapping", required_argument, NULL, 'm'},
-	    {"keep", required_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
+	    {"keep", required_argument, NULL, 'k'},    {"save", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL;
+	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL, *save = NULL;
 	const char *names[MAX_MAPPINGS];
 	int nruns = 0, c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "T:t:M:m:k:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:t:M:m:k:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
 			trace = optarg;
@@ -195,6 +222,9 @@ int tmatch_cli_predict(int argc, char **argv)
 		case 'k':
 			keep = optarg;
 			break;
+		case 's':
+			save = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -210,6 +240,7 @@ int tmatch_cli_predict(int argc, char **argv)
 #if !defined(TMATCH_SMPIRUN) || !defined(TMATCH_SMPI_REPLAY)
 	(void)machine;
 	(void)keep;
+	(void)save;
 	(void)names;
 	tmatch_cli_error("predict: this treematch was built without SimGrid: install it "
 	                 "(Debian: apt-get install libsimgrid-dev) and build again");
@@ -325,7 +356,7 @@ int tmatch_cli_predict(int argc, char **argv)
 			printf("%-24s %14.6g %10.3f\n", runs[i].name, runs[i].time,
 			       base > 0 ? runs[i].time / base : 0);
 	}
-	rc = 0;
+	rc = save ? save_prediction(save, trace, topology, machine, runs, nruns) : 0;
 out:
 	if (dir[0] && !keep && nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		tmatch_cli_error("predict: could not remove %s", dir);

@@ -212,6 +212,42 @@ fail:
 	return NULL;
 }
 
+/*
+ * Verbose, on the step's first node: the predicted gain that `treematch
+ * predict --save PROFILE.predict` kept beside the profile, as one line in
+ * msg (numbers, the mapper's and the file's names: nothing of the file's
+ * text); nothing when there is no such file.
+ */
+static void predicted_gain(const tmatch_config_t *cfg, char *msg, size_t len)
+{
+	const char *mapper = cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER;
+	char path[sizeof(cfg->profile) + 16], buf[sizeof(tmatch_error_t) + 32];
+	double mapped, packed;
+	tmatch_error_t e;
+	int rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s.predict", cfg->profile) >= sizeof(path))
+		return;
+	tmatch_error_clear(&e);
+	errno = 0;
+	rc = tmatch_place_prediction_read(path, mapper, &mapped, &packed, &e);
+	if (rc < 0 && errno == ENOENT)
+		return;
+	if (rc < 0)
+		snprintf(msg, len, "prediction not read: %s",
+		         tmatch_error_format(&e, buf, sizeof(buf)));
+	else if (rc > 0)
+		snprintf(msg, len,
+		         "%.200s has no predicted time for mapper=%s and packed: treematch "
+		         "predict -m packed -m %s --save it",
+		         path, mapper, mapper);
+	else
+		snprintf(msg, len,
+		         "predicted run time (%.200s, SimGrid's replay on the machine it names): "
+		         "%s %.4g s, packed %.4g s: %.2fx",
+		         path, mapper, mapped, packed, mapped > 0 ? packed / mapped : 0.0);
+}
+
 static void helper_body(void *arg, int fd)
 {
 	const tmatch_place_helper_in_t *in = ((const struct job *)arg)->in;
@@ -327,6 +363,8 @@ static void helper_body(void *arg, int fd)
 		finish(fd, &h);
 	}
 	h.status = TMATCH__HELPER_OUT_PLACED;
+	if (cfg.verbose > 0 && in->node_index == 0 && !slice)
+		predicted_gain(&cfg, h.msg, sizeof(h.msg));
 	h.ntasks = plan->ntasks;
 	h.cost = plan->cost;
 	h.cost_packed = plan->cost_packed;
@@ -469,6 +507,8 @@ static int take_tasks(const tmatch_place_helper_in_t *in, const struct tmatch__h
 	plan->map_seconds = isfinite(h->map_seconds) && h->map_seconds >= 0 ? h->map_seconds : 0;
 	if (clean_text(plan->mapper, h->mapper, sizeof(h->mapper), name_char) < 0)
 		snprintf(plan->mapper, sizeof(plan->mapper), "?");
+	if (clean_text(plan->note, h->msg, sizeof(h->msg), printable) < 0)
+		plan->note[0] = '\0';
 	out->plan = plan;
 	return 0;
 fail:

@@ -217,11 +217,12 @@ enum tmatch_place_status {
 
 /* A node's placement: plain data (no pointer into a tree or a profile). */
 typedef struct tmatch_place_node {
-	int status;    /* enum tmatch_place_status */
-	int why_level; /* SKIPPED: TMATCH_LOG_DEBUG (admin text) or TMATCH_LOG_INFO (user text) */
-	char why[512]; /* SKIPPED: one line saying why, without the "treematch: " prefix */
-	int record;    /* SKIPPED in learn mode with nothing stored yet: record this run */
-	int ntasks;    /* PLACED: tasks on this node */
+	int status;     /* enum tmatch_place_status */
+	int why_level;  /* SKIPPED: TMATCH_LOG_DEBUG (admin text) or TMATCH_LOG_INFO (user text) */
+	char why[512];  /* SKIPPED: one line saying why, without the "treematch: " prefix */
+	char note[512]; /* PLACED, verbose, first node: the predicted gain, or "" */
+	int record;     /* SKIPPED in learn mode with nothing stored yet: record this run */
+	int ntasks;     /* PLACED: tasks on this node */
 	tmatch_place_task_t *task; /* [ntasks], by local id */
 	char node_name[64];
 	int node_index, node_count;
@@ -428,6 +429,23 @@ int tmatch_place_hostfile_write(FILE *out, const int *leaf_of_rank, int n);
 int tmatch_place_trace_index_write(FILE *out, const tmatch_place_trace_t *t);
 tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t *err);
 void tmatch_place_trace_destroy(tmatch_place_trace_t *t);
+
+/*
+ * A prediction kept for the plugin (`treematch predict --save FILE`; beside
+ * a profile as PROFILE.predict, the plugin's verbose mode prints the
+ * predicted gain at launch): "treematch-prediction 1", '#' comments (the
+ * first says what was predicted: `about`), then "MAPPING SECONDS" per
+ * placement (names with blanks or of more than NAME characters are left
+ * out). prediction_read, on a regular file of at most MAX bytes: 0 with the
+ * predicted seconds of `mapping` and of packed, 1 when the file lacks one
+ * of them (that one -1), -1 with err naming the file and line.
+ */
+#define TMATCH_PLACE_PREDICTION_MAX  (64 * 1024)
+#define TMATCH_PLACE_PREDICTION_NAME 255
+int tmatch_place_prediction_write(FILE *out, const char *about, const char *const names[],
+                                  const double seconds[], int n);
+int tmatch_place_prediction_read(const char *path, const char *mapping, double *mapped,
+                                 double *packed, tmatch_error_t *err);
 
 /*
  * Run the helper (placement/sandbox.c: the job's user for good, no other

@@ -342,6 +342,18 @@ static int sends_flush(struct sends *s, int r)
 	return 0;
 }
 
+/* Whether a line holds a run of more than 18 digits (which sscanf's %ld
+   would clamp without a word): such a number is out of range here. */
+static int long_number(const char *line)
+{
+	for (size_t run = 0; *line; line++) {
+		run = isdigit((unsigned char)*line) ? run + 1 : 0;
+		if (run > 18)
+			return 1;
+	}
+	return 0;
+}
+
 /* One rank's file: "R init" ... "R finalize", every line of rank R; the
    bytes it sends added to s. */
 static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmatch_error_t *err)
@@ -363,7 +375,10 @@ static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmat
 
 		if (!line[strspn(line, " \t")])
 			continue;
-		if (n < 2)
+		if (long_number(line))
+			rc = tmatch_error_set(err, ERANGE, path, lineno, 0,
+			                      "a number of more than 18 digits: out of range");
+		else if (n < 2)
 			rc = tmatch_error_set(
 			    err, EPROTO, path, lineno, 0,
 			    "not a time-independent trace line (\"RANK ACTION ...\")");
@@ -519,4 +534,116 @@ fail:
 	free(s.w);
 	tmatch_place_trace_destroy(t);
 	return NULL;
+}
+
+/* ---- the prediction kept for the plugin ----------------------------------- */
+
+#define PREDICTION_HEADER "treematch-prediction 1"
+
+/* A mapping's name as a prediction file holds it: printable, no blank. */
+static int prediction_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > TMATCH_PLACE_PREDICTION_NAME)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+int tmatch_place_prediction_write(FILE *out, const char *about, const char *const names[],
+                                  const double seconds[], int n)
+{
+	fprintf(out, PREDICTION_HEADER "\n");
+	if (about) {
+		fputs("# ", out);
+		for (const char *c = about; *c; c++) /* one line, whatever it holds */
+			fputc(*c >= ' ' && *c < 0x7f ? *c : '?', out);
+		fputc('\n', out);
+	}
+	for (int i = 0; i < n; i++)
+		if (prediction_name_ok(names[i]) && isfinite(seconds[i]) && seconds[i] >= 0)
+			fprintf(out, "%s %.9g\n", names[i], seconds[i]);
+	return ferror(out) ? -1 : 0;
+}
+
+/* One "NAME SECONDS" line: 0 with its parts, -1 when it is not one. */
+static int prediction_line(char *line, char **name, double *seconds)
+{
+	char *p = line + strspn(line, " \t"), *end;
+
+	*name = p;
+	p += strcspn(p, " \t");
+	if (p == *name || !*p)
+		return -1;
+	*p++ = '\0';
+	p += strspn(p, " \t");
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	*seconds = strtod(p, &end);
+	if (errno || !isfinite(*seconds) || *seconds > 1e12 || end[strspn(end, " \t")] != '\0' ||
+	    !prediction_name_ok(*name))
+		return -1;
+	return 0;
+}
+
+int tmatch_place_prediction_read(const char *path, const char *mapping, double *mapped,
+                                 double *packed, tmatch_error_t *err)
+{
+	size_t len = 0;
+	char *text = tmatch_file_read(path, TMATCH_PLACE_PREDICTION_MAX, &len, err), *line, *next;
+	int lineno = 0, rc = 0;
+
+	*mapped = *packed = -1;
+	if (!text)
+		return -1;
+	if (strlen(text) != len) {
+		free(text);
+		return tmatch_error_set(err, EINVAL, path, 0, 0, "a NUL byte: not a text file");
+	}
+	for (line = text; line && rc == 0; line = next) {
+		char *name;
+		double s;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else if (!*line)
+			break;
+		line[strcspn(line, "\r")] = '\0';
+		if (++lineno == 1) {
+			if (strcmp(line, PREDICTION_HEADER) != 0)
+				rc = tmatch_error_set(
+				    err, EINVAL, path, 1, 0,
+				    "not a prediction: the first line must be '%s' "
+				    "(treematch predict --save writes it)",
+				    PREDICTION_HEADER);
+			continue;
+		}
+		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+			continue;
+		if (prediction_line(line, &name, &s) < 0) {
+			rc =
+			    tmatch_error_set(err, EINVAL, path, lineno, 0,
+			                     "want 'MAPPING SECONDS', a mapping's name (at most %d "
+			                     "characters, no blank) and its predicted time",
+			                     TMATCH_PLACE_PREDICTION_NAME);
+			break;
+		}
+		if (*mapped < 0 && !strcmp(name, mapping))
+			*mapped = s;
+		if (*packed < 0 && !strcmp(name, "packed"))
+			*packed = s;
+	}
+	if (rc == 0 && lineno == 0)
+		rc = tmatch_error_set(
+		    err, EINVAL, path, 0, 0,
+		    "empty: not a prediction (treematch predict --save writes it)");
+	free(text);
+	if (rc < 0)
+		return -1;
+	return *mapped >= 0 && *packed >= 0 ? 0 : 1;
 }

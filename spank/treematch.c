@@ -596,6 +596,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				slurm_spank_log("%s", line);
 				free(line);
 			}
+			if (local == 0 && st.plan->note[0])
+				slurm_spank_log("treematch: %s", st.plan->note);
 			line = tmatch_place_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run);
 			if (line && st.cfg.verbose >= 2)
 				slurm_spank_log("%s (task_init %.3f ms)", line,

@@ -315,6 +315,64 @@ Test(placement_helper, malformed_user_value_is_the_helpers_problem)
 	node_teardown(&n);
 }
 
+/* The prediction beside the profile as `name`.predict (dir of n->profile). */
+static void write_prediction(struct node *n, const char *text)
+{
+	char path[PATH_MAX + 16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.predict", n->profile);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(path, 0644), 0);
+}
+
+Test(placement_helper, verbose_says_the_predicted_gain_kept_beside_the_profile)
+{
+	struct node n;
+
+	/* none there: nothing said */
+	node_setup(&n, ",verbose=1");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_str_eq(n.out.plan->note, "");
+	node_teardown(&n);
+
+	node_setup(&n, ",verbose=1");
+	write_prediction(&n, "treematch-prediction 1\n# trace t, topology x\n"
+	                     "packed 0.4\nrr 0.5\nauto 0.1\n");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(strstr(n.out.plan->note, "auto 0.1 s, packed 0.4 s: 4.00x"), "%s",
+	                   n.out.plan->note);
+	cr_assert_not_null(strstr(n.out.plan->note, "pairs8.yml.predict"), "%s", n.out.plan->note);
+	node_teardown(&n);
+
+	/* quiet without verbose, and on the step's other nodes */
+	node_setup(&n, NULL);
+	write_prediction(&n, "treematch-prediction 1\npacked 0.4\nauto 0.1\n");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_str_eq(n.out.plan->note, "");
+	node_teardown(&n);
+
+	/* another mapper than the one predicted: says how to predict it */
+	node_setup(&n, ",verbose=1,mapper=greedy");
+	write_prediction(&n, "treematch-prediction 1\npacked 0.4\nauto 0.1\n");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(strstr(n.out.plan->note, "no predicted time for mapper=greedy"), "%s",
+	                   n.out.plan->note);
+	node_teardown(&n);
+
+	/* damaged: the file and line, none of its text, and the node still placed */
+	node_setup(&n, ",verbose=1");
+	write_prediction(&n, "treematch-prediction 1\npacked 0.4\nsecret-text here\n");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	cr_assert_not_null(strstr(n.out.plan->note, "pairs8.yml.predict:3"), "%s",
+	                   n.out.plan->note);
+	cr_assert_null(strstr(n.out.plan->note, "secret"), "%s", n.out.plan->note);
+	node_teardown(&n);
+}
+
 Test(placement_helper, off_is_nothing_to_do)
 {
 	struct node n;

@@ -12,9 +12,11 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FIX   TMATCH_SRCDIR "/tests/fixtures/predict/"
@@ -94,6 +96,7 @@ Test(predict, damaged_traces_name_the_file_and_line)
 	    {"/finalize/d", "truncated", 0},
 	    {"5s/.*/3 isend 9 0 131072 0/", "out of range", 5},
 	    {"5s/.*/3 isend 1 0 131072 99/", "out of range", 5},
+	    {"5s/.*/3 isend 1 0 99999999999999999999 0/", "more than 18 digits", 5},
 	    {"5s/.*/2 compute 1/", "a line of rank 2 in rank 3's file", 5},
 	    {"1s/.*/3 compute 1/", "starts with \"3 init\"", 1},
 	    {"$a 3 compute 1", "after \"finalize\"", 0},
@@ -179,6 +182,77 @@ Test(predict, machine_description)
 	tmatch_topo_destroy(topo);
 }
 
+Test(predict, prediction_file_written_read_and_refused_when_damaged)
+{
+	const char *names[] = {"packed", "rr", "auto", "has blank", "/x/cyclic.map"};
+	const double secs[] = {0.25, 0.5, 0.125, 1, 0.75};
+	char dir[] = "/tmp/tm-prediction-XXXXXX", path[PATH_MAX], fifo[PATH_MAX];
+	double mapped, packed;
+	tmatch_error_t err;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/app.yml.predict", dir);
+	cr_assert_not_null(f = fopen(path, "w"));
+	cr_assert_eq(tmatch_place_prediction_write(f, "trace t\nnext", names, secs, 5), 0);
+	cr_assert_eq(fclose(f), 0);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch_place_prediction_read(path, "auto", &mapped, &packed, &err), 0, "%s",
+	             err.msg);
+	cr_assert_float_eq(mapped, 0.125, 1e-12);
+	cr_assert_float_eq(packed, 0.25, 1e-12);
+	cr_assert_eq(tmatch_place_prediction_read(path, "/x/cyclic.map", &mapped, &packed, &err),
+	             0);
+	cr_assert_float_eq(mapped, 0.75, 1e-12);
+	/* a name with a blank is left out; a mapping not predicted: 1 */
+	cr_assert_eq(tmatch_place_prediction_read(path, "has", &mapped, &packed, &err), 1);
+	cr_assert_lt(mapped, 0);
+	cr_assert_float_eq(packed, 0.25, 1e-12);
+
+	/* damaged: file and line, never the text */
+	static const struct {
+		const char *text;
+		int line;
+	} bad[] = {
+	    {"", 0},
+	    {"treematch-prediction 2\npacked 1\n", 1},
+	    {"treematch-prediction 1\npacked 1\nauto\n", 3},
+	    {"treematch-prediction 1\npacked -1\n", 2},
+	    {"treematch-prediction 1\npacked 1e999\n", 2},
+	    {"treematch-prediction 1\npacked 1 2\n", 2},
+	    {"treematch-prediction 1\n\n# c\nsecret nan\n", 4},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_text(path, bad[i].text);
+		tmatch_error_clear(&err);
+		cr_assert_eq(tmatch_place_prediction_read(path, "auto", &mapped, &packed, &err), -1,
+		             "case %zu", i);
+		cr_assert_str_eq(err.file, path, "case %zu", i);
+		cr_assert_eq(err.line, bad[i].line, "case %zu: %s", i, err.msg);
+		cr_assert_null(strstr(err.msg, "secret"), "%s", err.msg);
+	}
+	/* a NUL byte, a FIFO, more than 64 KiB */
+	cr_assert_not_null(f = fopen(path, "w"));
+	fwrite("treematch-prediction 1\npacked\0 1\n", 1, 34, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(tmatch_place_prediction_read(path, "auto", &mapped, &packed, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "NUL"), "%s", err.msg);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(tmatch_place_prediction_read(fifo, "auto", &mapped, &packed, &err), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("treematch-prediction 1\n", f);
+	for (int i = 0; i < 7000; i++)
+		fputs("# ........\n", f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(tmatch_place_prediction_read(path, "auto", &mapped, &packed, &err), -1);
+	cr_assert_eq(errno, EFBIG);
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+}
+
 Test(predict, platform_has_a_host_per_leaf_and_a_link_per_edge)
 {
 	tmatch_place_machine_t m;
@@ -223,9 +297,15 @@ Test(predict, command_predicts_the_mapped_halo_faster, .timeout = 120)
 {
 	static char out[1 << 14];
 	double packed = 0, rr = 0, mapped = 0;
-	char *argv[] = {"predict", "--trace", HALO, "--topology", CLUS2, NULL};
+	char save[] = "/tmp/tm-predict-save-XXXXXX";
+	char *argv[] = {"predict", "--trace", HALO, "--topology", CLUS2, "--save", save, NULL};
+	double saved_mapped, saved_packed;
+	tmatch_error_t err;
 	char *p;
+	int fd = mkstemp(save);
 
+	cr_assert_geq(fd, 0);
+	close(fd);
 	cr_assert_eq(predict_cli(argv, out, sizeof(out)), 0, "%s", out);
 	cr_assert((p = strstr(out, "\npacked ")), "%s", out);
 	packed = strtod(p + 8, NULL);
@@ -236,6 +316,13 @@ Test(predict, command_predicts_the_mapped_halo_faster, .timeout = 120)
 	cr_assert_gt(packed, 0, "%s", out);
 	cr_assert_lt(mapped, packed, "%s", out);
 	cr_assert_lt(mapped, rr, "%s", out);
+	/* --save kept what it printed, for the plugin */
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch_place_prediction_read(save, "auto", &saved_mapped, &saved_packed, &err),
+	             0, "%s", err.msg);
+	cr_assert_float_eq(saved_mapped, mapped, 1e-5 * mapped);
+	cr_assert_float_eq(saved_packed, packed, 1e-5 * packed);
+	unlink(save);
 }
 #else
 /* Built without SimGrid: the command says how to get it. */
