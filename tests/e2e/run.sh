@@ -749,6 +749,19 @@ t_multinode() {
 	check "4 nodes: TREEMATCH_POSITION gives the switch and node of each task" [ $ok -eq 1 ]
 	n=$(grep -c 'treematch: cpu-bind=MAP - n[1-4], task' "$WORK/m4.err")
 	check "4 nodes: one verbose line per task ($n)" [ "$n" -eq 8 ]
+	# a prediction saved beside the profile (treematch predict --save):
+	# said once per step, by the first node, from the numbers alone
+	cp "$P8" "$WORK/p8p.yml"
+	printf 'treematch-prediction 1\n# secret-comment\npacked 0.4\nauto 0.1\n' >"$WORK/p8p.yml.predict"
+	chmod 644 "$WORK/p8p.yml" "$WORK/p8p.yml.predict"
+	run "$WORK/mp.out" "$WORK/mp.err" -N4 -n8 --treematch="$WORK/p8p.yml,verbose=1" "$W"
+	rc=$?
+	n=$(grep -c "treematch: predicted run time ($WORK/p8p.yml.predict, .*): auto 0.1 s, packed 0.4 s: 4.00x" "$WORK/mp.err")
+	ok=1
+	[ $rc -eq 0 ] && bound_as_exported "$WORK/mp.out" 8 || { ok=0; why "not bound (rc=$rc)"; }
+	[ "$n" -eq 1 ] || { ok=0; why "$n prediction lines: $(cat "$WORK/mp.err")"; }
+	! grep -q secret "$WORK/mp.err" || { ok=0; why "the file's text echoed: $(cat "$WORK/mp.err")"; }
+	check "4 nodes, verbose=1: the saved prediction said once, from its numbers" [ $ok -eq 1 ]
 	# Each node maps the sub-profile of its global ranks: the CPUs the
 	# kernel enforces per rank equal `treematch map --ranks` on that node's
 	# tree (the nodes share this machine's hardware: --topology local).
