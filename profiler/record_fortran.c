@@ -2,17 +2,20 @@
 /*
  * record_fortran.c - the gfortran bindings (`use mpi` and mpif.h: the
  * lower-case symbols with one trailing underscore; `use mpi_f08`: the same
- * with _f08_, aliases, see the end) of the calls record_wrap.c counts.
+ * with _f08_, aliases, see the end) of the calls record_wrap.c counts or
+ * traces (receives and completions are traced only).
  *
  * Why they are needed: Open MPI's Fortran layer calls PMPI_X directly, so a
  * C-only PMPI tool sees nothing of a Fortran program. MPICH's Fortran layer
  * calls MPI_X, which would reach our C wrappers a second time: while a
  * Fortran wrapper forwards, tmatch__in_fortran is raised and the C wrappers
- * do not count. The real Fortran entry point is found with
- * dlsym(RTLD_NEXT, name), once per symbol.
+ * neither count nor trace. The real Fortran entry point is found with
+ * dlsym(RTLD_NEXT, name), once per symbol. The trace goes through
+ * record_wrap.c's trace points, given the handles converted to C; a status
+ * the program ignores is replaced by ours when the trace needs it.
  *
  * Not covered: MPI_IN_PLACE in Fortran MPI_(I)ALLTOALLV/W (the send counts
- * are used).
+ * are used; in the trace too) and at a gather's root (its send size).
  */
 #include "profiler/record_private.h"
 
@@ -51,17 +54,31 @@ static __thread F spare_ierr;
 		T real = (T)next_fn(#NAME, &slot);                                                 \
 		if (!ierr)                                                                         \
 			ierr = &spare_ierr;                                                        \
-		if (tmatch__tracing_on)                                                            \
-			tmatch__trace_unsupported("the Fortran bindings (not traced yet)");        \
 		tmatch__in_fortran++;                                                              \
 		real ARGS;                                                                         \
 		tmatch__in_fortran--;                                                              \
+	} while (0)
+
+/* A call the trace does not hold (as its C binding): said at finalize. */
+#define FUNTRACED(NAME)                                                                            \
+	do {                                                                                       \
+		if (tmatch__tracing())                                                             \
+			tmatch__trace_unsupported(#NAME);                                          \
 	} while (0)
 
 static int fon(void)
 {
 	return tmatch__st.ready && !tmatch__in_fortran;
 }
+
+/*
+ * Fortran statuses: a call the caller asked for none (MPI_STATUS_IGNORE,
+ * MPI_STATUSES_IGNORE) gets ours when the trace needs what it matched;
+ * FSTAT integers each, the layout of MPI_Status (MPI_Status_f2c reads it).
+ */
+#define FSTAT     ((int)((sizeof(MPI_Status) + sizeof(F) - 1) / sizeof(F)))
+#define FSTAT_MAX 16
+_Static_assert(FSTAT <= FSTAT_MAX, "a Fortran status fits FSTAT_MAX integers");
 
 static uint64_t fbytes(const F *count, const F *type)
 {
@@ -109,18 +126,32 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr);            \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr)             \
 	{                                                                                          \
+		int traced_ = tmatch__tracing();                                                   \
 		if (fon())                                                                         \
 			fcount_send(comm, dest, count, type);                                      \
+		if (traced_)                                                                       \
+			tmatch__tp_send(MPI_Comm_f2c(*comm), *dest, *tag, *count,                  \
+			                MPI_Type_f2c(*type));                                      \
 		FORWARD(NAME, send_t, (buf, count, type, dest, tag, comm, ierr));                  \
+		if (traced_)                                                                       \
+			tmatch__trace_done();                                                      \
 	}
 
 #define F_NONBLOCKING(NAME)                                                                        \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
 	{                                                                                          \
+		int traced_ = tmatch__tracing(), w_ = -1;                                          \
 		if (fon())                                                                         \
 			fcount_send(comm, dest, count, type);                                      \
+		if (traced_)                                                                       \
+			w_ = tmatch__tp_isend(MPI_Comm_f2c(*comm), *dest, *tag, *count,            \
+			                      MPI_Type_f2c(*type));                                \
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
+		if (traced_ && *ierr == MPI_SUCCESS)                                               \
+			tmatch__tp_isend_done(MPI_Request_f2c(*req), w_, *tag);                    \
+		if (traced_ && w_ != -1)                                                           \
+			tmatch__trace_done();                                                      \
 	}
 
 /* What a persistent request stands for (a send, or a receive: send 0). */
@@ -169,28 +200,46 @@ API void mpi_recv_init_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F
 typedef void (*start_t)(F *, F *);
 typedef void (*startall_t)(F *, F *, F *);
 
-static void fpersist_start(F req)
+/* Starts of persistent requests: counted and traced as in C (the handles,
+   converted, stay the same across the call). */
+static int fstarted(F n, const F reqs[])
 {
-	struct tmatch__persist_def d;
+	MPI_Request stack[64], *h;
 
-	tmatch__persist_start(MPI_Request_f2c(req), &d);
+	if (!fon() || n < 1)
+		return 0;
+	/* handles: a pointer in Open MPI, an int in MPICH */
+	// NOLINTNEXTLINE(bugprone-sizeof-expression)
+	if (!(h = n <= 64 ? stack : malloc(sizeof(*h) * (size_t)n))) {
+		FUNTRACED(MPI_Startall(out of memory));
+		return 0;
+	}
+	for (F i = 0; i < n; i++)
+		h[i] = MPI_Request_f2c(reqs[i]);
+	tmatch__tp_started((int)n, h);
+	if (h != stack)
+		free(h);
+	return tmatch__tracing();
 }
 
 API void mpi_start_(F *req, F *ierr);
 API void mpi_start_(F *req, F *ierr)
 {
-	if (fon())
-		fpersist_start(*req);
+	int traced = fstarted(1, req);
+
 	FORWARD(mpi_start_, start_t, (req, ierr));
+	if (traced)
+		tmatch__trace_done();
 }
 
 API void mpi_startall_(F *n, F *reqs, F *ierr);
 API void mpi_startall_(F *n, F *reqs, F *ierr)
 {
-	if (fon())
-		for (F i = 0; i < *n; i++)
-			fpersist_start(reqs[i]);
+	int traced = fstarted(*n, reqs);
+
 	FORWARD(mpi_startall_, startall_t, (n, reqs, ierr));
+	if (traced)
+		tmatch__trace_done();
 }
 
 API void mpi_request_free_(F *req, F *ierr);
@@ -204,16 +253,40 @@ API void mpi_request_free_(F *req, F *ierr)
 typedef void (*sendrecv_t)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *);
 typedef void (*sendrecv_replace_t)(void *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
 
+/* The caller's status, or ours when it asked for none. */
+static F *fstatus(F *status, F own[FSTAT_MAX])
+{
+	return status == MPI_F_STATUS_IGNORE ? own : status;
+}
+
+/* After a Fortran sendrecv entered at t0 (tracing): as in C. */
+static void fsendrecv_done(double t0, const F *comm, const F *dest, const F *stag, uint64_t sbytes,
+                           const F *src, uint64_t rbytes, const F *status)
+{
+	MPI_Status st;
+
+	MPI_Status_f2c(status, &st);
+	tmatch__tp_sendrecv(t0, MPI_Comm_f2c(*comm), sbytes, *dest, *stag, rbytes, *src, &st);
+}
+
 API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
                        F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr);
 API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
                        F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr)
 {
+	int traced = tmatch__tracing();
+	double t0 = traced ? tmatch__trace_clock() : 0;
+	F own[FSTAT_MAX], *st = traced ? fstatus(status, own) : status;
+
 	if (fon())
 		fcount_send(comm, dest, scount, stype);
-	FORWARD(
-	    mpi_sendrecv_, sendrecv_t,
-	    (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, ierr));
+	FORWARD(mpi_sendrecv_, sendrecv_t,
+	        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st, ierr));
+	if (traced && *ierr == MPI_SUCCESS)
+		fsendrecv_done(t0, comm, dest, stag, fbytes(scount, stype), src,
+		               fbytes(rcount, rtype), st);
+	if (traced)
+		tmatch__trace_done();
 }
 
 API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag,
@@ -221,10 +294,230 @@ API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F
 API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag,
                                F *comm, F *status, F *ierr)
 {
+	int traced = tmatch__tracing();
+	double t0 = traced ? tmatch__trace_clock() : 0;
+	F own[FSTAT_MAX], *st = traced ? fstatus(status, own) : status;
+
 	if (fon())
 		fcount_send(comm, dest, count, type);
 	FORWARD(mpi_sendrecv_replace_, sendrecv_replace_t,
-	        (buf, count, type, dest, stag, src, rtag, comm, status, ierr));
+	        (buf, count, type, dest, stag, src, rtag, comm, st, ierr));
+	if (traced && *ierr == MPI_SUCCESS)
+		fsendrecv_done(t0, comm, dest, stag, fbytes(count, type), src, fbytes(count, type),
+		               st);
+	if (traced)
+		tmatch__trace_done();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Receives and completions: traced only (nothing to count), as in C         */
+
+typedef void (*recv_t)(void *, F *, F *, F *, F *, F *, F *, F *);
+
+API void mpi_recv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr);
+API void mpi_recv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr)
+{
+	int traced = tmatch__tracing(), wild = *src == MPI_ANY_SOURCE || *tag == MPI_ANY_TAG;
+	double t0 = traced ? tmatch__trace_clock() : 0;
+	F own[FSTAT_MAX], *st = traced && wild ? fstatus(status, own) : status;
+
+	if (traced && !wild)
+		tmatch__tp_recv(MPI_Comm_f2c(*comm), *src, *tag, *count, MPI_Type_f2c(*type));
+	FORWARD(mpi_recv_, recv_t, (buf, count, type, src, tag, comm, st, ierr));
+	if (traced && wild && *ierr == MPI_SUCCESS) {
+		MPI_Status cst;
+
+		MPI_Status_f2c(st, &cst);
+		tmatch__tp_recv_matched(t0, MPI_Comm_f2c(*comm), &cst, *count, MPI_Type_f2c(*type));
+	}
+	if (traced)
+		tmatch__trace_done();
+}
+
+API void mpi_irecv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr);
+API void mpi_irecv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr)
+{
+	int traced = tmatch__tracing(), w = -1;
+	long pos = traced ? tmatch__tp_irecv(MPI_Comm_f2c(*comm), *src, *tag, *count,
+	                                     MPI_Type_f2c(*type), &w)
+	                  : -2;
+
+	FORWARD(mpi_irecv_, isend_t, (buf, count, type, src, tag, comm, req, ierr));
+	if (traced && *ierr == MPI_SUCCESS)
+		tmatch__tp_irecv_done(MPI_Request_f2c(*req), MPI_Comm_f2c(*comm), w, *tag, pos);
+	if (traced && pos != -2)
+		tmatch__trace_done();
+}
+
+/*
+ * A completion call: the n handles as C handles before it, the statuses it
+ * fills (the caller's, or ours when it asked for none), then what it
+ * completed written by tmatch__trace_completed, as in C.
+ */
+struct fdone {
+	MPI_Request hs[64], *h;
+	F ss[4 * FSTAT_MAX], *st; /* the statuses the call fills: n, or one */
+	int st_ours, n;
+	double t0;
+};
+
+static int fdone_begin(struct fdone *d, int n, const F reqs[], F *statuses, int nst)
+{
+	int ignore = statuses == MPI_F_STATUS_IGNORE || statuses == MPI_F_STATUSES_IGNORE;
+	size_t need = (size_t)(nst > 0 ? nst : 1) * FSTAT;
+
+	d->n = n > 0 ? n : 0;
+	d->h = d->n <= 64 ? d->hs : malloc(sizeof(MPI_Request) * (size_t)d->n);
+	d->st_ours = ignore && need > sizeof(d->ss) / sizeof(F);
+	d->st = !ignore ? statuses : d->st_ours ? malloc(sizeof(F) * need) : d->ss;
+	if (!d->h || !d->st) {
+		FUNTRACED(a Fortran completion call(out of memory));
+		if (d->h != d->hs)
+			free(d->h);
+		if (d->st_ours)
+			free(d->st);
+		return -1;
+	}
+	for (int i = 0; i < d->n; i++)
+		d->h[i] = MPI_Request_f2c(reqs[i]);
+	d->t0 = tmatch__trace_clock();
+	return 0;
+}
+
+/* The call completed `count` requests (MPI_UNDEFINED: none): handle
+   h[idx[j] - 1] (Fortran's indices; NULL: j) with status j; `all`: a
+   waitall's. */
+static void fdone_end(struct fdone *d, int ok, int count, const F idx[], int all)
+{
+	MPI_Request hs[64], *h = hs;
+	MPI_Status cs[64], *c = cs;
+	int k = ok && count != MPI_UNDEFINED && count > 0 ? count : 0;
+
+	if (k > 64) {
+		// NOLINTNEXTLINE(bugprone-sizeof-expression): a handle, pointer or int
+		h = malloc(sizeof(*h) * (size_t)k);
+		c = malloc(sizeof(*c) * (size_t)k);
+	}
+	if (!h || !c) {
+		FUNTRACED(a Fortran completion call(out of memory));
+		k = 0;
+	}
+	for (int j = 0; j < k; j++) {
+		int i = idx ? (int)idx[j] - 1 : j;
+
+		h[j] = i >= 0 && i < d->n ? d->h[i] : MPI_REQUEST_NULL;
+		MPI_Status_f2c(d->st + (size_t)j * FSTAT, &c[j]);
+	}
+	tmatch__trace_completed(d->t0, k ? h : NULL, k ? c : NULL, k, all);
+	if (h != hs)
+		free(h);
+	if (c != cs)
+		free(c);
+	if (d->h != d->hs)
+		free(d->h);
+	if (d->st_ours)
+		free(d->st);
+}
+
+typedef void (*wait_t)(F *, F *, F *);
+typedef void (*waitall_t)(F *, F *, F *, F *);
+typedef void (*waitany_t)(F *, F *, F *, F *, F *);
+typedef void (*test_t)(F *, F *, F *, F *);
+typedef void (*testany_t)(F *, F *, F *, F *, F *, F *);
+
+API void mpi_wait_(F *req, F *status, F *ierr);
+API void mpi_wait_(F *req, F *status, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, 1, req, status, 1) < 0) {
+		FORWARD(mpi_wait_, wait_t, (req, status, ierr));
+		return;
+	}
+	FORWARD(mpi_wait_, wait_t, (req, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, 1, NULL, 0);
+}
+
+API void mpi_waitall_(F *n, F *reqs, F *statuses, F *ierr);
+API void mpi_waitall_(F *n, F *reqs, F *statuses, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, *n, reqs, statuses, *n) < 0) {
+		FORWARD(mpi_waitall_, waitall_t, (n, reqs, statuses, ierr));
+		return;
+	}
+	FORWARD(mpi_waitall_, waitall_t, (n, reqs, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, *n, NULL, 1);
+}
+
+API void mpi_waitany_(F *n, F *reqs, F *index, F *status, F *ierr);
+API void mpi_waitany_(F *n, F *reqs, F *index, F *status, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, *n, reqs, status, 1) < 0) {
+		FORWARD(mpi_waitany_, waitany_t, (n, reqs, index, status, ierr));
+		return;
+	}
+	FORWARD(mpi_waitany_, waitany_t, (n, reqs, index, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, *index == MPI_UNDEFINED ? 0 : 1, index, 0);
+}
+
+/* waitsome and testsome: the requests at indices[0..outcount) */
+#define F_SOME(NAME)                                                                               \
+	API void NAME(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr);               \
+	API void NAME(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr)                \
+	{                                                                                          \
+		struct fdone d;                                                                    \
+		if (!tmatch__tracing() || fdone_begin(&d, *n, reqs, statuses, *n) < 0) {           \
+			FORWARD(NAME, testany_t, (n, reqs, outcount, indices, statuses, ierr));    \
+			return;                                                                    \
+		}                                                                                  \
+		FORWARD(NAME, testany_t, (n, reqs, outcount, indices, d.st, ierr));                \
+		fdone_end(&d, *ierr == MPI_SUCCESS, *outcount, indices, 0);                        \
+	}
+
+F_SOME(mpi_waitsome_)
+F_SOME(mpi_testsome_)
+
+API void mpi_test_(F *req, F *flag, F *status, F *ierr);
+API void mpi_test_(F *req, F *flag, F *status, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, 1, req, status, 1) < 0) {
+		FORWARD(mpi_test_, test_t, (req, flag, status, ierr));
+		return;
+	}
+	FORWARD(mpi_test_, test_t, (req, flag, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, *flag ? 1 : 0, NULL, 0);
+}
+
+API void mpi_testall_(F *n, F *reqs, F *flag, F *statuses, F *ierr);
+API void mpi_testall_(F *n, F *reqs, F *flag, F *statuses, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, *n, reqs, statuses, *n) < 0) {
+		FORWARD(mpi_testall_, waitany_t, (n, reqs, flag, statuses, ierr));
+		return;
+	}
+	FORWARD(mpi_testall_, waitany_t, (n, reqs, flag, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, *flag ? *n : 0, NULL, 0);
+}
+
+API void mpi_testany_(F *n, F *reqs, F *index, F *flag, F *status, F *ierr);
+API void mpi_testany_(F *n, F *reqs, F *index, F *flag, F *status, F *ierr)
+{
+	struct fdone d;
+
+	if (!tmatch__tracing() || fdone_begin(&d, *n, reqs, status, 1) < 0) {
+		FORWARD(mpi_testany_, testany_t, (n, reqs, index, flag, status, ierr));
+		return;
+	}
+	FORWARD(mpi_testany_, testany_t, (n, reqs, index, flag, d.st, ierr));
+	fdone_end(&d, *ierr == MPI_SUCCESS, *flag && *index != MPI_UNDEFINED ? 1 : 0, index, 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -248,6 +541,7 @@ API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F
 API void mpi_put_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
                   F *win, F *ierr)
 {
+	FUNTRACED(mpi_put_);
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 0);
 	FORWARD(mpi_put_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
@@ -258,6 +552,7 @@ API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F
 API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,
                   F *win, F *ierr)
 {
+	FUNTRACED(mpi_get_);
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 1);
 	FORWARD(mpi_get_, put_t, (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr));
@@ -270,6 +565,7 @@ API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F
 	API void NAME(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,      \
 	              F *ttype, F *win, F *req, F *ierr)                                           \
 	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
 		if (fon())                                                                         \
 			fcount_rma(win, target, ocount, otype, GET);                               \
 		FORWARD(NAME, rput_t,                                                              \
@@ -284,6 +580,7 @@ API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *t
 API void mpi_accumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
                          F *ttype, F *op, F *win, F *ierr)
 {
+	FUNTRACED(mpi_accumulate_);
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 0);
 	FORWARD(mpi_accumulate_, acc_t,
@@ -295,6 +592,7 @@ API void mpi_raccumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *
 API void mpi_raccumulate_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount,
                           F *ttype, F *op, F *win, F *req, F *ierr)
 {
+	FUNTRACED(mpi_raccumulate_);
 	if (fon())
 		fcount_rma(win, target, ocount, otype, 0);
 	FORWARD(mpi_raccumulate_, __typeof__(&mpi_raccumulate_),
@@ -316,6 +614,7 @@ API void mpi_get_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rco
                              F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
                              F *ierr)
 {
+	FUNTRACED(mpi_get_accumulate_);
 	if (fon())
 		fcount_rma_both(win, target, ocount, otype, rcount, rtype);
 	FORWARD(mpi_get_accumulate_, __typeof__(&mpi_get_accumulate_),
@@ -330,6 +629,7 @@ API void mpi_rget_accumulate_(void *obuf, F *ocount, F *otype, void *rbuf, F *rc
                               F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op, F *win,
                               F *req, F *ierr)
 {
+	FUNTRACED(mpi_rget_accumulate_);
 	if (fon())
 		fcount_rma_both(win, target, ocount, otype, rcount, rtype);
 	FORWARD(mpi_rget_accumulate_, __typeof__(&mpi_rget_accumulate_),
@@ -345,6 +645,7 @@ API void mpi_fetch_and_op_(void *obuf, void *rbuf, F *type, F *target, MPI_Aint 
 API void mpi_fetch_and_op_(void *obuf, void *rbuf, F *type, F *target, MPI_Aint *tdisp, F *op,
                            F *win, F *ierr)
 {
+	FUNTRACED(mpi_fetch_and_op_);
 	if (fon())
 		fcount_rma_both(win, target, &one_elem, type, &one_elem, type);
 	FORWARD(mpi_fetch_and_op_, __typeof__(&mpi_fetch_and_op_),
@@ -356,6 +657,7 @@ API void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, F *type, F *t
 API void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, F *type, F *target,
                                MPI_Aint *tdisp, F *win, F *ierr)
 {
+	FUNTRACED(mpi_compare_and_swap_);
 	if (fon())
 		fcount_rma_both(win, target, &one_elem, type, &one_elem, type);
 	FORWARD(mpi_compare_and_swap_, __typeof__(&mpi_compare_and_swap_),
@@ -412,85 +714,103 @@ static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
  * alike: COUNT is the model, the variadic part the parameters both share
  * (before the request and ierr), ARGS their names in parentheses.
  */
-#define F_COLL_PAIR(NAME, INAME, COUNT, ARGS, ...)                                                 \
+#define F_COLL_PAIR(NAME, INAME, COUNT, TRACE, ARGS, ...)                                          \
 	API void NAME(__VA_ARGS__, F *ierr);                                                       \
 	API void NAME(__VA_ARGS__, F *ierr)                                                        \
 	{                                                                                          \
+		int traced_ = tmatch__tracing();                                                   \
 		if (fcoll())                                                                       \
 			COUNT;                                                                     \
+		if (traced_)                                                                       \
+			TRACE;                                                                     \
 		FORWARD(NAME, __typeof__(&NAME), WITH_IERR ARGS);                                  \
+		if (traced_)                                                                       \
+			tmatch__trace_done();                                                      \
 	}                                                                                          \
 	API void INAME(__VA_ARGS__, F *req, F *ierr);                                              \
 	API void INAME(__VA_ARGS__, F *req, F *ierr)                                               \
 	{                                                                                          \
+		FUNTRACED(INAME);                                                                  \
 		if (fcoll())                                                                       \
 			COUNT;                                                                     \
 		FORWARD(INAME, __typeof__(&INAME), WITH_REQ_IERR ARGS);                            \
 	}
 
-F_COLL_PAIR(mpi_barrier_, mpi_ibarrier_, tmatch__coll_barrier(MPI_Comm_f2c(*comm)), (comm), F *comm)
-F_COLL_PAIR(mpi_bcast_, mpi_ibcast_,
-            tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(count, type)),
-            (buf, count, type, root, comm), void *buf, F *count, F *type, F *root, F *comm)
-F_COLL_PAIR(mpi_reduce_, mpi_ireduce_,
-            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(count, type)),
+/* The trace points of the blocking ones (record_wrap.c), from Fortran
+   arguments: C handles; counts arrays are MPI_Fint, an int. MPI_IN_PLACE
+   (a Fortran address here) cannot be told: blocks are sized by the
+   receive signature, valid either way, as the counting does. */
+#define FC    MPI_Comm_f2c(*comm)
+#define FT(T) MPI_Type_f2c(*(T))
+
+F_COLL_PAIR(mpi_barrier_, mpi_ibarrier_, tmatch__coll_barrier(FC), tmatch__tp_barrier(FC), (comm),
+            F *comm)
+F_COLL_PAIR(mpi_bcast_, mpi_ibcast_, tmatch__coll_bcast(FC, *root, fbytes(count, type)),
+            tmatch__tp_rooted(FC, 0, *count, FT(type), *root), (buf, count, type, root, comm),
+            void *buf, F *count, F *type, F *root, F *comm)
+F_COLL_PAIR(mpi_reduce_, mpi_ireduce_, tmatch__coll_to_root(FC, *root, fbytes(count, type)),
+            tmatch__tp_rooted(FC, 1, *count, FT(type), *root),
             (sbuf, rbuf, count, type, op, root, comm), void *sbuf, void *rbuf, F *count, F *type,
             F *op, F *root, F *comm)
-F_COLL_PAIR(mpi_allreduce_, mpi_iallreduce_,
-            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(count, type)),
-            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
-            F *comm)
-F_COLL_PAIR(mpi_gather_, mpi_igather_,
-            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_allreduce_, mpi_iallreduce_, tmatch__coll_all(FC, fbytes(count, type)),
+            tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
+            void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
+F_COLL_PAIR(mpi_gather_, mpi_igather_, tmatch__coll_to_root(FC, *root, fbytes(scount, stype)),
+            tmatch__tp_gather(FC, 0, *scount, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *root, F *comm)
-F_COLL_PAIR(mpi_scatter_, mpi_iscatter_,
-            tmatch__coll_bcast(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_scatter_, mpi_iscatter_, tmatch__coll_bcast(FC, *root, fbytes(scount, stype)),
+            tmatch__tp_gather(FC, 1, *scount, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *root, F *comm)
 /* allgather and alltoall: the receive signature, valid with and without MPI_IN_PLACE */
-F_COLL_PAIR(mpi_allgather_, mpi_iallgather_,
-            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype)),
+F_COLL_PAIR(mpi_allgather_, mpi_iallgather_, tmatch__coll_all(FC, fbytes(rcount, rtype)),
+            tmatch__tp_blocks(FC, TMATCH__COLL_ALLGATHER, "allgather", fbytes(rcount, rtype),
+                              fbytes(rcount, rtype)),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *comm)
-F_COLL_PAIR(mpi_alltoall_, mpi_ialltoall_,
-            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, rtype)),
+F_COLL_PAIR(mpi_alltoall_, mpi_ialltoall_, tmatch__coll_all(FC, fbytes(rcount, rtype)),
+            tmatch__tp_blocks(FC, TMATCH__COLL_ALLTOALL, "alltoall", fbytes(rcount, rtype),
+                              fbytes(rcount, rtype)),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *comm)
-F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_,
-            tmatch__coll_to_root(MPI_Comm_f2c(*comm), *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_, tmatch__coll_to_root(FC, *root, fbytes(scount, stype)),
+            tmatch__tp_gatherv(FC, *scount, FT(stype), rcounts, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), void *sbuf, F *scount,
             F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm)
-F_COLL_PAIR(mpi_scatterv_, mpi_iscatterv_,
-            tmatch__coll_scatterv(MPI_Comm_f2c(*comm), *root, scounts, MPI_Type_f2c(*stype)),
+F_COLL_PAIR(mpi_scatterv_, mpi_iscatterv_, tmatch__coll_scatterv(FC, *root, scounts, FT(stype)),
+            tmatch__tp_scatterv(FC, scounts, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scounts,
             F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm)
+/* the block of each member: its receive count, valid with and without MPI_IN_PLACE */
 F_COLL_PAIR(mpi_allgatherv_, mpi_iallgatherv_, fcount_allgatherv(comm, rcounts, rtype),
+            tmatch__tp_allgatherv(FC, MPI_IN_PLACE, 0, FT(rtype), rcounts, FT(rtype)),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), void *sbuf, F *scount,
             F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm)
 /* MPI_IN_PLACE in ALLTOALLV and ALLTOALLW: the send counts are used (not covered) */
-F_COLL_PAIR(mpi_alltoallv_, mpi_ialltoallv_,
-            tmatch__coll_v(MPI_Comm_f2c(*comm), scounts, MPI_Type_f2c(*stype)),
+F_COLL_PAIR(mpi_alltoallv_, mpi_ialltoallv_, tmatch__coll_v(FC, scounts, FT(stype)),
+            tmatch__tp_alltoallv(FC, scounts, FT(stype), rcounts, FT(rtype)),
             (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), void *sbuf,
             F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm)
 F_COLL_PAIR(mpi_alltoallw_, mpi_ialltoallw_, fcount_alltoallw(comm, scounts, stypes),
+            FUNTRACED(mpi_alltoallw_),
             (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), void *sbuf,
             F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
             F *comm)
-F_COLL_PAIR(mpi_reduce_scatter_, mpi_ireduce_scatter_,
-            tmatch__coll_v(MPI_Comm_f2c(*comm), rcounts, MPI_Type_f2c(*type)),
-            (sbuf, rbuf, rcounts, type, op, comm), void *sbuf, void *rbuf, F *rcounts, F *type,
-            F *op, F *comm)
+F_COLL_PAIR(mpi_reduce_scatter_, mpi_ireduce_scatter_, tmatch__coll_v(FC, rcounts, FT(type)),
+            tmatch__tp_reduce_scatter(FC, rcounts, FT(type)), (sbuf, rbuf, rcounts, type, op, comm),
+            void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm)
 F_COLL_PAIR(mpi_reduce_scatter_block_, mpi_ireduce_scatter_block_,
-            tmatch__coll_all(MPI_Comm_f2c(*comm), fbytes(rcount, type)),
+            tmatch__coll_all(FC, fbytes(rcount, type)), FUNTRACED(mpi_reduce_scatter_block_),
             (sbuf, rbuf, rcount, type, op, comm), void *sbuf, void *rbuf, F *rcount, F *type, F *op,
             F *comm)
-F_COLL_PAIR(mpi_scan_, mpi_iscan_, tmatch__coll_scan(MPI_Comm_f2c(*comm), fbytes(count, type)),
-            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
-            F *comm)
-F_COLL_PAIR(mpi_exscan_, mpi_iexscan_, tmatch__coll_scan(MPI_Comm_f2c(*comm), fbytes(count, type)),
-            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, F *count, F *type, F *op,
-            F *comm)
+/* scan and exscan: SMPI's replay has none, replayed as an allreduce of their size */
+F_COLL_PAIR(mpi_scan_, mpi_iscan_, tmatch__coll_scan(FC, fbytes(count, type)),
+            tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
+            void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
+F_COLL_PAIR(mpi_exscan_, mpi_iexscan_, tmatch__coll_scan(FC, fbytes(count, type)),
+            tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
+            void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
 
 /* ------------------------------------------------------------------------ */
 /* Neighbourhood collectives (counted with point-to-point, as in C)          */
@@ -508,6 +828,7 @@ typedef void (*inalltoallw_t)(void *, F *, MPI_Aint *, F *, void *, F *, MPI_Ain
 /* same count and type to every neighbour (allgather, allgatherv, alltoall) */
 static void fneighbors(const F *comm, const F *count, const F *type)
 {
+	FUNTRACED(a Fortran neighbourhood collective);
 	if (fon())
 		tmatch__neighbors(MPI_Comm_f2c(*comm), *count, MPI_Type_f2c(*type), NULL, NULL);
 }
@@ -519,6 +840,7 @@ static void fneighbors_v(const F *comm, const F *counts, const F *type, const F 
 	const struct tmatch__nbrs *nb;
 	MPI_Datatype *types = NULL;
 
+	FUNTRACED(a Fortran neighbourhood collective);
 	if (!fon() || !(nb = tmatch__comm_neighbors(c)))
 		return;
 	if (ftypes && !(types = ctypes(ftypes, nb->n)))
@@ -642,6 +964,16 @@ F08(mpi_startall)
 F08(mpi_request_free)
 F08(mpi_sendrecv)
 F08(mpi_sendrecv_replace)
+F08(mpi_recv)
+F08(mpi_irecv)
+F08(mpi_wait)
+F08(mpi_waitall)
+F08(mpi_waitany)
+F08(mpi_waitsome)
+F08(mpi_test)
+F08(mpi_testall)
+F08(mpi_testany)
+F08(mpi_testsome)
 F08(mpi_put)
 F08(mpi_rput)
 F08(mpi_get)

@@ -267,6 +267,46 @@ void tmatch__trace_request_null(MPI_Request req);
 /* MPI_Request_free: the request will not be completed where the trace sees it. */
 void tmatch__trace_request_freed(MPI_Request req);
 void tmatch__trace_request_at(MPI_Request req, int src, int dst, int tag, MPI_Comm comm, long pos);
+/*
+ * Trace points (record_wrap.c): the actions of one call from its C
+ * arguments, written by the C wrappers and by the Fortran ones alike
+ * (record_fortran.c), the caller then forwarding and calling
+ * tmatch__trace_done(). Sends: _isend returns the peer's world rank for
+ * _isend_done (-1: MPI_PROC_NULL, nothing written). Receives: _recv before
+ * a receive from a given peer, _recv_matched after a wildcard one (its
+ * status); _irecv before (its place for _irecv_done: -2 MPI_PROC_NULL,
+ * else the wildcard blank's or -1, *w the peer). _started counts and
+ * traces the starts of persistent requests. Collectives: on
+ * MPI_COMM_WORLD's group SMPI's own action, else its messages.
+ */
+void tmatch__tp_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
+int tmatch__tp_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type);
+void tmatch__tp_isend_done(MPI_Request req, int w, int tag);
+void tmatch__tp_recv(MPI_Comm comm, int source, int tag, int count, MPI_Datatype type);
+void tmatch__tp_recv_matched(double t0, MPI_Comm comm, const MPI_Status *st, int count,
+                             MPI_Datatype type);
+long tmatch__tp_irecv(MPI_Comm comm, int source, int tag, int count, MPI_Datatype type, int *w);
+void tmatch__tp_irecv_done(MPI_Request req, MPI_Comm comm, int w, int tag, long pos);
+void tmatch__tp_started(int n, const MPI_Request reqs[]);
+void tmatch__tp_sendrecv(double t0, MPI_Comm comm, unsigned long long sbytes, int dest, int stag,
+                         unsigned long long rbytes, int source, const MPI_Status *st);
+void tmatch__tp_barrier(MPI_Comm comm);
+void tmatch__tp_rooted(MPI_Comm comm, int reduce, int count, MPI_Datatype type, int root);
+void tmatch__tp_allreduce(MPI_Comm comm, int count, MPI_Datatype type);
+void tmatch__tp_gather(MPI_Comm comm, int scatter, int scount, MPI_Datatype stype, int rcount,
+                       MPI_Datatype rtype, int root);
+void tmatch__tp_reduce_scatter(MPI_Comm comm, const int rcounts[], MPI_Datatype type);
+void tmatch__tp_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
+                       unsigned long long sbytes, unsigned long long rbytes);
+void tmatch__tp_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
+                           const int rcounts[], MPI_Datatype rtype);
+void tmatch__tp_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
+                        MPI_Datatype rtype, int root);
+void tmatch__tp_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
+                         MPI_Datatype rtype, int root);
+void tmatch__tp_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
+                          const int rcounts[], MPI_Datatype rtype);
+
 /* "c0 c1 ... " in bytes for the world's ranks (counts NULL: zeros); free it.
    NULL when out of memory (the trace is then marked). */
 char *tmatch__trace_counts(const int counts[], MPI_Datatype type, unsigned long long *total);

@@ -25,9 +25,10 @@
  * a usual algorithm between its members (tmatch__trace_coll, tmatch__trace_coll_v); MPI_Sendrecv
  * as an exchange (isend, irecv, two waits); completions and wildcard receives as the run
  * observed them (tmatch__trace_completed); each start of a persistent request as the isend or
- * irecv it begins (tmatch__trace_started). What a replay cannot reproduce (a call this file
- * does not trace: non-blocking and persistent collectives, one-sided calls; threads) is named
- * in DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
+ * irecv it begins (tmatch__trace_started). The C and Fortran wrappers write through the same
+ * trace points (record_wrap.c). What a replay cannot reproduce (a call this file does not
+ * trace: non-blocking and persistent collectives, one-sided calls; threads) is named in
+ * DIR/NOT-REPLAYABLE instead of the index, and `treematch predict` says so.
  *
  * Off (no TREEMATCH_RECORD_TRACE), every wrapper pays one test of a flag.
  */

@@ -62,15 +62,82 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                            */
 
+/* ---- trace points: the actions of a call, from its C arguments; the C
+   wrappers here and the Fortran ones (record_fortran.c) both use them ---- */
+
+void tmatch__tp_send(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+{
+	if (dest >= 0)
+		tmatch__trace_action("send %d %d %llu 6", tmatch__trace_world(comm, dest), tag,
+		                     (unsigned long long)tmatch__bytes(count, type));
+}
+
+int tmatch__tp_isend(MPI_Comm comm, int dest, int tag, int count, MPI_Datatype type)
+{
+	int w;
+
+	if (dest < 0)
+		return -1;
+	w = tmatch__trace_world(comm, dest);
+	tmatch__trace_action("isend %d %d %llu 6", w, tag,
+	                     (unsigned long long)tmatch__bytes(count, type));
+	return w < 0 ? -2 : w;
+}
+
+void tmatch__tp_isend_done(MPI_Request req, int w, int tag)
+{
+	if (w == -1)
+		tmatch__trace_request_null(req);
+	else
+		tmatch__trace_request(req, tmatch__st.world_rank, w, tag);
+}
+
+void tmatch__tp_recv(MPI_Comm comm, int source, int tag, int count, MPI_Datatype type)
+{
+	if (source != MPI_PROC_NULL)
+		tmatch__trace_action("recv %d %d %llu 6", tmatch__trace_world(comm, source), tag,
+		                     (unsigned long long)tmatch__bytes(count, type));
+}
+
+void tmatch__tp_recv_matched(double t0, MPI_Comm comm, const MPI_Status *st, int count,
+                             MPI_Datatype type)
+{
+	if (st->MPI_SOURCE != MPI_PROC_NULL)
+		tmatch__trace_action_at(t0, "recv %d %d %llu 6",
+		                        tmatch__trace_world(comm, st->MPI_SOURCE), st->MPI_TAG,
+		                        (unsigned long long)tmatch__bytes(count, type));
+}
+
+long tmatch__tp_irecv(MPI_Comm comm, int source, int tag, int count, MPI_Datatype type, int *w)
+{
+	unsigned long long bytes = tmatch__bytes(count, type);
+	int first = 1;
+
+	*w = -1;
+	if (source == MPI_PROC_NULL)
+		return -2;
+	if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) /* written when it completes */
+		return tmatch__trace_irecv_wild(bytes, &first);
+	*w = tmatch__trace_world(comm, source);
+	tmatch__trace_action("irecv %d %d %llu 6", *w, tag, bytes);
+	return -1;
+}
+
+void tmatch__tp_irecv_done(MPI_Request req, MPI_Comm comm, int w, int tag, long pos)
+{
+	if (pos == -2)
+		tmatch__trace_request_null(req);
+	else
+		tmatch__trace_request_at(req, w, tmatch__st.world_rank, tag, comm, pos);
+}
+
 #define BLOCKING_SEND(NAME)                                                                        \
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm)                                                          \
 	{                                                                                          \
 		if (tmatch__on())                                                                  \
 			tmatch__count_send(comm, dest, count, type);                               \
-		TRACED(if (dest >= 0) tmatch__trace_action(                                        \
-		           "send %d %d %llu 6", tmatch__trace_world(comm, dest), tag,              \
-		           (unsigned long long)tmatch__bytes(count, type)),                        \
+		TRACED(tmatch__tp_send(comm, dest, tag, count, type),                              \
 		       PMPI_##NAME(buf, count, type, dest, tag, comm));                            \
 	}
 
@@ -78,24 +145,17 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	API int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,       \
 	                   MPI_Comm comm, MPI_Request *req)                                        \
 	{                                                                                          \
-		int rc_;                                                                           \
+		int rc_, w_;                                                                       \
 		if (tmatch__on())                                                                  \
 			tmatch__count_send(comm, dest, count, type);                               \
 		if (!tmatch__tracing())                                                            \
 			return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                \
-		if (dest < 0) {                                                                    \
-			rc_ = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                 \
-			if (rc_ == MPI_SUCCESS)                                                    \
-				tmatch__trace_request_null(*req);                                  \
-			return rc_;                                                                \
-		}                                                                                  \
-		int w_ = tmatch__trace_world(comm, dest);                                          \
-		tmatch__trace_action("isend %d %d %llu 6", w_, tag,                                \
-		                     (unsigned long long)tmatch__bytes(count, type));              \
+		w_ = tmatch__tp_isend(comm, dest, tag, count, type);                               \
 		rc_ = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                         \
 		if (rc_ == MPI_SUCCESS)                                                            \
-			tmatch__trace_request(*req, tmatch__st.world_rank, w_, tag);               \
-		tmatch__trace_done();                                                              \
+			tmatch__tp_isend_done(*req, w_, tag);                                      \
+		if (w_ != -1) /* MPI_PROC_NULL's wrote nothing: its time stays compute */          \
+			tmatch__trace_done();                                                      \
 		return rc_;                                                                        \
 	}
 
@@ -134,9 +194,7 @@ API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 	int rc;
 
 	if (source != MPI_ANY_SOURCE && tag != MPI_ANY_TAG)
-		TRACED(if (source != MPI_PROC_NULL) tmatch__trace_action(
-		           "recv %d %d %llu 6", tmatch__trace_world(comm, source), tag,
-		           (unsigned long long)tmatch__bytes(count, type)),
+		TRACED(tmatch__tp_recv(comm, source, tag, count, type),
 		       PMPI_Recv(buf, count, type, source, tag, comm, status));
 	if (!tmatch__tracing())
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
@@ -146,10 +204,8 @@ API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 	               status == MPI_STATUS_IGNORE ? &st : status);
 	if (status != MPI_STATUS_IGNORE)
 		st = *status;
-	if (rc == MPI_SUCCESS && st.MPI_SOURCE != MPI_PROC_NULL)
-		tmatch__trace_action_at(t0, "recv %d %d %llu 6",
-		                        tmatch__trace_world(comm, st.MPI_SOURCE), st.MPI_TAG,
-		                        (unsigned long long)tmatch__bytes(count, type));
+	if (rc == MPI_SUCCESS)
+		tmatch__tp_recv_matched(t0, comm, &st, count, type);
 	tmatch__trace_done();
 	return rc;
 }
@@ -157,30 +213,17 @@ API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, M
 API int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
-	unsigned long long bytes = tmatch__bytes(count, type);
-	int rc, w = -1;
-	long pos = -1;
+	int rc, w;
+	long pos;
 
 	if (!tmatch__tracing())
 		return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-	if (source == MPI_PROC_NULL) {
-		rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
-		if (rc == MPI_SUCCESS)
-			tmatch__trace_request_null(*req);
-		return rc;
-	}
-	if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) {
-		/* the message it matches is written when a completion names it */
-		int first = 1;
-		pos = tmatch__trace_irecv_wild(bytes, &first);
-	} else {
-		w = tmatch__trace_world(comm, source);
-		tmatch__trace_action("irecv %d %d %llu 6", w, tag, bytes);
-	}
+	pos = tmatch__tp_irecv(comm, source, tag, count, type, &w);
 	rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
 	if (rc == MPI_SUCCESS)
-		tmatch__trace_request_at(*req, w, tmatch__st.world_rank, tag, comm, pos);
-	tmatch__trace_done();
+		tmatch__tp_irecv_done(*req, comm, w, tag, pos);
+	if (pos != -2) /* MPI_PROC_NULL's wrote nothing: its time stays compute */
+		tmatch__trace_done();
 	return rc;
 }
 
@@ -370,7 +413,7 @@ API int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int t
 
 /* Each start of a send counts a message; traced, each start is the isend
    or irecv it begins (the handles stay the same across the call). */
-static void started(int n, const MPI_Request reqs[])
+void tmatch__tp_started(int n, const MPI_Request reqs[])
 {
 	int first = 1;
 
@@ -389,7 +432,7 @@ API int MPI_Start(MPI_Request *req)
 
 	if (!tmatch__on())
 		return PMPI_Start(req);
-	started(1, req);
+	tmatch__tp_started(1, req);
 	rc = PMPI_Start(req);
 	if (tmatch__tracing())
 		tmatch__trace_done();
@@ -402,7 +445,7 @@ API int MPI_Startall(int n, MPI_Request reqs[])
 
 	if (!tmatch__on())
 		return PMPI_Startall(n, reqs);
-	started(n, reqs);
+	tmatch__tp_started(n, reqs);
 	rc = PMPI_Startall(n, reqs);
 	if (tmatch__tracing())
 		tmatch__trace_done();
@@ -425,8 +468,8 @@ API int MPI_Request_free(MPI_Request *req)
  * from the status (so wildcards are what the run matched); with
  * MPI_PROC_NULL on one side, the other side's message alone.
  */
-static void trace_sendrecv(double t0, MPI_Comm comm, unsigned long long sbytes, int dest, int stag,
-                           unsigned long long rbytes, int source, const MPI_Status *st)
+void tmatch__tp_sendrecv(double t0, MPI_Comm comm, unsigned long long sbytes, int dest, int stag,
+                         unsigned long long rbytes, int source, const MPI_Status *st)
 {
 	int first = 1;
 	int to = dest == MPI_PROC_NULL ? -1 : tmatch__trace_world(comm, dest);
@@ -459,8 +502,8 @@ API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 	if (status != MPI_STATUS_IGNORE)
 		st = *status;
 	if (rc == MPI_SUCCESS)
-		trace_sendrecv(t0, comm, tmatch__bytes(scount, stype), dest, stag,
-		               tmatch__bytes(rcount, rtype), source, &st);
+		tmatch__tp_sendrecv(t0, comm, tmatch__bytes(scount, stype), dest, stag,
+		                    tmatch__bytes(rcount, rtype), source, &st);
 	tmatch__trace_done();
 	return rc;
 }
@@ -483,8 +526,8 @@ API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, 
 	if (status != MPI_STATUS_IGNORE)
 		st = *status;
 	if (rc == MPI_SUCCESS)
-		trace_sendrecv(t0, comm, tmatch__bytes(count, type), dest, stag,
-		               tmatch__bytes(count, type), source, &st);
+		tmatch__tp_sendrecv(t0, comm, tmatch__bytes(count, type), dest, stag,
+		                    tmatch__bytes(count, type), source, &st);
 	tmatch__trace_done();
 	return rc;
 }
@@ -770,8 +813,8 @@ static void count_alltoallw(MPI_Comm comm, const void *sbuf, const int scounts[]
 
 /* The v-collectives, traced with their counts in bytes per world rank
    (SMPI's formats); on a communicator other than the world's, marked. */
-static void trace_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
-                            const int rcounts[], MPI_Datatype rtype)
+void tmatch__tp_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
+                          const int rcounts[], MPI_Datatype rtype)
 {
 	unsigned long long st, rt;
 	char *sc, *rc;
@@ -807,8 +850,8 @@ static void trace_v(const char *name, const char *head, const int counts[], MPI_
 	free(c);
 }
 
-static void trace_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
-                             const int rcounts[], MPI_Datatype rtype)
+void tmatch__tp_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
+                           const int rcounts[], MPI_Datatype rtype)
 {
 	char head[32];
 	int me = 0;
@@ -823,8 +866,8 @@ static void trace_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Da
 	trace_v("allgatherv", head, rcounts, rtype, " 6 6");
 }
 
-static void trace_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
-                          MPI_Datatype rtype, int root)
+void tmatch__tp_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
+                        MPI_Datatype rtype, int root)
 {
 	char head[32], tail[32];
 	int me = -1;
@@ -839,8 +882,8 @@ static void trace_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const i
 	trace_v("gatherv", head, me == root ? rcounts : NULL, rtype, tail);
 }
 
-static void trace_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
-                           MPI_Datatype rtype, int root)
+void tmatch__tp_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
+                         MPI_Datatype rtype, int root)
 {
 	char tail[48];
 	int me = -1;
@@ -856,13 +899,55 @@ static void trace_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype styp
 
 #define COLL (tmatch__on() && tmatch__st.collectives)
 
+void tmatch__tp_barrier(MPI_Comm comm)
+{
+	if (tmatch__trace_coll(comm, TMATCH__COLL_BARRIER, 0, 0, 0))
+		tmatch__trace_action("barrier");
+}
+
+/* bcast, and reduce with op (SMPI's "reduce BYTES 0 ROOT 6") */
+void tmatch__tp_rooted(MPI_Comm comm, int reduce, int count, MPI_Datatype type, int root)
+{
+	unsigned long long b = tmatch__bytes(count, type);
+
+	if (tmatch__trace_coll(comm, reduce ? TMATCH__COLL_REDUCE : TMATCH__COLL_BCAST, root, b, b))
+		tmatch__trace_action(reduce ? "reduce %llu 0 %d 6" : "bcast %llu %d 6", b, root);
+}
+
+/* allreduce; also scan and exscan, which SMPI's replay lacks: replayed as
+   an allreduce of their size */
+void tmatch__tp_allreduce(MPI_Comm comm, int count, MPI_Datatype type)
+{
+	unsigned long long b = tmatch__bytes(count, type);
+
+	if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, b, b))
+		tmatch__trace_action("allreduce %llu 0 6", b);
+}
+
+/* gather (scatter 0) or scatter (1) of one block per member */
+void tmatch__tp_gather(MPI_Comm comm, int scatter, int scount, MPI_Datatype stype, int rcount,
+                       MPI_Datatype rtype, int root)
+{
+	unsigned long long sb = tmatch__bytes(scount, stype), rb = tmatch__bytes(rcount, rtype);
+
+	if (tmatch__trace_coll(comm, scatter ? TMATCH__COLL_SCATTER : TMATCH__COLL_GATHER, root, sb,
+	                       rb))
+		tmatch__trace_action("%s %llu %llu %d 6 6", scatter ? "scatter" : "gather", sb, rb,
+		                     root);
+}
+
+void tmatch__tp_reduce_scatter(MPI_Comm comm, const int rcounts[], MPI_Datatype type)
+{
+	if (tmatch__trace_coll_v(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0, rcounts, type,
+	                         0))
+		trace_v("reducescatter", "", rcounts, type, " 0 6");
+}
+
 API int MPI_Barrier(MPI_Comm comm)
 {
 	if (COLL)
 		tmatch__coll_barrier(comm);
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_BARRIER, 0, 0, 0))
-	           tmatch__trace_action("barrier"),
-	       PMPI_Barrier(comm));
+	TRACED(tmatch__tp_barrier(comm), PMPI_Barrier(comm));
 }
 
 API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
@@ -877,10 +962,7 @@ API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm co
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_BCAST, root, tmatch__bytes(count, type),
-	                              tmatch__bytes(count, type)))
-	           tmatch__trace_action("bcast %llu %d 6",
-	                                (unsigned long long)tmatch__bytes(count, type), root),
+	TRACED(tmatch__tp_rooted(comm, 0, count, type, root),
 	       PMPI_Bcast(buf, count, type, root, comm));
 }
 
@@ -898,10 +980,7 @@ API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_REDUCE, root, tmatch__bytes(count, type),
-	                              tmatch__bytes(count, type)))
-	           tmatch__trace_action("reduce %llu 0 %d 6",
-	                                (unsigned long long)tmatch__bytes(count, type), root),
+	TRACED(tmatch__tp_rooted(comm, 1, count, type, root),
 	       PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
 
@@ -919,10 +998,7 @@ API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type
 {
 	if (COLL)
 		tmatch__coll_all(comm, tmatch__bytes(count, type));
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
-	                              tmatch__bytes(count, type)))
-	           tmatch__trace_action("allreduce %llu 0 6",
-	                                (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -958,9 +1034,7 @@ API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MP
 {
 	if (COLL)
 		tmatch__coll_v(comm, rcounts, type);
-	TRACED(if (tmatch__trace_coll_v(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0,
-	                                rcounts, type, 0))
-	           trace_v("reducescatter", "", rcounts, type, " 0 6"),
+	TRACED(tmatch__tp_reduce_scatter(comm, rcounts, type),
 	       PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
 }
 
@@ -978,11 +1052,7 @@ API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI
 {
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
-	/* SMPI's replay has no scan: replayed as an allreduce of its size */
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
-	                              tmatch__bytes(count, type)))
-	           tmatch__trace_action("allreduce %llu 0 6",
-	                                (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Scan(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -1000,11 +1070,7 @@ API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
 {
 	if (COLL)
 		tmatch__coll_scan(comm, tmatch__bytes(count, type));
-	/* SMPI's replay has no scan: replayed as an allreduce of its size */
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type),
-	                              tmatch__bytes(count, type)))
-	           tmatch__trace_action("allreduce %llu 0 6",
-	                                (unsigned long long)tmatch__bytes(count, type)),
+	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
 }
 
@@ -1022,11 +1088,7 @@ API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_GATHER, root, tmatch__bytes(scount, stype),
-	                              tmatch__bytes(rcount, rtype)))
-	           tmatch__trace_action("gather %llu %llu %d 6 6",
-	                                (unsigned long long)tmatch__bytes(scount, stype),
-	                                (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	TRACED(tmatch__tp_gather(comm, 0, scount, stype, rcount, rtype, root),
 	       PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
@@ -1045,7 +1107,7 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
 	if (COLL)
 		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
-	TRACED(trace_gatherv(comm, scount, stype, rcounts, rtype, root),
+	TRACED(tmatch__tp_gatherv(comm, scount, stype, rcounts, rtype, root),
 	       PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
 }
 
@@ -1064,11 +1126,7 @@ API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
 	if (COLL)
 		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
-	TRACED(if (tmatch__trace_coll(comm, TMATCH__COLL_SCATTER, root,
-	                              tmatch__bytes(scount, stype), tmatch__bytes(rcount, rtype)))
-	           tmatch__trace_action("scatter %llu %llu %d 6 6",
-	                                (unsigned long long)tmatch__bytes(scount, stype),
-	                                (unsigned long long)tmatch__bytes(rcount, rtype), root),
+	TRACED(tmatch__tp_gather(comm, 1, scount, stype, rcount, rtype, root),
 	       PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
 
@@ -1086,7 +1144,7 @@ API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], 
 {
 	if (COLL)
 		tmatch__coll_scatterv(comm, root, scounts, stype);
-	TRACED(trace_scatterv(comm, scounts, stype, rcount, rtype, root),
+	TRACED(tmatch__tp_scatterv(comm, scounts, stype, rcount, rtype, root),
 	       PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 }
 
@@ -1101,8 +1159,8 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 }
 
 /* Allgather and alltoall: one block to and from every member. */
-static void trace_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
-                         unsigned long long sbytes, unsigned long long rbytes)
+void tmatch__tp_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
+                       unsigned long long sbytes, unsigned long long rbytes)
 {
 	if (tmatch__trace_coll(comm, kind, 0, sbytes, rbytes))
 		tmatch__trace_action("%s %llu %llu 6 6", name, sbytes, rbytes);
@@ -1113,9 +1171,9 @@ API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rb
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	TRACED(trace_blocks(comm, TMATCH__COLL_ALLGATHER, "allgather",
-	                    block_bytes(sbuf, scount, stype, rcount, rtype),
-	                    tmatch__bytes(rcount, rtype)),
+	TRACED(tmatch__tp_blocks(comm, TMATCH__COLL_ALLGATHER, "allgather",
+	                         block_bytes(sbuf, scount, stype, rcount, rtype),
+	                         tmatch__bytes(rcount, rtype)),
 	       PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
@@ -1133,7 +1191,7 @@ API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *r
 {
 	if (COLL)
 		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
-	TRACED(trace_allgatherv(comm, sbuf, scount, stype, rcounts, rtype),
+	TRACED(tmatch__tp_allgatherv(comm, sbuf, scount, stype, rcounts, rtype),
 	       PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
 }
 
@@ -1152,9 +1210,9 @@ API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 {
 	if (COLL)
 		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
-	TRACED(trace_blocks(comm, TMATCH__COLL_ALLTOALL, "alltoall",
-	                    block_bytes(sbuf, scount, stype, rcount, rtype),
-	                    tmatch__bytes(rcount, rtype)),
+	TRACED(tmatch__tp_blocks(comm, TMATCH__COLL_ALLTOALL, "alltoall",
+	                         block_bytes(sbuf, scount, stype, rcount, rtype),
+	                         tmatch__bytes(rcount, rtype)),
 	       PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
@@ -1173,8 +1231,8 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
 {
 	if (COLL)
 		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
-	TRACED(trace_alltoallv(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
-	                       sbuf == MPI_IN_PLACE ? rtype : stype, rcounts, rtype),
+	TRACED(tmatch__tp_alltoallv(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
+	                            sbuf == MPI_IN_PLACE ? rtype : stype, rcounts, rtype),
 	       PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
 }
 
@@ -1233,6 +1291,7 @@ void tmatch__neighbors(MPI_Comm comm, int count, MPI_Datatype type, const int co
 	API int MPI_Neighbor_##NAME(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,  \
 	                            int rcount, MPI_Datatype rtype, MPI_Comm comm)                 \
 	{                                                                                          \
+		UNTRACED("MPI_Neighbor_" #NAME);                                                   \
 		if (tmatch__on())                                                                  \
 			tmatch__neighbors(comm, scount, stype, NULL, NULL);                        \
 		return PMPI_Neighbor_##NAME(sbuf, scount, stype, rbuf, rcount, rtype, comm);       \
@@ -1241,6 +1300,7 @@ void tmatch__neighbors(MPI_Comm comm, int count, MPI_Datatype type, const int co
 	                             int rcount, MPI_Datatype rtype, MPI_Comm comm,                \
 	                             MPI_Request *req)                                             \
 	{                                                                                          \
+		UNTRACED("MPI_Ineighbor_" #NAME);                                                  \
 		if (tmatch__on())                                                                  \
 			tmatch__neighbors(comm, scount, stype, NULL, NULL);                        \
 		return PMPI_Ineighbor_##NAME(sbuf, scount, stype, rbuf, rcount, rtype, comm, req); \

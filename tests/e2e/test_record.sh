@@ -313,6 +313,20 @@ fi
 # completions and wildcard receives are written as the run matched them; a
 # non-blocking barrier is said not replayable, and predict refuses it with
 # the reason's file
+FFLAGS="-cpp -ffree-line-length-none -O1 -fallow-argument-mismatch -w"
+
+# same_trace A B: the traces in A and B hold the same actions, rank by rank:
+# every line but compute and waits in the same order, the same waits (the
+# order in which requests complete is the run's)
+same_trace() {
+	for f in "$1"/rank-*.txt; do
+		g=$2/$(basename "$f")
+		[ -f "$g" ] &&
+			[ "$(grep -v ' compute \| wait ' "$f")" = "$(grep -v ' compute \| wait ' "$g")" ] &&
+			[ "$(grep ' wait ' "$f" | sort)" = "$(grep ' wait ' "$g" | sort)" ] || return 1
+	done
+}
+
 # traced ABI KEY NP PROGRAM: record and trace NP ranks of $W/PROGRAM.ABI
 # into $W/trace-KEY-ABI, which must be replayable (an index, no reason)
 traced() {
@@ -338,7 +352,13 @@ for abi in openmpi mpich; do
 		! "mpicc.$abi" -O1 -o "$W/grid.$abi" "$SRC/tests/fixtures/predict/grid.c" \
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/persistent.$abi" \
-			"$SRC/tests/fixtures/predict/persistent.c" >>"$W/halo.cc" 2>&1; then
+			"$SRC/tests/fixtures/predict/persistent.c" >>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/twin_c.$abi" "$SRC/tests/fixtures/predict/twin.c" \
+			>>"$W/halo.cc" 2>&1 ||
+		! "mpif90.$abi" $FFLAGS -J "$W" -o "$W/twin_f.$abi" \
+			"$SRC/tests/fixtures/predict/twin.F90" >>"$W/halo.cc" 2>&1 ||
+		! "mpif90.$abi" $FFLAGS -DF08 -J "$W" -o "$W/twin_f08.$abi" \
+			"$SRC/tests/fixtures/predict/twin.F90" >>"$W/halo.cc" 2>&1; then
 		fail_files "trace ($abi): build the programs" "$W/halo.cc"
 		continue
 	fi
@@ -426,6 +446,20 @@ for abi in openmpi mpich; do
 	else
 		fail_files "trace ($abi): persistent requests written as each start's message" \
 			"$W/trace-p-$abi.log" "$W/predict-p-$abi.out"
+	fi
+	# the Fortran bindings (`use mpi` and `use mpi_f08`) traced as the C
+	# ones: twin.F90 makes twin.c's calls (point-to-point, wildcards with
+	# no status, every completion, persistent requests, collectives on the
+	# world and on halves); same actions, and the trace replays
+	if traced "$abi" tc 4 twin_c && traced "$abi" tf 4 twin_f && traced "$abi" tf08 4 twin_f08 &&
+		[ "$(grep -c ' ' "$W/trace-tc-$abi/rank-1.txt")" -gt 50 ] &&
+		same_trace "$W/trace-tc-$abi" "$W/trace-tf-$abi" &&
+		same_trace "$W/trace-tc-$abi" "$W/trace-tf08-$abi" &&
+		replays "$abi" tf "tleaf 2 2 1 2 1"; then
+		pass "trace ($abi): Fortran (use mpi, use mpi_f08) traced as C, and replayed"
+	else
+		fail_files "trace ($abi): Fortran (use mpi, use mpi_f08) traced as C, and replayed" \
+			"$W/trace-tf-$abi.log" "$W/trace-tf08-$abi.log" "$W/predict-tf-$abi.out"
 	fi
 	# a non-blocking collective cannot be replayed: said, refused
 	if timeout 120 "$TM" record -o "$W/any-$abi.yml" --trace "$W/trace-any-$abi" -- \
