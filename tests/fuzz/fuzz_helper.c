@@ -100,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hwloc_bitmap_or(seen, seen, set);
 		}
 		hwloc_bitmap_free(seen);
-		if (!printable(out.plan->mapper, sizeof(out.plan->mapper)))
+		if (!printable(out.plan->mapper, sizeof(out.plan->mapper)) ||
+		    !printable(out.plan->note, sizeof(out.plan->note)))
 			abort();
 	}
 	tmatch_place_node_destroy(out.plan);
