@@ -204,13 +204,13 @@ typedef void (*startall_t)(F *, F *, F *);
    converted, stay the same across the call). */
 static int fstarted(F n, const F reqs[])
 {
-	MPI_Request stack[64], *h;
+	MPI_Request stack[64], *h = stack;
 
 	if (!fon() || n < 1)
 		return 0;
 	/* handles: a pointer in Open MPI, an int in MPICH */
 	// NOLINTNEXTLINE(bugprone-sizeof-expression)
-	if (!(h = n <= 64 ? stack : malloc(sizeof(*h) * (size_t)n))) {
+	if (n > 64 && !(h = malloc(sizeof(*h) * (size_t)n))) {
 		FUNTRACED(MPI_Startall(out of memory));
 		return 0;
 	}
