@@ -276,7 +276,7 @@ API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *
 {
 	int traced = tmatch__tracing();
 	double t0 = traced ? tmatch__trace_clock() : 0;
-	F own[FSTAT_MAX], *st = traced ? fstatus(status, own) : status;
+	F own[FSTAT_MAX] = {0}, *st = traced ? fstatus(status, own) : status;
 
 	if (fon())
 		fcount_send(comm, dest, scount, stype);
@@ -296,7 +296,7 @@ API void mpi_sendrecv_replace_(void *buf, F *count, F *type, F *dest, F *stag, F
 {
 	int traced = tmatch__tracing();
 	double t0 = traced ? tmatch__trace_clock() : 0;
-	F own[FSTAT_MAX], *st = traced ? fstatus(status, own) : status;
+	F own[FSTAT_MAX] = {0}, *st = traced ? fstatus(status, own) : status;
 
 	if (fon())
 		fcount_send(comm, dest, count, type);
@@ -319,7 +319,7 @@ API void mpi_recv_(void *buf, F *count, F *type, F *src, F *tag, F *comm, F *sta
 {
 	int traced = tmatch__tracing(), wild = *src == MPI_ANY_SOURCE || *tag == MPI_ANY_TAG;
 	double t0 = traced ? tmatch__trace_clock() : 0;
-	F own[FSTAT_MAX], *st = traced && wild ? fstatus(status, own) : status;
+	F own[FSTAT_MAX] = {0}, *st = traced && wild ? fstatus(status, own) : status;
 
 	if (traced && !wild)
 		tmatch__tp_recv(MPI_Comm_f2c(*comm), *src, *tag, *count, MPI_Type_f2c(*type));
