@@ -20,11 +20,12 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: gen PATTERN N [--seed S] [--permute SEED] [-o FILE]\n"
-	             "       gen --tree N\n"
-	             "       gen --bound stencil2d|stencil3d N ARITY...\n"
-	             "       gen --min-cut stencil2d|stencil3d N SIZE\n"
-	             "patterns: stencil2d stencil3d cg alltoall hier random\n");
+	fprintf(out,
+	        "usage: gen PATTERN N [--seed S] [--permute SEED] [-o FILE]\n"
+	        "       gen --tree N\n"
+	        "       gen --bound stencil2d|stencil3d N ARITY...\n"
+	        "       gen --min-cut stencil2d|stencil3d N SIZE\n"
+	        "patterns: stencil2d stencil3d cg alltoall hier random geometric mesh powerlaw\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out)

@@ -17,6 +17,13 @@ const char *const bench_pattern_names[] = {
     "stencil2d", "stencil3d", "cg", "alltoall", "hier", "random", NULL,
 };
 
+const char *const bench_family_names[] = {
+    "geometric",
+    "mesh",
+    "powerlaw",
+    NULL,
+};
+
 /*
  * The generator is the library's own (treematch/rng.c): one xoshiro256**
  * for the mappers and the bench, so a seed means the same thing in both.
@@ -42,6 +49,9 @@ void bench_permutation(int n, uint64_t seed, int *perm)
 
 /* ---------------------------------------------------------------------- */
 /* Patterns                                                                */
+
+/* Links each new rank of powerlaw makes (Barabasi-Albert's m). */
+#define POWERLAW_M 3
 
 /* Largest divisor of n not above sqrt(n). */
 static int divisor_below_sqrt(int n)
@@ -69,10 +79,13 @@ int bench_pattern_check(const char *pattern, int n, char *err, size_t errlen)
 	for (int i = 0; bench_pattern_names[i]; i++)
 		if (!strcmp(pattern, bench_pattern_names[i]))
 			known = 1;
+	for (int i = 0; bench_family_names[i]; i++)
+		if (!strcmp(pattern, bench_family_names[i]))
+			known = 1;
 	if (!known) {
 		snprintf(err, errlen,
 		         "unknown pattern '%.40s': use stencil2d, stencil3d, cg, alltoall, "
-		         "hier or random",
+		         "hier, random, geometric, mesh or powerlaw",
 		         pattern);
 		return -1;
 	}
@@ -82,6 +95,10 @@ int bench_pattern_check(const char *pattern, int n, char *err, size_t errlen)
 	}
 	if (!strcmp(pattern, "cg") && !is_pow2(n)) {
 		snprintf(err, errlen, "cg needs a power of two ranks, not %d", n);
+		return -1;
+	}
+	if (!strcmp(pattern, "powerlaw") && n < POWERLAW_M + 1) {
+		snprintf(err, errlen, "powerlaw needs at least %d ranks", POWERLAW_M + 1);
 		return -1;
 	}
 	if (!strcmp(pattern, "random") && n < 5) {
@@ -243,6 +260,155 @@ static void gen_random(int n, uint64_t seed, const struct sink *s)
 	}
 }
 
+/*
+ * geometric: n points uniform in the unit square, in generation order (so
+ * the numbering has no locality), every pair closer than r linked, r chosen
+ * for an average degree of 8 (pi r^2 n = 8); closer pairs exchange more, as
+ * particles' halos do: 100 + 900 (1 - d / r), rounded. Pairs are found
+ * through a grid of r x r cells, each point compared with its own cell and
+ * the next ones, so the time is linear in n.
+ */
+static int gen_geometric(int n, uint64_t seed, const struct sink *s)
+{
+	double r = sqrt(8.0 / (M_PI * n)), *x = malloc(sizeof(double) * 2 * (size_t)n);
+	int g = (int)(1.0 / r) > 0 ? (int)(1.0 / r) : 1;
+	int *head = malloc(sizeof(int) * (size_t)g * (size_t)g),
+	    *next = malloc(sizeof(int) * (size_t)n);
+	tmatch__rng_t rng;
+
+	if (!x || !head || !next) {
+		free(x);
+		free(head);
+		free(next);
+		return -1;
+	}
+	tmatch__rng_seed(&rng, seed);
+	for (int c = 0; c < g * g; c++)
+		head[c] = -1;
+	for (int i = 0; i < n; i++) {
+		int cx, cy;
+		x[2 * i] = rng_unit(&rng) - 1e-12;
+		x[2 * i + 1] = rng_unit(&rng) - 1e-12;
+		cx = (int)(x[2 * i] * g);
+		cy = (int)(x[2 * i + 1] * g);
+		cx = cx < g ? cx : g - 1;
+		cy = cy < g ? cy : g - 1;
+		next[i] = head[cy * g + cx];
+		head[cy * g + cx] = i;
+	}
+	for (int cy = 0; cy < g; cy++)
+		for (int cx = 0; cx < g; cx++)
+			for (int i = head[cy * g + cx]; i >= 0; i = next[i])
+				/* this cell (pairs i < j) and the four after it */
+				for (int k = 0; k < 5; k++) {
+					static const int dx[] = {0, 1, -1, 0, 1},
+					                 dy[] = {0, 0, 1, 1, 1};
+					int nx = cx + dx[k], ny = cy + dy[k];
+					if (nx < 0 || nx >= g || ny >= g)
+						continue;
+					for (int j = head[ny * g + nx]; j >= 0; j = next[j]) {
+						double ex = x[2 * i] - x[2 * j],
+						       ey = x[2 * i + 1] - x[2 * j + 1];
+						double d = sqrt(ex * ex + ey * ey);
+						if ((k == 0 && j <= i) || d >= r)
+							continue;
+						put(s, i, j, floor(100.5 + 900.0 * (1.0 - d / r)));
+					}
+				}
+	free(x);
+	free(head);
+	free(next);
+	return 0;
+}
+
+/*
+ * mesh: a Delaunay-like triangulation, as a 2D unstructured mesh decomposed
+ * into n subdomains looks. The px x py grid of stencil2d (row-major
+ * numbering), each point moved by up to 0.35 in x and y (seeded), each cell
+ * split by its shorter diagonal (the Delaunay choice for a convex
+ * quadrilateral of nearly equal sides); a neighbour pair exchanges in
+ * proportion to the length of the face between them: 1000 x that length
+ * in grid units, rounded.
+ */
+static int gen_mesh(int n, uint64_t seed, const struct sink *s)
+{
+	int d[3], px, py;
+	double *x = malloc(sizeof(double) * 2 * (size_t)n);
+	tmatch__rng_t rng;
+
+	if (!x)
+		return -1;
+	bench_stencil_dims("stencil2d", n, d);
+	px = d[0];
+	py = d[1];
+	tmatch__rng_seed(&rng, seed);
+	for (int i = 0; i < n; i++) {
+		x[2 * i] = i % px + 0.7 * (rng_unit(&rng) - 0.5);
+		x[2 * i + 1] = i / px + 0.7 * (rng_unit(&rng) - 0.5);
+	}
+#define MESH_LEN(a, b) hypot(x[2 * (a)] - x[2 * (b)], x[2 * (a) + 1] - x[2 * (b) + 1])
+	for (int yy = 0; yy < py; yy++)
+		for (int xx = 0; xx < px; xx++) {
+			int r = yy * px + xx;
+			if (xx + 1 < px)
+				put(s, r, r + 1, floor(0.5 + 1000.0 * MESH_LEN(r, r + 1)));
+			if (yy + 1 < py)
+				put(s, r, r + px, floor(0.5 + 1000.0 * MESH_LEN(r, r + px)));
+			if (xx + 1 < px && yy + 1 < py) {
+				double d1 = MESH_LEN(r, r + px + 1), d2 = MESH_LEN(r + 1, r + px);
+				if (d1 <= d2)
+					put(s, r, r + px + 1, floor(0.5 + 1000.0 * d1));
+				else
+					put(s, r + 1, r + px, floor(0.5 + 1000.0 * d2));
+			}
+		}
+#undef MESH_LEN
+	free(x);
+	return 0;
+}
+
+/*
+ * powerlaw: Barabasi-Albert preferential attachment. The first POWERLAW_M + 1
+ * ranks form a clique; each later rank links to POWERLAW_M distinct earlier
+ * ranks, each drawn with probability proportional to its degree (a uniform
+ * pick among the endpoints of the edges so far). Degrees follow a power law
+ * of exponent 3: a few hubs talk to many ranks. Every link carries 1000; the
+ * numbering is the arrival order, hubs first.
+ */
+static int gen_powerlaw(int n, uint64_t seed, const struct sink *s)
+{
+	size_t cap = 2 * ((size_t)POWERLAW_M * (size_t)n + POWERLAW_M * POWERLAW_M), ne = 0;
+	int *end = malloc(sizeof(int) * cap);
+	tmatch__rng_t rng;
+
+	if (!end)
+		return -1;
+	tmatch__rng_seed(&rng, seed);
+	for (int i = 0; i <= POWERLAW_M; i++)
+		for (int j = i + 1; j <= POWERLAW_M; j++) {
+			put(s, i, j, 1000);
+			end[ne++] = i;
+			end[ne++] = j;
+		}
+	for (int i = POWERLAW_M + 1; i < n; i++) {
+		int got[POWERLAW_M], k = 0;
+		size_t before = ne;
+		while (k < POWERLAW_M) {
+			int j = end[tmatch__rng_below(&rng, (uint64_t)before)], dup = 0;
+			for (int q = 0; q < k; q++)
+				dup |= got[q] == j;
+			if (dup)
+				continue;
+			got[k++] = j;
+			put(s, i, j, 1000);
+			end[ne++] = i;
+			end[ne++] = j;
+		}
+	}
+	free(end);
+	return 0;
+}
+
 int bench_pattern_generate(const char *pattern, int n, uint64_t seed, const int *perm,
                            bench_emit_fn emit, void *arg, char *err, size_t errlen)
 {
@@ -260,8 +426,14 @@ int bench_pattern_generate(const char *pattern, int n, uint64_t seed, const int 
 		gen_alltoall(n, &s);
 	else if (!strcmp(pattern, "hier"))
 		gen_hier(n, &s);
-	else
+	else if (!strcmp(pattern, "random"))
 		gen_random(n, seed, &s);
+	else if ((!strcmp(pattern, "geometric") ? gen_geometric(n, seed, &s)
+	          : !strcmp(pattern, "mesh")    ? gen_mesh(n, seed, &s)
+	                                        : gen_powerlaw(n, seed, &s)) != 0) {
+		snprintf(err, errlen, "%s: out of memory for %d ranks", pattern, n);
+		return -1;
+	}
 	return 0;
 }
 

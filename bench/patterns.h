@@ -19,8 +19,16 @@
 
 typedef void (*bench_emit_fn)(void *arg, int i, int j, double w);
 
-/* Known pattern names, NULL terminated. */
+/* Known pattern names, NULL terminated: the set `make bench` runs. */
 extern const char *const bench_pattern_names[];
+
+/*
+ * Generated graph families (bench/README.md), seeded: geometric (random
+ * geometric graph), mesh (Delaunay-like triangulated mesh), powerlaw
+ * (Barabasi-Albert). Accepted by every function here; `make bench-peers`
+ * runs them.
+ */
+extern const char *const bench_family_names[];
 
 /*
  * 0 if `pattern` can be generated for n ranks, else -1 with a reason in err
@@ -32,7 +40,7 @@ int bench_pattern_check(const char *pattern, int n, char *err, size_t errlen);
 int bench_pattern_is_dense(const char *pattern);
 
 /*
- * Stream the pattern. `seed` is used by "random" only. If perm is not NULL,
+ * Stream the pattern. `seed` is used by random and the families only. If perm is not NULL,
  * rank r of the pattern becomes rank perm[r]. Returns 0, or -1 (unknown
  * pattern, bad n, out of memory) with err filled.
  */

@@ -202,3 +202,76 @@ Test(bench_bound, fewest_edges_cut_by_equal_parts)
 	cr_expect_eq(bench_stencil_min_cut("stencil2d", 256, 3), -1, "3 does not divide 256");
 	cr_expect_eq(bench_stencil_min_cut("random", 256, 64), -1);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The generated graph families of `make bench-peers`                        */
+
+static struct edges family(const char *name, int n, uint64_t seed)
+{
+	struct edges e;
+	char err[200];
+
+	memset(&e, 0, sizeof(e));
+	e.n = n;
+	cr_assert_eq(bench_pattern_generate(name, n, seed, NULL, collect, &e, err, sizeof(err)), 0,
+	             "%s", err);
+	for (size_t k = 0; k < e.len; k++) {
+		cr_assert(e.src[k] < e.dst[k] && e.src[k] >= 0 && e.dst[k] < n,
+		          "%s: pair %d %d out of order or range", name, e.src[k], e.dst[k]);
+		cr_assert_gt(e.w[k], 0);
+	}
+	return e;
+}
+
+static void edges_free(struct edges *e)
+{
+	free(e->src);
+	free(e->dst);
+	free(e->w);
+}
+
+Test(bench_families, seeded_and_shaped_as_documented)
+{
+	for (int f = 0; bench_family_names[f]; f++) {
+		struct edges a = family(bench_family_names[f], 1024, 42);
+		struct edges b = family(bench_family_names[f], 1024, 42);
+		struct edges c = family(bench_family_names[f], 1024, 43);
+		int same = a.len == c.len;
+
+		cr_assert_eq(a.len, b.len);
+		cr_assert_arr_eq(a.src, b.src, a.len * sizeof(int), "same seed, same graph");
+		cr_assert_arr_eq(a.w, b.w, a.len * sizeof(double));
+		for (size_t k = 0; same && k < a.len; k++)
+			same = a.src[k] == c.src[k] && a.dst[k] == c.dst[k] && a.w[k] == c.w[k];
+		cr_assert(!same, "%s: another seed, another graph", bench_family_names[f]);
+		edges_free(&a);
+		edges_free(&b);
+		edges_free(&c);
+	}
+}
+
+Test(bench_families, geometric_mesh_and_powerlaw_degrees)
+{
+	struct edges g = family("geometric", 4096, 7), m = family("mesh", 1024, 7);
+	struct edges p = family("powerlaw", 4096, 7);
+	int *deg = calloc(4096, sizeof(int)), maxdeg = 0;
+
+	/* geometric: pi r^2 n = 8 expected neighbours (fewer at the border) */
+	cr_assert(g.len > 4096 * 3.5 && g.len < 4096 * 4.0, "geometric: %zu pairs", g.len);
+	/* mesh: a 32 x 32 grid, its 31 x 32 x 2 sides and one diagonal per cell */
+	cr_assert_eq(m.len, 31 * 32 * 2 + 31 * 31);
+	/* powerlaw: a clique of 4, then 3 links per rank; hubs far above the
+	   mean degree of 6 */
+	cr_assert_eq(p.len, 6 + 3 * (4096 - 4));
+	for (size_t k = 0; k < p.len; k++) {
+		deg[p.src[k]]++;
+		deg[p.dst[k]]++;
+	}
+	for (int i = 0; i < 4096; i++)
+		maxdeg = deg[i] > maxdeg ? deg[i] : maxdeg;
+	cr_assert_gt(maxdeg, 60, "powerlaw: largest degree %d", maxdeg);
+	free(deg);
+	edges_free(&g);
+	edges_free(&m);
+	edges_free(&p);
+}
