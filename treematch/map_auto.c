@@ -177,6 +177,67 @@ static int uniform_everywhere(const tmatch_comm_t *comm, const tmatch_topo_t *to
 	return 1;
 }
 
+/*
+ * The budgeted mode: opts->search_time seconds, counted in steps at
+ * TMATCH_SEARCH_STEPS_PER_S. Half buys more starts (bisection with further
+ * seeds, each refined; a start is priced at the refinement's own budget),
+ * the rest iterated local search (tmatch__search) on the best mapping so
+ * far. Left out, with a log line, when the budget does not buy one N_C pass
+ * over every edge (the search would stop before its first kick).
+ */
+#define SEARCH_MAX_STARTS 16
+static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                       const tmatch_map_opts_t *opts, struct cand *best, tmatch_error_t *err)
+{
+	double steps = opts->search_time * TMATCH_SEARCH_STEPS_PER_S;
+	double pass = 64.0 * ((double)comm->nnz + (double)comm->n);
+	double start_cost = (double)tmatch__refine_budget(comm, topo);
+	int starts = (int)(steps / 2 / start_cost), n = comm->n;
+	tmatch_map_opts_t sopt = *opts;
+	tmatch_error_t cerr;
+	int *map = NULL;
+
+	if (steps < pass || steps > 9e18) {
+		tmatch__log(opts, TMATCH_LOG_INFO,
+		            "auto: search budget of %g s too small for %d ranks (needs %.2g s); "
+		            "left out",
+		            opts->search_time, n, pass / TMATCH_SEARCH_STEPS_PER_S);
+		return 0;
+	}
+	starts = starts < SEARCH_MAX_STARTS ? starts : SEARCH_MAX_STARTS;
+	if (starts > 0 && !(map = malloc(sizeof(int) * (size_t)n))) {
+		errno = ENOMEM;
+		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
+		return -1;
+	}
+	for (int k = 0; k < starts; k++) {
+		sopt.seed = opts->seed + 1000 + (uint64_t)k;
+		tmatch_error_clear(&cerr);
+		if (tmatch__map_bisect(comm, topo, &sopt, map, &cerr) != 0 ||
+		    tmatch__refine(comm, topo, &sopt, map, &cerr) != 0)
+			break; /* out of memory: search with what there is */
+		steps -= start_cost;
+		double cost = tmatch__hop_bytes(comm, topo, map);
+		if (cost < best->cost) {
+			int *t = best->map;
+			best->map = map;
+			map = t;
+			best->cost = cost;
+			best->seed = sopt.seed;
+			best->name = "bisect";
+			best->refined = 1;
+		}
+	}
+	free(map);
+	sopt.seed = best->seed;
+	if (tmatch__search(comm, topo, &sopt, (long)steps, best->map, err) != 0)
+		return -1;
+	best->cost = tmatch__hop_bytes(comm, topo, best->map);
+	tmatch__log(opts, TMATCH_LOG_INFO, "auto: search of %g s: %d more starts, hop-bytes %.6g",
+	            opts->search_time, starts, best->cost);
+	return 0;
+}
+
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
@@ -297,6 +358,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	for (int i = 1; i < nc; i++)
 		if (cand[i].cost < cand[best].cost)
 			best = i;
+	if (opts->search_time > 0 && search_best(comm, topo, opts, &cand[best], err) != 0)
+		goto out;
 	tmatch__log(opts, TMATCH_LOG_INFO,
 	            "auto: kept %s%s seed %llu (hop-bytes %.6g) of %d candidates", cand[best].name,
 	            cand[best].refined ? "+refine" : "", (unsigned long long)cand[best].seed,

@@ -450,67 +450,338 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* 3. Iterated local search (the budgeted mode)                              */
+
+/* Exchange the contents of two leaves (either may be free). */
+static void swap_leaves(struct refiner *r, int la, int lb)
+{
+	int a = r->rank_of_leaf[la], b = r->rank_of_leaf[lb];
+
+	r->rank_of_leaf[la] = b;
+	r->rank_of_leaf[lb] = a;
+	if (a >= 0)
+		r->leaf_of_rank[a] = lb;
+	if (b >= 0)
+		r->leaf_of_rank[b] = la;
+}
+
+/* Change of levels x weight when the contents of leaves la and lb are exchanged. */
+static double leaves_delta(const struct refiner *r, int la, int lb)
+{
+	int a = r->rank_of_leaf[la], b = r->rank_of_leaf[lb];
+
+	if (a >= 0)
+		return rank_delta(r, a, lb);
+	return b >= 0 ? rank_delta(r, b, la) : 0;
+}
+
+/* The search's work lists: ranks to look at again, and the swaps to undo. */
+struct search {
+	int *queue, *inq, nq;
+	int *undo; /* leaf pairs, in the order applied */
+	long nundo, capundo;
+	double delta; /* change of cost of the swaps applied since it was zeroed */
+};
+
+static void enqueue(struct search *s, int a)
+{
+	if (!s->inq[a]) {
+		s->inq[a] = 1;
+		s->queue[s->nq++] = a;
+	}
+}
+
+/*
+ * Apply a swap of leaves that changes the cost by d, remember it, and queue
+ * the ranks it concerns. Returns -1 on ENOMEM.
+ */
+static int apply(struct refiner *r, struct search *s, int la, int lb, double d)
+{
+	const struct tmatch_comm *c = r->c;
+
+	if (s->nundo + 2 > s->capundo) {
+		long cap = s->capundo ? 2 * s->capundo : 1024;
+		int *u = realloc(s->undo, sizeof(int) * (size_t)cap);
+		if (!u)
+			return -1;
+		s->undo = u;
+		s->capundo = cap;
+	}
+	s->undo[s->nundo++] = la;
+	s->undo[s->nundo++] = lb;
+	s->delta += d;
+	swap_leaves(r, la, lb);
+	for (int k = 0; k < 2; k++) {
+		int a = r->rank_of_leaf[k ? lb : la];
+		if (a < 0)
+			continue;
+		enqueue(s, a);
+		for (size_t e = c->row_ptr[a]; e < c->row_ptr[a + 1]; e++)
+			enqueue(s, c->col[e]);
+	}
+	return 0;
+}
+
+/*
+ * Candidates of rank a, after VieM's N_C neighbourhoods (Schulz and Traeff):
+ * the ranks at most two hops away in the communication graph (swapping with
+ * them brings a next to its partners), and the leaves beside each
+ * partner's leaf, free ones included (moves). Hubs look at their NC_WIDTH
+ * first partners and as many of theirs. Applies the best improving swap;
+ * returns 1 if one was applied, 0 if none, -1 on ENOMEM.
+ */
+#define NC_WIDTH 24
+
+/* The best candidate so far of improve_rank. */
+struct pick {
+	double delta;
+	int leaf;
+	long tried;
+};
+
+static void consider(const struct refiner *r, int la, int lb, struct pick *p)
+{
+	double d = leaves_delta(r, la, lb);
+
+	p->tried++;
+	if (d < p->delta) {
+		p->delta = d;
+		p->leaf = lb;
+	}
+}
+
+static int improve_rank(struct refiner *r, struct search *s, int a, double eps)
+{
+	const struct tmatch_comm *c = r->c;
+	const struct tmatch_topo *t = r->t;
+	int la = r->leaf_of_rank[a], low = t->span[t->depth - 1];
+	size_t deg = c->row_ptr[a + 1] - c->row_ptr[a];
+	struct pick p = {-eps, -1, 0};
+
+	for (size_t e = c->row_ptr[a]; e < c->row_ptr[a + 1] && e < c->row_ptr[a] + NC_WIDTH; e++) {
+		int h = c->col[e], lh = r->leaf_of_rank[h];
+		/* the leaves beside h's (its lowest subtree) */
+		for (int lb = lh / low * low; lb < lh / low * low + low; lb++)
+			if (lb != la && (!t->allowed || t->allowed[lb]))
+				consider(r, la, lb, &p);
+		/* the partners of h */
+		for (size_t f = c->row_ptr[h];
+		     f < c->row_ptr[h + 1] && f < c->row_ptr[h] + NC_WIDTH; f++) {
+			int lb = r->leaf_of_rank[c->col[f]];
+			if (lb != la && lb / low != lh / low)
+				consider(r, la, lb, &p);
+		}
+	}
+	spend(r, p.tried * (long)(2 * deg + 2));
+	if (p.leaf < 0)
+		return 0;
+	return apply(r, s, la, p.leaf, p.delta) ? -1 : 1;
+}
+
+/* Best-improvement descent from the queued ranks until none improves. Returns -1 on ENOMEM. */
+static int local_search(struct refiner *r, struct search *s, double eps)
+{
+	while (s->nq > 0 && r->steps < r->budget && !r->timed_out) {
+		int a = s->queue[--s->nq];
+		s->inq[a] = 0;
+		if (improve_rank(r, s, a, eps) < 0)
+			return -1;
+	}
+	while (s->nq > 0) /* budget out: empty the queue */
+		s->inq[s->queue[--s->nq]] = 0;
+	return 0;
+}
+
+/*
+ * Iterated local search: from the current mapping, a few random swaps
+ * around a random rank (a kick), then the N_C descent from the ranks
+ * they touched; kept when the cost does not grow, undone otherwise. Each
+ * round costs in proportion to the neighbourhood it touches, not to n, so
+ * a budget goes as far on 100,000 ranks as on 1,000.
+ */
+static int iterated_search(struct refiner *r, double eps)
+{
+	const struct tmatch_comm *c = r->c;
+	const struct tmatch_topo *t = r->t;
+	struct search s;
+	tmatch__rng_t rng;
+	int rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	s.queue = malloc(sizeof(int) * (size_t)r->n);
+	s.inq = calloc((size_t)r->n, sizeof(int));
+	if (!s.queue || !s.inq)
+		goto out;
+	tmatch__rng_seed(&rng, r->opts->seed ^ 0x11505eedULL);
+	/* the descent from every rank first */
+	for (int a = r->n - 1; a >= 0; a--)
+		enqueue(&s, a);
+	if (local_search(r, &s, eps) != 0)
+		goto out;
+	while (r->steps < r->budget && !r->timed_out) {
+		int x = (int)tmatch__rng_below(&rng, (uint64_t)r->n), kicks;
+		size_t deg = c->row_ptr[x + 1] - c->row_ptr[x];
+
+		if (deg == 0) {
+			spend(r, 1);
+			continue;
+		}
+		s.nundo = 0;
+		s.delta = 0;
+		kicks = 1 + (int)tmatch__rng_below(&rng, 3);
+		for (int k = 0; k < kicks; k++) {
+			/* x, or one of its partners, to a leaf near a partner's partner */
+			int y = c->col[c->row_ptr[x] + tmatch__rng_below(&rng, deg)];
+			size_t dy = c->row_ptr[y + 1] - c->row_ptr[y];
+			int z = c->col[c->row_ptr[y] + tmatch__rng_below(&rng, dy)];
+			int up = 1 + (int)tmatch__rng_below(&rng, (uint64_t)t->depth);
+			int who = k % 2 ? y : x;
+			int lb = random_leaf_near(r, &rng, r->leaf_of_rank[z], up);
+			if (lb < 0 || lb == r->leaf_of_rank[who])
+				continue;
+			if (apply(r, &s, r->leaf_of_rank[who], lb,
+			          leaves_delta(r, r->leaf_of_rank[who], lb)) != 0)
+				goto out;
+		}
+		spend(r, kicks * (long)(4 * deg + 2));
+		if (local_search(r, &s, eps) != 0)
+			goto out;
+		if (s.delta <= eps) /* kept: no worse */
+			continue;
+		for (long u = s.nundo - 2; u >= 0; u -= 2) /* undo, newest first */
+			swap_leaves(r, s.undo[u], s.undo[u + 1]);
+	}
+	rc = 0;
+out:
+	free(s.queue);
+	free(s.inq);
+	free(s.undo);
+	return rc;
+}
+
+/* Free what refiner_init allocated. */
+static void refiner_free(struct refiner *r)
+{
+	free(r->leaf_of_rank);
+	free(r->rank_of_leaf);
+	free(r->slot_grp);
+	free(r->grp_slot);
+	free(r->mem_ptr);
+	free(r->mem);
+	free(r->stamp);
+	free(r->mark);
+	free(r->plist);
+	free(r->pconn);
+	free(r->cptr);
+	free(r->cadj);
+	free(r->cw);
+	free(r->code);
+	free(r->scode);
+}
+
+/*
+ * Set up a refiner on a copy of leaf_of_rank with `budget` steps. Returns 0,
+ * 1 when the tree is too wide for the leaf codes (nothing to do), -1 on
+ * ENOMEM (err set); refiner_free in every case.
+ */
+static int refiner_init(struct refiner *r, const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                        const tmatch_map_opts_t *opts, const int *leaf_of_rank, long budget,
+                        tmatch_error_t *err)
+{
+	int nl = topo->nb_leaves;
+
+	memset(r, 0, sizeof(*r));
+	r->c = comm;
+	r->t = topo;
+	r->opts = opts;
+	r->n = comm->n;
+	r->t0 = now();
+	r->budget = budget;
+	r->leaf_of_rank = malloc(sizeof(int) * (size_t)r->n);
+	r->rank_of_leaf = malloc(sizeof(int) * (size_t)nl);
+	r->slot_grp = malloc(sizeof(int) * (size_t)nl);
+	r->grp_slot = malloc(sizeof(int) * (size_t)nl);
+	r->mem_ptr = malloc(sizeof(int) * ((size_t)nl + 1));
+	r->mem = malloc(sizeof(int) * (size_t)r->n);
+	r->stamp = malloc(sizeof(int) * (size_t)nl);
+	r->mark = malloc(sizeof(int) * (size_t)nl);
+	r->plist = malloc(sizeof(int) * (size_t)nl);
+	r->pconn = malloc(sizeof(double) * (size_t)nl);
+	r->cptr = malloc(sizeof(size_t) * ((size_t)nl + 1));
+	r->ccap = comm->nnz + 16;
+	r->cadj = malloc(sizeof(int) * r->ccap);
+	r->cw = malloc(sizeof(double) * r->ccap);
+	r->code = malloc(sizeof(uint64_t) * (size_t)nl);
+	r->scode = malloc(sizeof(uint64_t) * (size_t)nl);
+	if (!r->plist || !r->pconn || !r->code || !r->scode || !r->leaf_of_rank ||
+	    !r->rank_of_leaf || !r->slot_grp || !r->grp_slot || !r->mem_ptr || !r->mem ||
+	    !r->stamp || !r->mark || !r->cptr || !r->cadj || !r->cw) {
+		tmatch_error_set(err, 0, NULL, 0, 0, "refine: out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	if (make_codes(r) != 0) {
+		tmatch__log(opts, TMATCH_LOG_INFO,
+		            "refine: tree too wide to encode leaf paths in 64 bits; not refined");
+		return 1;
+	}
+	memcpy(r->leaf_of_rank, leaf_of_rank, sizeof(int) * (size_t)r->n);
+	for (int lf = 0; lf < nl; lf++)
+		r->rank_of_leaf[lf] = -1;
+	for (int q = 0; q < r->n; q++)
+		r->rank_of_leaf[r->leaf_of_rank[q]] = q;
+	return 0;
+}
+
+/* The refinement's default budget: about 32 evaluations of every edge per level. */
+long tmatch__refine_budget(const tmatch_comm_t *comm, const tmatch_topo_t *topo)
+{
+	/* 12 on huge inputs: keeps 1M ranks well under a minute; capped for dense ones */
+	double per = comm->n <= 65536 ? 32.0 : 12.0;
+	double b = per * (double)(comm->nnz + (size_t)comm->n) * topo->depth + 2e6;
+	double cap = 2e7 + 4.0 * (double)comm->nnz;
+
+	return (long)(b < cap ? b : cap);
+}
+
+/* The end of refine and search: keep the result if no worse, say so. */
+static void refiner_finish(struct refiner *r, const char *what, double before, int *leaf_of_rank)
+{
+	double after = level_cost(r);
+
+	if (r->timed_out)
+		tmatch__log(r->opts, TMATCH_LOG_WARNING,
+		            "%s: time budget of %g s hit after %ld steps; the result may "
+		            "depend on machine speed",
+		            what, r->opts->time_budget, r->steps);
+	/* Never worse than the input (a safety net; every step is non-increasing). */
+	if (after <= before)
+		memcpy(leaf_of_rank, r->leaf_of_rank, sizeof(int) * (size_t)r->n);
+	tmatch__log(r->opts, TMATCH_LOG_DEBUG, "%s: hop-bytes %.6g -> %.6g in %ld steps", what,
+	            2 * before, 2 * (after <= before ? after : before), r->steps);
+}
+
 int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
 	struct refiner r;
-	int nl = topo->nb_leaves, rc = -1, *start = NULL;
-	double before, after, eps;
+	int rc, *start = NULL;
+	double before, eps;
 
-	memset(&r, 0, sizeof(r));
 	if (comm->n < 2 || comm->nnz == 0 || topo->depth == 0)
 		return 0;
-	r.c = comm;
-	r.t = topo;
-	r.opts = opts;
-	r.n = comm->n;
-	r.t0 = now();
-	/* Default: a few full rounds over every level, then threshold accepting on small inputs. */
-	if (opts->iter_budget > 0) {
-		r.budget = opts->iter_budget;
-	} else {
-		/* about 32 evaluations of every edge per level (12 on huge inputs), capped for
-		 * dense ones */
-		double per =
-		    comm->n <= 65536 ? 32.0 : 12.0; /* keeps 1M ranks well under a minute */
-		double b = per * (double)(comm->nnz + (size_t)comm->n) * topo->depth + 2e6;
-		double cap = 2e7 + 4.0 * (double)comm->nnz;
-		r.budget = (long)(b < cap ? b : cap);
+	rc = refiner_init(
+	    &r, comm, topo, opts, leaf_of_rank,
+	    opts->iter_budget > 0 ? opts->iter_budget : tmatch__refine_budget(comm, topo), err);
+	if (rc != 0) {
+		refiner_free(&r);
+		return rc > 0 ? 0 : -1;
 	}
-	r.leaf_of_rank = malloc(sizeof(int) * (size_t)r.n);
 	start = malloc(sizeof(int) * (size_t)r.n);
-	r.rank_of_leaf = malloc(sizeof(int) * (size_t)nl);
-	r.slot_grp = malloc(sizeof(int) * (size_t)nl);
-	r.grp_slot = malloc(sizeof(int) * (size_t)nl);
-	r.mem_ptr = malloc(sizeof(int) * ((size_t)nl + 1));
-	r.mem = malloc(sizeof(int) * (size_t)r.n);
-	r.stamp = malloc(sizeof(int) * (size_t)nl);
-	r.mark = malloc(sizeof(int) * (size_t)nl);
-	r.plist = malloc(sizeof(int) * (size_t)nl);
-	r.pconn = malloc(sizeof(double) * (size_t)nl);
-	r.cptr = malloc(sizeof(size_t) * ((size_t)nl + 1));
-	r.ccap = comm->nnz + 16;
-	r.cadj = malloc(sizeof(int) * r.ccap);
-	r.cw = malloc(sizeof(double) * r.ccap);
-	r.code = malloc(sizeof(uint64_t) * (size_t)nl);
-	r.scode = malloc(sizeof(uint64_t) * (size_t)nl);
-	if (!r.plist || !r.pconn || !r.code || !r.scode || !r.leaf_of_rank || !start ||
-	    !r.rank_of_leaf || !r.slot_grp || !r.grp_slot || !r.mem_ptr || !r.mem || !r.stamp ||
-	    !r.mark || !r.cptr || !r.cadj || !r.cw)
+	if (!start)
 		goto nomem;
-	if (make_codes(&r) != 0) {
-		tmatch__log(opts, TMATCH_LOG_INFO,
-		            "refine: tree too wide to encode leaf paths in 64 bits; not refined");
-		rc = 0;
-		goto out;
-	}
-	memcpy(r.leaf_of_rank, leaf_of_rank, sizeof(int) * (size_t)r.n);
-	memcpy(start, leaf_of_rank, sizeof(int) * (size_t)r.n);
-	for (int lf = 0; lf < nl; lf++)
-		r.rank_of_leaf[lf] = -1;
-	for (int q = 0; q < r.n; q++)
-		r.rank_of_leaf[r.leaf_of_rank[q]] = q;
-
+	/* A few full rounds over every level, then threshold accepting on small inputs. */
 	before = level_cost(&r);
 	eps = 1e-12 * comm->total * topo->depth;
 	if (descend(&r, eps, 16) != 0)
@@ -524,38 +795,50 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		if (descend(&r, eps, 16) != 0)
 			goto nomem;
 	}
-	after = level_cost(&r);
-	if (r.timed_out)
-		tmatch__log(opts, TMATCH_LOG_WARNING,
-		            "refine: time budget of %g s hit after %ld steps; the result may "
-		            "depend on machine speed",
-		            opts->time_budget, r.steps);
-	/* Never worse than the input (a safety net; every step above is non-increasing). */
-	if (after <= before)
-		memcpy(leaf_of_rank, r.leaf_of_rank, sizeof(int) * (size_t)r.n);
-	tmatch__log(opts, TMATCH_LOG_DEBUG, "refine: hop-bytes %.6g -> %.6g in %ld steps",
-	            2 * before, 2 * (after <= before ? after : before), r.steps);
-	rc = 0;
-	goto out;
+	refiner_finish(&r, "refine", before, leaf_of_rank);
+	free(start);
+	refiner_free(&r);
+	return 0;
 nomem:
 	tmatch_error_set(err, 0, NULL, 0, 0, "refine: out of memory");
 	errno = ENOMEM;
-out:
-	free(r.leaf_of_rank);
 	free(start);
-	free(r.rank_of_leaf);
-	free(r.slot_grp);
-	free(r.grp_slot);
-	free(r.mem_ptr);
-	free(r.mem);
-	free(r.stamp);
-	free(r.mark);
-	free(r.plist);
-	free(r.pconn);
-	free(r.cptr);
-	free(r.cadj);
-	free(r.cw);
-	free(r.code);
-	free(r.scode);
-	return rc;
+	refiner_free(&r);
+	return -1;
+}
+
+int tmatch__search(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                   const tmatch_map_opts_t *opts, long steps, int *leaf_of_rank,
+                   tmatch_error_t *err)
+{
+	struct refiner r;
+	int rc;
+	double before, eps;
+
+	if (comm->n < 2 || comm->nnz == 0 || topo->depth == 0 || steps <= 0)
+		return 0;
+	rc = refiner_init(&r, comm, topo, opts, leaf_of_rank, steps, err);
+	if (rc != 0) {
+		refiner_free(&r);
+		return rc > 0 ? 0 : -1;
+	}
+	before = level_cost(&r);
+	eps = 1e-12 * comm->total * topo->depth;
+	/* the kicks and N_C descents, then the level descent on what they left */
+	if (iterated_search(&r, eps) != 0) {
+		tmatch_error_set(err, 0, NULL, 0, 0, "search: out of memory");
+		errno = ENOMEM;
+		refiner_free(&r);
+		return -1;
+	}
+	r.budget = r.steps + tmatch__refine_budget(comm, topo);
+	if (descend(&r, eps, 16) != 0) {
+		tmatch_error_set(err, 0, NULL, 0, 0, "search: out of memory");
+		errno = ENOMEM;
+		refiner_free(&r);
+		return -1;
+	}
+	refiner_finish(&r, "search", before, leaf_of_rank);
+	refiner_free(&r);
+	return 0;
 }

@@ -289,7 +289,13 @@ typedef struct tmatch_map_opts {
 	size_t mem_budget;    /* bytes of working memory (0 = library default) */
 	tmatch_log_fn log;
 	void *log_arg;
+	double search_time; /* seconds auto may add for its budgeted search (0 = none): counted
+	                       in steps at a fixed rate, so the result does not depend on the
+	                       machine's speed; see TMATCH_SEARCH_STEPS_PER_S */
 } tmatch_map_opts_t;
+
+/* The steps of search one second of search_time buys (a conservative rate). */
+#define TMATCH_SEARCH_STEPS_PER_S 20000000.0
 
 /* Fill with defaults. */
 TMATCH_API void tmatch_map_opts_init(tmatch_map_opts_t *opts);

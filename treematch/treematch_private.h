@@ -113,6 +113,19 @@ int tmatch__map_auto(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_
 int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err);
 
+/* The steps tmatch__refine takes by default on this input. */
+long tmatch__refine_budget(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
+
+/*
+ * The budgeted search (map_refine.c): iterated local search with VieM's N_C
+ * neighbourhoods for `steps` evaluation steps, then the level descent.
+ * Never makes the mapping worse; deterministic for a seed and a step count
+ * (opts->time_budget stays a safety cap).
+ */
+int tmatch__search(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                   const tmatch_map_opts_t *opts, long steps, int *leaf_of_rank,
+                   tmatch_error_t *err);
+
 /* tmatch_map_validate, also saying which rank is wrong (*bad_rank, -1 if none). */
 /* Lines of a text file (textfile.c), none longer than max bytes. next returns
    the line without its end, NULL at the end of the file or when it stopped:

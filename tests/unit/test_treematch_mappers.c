@@ -764,3 +764,126 @@ Test(refine, iteration_budget_drives_the_result)
 	tmatch_comm_destroy(c);
 	tmatch_topo_destroy(t);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The budgeted search (tmatch__search, auto's --budget)                     */
+
+Test(search, never_worse_valid_and_deterministic)
+{
+	tmatch_topo_t *t = tree("tleaf 3 8 1 4 1 8 1");
+	tmatch_comm_t *c = random_comm(256, 6, 31);
+	tmatch_map_opts_t o;
+
+	tmatch_map_opts_init(&o);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		int *a = map_with(c, t, "bisect+refine", seed),
+		    *b = map_with(c, t, "bisect+refine", seed);
+		double before = tmatch__hop_bytes(c, t, a);
+
+		o.seed = seed;
+		cr_assert_eq(tmatch__search(c, t, &o, 2000000, a, NULL), 0);
+		cr_assert_eq(tmatch__search(c, t, &o, 2000000, b, NULL), 0);
+		cr_assert_eq(tmatch_map_validate(t, a, 256, NULL), 0);
+		cr_assert_leq(tmatch__hop_bytes(c, t, a), before);
+		cr_assert_arr_eq(a, b, 256 * sizeof(int), "same seed and steps, same mapping");
+		free(a);
+		free(b);
+	}
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(search, improves_on_the_refinement_of_a_random_mapping)
+{
+	tmatch_topo_t *t = tree("tleaf 3 4 1 4 1 8 1");
+	tmatch_comm_t *c = random_comm(128, 4, 77);
+	int *m = map_with(c, t, "random+refine", 3);
+	double refined = tmatch__hop_bytes(c, t, m);
+	tmatch_map_opts_t o;
+
+	tmatch_map_opts_init(&o);
+	cr_assert_eq(tmatch__search(c, t, &o, 20000000, m, NULL), 0);
+	/* the refinement stops at a local optimum of its swaps: the kicks and
+	   the N_C descent get below it */
+	cr_assert_lt(tmatch__hop_bytes(c, t, m), refined);
+	free(m);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(search, moves_ranks_onto_free_leaves_of_a_partial_tree)
+{
+	tmatch_topo_t *t = tree("tleaf 3 4 1 4 1 4 1");
+	tmatch_comm_t *c = random_comm(40, 4, 5);
+	int *m;
+	tmatch_map_opts_t o;
+
+	restrict_leaves(t, 50, 40, 9);
+	m = map_with(c, t, "random", 6);
+	tmatch_map_opts_init(&o);
+	double before = tmatch__hop_bytes(c, t, m);
+	cr_assert_eq(tmatch__search(c, t, &o, 5000000, m, NULL), 0);
+	cr_assert_eq(tmatch_map_validate(t, m, 40, NULL), 0, "only allowed leaves, one rank each");
+	cr_assert_lt(tmatch__hop_bytes(c, t, m), before);
+	free(m);
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+struct info_log {
+	int left_out, searched;
+};
+
+static void info_log(void *arg, int level, const char *msg)
+{
+	struct info_log *l = arg;
+
+	if (level != TMATCH_LOG_INFO)
+		return;
+	l->left_out += strstr(msg, "too small") != NULL;
+	l->searched += strstr(msg, "auto: search of") != NULL;
+}
+
+Test(search, auto_with_a_budget_is_never_above_auto_and_deterministic)
+{
+	tmatch_topo_t *t = tree("tleaf 3 8 1 4 1 8 1");
+	tmatch_comm_t *c = random_comm(256, 5, 12);
+	tmatch_map_opts_t o;
+	int a[256], b[256], plain[256];
+	struct info_log l = {0, 0};
+
+	tmatch_map_opts_init(&o);
+	cr_assert_eq(tmatch_map_compute(c, t, &o, plain, NULL), 0);
+	o.search_time = 0.5;
+	o.log = info_log;
+	o.log_arg = &l;
+	cr_assert_eq(tmatch_map_compute(c, t, &o, a, NULL), 0);
+	cr_assert_eq(tmatch_map_compute(c, t, &o, b, NULL), 0);
+	cr_assert_eq(l.searched, 2, "the search ran, and said so");
+	cr_assert_arr_eq(a, b, sizeof(a),
+	                 "the budget is counted in steps, not read from the clock");
+	cr_assert_leq(tmatch__hop_bytes(c, t, a), tmatch__hop_bytes(c, t, plain));
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
+
+Test(search, auto_leaves_out_a_budget_too_small_to_search)
+{
+	tmatch_topo_t *t = tree("tleaf 3 8 1 4 1 8 1");
+	tmatch_comm_t *c = random_comm(256, 5, 12);
+	tmatch_map_opts_t o;
+	int a[256], plain[256];
+	struct info_log l = {0, 0};
+
+	tmatch_map_opts_init(&o);
+	cr_assert_eq(tmatch_map_compute(c, t, &o, plain, NULL), 0);
+	o.search_time = 1e-6; /* 20 steps: not one pass over the edges */
+	o.log = info_log;
+	o.log_arg = &l;
+	cr_assert_eq(tmatch_map_compute(c, t, &o, a, NULL), 0);
+	cr_assert_eq(l.left_out, 1);
+	cr_assert_eq(l.searched, 0);
+	cr_assert_arr_eq(a, plain, sizeof(a), "left out: the default mapping");
+	tmatch_comm_destroy(c);
+	tmatch_topo_destroy(t);
+}
