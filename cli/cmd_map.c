@@ -269,7 +269,8 @@ static void map_usage(FILE *out)
 	    out,
 	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES] [--ranks "
 	    "LIST]\n"
-	    "                     [--mapper NAME] [--seed N] [--format FMT] [--stats]\n"
+	    "                     [--mapper NAME] [--seed N] [--budget SECONDS] [--format FMT]\n"
+	    "                     [--stats]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
 	    "tree and print the placement.\n"
@@ -288,6 +289,10 @@ static void map_usage(FILE *out)
 	        "\n"
 	        "                        optionally with +refine (default: %s)\n"
 	        "  -s, --seed N          seed of every random choice (default: 1)\n"
+	        "  -b, --budget SECONDS  auto: add up to this much search (iterated local\n"
+	        "                        search) to its best candidate, counted in steps so\n"
+	        "                        the placement is the same on any machine; left out\n"
+	        "                        when too small for the profile (default: 0, none)\n"
 	        "  -f, --format FMT      plain: one line \"RANK LEAF\" per rank (default);\n"
 	        "                        yaml: a small mapping document;\n"
 	        "                        openmpi: a rankfile (mpirun --rankfile F, Open MPI 4,\n"
@@ -369,21 +374,43 @@ static int print_launcher(const char *topology, const int *leaf, const int *rank
 	return 0;
 }
 
+/* --budget: seconds, 0 to 3600, a plain decimal number. */
+static int parse_budget(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || strspn(s, "0123456789.") != strlen(s))
+		return -1;
+	v = strtod(s, &end);
+	if (*end || !(v >= 0 && v <= 3600))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int tmatch_cli_map(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
-	    {"mapper", required_argument, NULL, 'm'},  {"seed", required_argument, NULL, 's'},
-	    {"format", required_argument, NULL, 'f'},  {"stats", no_argument, NULL, 'S'},
-	    {"allowed", required_argument, NULL, 'a'}, {"ranks", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"mapper", required_argument, NULL, 'm'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"stats", no_argument, NULL, 'S'},
+	    {"allowed", required_argument, NULL, 'a'},
+	    {"ranks", required_argument, NULL, 'r'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *topology = NULL, *mapper = TMATCH_DEFAULT_MAPPER;
 	const char *allowed = NULL, *ranks_arg = NULL;
 	int *ranks = NULL, nranks = 0;
 	const char *format = "plain";
-	int stats = 0, opt, rc = 1, n, launcher = -1;
+	int stats = 0, opt, rc = 1, n, launcher = -1, verbose;
 	uint64_t seed = 1;
+	double budget = 0;
 	tmatch_error_t err;
 	tmatch_topo_t *topo = NULL;
 	tmatch_comm_t *comm = NULL;
@@ -393,7 +420,7 @@ int tmatch_cli_map(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:m:s:f:a:r:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:m:s:b:f:a:r:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			profile = optarg;
@@ -413,6 +440,14 @@ int tmatch_cli_map(int argc, char **argv)
 		case 's':
 			if (tmatch_cli_number(optarg, UINT64_MAX, &seed)) {
 				tmatch_cli_error("--seed '%s': expected a non-negative integer",
+				                 optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			if (parse_budget(optarg, &budget)) {
+				tmatch_cli_error("--budget '%s': expected seconds from 0 to 3600, "
+				                 "e.g. 2 or 0.5",
 				                 optarg);
 				return 2;
 			}
@@ -487,6 +522,11 @@ int tmatch_cli_map(int argc, char **argv)
 	tmatch_map_opts_init(&opts);
 	opts.mapper = mapper;
 	opts.seed = seed;
+	opts.search_time = budget;
+	/* warnings always; with --stats, what auto chose and searched too */
+	verbose = stats ? 2 : 1;
+	opts.log = tmatch_cli_log;
+	opts.log_arg = &verbose;
 	t0 = now();
 	tmatch_error_clear(&err);
 	if (tmatch_map_compute(comm, topo, &opts, leaf, &err)) {

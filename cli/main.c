@@ -44,7 +44,9 @@ void tmatch_cli_log(void *arg, int level, const char *msg)
 {
 	int verbose = arg ? *(int *)arg : 1;
 
-	if (level <= TMATCH_LOG_WARNING || verbose > 1)
+	/* arg: NULL or a verbosity: 1 errors and warnings, 2 and information,
+	   3 and the mappers' debugging lines */
+	if (level <= TMATCH_LOG_WARNING || (level == TMATCH_LOG_INFO && verbose > 1) || verbose > 2)
 		fprintf(stderr, "treematch: %s: %s\n",
 		        level == TMATCH_LOG_ERROR     ? "error"
 		        : level == TMATCH_LOG_WARNING ? "warning"

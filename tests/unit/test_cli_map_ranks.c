@@ -3,7 +3,7 @@
  * test_cli_map_ranks.c - `treematch map --ranks LIST` places the listed
  * global ranks exactly where the SPANK plugin's node plan (placement/)
  * places the same ranks on one node: both map tmatch_comm_submatrix of the
- * profile. Runs the CLI `make` built.
+ * profile. Also its --budget option. Runs the CLI `make` built.
  */
 #include "placement/placement.h"
 
@@ -128,5 +128,36 @@ Test(cli_map_ranks, bad_lists)
 		          cases[i].arg, err, cases[i].msg);
 		cr_expect_eq(out[0], '\0', "--ranks '%s': nothing on stdout: %s", cases[i].arg,
 		             out);
+	}
+}
+
+/* --budget: a number of seconds, said when refused; with --stats, what auto did with it. */
+Test(cli_map_ranks, budget)
+{
+	static const char *const bad[] = {"", "x", "-1", "1e3", "3601", "0x10", NULL};
+	char out[8192], err[8192];
+
+	for (int i = 0; bad[i]; i++) {
+		char *argv[] = {(char *)cli_path(), "map",          "--profile",
+		                profile_path,       "--topology",   "tleaf 2 2 1 4 1",
+		                "--budget",         (char *)bad[i], NULL};
+		cr_expect_eq(cli_run(argv, NULL, out, err, sizeof(out)), 2, "--budget '%s'",
+		             bad[i]);
+		cr_expect(strstr(err, "--budget") && strstr(err, "seconds"), "--budget '%s': %s",
+		          bad[i], err);
+	}
+	{
+		char *argv[] = {
+		    (char *)cli_path(), "map",      "--profile", profile_path, "--topology",
+		    "tleaf 2 2 1 4 1",  "--budget", "0.5",       "--stats",    NULL};
+		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "%s", err);
+		cr_expect(strstr(err, "auto: search of 0.5 s") != NULL, "%s", err);
+	}
+	{
+		char *argv[] = {
+		    (char *)cli_path(), "map",      "--profile", profile_path, "--topology",
+		    "tleaf 2 2 1 4 1",  "--budget", "0.000001",  "--stats",    NULL};
+		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "%s", err);
+		cr_expect(strstr(err, "too small") != NULL, "%s", err);
 	}
 }
