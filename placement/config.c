@@ -50,6 +50,7 @@ enum key_id {
 	KEY_PLAN,
 	KEY_STORE,
 	KEY_MIN_GAIN,
+	KEY_SEARCH_TIME,
 	KEY_COUNT
 };
 
@@ -84,16 +85,15 @@ static const struct key {
     [KEY_PLAN] = {"plan", T_PATH, 0, 0, 0, "a file path"},
     [KEY_STORE] = {"store", T_PATH, 1, 0, 0, "a directory path"},
     [KEY_MIN_GAIN] = {"min_gain", T_INT, 0, 0, 100, "0 to 100 (percent)"},
+    [KEY_SEARCH_TIME] = {"search_time", T_SECONDS, 0, 0, 0, "seconds, from 0 to 3600"},
 };
 
 static const char *const key_names[KEY_COUNT + 1] = {
-    "profile",        "mapper",        "metric",
-    "coll",           "failure",       "verbose",
-    "dry_run",        "seed",          "mpi_pin",
-    "max_ranks",      "max_file_size", "max_map_time",
-    "max_map_memory", "default",       "allowed_mappers",
-    "exclusive_only", "topology_xml",  "plan",
-    "store",          "min_gain",      NULL,
+    "profile",        "mapper",       "metric",         "coll",    "failure",
+    "verbose",        "dry_run",      "seed",           "mpi_pin", "max_ranks",
+    "max_file_size",  "max_map_time", "max_map_memory", "default", "allowed_mappers",
+    "exclusive_only", "topology_xml", "plan",           "store",   "min_gain",
+    "search_time",    NULL,
 };
 
 const char *const *tmatch_config_keys(void)
@@ -323,10 +323,15 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 		num[vn] = '\0';
 		errno = 0;
 		double d = strtod(num, &end);
-		if (*end || errno || !isfinite(d) || !(d > 0) || d > 3600 || num[0] == '-' ||
+		/* search_time may be 0 (no search), max_map_time may not */
+		if (*end || errno || !isfinite(d) ||
+		    !(d > 0 || (d == 0 && id == KEY_SEARCH_TIME)) || d > 3600 || num[0] == '-' ||
 		    num[0] == '+' || num[0] == ' ')
 			return fail(err, w, "'%s' must be %s", key->name, key->hint);
-		cfg->max_map_time = d;
+		if (id == KEY_SEARCH_TIME)
+			cfg->search_time = d;
+		else
+			cfg->max_map_time = d;
 		break;
 	}
 	}
@@ -564,6 +569,14 @@ static void lower_size(tmatch_config_t *cfg, const char *key, size_t *limit, siz
 		refuse(cfg, "%s=%zu (the site's limit is %zu bytes)", key, want, *limit);
 }
 
+static void lower_seconds(tmatch_config_t *cfg, const char *key, double *limit, double want)
+{
+	if (want <= *limit)
+		*limit = want;
+	else
+		refuse(cfg, "%s=%g (the site's limit is %g)", key, want, *limit);
+}
+
 int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *user,
                         tmatch_config_t *out, tmatch_error_t *err)
 {
@@ -617,15 +630,12 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 		lower_int(&res, "max_ranks", &res.max_ranks, user->max_ranks);
 	if (m & (1u << KEY_MAX_FILE_SIZE))
 		lower_size(&res, "max_file_size", &res.max_file_size, user->max_file_size);
-	if (m & (1u << KEY_MAX_MAP_TIME)) {
-		if (user->max_map_time <= res.max_map_time)
-			res.max_map_time = user->max_map_time;
-		else
-			refuse(&res, "max_map_time=%g (the site's limit is %g)", user->max_map_time,
-			       res.max_map_time);
-	}
+	if (m & (1u << KEY_MAX_MAP_TIME))
+		lower_seconds(&res, "max_map_time", &res.max_map_time, user->max_map_time);
 	if (m & (1u << KEY_MAX_MAP_MEMORY))
 		lower_size(&res, "max_map_memory", &res.max_map_memory, user->max_map_memory);
+	if (m & (1u << KEY_SEARCH_TIME))
+		lower_seconds(&res, "search_time", &res.search_time, user->search_time);
 	/* When the admin's default mapper is not in the allowed list, keep it
 	   anyway: the admin chose both. */
 	res.set_mask = admin->set_mask | user->set_mask;
@@ -644,7 +654,7 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
 	    "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
 	    "max_map_time=%g max_map_memory=%zu default=%s allowed_mappers=%s exclusive_only=%s "
-	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d",
+	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d search_time=%g",
 	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
 	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
 	    cfg->coll ? "on" : "off", cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback",
@@ -653,5 +663,5 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    cfg->max_map_memory, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
 	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml, cfg->plan,
 	    cfg->learn ? "on" : "off", cfg->learn_name[0] ? ":" : "", cfg->learn_name, cfg->store,
-	    cfg->min_gain);
+	    cfg->min_gain, cfg->search_time);
 }

@@ -44,6 +44,9 @@
  *                           DIR/UID), instead of each user's XDG cache
  *   min_gain=PCT            learn mode: keep Slurm's binding when the placement gains
  *                           less than PCT % of the node's cost (default 2)
+ *   search_time=SECONDS     more search the default mapper may add on each node
+ *                           (`treematch map --budget`; default 0, none): at most half
+ *                           of max_map_time is used; user may only lower it
  *
  * Precedence: built-in defaults < admin (plugstack.conf, then the admin file:
  * later items override earlier ones) < user, except that the user may only
@@ -97,10 +100,11 @@ typedef struct tmatch_config {
 	int learn;           /* learn mode: the profile comes from the store (profile "") */
 	char learn_name[64]; /* learn:NAME, part of the store's key; "" = none */
 	char store[TMATCH_CONFIG_PATH_MAX]; /* admin: the site store; "" = each user's own */
-	int min_gain;      /* learn mode: keep Slurm's binding below this gain, percent */
-	uint32_t set_mask; /* bit k set when key k of the table was given (internal use) */
-	char refused[320]; /* tmatch_config_merge: what the user asked that would loosen
-	                      the admin's policy, ignored; one line, "" = none */
+	int min_gain;       /* learn mode: keep Slurm's binding below this gain, percent */
+	double search_time; /* seconds of search auto may add (0 = none), <= 3600 */
+	uint32_t set_mask;  /* bit k set when key k of the table was given (internal use) */
+	char refused[320];  /* tmatch_config_merge: what the user asked that would loosen
+	                       the admin's policy, ignored; one line, "" = none */
 } tmatch_config_t;
 
 /* Built-in defaults (values documented above). */

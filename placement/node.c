@@ -348,6 +348,10 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.mapper = cfg->mapper[0] ? cfg->mapper : NULL;
 	mopts.seed = cfg->seed;
 	mopts.time_budget = cfg->max_map_time;
+	/* the site's search, within half of the time the helper may take: the
+	   search is counted in steps, a slow node must still finish in time */
+	mopts.search_time =
+	    cfg->search_time < cfg->max_map_time / 2 ? cfg->search_time : cfg->max_map_time / 2;
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
 	if (in->slice && in->slice->bind.node_sig != 0 &&

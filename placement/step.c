@@ -52,6 +52,7 @@ const char *tmatch_place_help_text(void)
 	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
 	       "treematch:       plan=FILE (a step plan from treematch layout --plan)\n"
 	       "treematch:       min_gain=PCT (learn: keep Slurm's binding below PCT %% gain)\n"
+	       "treematch:       search_time=SECONDS (more search by the default mapper)\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 

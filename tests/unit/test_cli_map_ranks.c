@@ -38,8 +38,10 @@ static void remove_profile(void)
 
 TestSuite(cli_map_ranks, .init = write_profile, .fini = remove_profile);
 
-/* The plugin's placement of these ranks on one node NODE: the call its glue makes. */
-static tmatch_place_node_t *plugin_plan(const int *ranks, int n)
+/* The plugin's placement of these ranks of `text` on one node `node`, the
+   site's search_time set to `search`: the call its glue makes. */
+static tmatch_place_node_t *plugin_plan_of(const char *text, const char *node, const int *ranks,
+                                           int n, int total, double search)
 {
 	tmatch_place_node_in_t in;
 	tmatch_config_t cfg;
@@ -47,24 +49,30 @@ static tmatch_place_node_t *plugin_plan(const int *ranks, int n)
 	tmatch_place_node_t *plan = NULL;
 	tmatch_error_t err;
 
-	p = tmatch_profile_load_buffer(pairs8, strlen(pairs8), "p.yml", NULL, NULL, NULL, &err);
+	p = tmatch_profile_load_buffer(text, strlen(text), "p.yml", NULL, NULL, NULL, &err);
 	cr_assert_not_null(p, "%s", err.msg);
 	tmatch_config_init(&cfg);
+	cfg.search_time = search;
 	memset(&in, 0, sizeof(in));
 	in.cfg = &cfg;
 	in.profile = p;
 	in.user_profile = 1;
-	in.topology = "synthetic:" NODE;
+	in.topology = node;
 	in.node_name = "n1";
 	in.node_count = 2;
 	in.ranks = ranks;
 	in.nlocal = n;
-	in.ntasks_total = 8;
+	in.ntasks_total = total;
 	in.isolate = 1;
 	cr_assert_eq(tmatch_place_node(&in, &plan, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(plan->status, TMATCH_PLACE_PLACED);
 	tmatch_profile_destroy(p);
 	return plan;
+}
+
+static tmatch_place_node_t *plugin_plan(const int *ranks, int n)
+{
+	return plugin_plan_of(pairs8, "synthetic:" NODE, ranks, n, 8, 0);
 }
 
 Test(cli_map_ranks, same_leaves_as_the_plugin)
@@ -160,4 +168,75 @@ Test(cli_map_ranks, budget)
 		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "%s", err);
 		cr_expect(strstr(err, "too small") != NULL, "%s", err);
 	}
+}
+
+/* A 64-rank profile, 4 seeded random partners each (a profile the search improves). */
+static char *random64(void)
+{
+	size_t cap = 64 * 4 * 32 + 256, off;
+	char *t = malloc(cap);
+	uint64_t x = 88172645463325252ULL;
+	char seen[64][64] = {{0}};
+
+	cr_assert_not_null(t);
+	off = (size_t)snprintf(t, cap,
+	                       "format: comm-profile\nversion: 1\nranks: 64\n"
+	                       "metrics: [bytes]\ndirected: false\nedges:\n");
+	for (int i = 0; i < 64; i++)
+		for (int k = 0; k < 4; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+			int j = (int)(x % 64);
+			if (j != i && !seen[i][j] && !seen[j][i]++)
+				off += (size_t)snprintf(t + off, cap - off, "  - [%d, %d, %d]\n", i,
+				                        j, 100 + (int)(x >> 40) % 9900);
+		}
+	return t;
+}
+
+/* The site's search_time: the same leaves as treematch map --budget (it is
+   the same search, counted in steps), and not those of the default. */
+Test(cli_map_ranks, plugin_search_time_is_map_budget)
+{
+	char *text = random64(), path[64] = "/tmp/test_cli_map_budget_XXXXXX.yml", out[8192],
+	     err[8192], *line, *save = NULL;
+	int fd = mkstemps(path, 4), ranks[64], k = 0, differ = 0;
+	tmatch_place_node_t *plan, *plain;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	for (int i = 0; i < 64; i++)
+		ranks[i] = i;
+	plan = plugin_plan_of(text, "synthetic:pack:2 l3:4 core:8 pu:1", ranks, 64, 64, 1.0);
+	plain = plugin_plan_of(text, "synthetic:pack:2 l3:4 core:8 pu:1", ranks, 64, 64, 0);
+	{
+		char *argv[] = {(char *)cli_path(),
+		                "map",
+		                "--profile",
+		                path,
+		                "--topology",
+		                "synthetic:pack:2 l3:4 core:8 pu:1",
+		                "--ranks",
+		                "0-63",
+		                "--budget",
+		                "1",
+		                NULL};
+		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 0, "%s", err);
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
+		int rank, leaf;
+
+		cr_assert_eq(sscanf(line, "%d %d", &rank, &leaf), 2, "line '%s'", line);
+		cr_assert_lt(k, 64);
+		cr_expect_eq(leaf, plan->task[k].leaf, "rank %d: CLI leaf %d, plugin %d", rank,
+		             leaf, plan->task[k].leaf);
+		differ += plain->task[k].leaf != plan->task[k].leaf;
+	}
+	cr_expect_eq(k, 64);
+	cr_expect_gt(differ, 0, "the search changed the placement");
+	cr_expect_leq(plan->cost, plain->cost);
+	tmatch_place_node_destroy(plan);
+	tmatch_place_node_destroy(plain);
+	unlink(path);
+	free(text);
 }

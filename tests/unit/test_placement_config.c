@@ -278,7 +278,7 @@ Test(conf_config, keys_and_format)
 
 	for (; k[n]; n++)
 		;
-	cr_expect_eq(n, 20);
+	cr_expect_eq(n, 21);
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
@@ -386,4 +386,38 @@ Test(conf_config, learn_mode)
 	             0);
 	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0);
 	cr_expect(out.learn && !strcmp(out.learn_name, "x") && out.min_gain == 5);
+}
+
+/* search_time: 0 (none) to 3600 s; the site sets it, a user may only lower it. */
+Test(conf_config, search_time_only_lowered_by_the_user)
+{
+	tmatch_config_t admin, user, out;
+	tmatch_error_t err;
+	char *const args[] = {"search_time=0.5"};
+	char line[2048];
+
+	expect_fail("a.yml,search_time=-1", TMATCH_CONFIG_USER, "seconds, from 0 to 3600", 7);
+	expect_fail("a.yml,search_time=3601", TMATCH_CONFIG_USER, "seconds, from 0 to 3600", 7);
+	expect_fail("a.yml,search_time=inf", TMATCH_CONFIG_USER, "seconds, from 0 to 3600", 7);
+	tmatch_config_init(&admin);
+	cr_expect_float_eq(admin.search_time, 0.0, 1e-12, "none by default");
+	cr_assert_eq(tmatch_config_parse_argv(&admin, 1, args, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	cr_expect_float_eq(admin.search_time, 0.5, 1e-12);
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "a.yml,search_time=0", TMATCH_CONFIG_USER,
+	                                        NULL, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect_float_eq(out.search_time, 0.0, 1e-12, "the user may turn it off");
+	cr_expect_str_eq(out.refused, "");
+	tmatch_config_init(&user);
+	cr_assert_eq(tmatch_config_parse_string(&user, "a.yml,search_time=2", TMATCH_CONFIG_USER,
+	                                        NULL, &err),
+	             0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect_float_eq(out.search_time, 0.5, 1e-12, "not raise it");
+	cr_expect_str_eq(out.refused, "search_time=2 (the site's limit is 0.5)");
+	tmatch_config_format(&out, line, sizeof(line));
+	cr_expect_not_null(strstr(line, " search_time=0.5"), "%s", line);
 }
