@@ -10,7 +10,8 @@
 #   sh tests/install-deps.sh --bench   and the applications `make
 #                                      bench-predict` records (GROMACS, HPCC,
 #                                      PETSc and its examples: large, so not
-#                                      for CI)
+#                                      for CI), and cmake and g++ to build
+#                                      the peer mappers of `make bench-peers`
 set -eu
 
 # Names that differ between releases: the sanitizer and libFuzzer runtime
@@ -33,7 +34,7 @@ time
 libxml2-utils librsvg2-bin debhelper rpm
 libsimgrid-dev"
 if [ "${1:-}" = --bench ]; then
-	PKGS="$PKGS gromacs hpcc libpetsc-real-dev $PETSC_EXAMPLES"
+	PKGS="$PKGS gromacs hpcc libpetsc-real-dev $PETSC_EXAMPLES cmake g++"
 fi
 
 missing=""
