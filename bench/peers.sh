@@ -60,15 +60,19 @@ SHAREDMAP=$PEERS/sharedmap/bin/SharedMap
 KAFFPA=$PEERS/kahip/bin/kaffpa
 IPM=$PEERS/ipm/bin/strongmap
 VIEM=${VIEM:-}
-peers=""
+peers="" left=""
 if [ -x "$SHAREDMAP" ]; then peers="$peers sharedmap"; else
-	echo "peers: SharedMap left out: $SHAREDMAP not built (bench/peers_build.sh)"; fi
+	left="$left- SharedMap left out: $SHAREDMAP not built (bench/peers_build.sh)
+"; fi
 if [ -x "$KAFFPA" ]; then peers="$peers kaffpa"; else
-	echo "peers: KaHIP left out: $KAFFPA not built (bench/peers_build.sh)"; fi
+	left="$left- KaHIP left out: $KAFFPA not built (bench/peers_build.sh)
+"; fi
 if [ -x "$IPM" ]; then peers="$peers ipm"; else
-	echo "peers: IPM left out: $IPM not built (bench/peers_build.sh)"; fi
+	left="$left- IPM left out: $IPM not built (bench/peers_build.sh)
+"; fi
 if [ -n "$VIEM" ] && [ -x "$VIEM" ]; then peers="$peers viem"; else
-	echo "peers: VieM left out: no VieM source or binary here (VIEM=path/to/viem to add it)"; fi
+	left="$left- VieM left out: no VieM source or binary here (VIEM=path/to/viem to add it)
+"; fi
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
@@ -235,6 +239,36 @@ recorded() {
 	done
 }
 
+# The summary of a table this script wrote: how often ours is at or below
+# the best peer, the geometric means against each peer, what --budget adds.
+summary() {
+	awk 'BEGIN { FS = " *\\| *"; print ""; print "## Summary"; print "" }
+	/^\| / && $2 != "case" && $2 !~ /^-/ {
+		ours = $4 + 0; budget = $6 + 0
+		if ($16 != "-") {
+			nr++; r = $16 + 0; lr += log(r); if (r <= 1.00005) ok++
+			if (r > worst) { worst = r; wcase = $2 }
+		}
+		for (c = 8; c <= 14; c += 2)
+			if ($c != "-" && $c !~ /failed/) {
+				split($c, v, " "); p = v[1] + 0
+				if (p > 0) { n[c]++; l[c] += log(ours / p) }
+			}
+		if (budget > 0) { nb++; lb += log(budget / ours); if (budget < ours * 0.99995) better++ }
+		if ($17 != "-" && $17 != "") { ns++; b = ours / ($17 + 0); if (b > wb) wb = b }
+	}
+	END {
+		if (!nr) { print "- no peer ran"; exit }
+		printf "- ours at or below the best peer: %d of %d cases\n", ok, nr
+		printf "- ours / best peer: geometric mean %.4f, worst %.4f (%s)\n", exp(lr / nr), worst, wcase
+		split("SharedMap, KaHIP map, IPM, VieM", name, ", ")
+		for (c = 8; c <= 14; c += 2)
+			if (n[c]) printf "- ours / %s: geometric mean %.4f over %d cases\n", name[(c - 6) / 2], exp(l[c] / n[c]), n[c]
+		if (nb) printf "- auto --budget / auto: geometric mean %.4f, lower on %d of %d cases\n", exp(lb / nb), better, nb
+		if (ns) printf "- stencils: ours / lower bound at most %.4f (%d cases)\n", wb, ns
+	}' "$1"
+}
+
 start=$(now)
 {
 	echo "# Default mapper against the public process mappers"
@@ -245,6 +279,7 @@ start=$(now)
 	echo "times in seconds, whole process, wall clock; ratio = ours / best peer"
 	echo "(<= 1: at or below every peer); bound: a proven lower bound (stencils)."
 	echo
+	[ -z "$left" ] || printf '%s\n' "$left"
 	echo "| case | ranks | ours (auto) | s | auto --budget $BUDGET | s | SharedMap | s | KaHIP map | s | IPM strong | s | VieM | s | ratio | bound |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	synthetic
@@ -252,3 +287,4 @@ start=$(now)
 	echo
 	echo "Total: $(elapsed "$start" "$(now)") s."
 } | tee "$OUT"
+summary "$OUT" | tee -a "$OUT"
