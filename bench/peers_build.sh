@@ -127,6 +127,8 @@ sharedmap() {
 	have SharedMap SHAREDMAP_SRC || return 1
 	kahip || { echo "peers: SharedMap left out: it needs KaHIP"; return 1; }
 	mtk_standin || { echo "peers: SharedMap left out: it needs Mt-KaHyPar's header"; return 1; }
+	# (sh functions share their variables: kahip and mtk_standin set _i too)
+	_i=$PREFIX/sharedmap _s=$PREFIX/build/sharedmap-src _b=$PREFIX/build/sharedmap
 	# SharedMap finds its dependencies at <source>/extern/local only: a
 	# copy of its sources with those two entries pointing here.
 	rm -rf "$_s" "$_b"

@@ -77,7 +77,14 @@ PIDS=$DIR/pids
 # demo) never share ports, namespaces, bridge or subnet.
 HASH=$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
 TAG=$(printf '%05d' $((HASH % 100000)))
-PORT_BASE=$((20000 + (HASH % 2000) * 10))
+# Ports below the kernel's ephemeral range: a port inside it can be held at
+# that moment by any client socket on the machine (an srun, munge, the
+# other release's cluster in CI) and slurmctld then cannot listen ("Address
+# already in use"; CI's Debian 13 cgroup cluster got 33290 and hung).
+EPH_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+SLOTS=$(((EPH_LOW - 20000) / 10))
+[ "$SLOTS" -ge 100 ] || SLOTS=1200 # an odd range: keep below 32768 anyway
+PORT_BASE=$((20000 + (HASH % SLOTS) * 10))
 NET=10.$((100 + HASH % 100)).$((HASH / 100 % 250 + 1))
 BRIDGE=tmbr$TAG
 NS_PREFIX=tmatch-$TAG-n
