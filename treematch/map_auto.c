@@ -180,7 +180,8 @@ static int uniform_everywhere(const tmatch_comm_t *comm, const tmatch_topo_t *to
 /*
  * The budgeted mode: opts->search_time seconds, counted in steps at
  * TMATCH_SEARCH_STEPS_PER_S. Half buys more starts (bisection with further
- * seeds, each refined; a start is priced at the refinement's own budget),
+ * seeds, each refined; a start is priced at the refinement's own budget;
+ * none on dense matrices above 256 ranks, where METIS's time is not counted),
  * the rest iterated local search (tmatch__search) on the best mapping so
  * far. Left out, with a log line, when the budget does not buy one N_C pass
  * over every edge (the search would stop before its first kick).
@@ -205,6 +206,10 @@ static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return 0;
 	}
 	starts = starts < SEARCH_MAX_STARTS ? starts : SEARCH_MAX_STARTS;
+	/* METIS on a dense matrix above 256 ranks takes seconds (bisect_tries),
+	   which the steps do not count: no more starts there */
+	if (n > 256 && comm->nnz / (size_t)n > DENSE_DEGREE)
+		starts = 0;
 	if (starts > 0 && !(map = malloc(sizeof(int) * (size_t)n))) {
 		errno = ENOMEM;
 		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
