@@ -352,16 +352,26 @@ TMATCH_API const char *tmatch_affinity_conf_switch_name(const tmatch_affinity_co
 TMATCH_API int tmatch_affinity_conf_switch_level(const tmatch_affinity_conf_t *conf, int i);
 TMATCH_API long tmatch_affinity_conf_switch_speed(const tmatch_affinity_conf_t *conf, int i);
 
-/* The most names a hostlist may expand to, and a topology.conf may name in
-   all: a million nodes, beyond any cluster, 25 MB and 0.2 s to make. */
-#define TMATCH_HOSTLIST_MAX (1L << 20)
+/* The most names a hostlist may expand to, and the most bytes their
+   characters may take (each name's NUL included): a million nodes, beyond
+   any cluster, 25 MB and 0.2 s to make; a million names of 1,000
+   characters would have been 1 GB. */
+#define TMATCH_HOSTLIST_MAX   (1L << 20)
+#define TMATCH_HOSTLIST_BYTES ((size_t)32 << 20)
+
+/* What one topology.conf may name in all (Nodes= and Switches=): 262,144
+   nodes and switches, more than the largest machine, in 16 MiB of names
+   (about 30 MB and 0.2 s to read and check). */
+#define TMATCH_TOPOLOGY_CONF_NAMES (1L << 18)
+#define TMATCH_TOPOLOGY_CONF_BYTES ((size_t)16 << 20)
 
 /*
  * Expand a Slurm hostlist ("n[1-4,7],login[01-02]") into a NULL-terminated
  * array of names (free with tmatch_affinity_hostlist_free). Zero padding is
- * kept ("[01-02]" gives 01, 02). EINVAL with the column of the problem,
- * also for more than TMATCH_HOSTLIST_MAX names, refused before they are
- * made ("c[1-1000]n[1-2000]" is two million).
+ * kept ("[01-02]" gives 01, 02). EINVAL with the column of the problem;
+ * E2BIG for more than TMATCH_HOSTLIST_MAX names, refused before they are
+ * made ("c[1-1000]n[1-2000]" is two million), or for names longer in all
+ * than TMATCH_HOSTLIST_BYTES, refused when the cap is reached.
  */
 TMATCH_API char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count,
                                                   tmatch_error_t *err);

@@ -119,6 +119,11 @@ struct tmatch__xnode *tmatch__xnode_copy(const struct tmatch__xnode *n);
 int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *root,
                          tmatch_error_t *err);
 
+/* tmatch_affinity_hostlist_expand within `max` names and `max_bytes` of
+   their characters (NULs included): E2BIG beyond either. */
+char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_bytes, int *count,
+                                   tmatch_error_t *err);
+
 /* The abstract core -> OS CPU conversion (the only one). */
 int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t out,
                             tmatch_error_t *err);

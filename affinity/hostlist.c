@@ -11,15 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hostlists larger than this are refused (a typo like n[1-999999999]). */
-#define MAX_HOSTS TMATCH_HOSTLIST_MAX
-
 /* ------------------------------------------------------------------------ */
 /* Hostlists                                                                 */
 
+/* The names made so far, and what they may reach: a count and the bytes of
+   their characters (a million names of 1,000 characters would be 1 GB). */
 struct names {
 	char **v;
 	int n, cap;
+	long max;         /* names */
+	size_t bytes;     /* characters made, each name's NUL included */
+	size_t max_bytes; /* ... at most */
 };
 
 static int names_push(struct names *a, char *s)
@@ -87,8 +89,9 @@ struct piece {
  * cartesian product in order (the first group varies slowest). Iterative:
  * the pieces are read once, then the names are counted by an odometer, so
  * neither deep nesting nor many groups use the stack. `base` is the item's
- * column offset. Returns 0, -1 (syntax, *col set), -2 (out of memory) or -3
- * (a name longer than MAX_NAME).
+ * column offset. Returns 0, -1 (syntax, *col set), -2 (out of memory), -3
+ * (a name longer than MAX_NAME) or -4 (more than out->max names or
+ * out->max_bytes of them).
  */
 static int expand_item(const char *s, size_t len, int base, struct names *out, int *col)
 {
@@ -160,23 +163,30 @@ static int expand_item(const char *s, size_t len, int base, struct names *out, i
 			nr++;
 			pc[np].nranges++;
 			pc[np].size += hi - lo + 1;
-			if (pc[np].size > MAX_HOSTS) {
+			if (pc[np].size > out->max) {
 				*col = base + (int)pc[np].text + (int)pc[np].text_len + 1;
+				rc = -4;
 				goto out;
 			}
 			if (s[i++] == ']')
 				break;
 		}
-		if (total > MAX_HOSTS / pc[np].size) {
+		if (total > out->max / pc[np].size) {
 			*col = base + (int)pc[np].text + (int)pc[np].text_len + 1;
+			rc = -4;
 			goto out;
 		}
 		total *= pc[np].size;
 		np++;
 		text = i;
 	}
-	if (len == 0 || total + out->n > MAX_HOSTS) {
+	if (len == 0) {
 		*col = base + 1;
+		goto out;
+	}
+	if (total + out->n > out->max) {
+		*col = base + 1;
+		rc = -4;
 		goto out;
 	}
 	/* the odometer: at[g] = range of group g, val[g] = its current value */
@@ -210,6 +220,12 @@ static int expand_item(const char *s, size_t len, int base, struct names *out, i
 				goto out;
 			}
 		}
+		if (n + 1 > out->max_bytes - out->bytes) {
+			*col = base + 1;
+			rc = -4;
+			goto out;
+		}
+		out->bytes += n + 1;
 		copy = strndup(name, n);
 		if (!copy || names_push(out, copy) < 0) {
 			free(copy);
@@ -242,7 +258,7 @@ out:
 	return rc;
 }
 
-/* -1 syntax error (col set), -2 out of memory, -3 name too long. */
+/* -1 syntax error (col set), -2 out of memory, -3 name too long, -4 too many. */
 static int expand_list(const char *s, size_t len, int base, struct names *out, int *col)
 {
 	size_t i = 0, start = 0;
@@ -270,9 +286,10 @@ static int expand_list(const char *s, size_t len, int base, struct names *out, i
 	return 0;
 }
 
-char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_error_t *err)
+char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_bytes, int *count,
+                                   tmatch_error_t *err)
 {
-	struct names out = {NULL, 0, 0};
+	struct names out = {NULL, 0, 0, max, 0, max_bytes};
 	int col = 0, rc;
 	if (!hostlist) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no hostlist");
@@ -288,6 +305,11 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 			                 "hostlist item at column %d makes names longer than %d "
 			                 "characters: host names are at most 255",
 			                 col, MAX_NAME);
+		else if (rc == -4)
+			tmatch_error_set(err, E2BIG, NULL, 0, col,
+			                 "hostlist names more than %ld hosts or more than %zu "
+			                 "bytes of names (at column %d)",
+			                 max, max_bytes, col);
 		else
 			tmatch_error_set(err, EINVAL, NULL, 0, col,
 			                 "malformed hostlist at column %d: write it like "
@@ -298,6 +320,12 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 	if (count)
 		*count = out.n;
 	return out.v;
+}
+
+char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_error_t *err)
+{
+	return tmatch__hostlist_expand_max(hostlist, TMATCH_HOSTLIST_MAX, TMATCH_HOSTLIST_BYTES,
+	                                   count, err);
 }
 
 long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error_t *err)

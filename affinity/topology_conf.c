@@ -92,6 +92,10 @@ struct parser {
 	int nrefs, cap_refs;
 	int cap_sw;               /* switches allocated in conf->sw */
 	long names;               /* names in the Nodes= and Switches= lists so far */
+	size_t bytes;             /* ... and their characters, NULs included */
+	size_t sw_bytes;          /* the SwitchName= names' characters */
+	long refs_named;          /* names in the Switches= lists resolved so far */
+	size_t refs_bytes;        /* ... and their characters */
 	struct name_index *index; /* [conf->nsw] once every line is read */
 };
 
@@ -146,34 +150,47 @@ static int perr(struct parser *p, int errnum, int line, int col, const char *fmt
 	return tmatch_error_set(p->err, errnum, p->file, line, col, "%s", msg);
 }
 
-/* Parse one logical line (comments already removed). */
-/* The names of one more list, within TMATCH_HOSTLIST_MAX for the whole
-   file (counted before anything is made). NULL with the error set. */
-static char **expand_capped(struct parser *p, const char *list, int *cnt, int line, int col,
-                            const char *key)
+static int too_many(struct parser *p, int line, int col, const char *key)
+{
+	return perr(p, E2BIG, line, col,
+	            "the file names more than %ld nodes and switches, or more than %zu MiB of "
+	            "names, in all (at this %s): this is not a cluster's topology.conf",
+	            TMATCH_TOPOLOGY_CONF_NAMES, TMATCH_TOPOLOGY_CONF_BYTES >> 20, key);
+}
+
+/* The names of one list, at most `max` of them in `max_bytes` (NULs
+   included): counted before anything is made, their bytes capped while
+   they are made. NULL with the error set, or with errno E2BIG and no
+   message past either cap (the caller says which). */
+static char **expand_within(struct parser *p, const char *list, long max, size_t max_bytes,
+                            int *cnt, int line, int col, const char *key)
 {
 	tmatch_error_t e;
-	char **v;
+	char **v = NULL;
 
 	tmatch_error_clear(&e);
-	if (tmatch_affinity_hostlist_count(list, TMATCH_HOSTLIST_MAX - p->names, &e) < 0 &&
-	    errno == E2BIG) {
-		perr(p, E2BIG, line, col,
-		     "the Nodes= and Switches= lists name more than %ld nodes and switches in all "
-		     "(at this %s): this is not a cluster's topology.conf",
-		     TMATCH_HOSTLIST_MAX, key);
+	if (max < 1) {
+		errno = E2BIG;
 		return NULL;
 	}
-	v = tmatch_affinity_hostlist_expand(list, cnt, &e);
-	if (!v) {
+	if (tmatch_affinity_hostlist_count(list, max, &e) >= 0 || errno != E2BIG)
+		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, &e);
+	if (!v && errno != E2BIG)
 		perr(p, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
 		     e.msg);
-		return NULL;
-	}
-	p->names += *cnt;
 	return v;
 }
 
+static size_t names_bytes(char *const *v)
+{
+	size_t n = 0;
+
+	for (; *v; v++)
+		n += strlen(*v) + 1;
+	return n;
+}
+
+/* Parse one logical line (comments already removed). */
 static int parse_line(struct parser *p, struct lline *l)
 {
 	size_t i = 0;
@@ -287,6 +304,16 @@ static int parse_line(struct parser *p, struct lline *l)
 		p->conf->sw = v;
 		p->cap_sw = ncap;
 	}
+	/* a switch's own name counts with the lists' (a file of a million
+	   SwitchName= lines took 130 MB) */
+	if (p->names >= TMATCH_TOPOLOGY_CONF_NAMES ||
+	    strlen(swname) + 1 > TMATCH_TOPOLOGY_CONF_BYTES - p->bytes) {
+		too_many(p, sw_line, sw_col, "SwitchName=");
+		goto out;
+	}
+	p->names++;
+	p->bytes += strlen(swname) + 1;
+	p->sw_bytes += strlen(swname) + 1;
 	s = &p->conf->sw[p->conf->nsw++];
 	memset(s, 0, sizeof(*s));
 	s->name = swname;
@@ -297,11 +324,18 @@ static int parse_line(struct parser *p, struct lline *l)
 	s->parent = -1;
 	if (nodes) {
 		int cnt = 0;
-		char **v = expand_capped(p, nodes, &cnt, nodes_line, nodes_col, "Nodes= hostlist");
-		if (!v)
+		char **v = expand_within(p, nodes, TMATCH_TOPOLOGY_CONF_NAMES - p->names,
+		                         TMATCH_TOPOLOGY_CONF_BYTES - p->bytes, &cnt, nodes_line,
+		                         nodes_col, "Nodes= hostlist");
+		if (!v) {
+			if (errno == E2BIG)
+				too_many(p, nodes_line, nodes_col, "Nodes= hostlist");
 			goto out;
+		}
 		s->nodes = v;
 		s->nnodes = cnt;
+		p->names += cnt;
+		p->bytes += names_bytes(v);
 	}
 	if (switches) {
 		struct ref *r = p->refs;
@@ -410,9 +444,21 @@ static int resolve(struct parser *p)
 		struct ref *ref = &p->refs[r];
 		struct tmatch__sw *s = &conf->sw[ref->sw];
 		int cnt = 0;
-		char **v = expand_capped(p, ref->list, &cnt, ref->line, ref->col, "Switches= list");
-		if (!v)
+		/* each switch has one parent at most: the lists name at most
+		   every switch once, in the bytes of their names */
+		char **v = expand_within(p, ref->list, conf->nsw - p->refs_named,
+		                         p->sw_bytes - p->refs_bytes, &cnt, ref->line, ref->col,
+		                         "Switches= list");
+		if (!v) {
+			if (errno == E2BIG)
+				perr(p, E2BIG, ref->line, ref->col,
+				     "the Switches= lists name more switches than the %d that "
+				     "SwitchName= defines: each switch has one parent",
+				     conf->nsw);
 			return -1;
+		}
+		p->refs_named += cnt;
+		p->refs_bytes += names_bytes(v);
 		s->child = calloc((size_t)cnt + 1, sizeof(int));
 		if (!s->child) {
 			tmatch_affinity_hostlist_free(v);
