@@ -157,7 +157,8 @@ struct where {
 #define EMIT(entry)                                                                                \
 	do {                                                                                       \
 		tmatch_error_t cb_;                                                                \
-		tmatch_error_clear(&cb_);                                                          \
+		cb_.file[0] = cb_.msg[0] = '\0'; /* not all 776 bytes: this runs per entry */      \
+		cb_.line = cb_.column = 0;                                                         \
 		errno = EINVAL;                                                                    \
 		if (fn(arg, (entry), &cb_) != 0) {                                                 \
 			w->errnum = errno ? errno : EINVAL;                                        \
