@@ -19,7 +19,8 @@
  *    rank swaps/moves near a neighbour, accepted while they worsen the cost
  *    by less than a shrinking threshold; the best mapping seen is kept and
  *    the descent of phase 1 runs again from it. Only on small inputs, where
- *    its cost is worth it.
+ *    its cost is worth it. On dense ones a move is priced from per-rank
+ *    aggregates by subtree in O(depth), not O(degree) (struct aggregates).
  *
  * The iteration budget (candidate evaluations) drives the result; the time
  * budget is only a safety cap, reported through the log when it is hit.
@@ -390,6 +391,98 @@ static int random_leaf_near(const struct refiner *r, tmatch__rng_t *rng, int nea
 }
 
 /*
+ * Threshold accepting's aggregates, on dense inputs: at[q * m + off[u] + x]
+ * is the weight from rank q to the ranks whose leaves lie under node x of
+ * the level u above the leaves (1 <= u < depth). The change of cost of a
+ * move then needs only the levels below the two leaves' common ancestor,
+ * O(depth) instead of O(degree), and an accepted move updates its ranks'
+ * neighbours on those levels only. The sums are those of rank_delta,
+ * grouped differently (the same values for integer weights).
+ */
+struct aggregates {
+	double *at;
+	size_t m;
+	size_t off[TMATCH_MAX_DEPTH + 1];
+};
+
+/* Aggregates are kept when the degree is this many times the depth... */
+#define AGG_MIN_DEGREE_PER_LEVEL 4
+/* ... and the table has at most this many entries (16 MiB). */
+#define AGG_MAX_ENTRIES ((size_t)1 << 21)
+
+static inline size_t agg_index(const struct refiner *r, const struct aggregates *g, int u, int lf)
+{
+	return g->off[u] + (size_t)(lf / r->t->span[r->t->depth - u]);
+}
+
+/* Rank q moves from leaf `from` to leaf `to`, `k` levels apart: its
+   neighbours' aggregates follow on the levels below their common ancestor. */
+static void agg_move(const struct refiner *r, struct aggregates *g, int q, int from, int to, int k)
+{
+	const struct tmatch_comm *c = r->c;
+
+	for (size_t e = c->row_ptr[q]; e < c->row_ptr[q + 1]; e++) {
+		double *row = g->at + (size_t)c->col[e] * g->m;
+
+		for (int u = 1; u < k; u++) {
+			row[agg_index(r, g, u, from)] -= c->w[e];
+			row[agg_index(r, g, u, to)] += c->w[e];
+		}
+	}
+}
+
+int tmatch__refine_aggregates = 1;
+
+/* 0 with the table made, 1 when it does not pay or fit, -1 on ENOMEM. */
+static int agg_init(const struct refiner *r, struct aggregates *g)
+{
+	const struct tmatch_comm *c = r->c;
+	const struct tmatch_topo *t = r->t;
+
+	memset(g, 0, sizeof(*g));
+	if (!tmatch__refine_aggregates || t->depth < 2 ||
+	    c->nnz / (size_t)r->n < (size_t)(AGG_MIN_DEGREE_PER_LEVEL * t->depth))
+		return 1;
+	for (int u = 1; u < t->depth; u++) {
+		g->off[u] = g->m;
+		g->m += (size_t)(t->nb_leaves / t->span[t->depth - u]);
+	}
+	if (g->m * (size_t)r->n > AGG_MAX_ENTRIES)
+		return 1;
+	g->at = calloc(g->m * (size_t)r->n, sizeof(double));
+	if (!g->at)
+		return -1;
+	for (int q = 0; q < r->n; q++) {
+		int lq = r->leaf_of_rank[q];
+
+		for (size_t e = c->row_ptr[q]; e < c->row_ptr[q + 1]; e++)
+			for (int u = 1; u < t->depth; u++)
+				g->at[(size_t)c->col[e] * g->m + agg_index(r, g, u, lq)] += c->w[e];
+	}
+	return 0;
+}
+
+/* rank_delta from the aggregates. */
+static double agg_delta(const struct refiner *r, const struct aggregates *g, int a, int lb)
+{
+	int la = r->leaf_of_rank[a], b = r->rank_of_leaf[lb], k = leaf_dist(r, la, lb);
+	const double *ra = g->at + (size_t)a * g->m;
+	double d = 0;
+
+	for (int u = 1; u < k; u++)
+		d += ra[agg_index(r, g, u, la)] - ra[agg_index(r, g, u, lb)];
+	if (b >= 0 && k > 1) {
+		const double *rb = g->at + (size_t)b * g->m;
+
+		for (int u = 1; u < k; u++)
+			d += rb[agg_index(r, g, u, lb)] - rb[agg_index(r, g, u, la)];
+		/* the edge (a, b) keeps its length: the sums above counted it */
+		d += 2 * tmatch_comm_get(r->c, a, b) * (double)(k - 1);
+	}
+	return d;
+}
+
+/*
  * Threshold accepting on rank swaps. The threshold starts at 1.5 times
  * the average edge weight (one level of one average edge, and a half) and
  * shrinks linearly to zero over `rounds` rounds.
@@ -404,8 +497,15 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 	int rounds = 20;
 	long per_round = iters / rounds, avg_deg = r->n ? (long)(c->nnz / (size_t)r->n) : 0;
 
+	struct aggregates g;
+	int use_agg;
+
 	if (c->nnz == 0 || r->n < 2 || per_round < 1)
 		return 0;
+	use_agg = agg_init(r, &g);
+	if (use_agg < 0)
+		return -1;
+	use_agg = use_agg == 0;
 	tmatch__rng_seed(&rng, r->opts->seed ^ 0x7a5eedULL);
 	memcpy(best_map, r->leaf_of_rank, sizeof(*best_map) * (size_t)r->n);
 	for (int round = 0; round < rounds; round++) {
@@ -423,9 +523,17 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 			lb = random_leaf_near(r, &rng, r->leaf_of_rank[h], up);
 			if (lb < 0 || lb == r->leaf_of_rank[a])
 				continue;
-			d = rank_delta(r, a, lb);
+			d = use_agg ? agg_delta(r, &g, a, lb) : rank_delta(r, a, lb);
 			if (d < thr) {
 				int la = r->leaf_of_rank[a], b = r->rank_of_leaf[lb];
+
+				if (use_agg) {
+					int k = leaf_dist(r, la, lb);
+
+					agg_move(r, &g, a, la, lb, k);
+					if (b >= 0)
+						agg_move(r, &g, b, lb, la, k);
+				}
 				r->leaf_of_rank[a] = lb;
 				r->rank_of_leaf[lb] = a;
 				r->rank_of_leaf[la] = b;
@@ -441,6 +549,7 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 		if (spend(r, per_round * (long)(2 * avg_deg + 1)))
 			break;
 	}
+	free(g.at);
 	/* Always end on the best mapping seen (never worse than the start). */
 	memcpy(r->leaf_of_rank, best_map, sizeof(*best_map) * (size_t)r->n);
 	for (int lf = 0; lf < t->nb_leaves; lf++)

@@ -113,6 +113,11 @@ int tmatch__map_auto(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_
 int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err);
 
+/* Whether threshold accepting may use its aggregates on dense inputs (1,
+   the default); the unit tests compare both ways (same placements for
+   integer weights). */
+extern int tmatch__refine_aggregates;
+
 /* The steps tmatch__refine takes by default on this input. */
 long tmatch__refine_budget(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
 

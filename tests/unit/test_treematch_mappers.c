@@ -271,6 +271,44 @@ Test(refine, never_increases_hop_bytes)
 	}
 }
 
+/* Threshold accepting's aggregates (dense inputs) only regroup the sums
+   of its moves: with integer weights the placements are the same with and
+   without them, on full trees and with free leaves (moves onto them). */
+Test(refine, aggregates_place_as_the_sums_over_edges)
+{
+	static const char *const specs[] = {"tleaf 3 2 1 3 1 16 1", "tleaf 4 2 1 2 1 4 1 4 1",
+	                                    "tleaf 2 4 1 24 1"};
+
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		tmatch_topo_t *t = tree(specs[seed % 3]);
+		int nl = tmatch_topo_nb_leaves(t), n = seed % 2 ? nl : nl * 3 / 4;
+		tmatch_comm_t *c = random_comm(n, n / 2, seed); /* dense: degree > 4 x depth */
+		int *with = map_with(c, t, "random", seed),
+		    *without = malloc(sizeof(int) * (size_t)n);
+		tmatch_map_opts_t o;
+		double start = tmatch__hop_bytes(c, t, with);
+
+		cr_assert_not_null(without);
+		memcpy(without, with, sizeof(int) * (size_t)n);
+		tmatch_map_opts_init(&o);
+		o.seed = seed;
+		cr_assert_eq(tmatch__refine(c, t, &o, with, NULL), 0);
+		tmatch__refine_aggregates = 0;
+		cr_assert_eq(tmatch__refine(c, t, &o, without, NULL), 0);
+		tmatch__refine_aggregates = 1;
+		cr_assert_eq(tmatch_map_validate(t, with, n, NULL), 0);
+		cr_expect_lt(tmatch__hop_bytes(c, t, with), start, "seed %llu",
+		             (unsigned long long)seed);
+		for (int q = 0; q < n; q++)
+			cr_assert_eq(with[q], without[q], "seed %llu, rank %d: leaf %d, %d",
+			             (unsigned long long)seed, q, with[q], without[q]);
+		free(with);
+		free(without);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
 Test(refine, improves_a_bad_mapping)
 {
 	tmatch_topo_t *t = tree("tleaf 3 4 1 4 1 4 1");
