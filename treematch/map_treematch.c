@@ -278,14 +278,52 @@ struct cand {
 	int idx;
 };
 
-static int cmp_cand(const void *a, const void *b)
+/* The value's bits as an unsigned key in the same order (-0.0 as 0.0). */
+static uint64_t cand_key(double v)
 {
-	const struct cand *x = a, *y = b;
-	if (x->value < y->value)
+	uint64_t u;
+
+	v += 0.0; /* -0.0 + 0.0 is +0.0: the two values are equal */
+	memcpy(&u, &v, sizeof(u));
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+/*
+ * The candidates by increasing value, ties by idx: they come by increasing
+ * idx, so a stable sort by value gives that order. A radix sort of the keys, a byte a
+ * pass, passes whose byte is the same everywhere skipped (qsort was a
+ * third of TreeMatch's time on 256 ranks). -1 on ENOMEM.
+ */
+static int sort_cands(struct cand *a, size_t n)
+{
+	struct cand *tmp = malloc(sizeof(*tmp) * (n ? n : 1)), *src = a, *dst = tmp;
+
+	if (!tmp)
 		return -1;
-	if (x->value > y->value)
-		return 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t cnt[257] = {0}, same = 0;
+
+		for (size_t i = 0; i < n; i++)
+			cnt[((cand_key(src[i].value) >> shift) & 0xff) + 1]++;
+		for (int b = 1; b <= 256; b++)
+			same |= cnt[b] == n;
+		if (same)
+			continue;
+		for (int b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(cand_key(src[i].value) >> shift) & 0xff]++] = src[i];
+		{
+			struct cand *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	return 0;
 }
 
 static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
@@ -335,7 +373,10 @@ static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 				comb[a] = comb[a - 1] + 1;
 		}
 	}
-	qsort(cand, (size_t)ncand, sizeof(*cand), cmp_cand);
+	if (sort_cands(cand, (size_t)ncand) != 0) {
+		oom(c);
+		goto out;
+	}
 	for (long long x = 0; x < ncand; x++) {
 		const int *m = cmem + (size_t)cand[x].idx * (size_t)k;
 		int ok = 1, g;
