@@ -144,3 +144,8 @@ bench-peers: bench-tools $(CLI_BIN)
 	    sh bench/peers_build.sh $(abspath $(B))/peers
 	PEERS=$(abspath $(B))/peers VIEM='$(VIEM)' \
 	    sh bench/peers.sh $(abspath $(B)) $(B)/bench/peers.md
+
+# Issue 21's node-size target: auto on <= 256 ranks as a whole process.
+.PHONY: bench-node
+bench-node: bench-tools $(CLI_BIN)
+	sh bench/node_time.sh $(abspath $(B)) $(or $(NODE_REPS),5) bench/results/node-time.md
