@@ -328,6 +328,7 @@ static int sort_cands(struct cand *a, size_t n)
 
 static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 {
+	long long made = 0; /* candidates made: ncand, the combinations of k of p */
 	int p = s->p, k = s->k, rc = -1, *comb = NULL, *cmem = NULL;
 	double *dm = NULL, *deg = NULL;
 	struct cand *cand = NULL;
@@ -353,6 +354,8 @@ static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 		comb[j] = j;
 	for (long long x = 0; x < ncand; x++) {
 		double v = 0, in = 0;
+
+		made = x + 1;
 		for (int a = 0; a < k; a++) {
 			v += deg[comb[a]];
 			for (int b = a + 1; b < k; b++)
@@ -373,11 +376,11 @@ static int group_exact(struct ctx *c, struct gstate *s, long long ncand)
 				comb[a] = comb[a - 1] + 1;
 		}
 	}
-	if (sort_cands(cand, (size_t)ncand) != 0) {
+	if (sort_cands(cand, (size_t)made) != 0) {
 		oom(c);
 		goto out;
 	}
-	for (long long x = 0; x < ncand; x++) {
+	for (long long x = 0; x < made; x++) {
 		const int *m = cmem + (size_t)cand[x].idx * (size_t)k;
 		int ok = 1, g;
 		for (int a = 0; a < k && ok; a++)
