@@ -91,7 +91,7 @@ struct parser {
 	struct ref *refs;
 	int nrefs, cap_refs;
 	int cap_sw;               /* switches allocated in conf->sw */
-	long names;               /* names in the Nodes= and Switches= lists so far */
+	long names;               /* SwitchName= and Nodes= names so far */
 	size_t bytes;             /* ... and their characters, NULs included */
 	size_t sw_bytes;          /* the SwitchName= names' characters */
 	long refs_named;          /* names in the Switches= lists resolved so far */
@@ -453,7 +453,8 @@ static int resolve(struct parser *p)
 			if (errno == E2BIG)
 				perr(p, E2BIG, ref->line, ref->col,
 				     "the Switches= lists name more switches than the %d that "
-				     "SwitchName= defines: each switch has one parent",
+				     "SwitchName= defines, or longer names: each switch has one "
+				     "parent",
 				     conf->nsw);
 			return -1;
 		}
