@@ -120,9 +120,10 @@ int tmatch__xtree_finish(tmatch_affinity_tree_t *tree, struct tmatch__xnode *roo
                          tmatch_error_t *err);
 
 /* tmatch_affinity_hostlist_expand within `max` names and `max_bytes` of
-   their characters (NULs included): E2BIG beyond either. */
+   their characters (NULs included): E2BIG beyond either. *bytes (when not
+   NULL) gets the bytes the names take. */
 char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_bytes, int *count,
-                                   tmatch_error_t *err);
+                                   size_t *bytes, tmatch_error_t *err);
 
 /* The abstract core -> OS CPU conversion (the only one). */
 int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t out,

@@ -287,7 +287,7 @@ static int expand_list(const char *s, size_t len, int base, struct names *out, i
 }
 
 char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_bytes, int *count,
-                                   tmatch_error_t *err)
+                                   size_t *bytes, tmatch_error_t *err)
 {
 	struct names out = {NULL, 0, 0, max, 0, max_bytes};
 	int col = 0, rc;
@@ -319,13 +319,15 @@ char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_by
 	}
 	if (count)
 		*count = out.n;
+	if (bytes)
+		*bytes = out.bytes;
 	return out.v;
 }
 
 char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_error_t *err)
 {
 	return tmatch__hostlist_expand_max(hostlist, TMATCH_HOSTLIST_MAX, TMATCH_HOSTLIST_BYTES,
-	                                   count, err);
+	                                   count, NULL, err);
 }
 
 long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error_t *err)

@@ -159,11 +159,12 @@ static int too_many(struct parser *p, int line, int col, const char *key)
 }
 
 /* The names of one list, at most `max` of them in `max_bytes` (NULs
-   included): counted before anything is made, their bytes capped while
-   they are made. NULL with the error set, or with errno E2BIG and no
-   message past either cap (the caller says which). */
+   included; *bytes gets what they take): counted before anything is
+   made, their bytes capped while they are made. NULL with the error set,
+   or with errno E2BIG and no message past either cap (the caller says
+   which). */
 static char **expand_within(struct parser *p, const char *list, long max, size_t max_bytes,
-                            int *cnt, int line, int col, const char *key)
+                            int *cnt, size_t *bytes, int line, int col, const char *key)
 {
 	tmatch_error_t e;
 	char **v = NULL;
@@ -174,20 +175,11 @@ static char **expand_within(struct parser *p, const char *list, long max, size_t
 		return NULL;
 	}
 	if (tmatch_affinity_hostlist_count(list, max, &e) >= 0 || errno != E2BIG)
-		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, &e);
+		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, bytes, &e);
 	if (!v && errno != E2BIG)
 		perr(p, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
 		     e.msg);
 	return v;
-}
-
-static size_t names_bytes(char *const *v)
-{
-	size_t n = 0;
-
-	for (; *v; v++)
-		n += strlen(*v) + 1;
-	return n;
 }
 
 /* Parse one logical line (comments already removed). */
@@ -324,9 +316,10 @@ static int parse_line(struct parser *p, struct lline *l)
 	s->parent = -1;
 	if (nodes) {
 		int cnt = 0;
+		size_t bytes = 0;
 		char **v = expand_within(p, nodes, TMATCH_TOPOLOGY_CONF_NAMES - p->names,
-		                         TMATCH_TOPOLOGY_CONF_BYTES - p->bytes, &cnt, nodes_line,
-		                         nodes_col, "Nodes= hostlist");
+		                         TMATCH_TOPOLOGY_CONF_BYTES - p->bytes, &cnt, &bytes,
+		                         nodes_line, nodes_col, "Nodes= hostlist");
 		if (!v) {
 			if (errno == E2BIG)
 				too_many(p, nodes_line, nodes_col, "Nodes= hostlist");
@@ -335,7 +328,7 @@ static int parse_line(struct parser *p, struct lline *l)
 		s->nodes = v;
 		s->nnodes = cnt;
 		p->names += cnt;
-		p->bytes += names_bytes(v);
+		p->bytes += bytes;
 	}
 	if (switches) {
 		struct ref *r = p->refs;
@@ -446,9 +439,10 @@ static int resolve(struct parser *p)
 		int cnt = 0;
 		/* each switch has one parent at most: the lists name at most
 		   every switch once, in the bytes of their names */
+		size_t bytes = 0;
 		char **v = expand_within(p, ref->list, conf->nsw - p->refs_named,
-		                         p->sw_bytes - p->refs_bytes, &cnt, ref->line, ref->col,
-		                         "Switches= list");
+		                         p->sw_bytes - p->refs_bytes, &cnt, &bytes, ref->line,
+		                         ref->col, "Switches= list");
 		if (!v) {
 			if (errno == E2BIG)
 				perr(p, E2BIG, ref->line, ref->col,
@@ -459,7 +453,7 @@ static int resolve(struct parser *p)
 			return -1;
 		}
 		p->refs_named += cnt;
-		p->refs_bytes += names_bytes(v);
+		p->refs_bytes += bytes;
 		s->child = calloc((size_t)cnt + 1, sizeof(int));
 		if (!s->child) {
 			tmatch_affinity_hostlist_free(v);
