@@ -433,7 +433,9 @@ static void agg_move(const struct refiner *r, struct aggregates *g, int q, int f
 
 int tmatch__refine_aggregates = 1;
 
-/* 0 with the table made, 1 when it does not pay or fit, -1 on ENOMEM. */
+/* 0 with the table made, 1 when it does not pay, fit or get its memory
+   (a speed-up only: a user's lower max_map_memory must not fail the
+   refinement). */
 static int agg_init(const struct refiner *r, struct aggregates *g)
 {
 	const struct tmatch_comm *c = r->c;
@@ -451,7 +453,7 @@ static int agg_init(const struct refiner *r, struct aggregates *g)
 		return 1;
 	g->at = calloc(g->m * (size_t)r->n, sizeof(double));
 	if (!g->at)
-		return -1;
+		return 1;
 	for (int q = 0; q < r->n; q++) {
 		int lq = r->leaf_of_rank[q];
 
@@ -502,10 +504,7 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 
 	if (c->nnz == 0 || r->n < 2 || per_round < 1)
 		return 0;
-	use_agg = agg_init(r, &g);
-	if (use_agg < 0)
-		return -1;
-	use_agg = use_agg == 0;
+	use_agg = agg_init(r, &g) == 0;
 	tmatch__rng_seed(&rng, r->opts->seed ^ 0x7a5eedULL);
 	memcpy(best_map, r->leaf_of_rank, sizeof(*best_map) * (size_t)r->n);
 	for (int round = 0; round < rounds; round++) {
