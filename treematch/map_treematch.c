@@ -605,10 +605,27 @@ static void grow(struct gstate *s, struct acc *a, int g)
 #define NB_BUCKETS  13                /* pivots from a sample of 2^(NB_BUCKETS - 1) weights */
 #define CHUNK_PAIRS ((size_t)1 << 21) /* pairs gathered and sorted at once */
 
-static int cmp_double_desc(const void *a, const void *b)
+/* Values in decreasing order, by the candidates' radix sort (qsort of the
+   sample was a third of TreeMatch's time on a dense 64-rank profile).
+   -1 on ENOMEM. */
+static int sort_desc(double *v, size_t n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x < y) - (x > y);
+	struct cand *a = malloc(sizeof(*a) * (n ? n : 1));
+
+	if (!a)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		a[i].value = -v[i];
+		a[i].idx = (int)i;
+	}
+	if (sort_cands(a, n) != 0) {
+		free(a);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = -a[i].value;
+	free(a);
+	return 0;
 }
 
 static int bucket_of(const double *piv, int npiv, double w)
@@ -671,7 +688,8 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 				    ns < sizeof(sample) / sizeof(sample[0]))
 					sample[ns++] = gr->w[e];
 	}
-	qsort(sample, ns, sizeof(double), cmp_double_desc);
+	if (sort_desc(sample, ns) != 0)
+		return oom(c);
 	for (int b = 0; b < NB_BUCKETS - 1; b++) {
 		size_t at = ((size_t)1 << (b + 1)) - 1;
 		if (at >= ns)
