@@ -10,7 +10,8 @@
  *    keeps its offset inside the subtree), so swapping two groups exchanges
  *    the contents of two subtrees and leaves the cost inside them unchanged.
  *    The contracted graph of the groups gives the change of cost of a swap
- *    in O(degree x depth). Candidates for a group are the nodes next to (same
+ *    in O(degree x depth), or O(depth) from aggregates by subtree on dense
+ *    levels (struct aggregates). Candidates for a group are the nodes next to (same
  *    parent as) the nodes of its neighbours, empty nodes included, so a
  *    swap is also a move. Only improving swaps are applied. Level l = depth
  *    is plain rank swaps and moves onto free leaves.
@@ -47,10 +48,9 @@ struct refiner {
 	long budget;
 	double t0;
 	int timed_out;
-	/* Leaf codes: the child index at each level in fixed bit fields, so the
-	   depth of a common ancestor is the highest differing bit (lvl_of_bit). */
+	/* Leaf codes (tmatch__leaf_code): a distance is an XOR and a table look-up. */
 	uint64_t *code;
-	signed char lvl_of_bit[64];
+	struct tmatch__codes codes;
 	uint64_t *scode; /* code of the first leaf of each slot of the current level */
 	/* level work space, sized for the leaf level (the largest) */
 	int *slot_grp, *grp_slot, *mem_ptr, *mem, *stamp, *mark, *plist;
@@ -88,7 +88,7 @@ static int spend(struct refiner *r, long k)
 /* Levels climbed between two distinct nodes of the current level (slot indices). */
 static inline int slot_dist(const struct refiner *r, int x, int y)
 {
-	return r->lvl_of_bit[63 - __builtin_clzll(r->scode[x] ^ r->scode[y])];
+	return r->codes.lvl_of_bit[63 - __builtin_clzll(r->scode[x] ^ r->scode[y])];
 }
 
 /* Levels climbed between two distinct leaves. */
@@ -96,38 +96,115 @@ static inline int leaf_dist(const struct refiner *r, int a, int b)
 {
 	if (a == b)
 		return 0;
-	return r->lvl_of_bit[63 - __builtin_clzll(r->code[a] ^ r->code[b])];
+	return r->codes.lvl_of_bit[63 - __builtin_clzll(r->code[a] ^ r->code[b])];
 }
 
 /*
- * Fill the leaf codes. Returns 0, or 1 when the tree needs more than 64 bits
- * (then the caller leaves refinement out).
+ * Aggregates, on dense inputs: for items (ranks, or the groups of a level)
+ * sitting on positions (leaves, or the slots of that level),
+ * at[q * m + off[u] + x / div[u]] is the weight from item q to the items
+ * placed under node x of the level u above the positions (1 <= u < levels).
+ * The change of cost of a swap then needs only the levels below the two
+ * positions' common ancestor, O(depth) instead of O(degree), and an
+ * accepted swap updates its items' neighbours on those levels only. The
+ * sums are those over the edges, grouped differently (the same values for
+ * integer weights). Threshold accepting prices its moves so, and the
+ * descent its swaps of groups.
  */
-static int make_codes(struct refiner *r)
+struct aggregates {
+	double *at;
+	size_t m;
+	int levels;
+	size_t off[TMATCH_MAX_DEPTH + 1];
+	int div[TMATCH_MAX_DEPTH + 1];
+	/* the graph of the items */
+	const size_t *ptr;
+	const int *adj;
+	const double *w;
+};
+
+/* Aggregates are kept when the degree is this many times the levels... */
+#define AGG_MIN_DEGREE_PER_LEVEL 4
+/* ... and the table has at most this many entries (16 MiB). */
+#define AGG_MAX_ENTRIES ((size_t)1 << 21)
+
+int tmatch__refine_aggregates = 1;
+
+static inline size_t agg_index(const struct aggregates *g, int u, int x)
+{
+	return g->off[u] + (size_t)(x / g->div[u]);
+}
+
+/* Item q moves from position `from` to `to`, whose common ancestor is k
+   levels up: its neighbours' aggregates follow on the levels below it. */
+static void agg_move(struct aggregates *g, int q, int from, int to, int k)
+{
+	for (size_t e = g->ptr[q]; e < g->ptr[q + 1]; e++) {
+		double *row = g->at + (size_t)g->adj[e] * g->m;
+
+		for (int u = 1; u < k; u++) {
+			row[agg_index(g, u, from)] -= g->w[e];
+			row[agg_index(g, u, to)] += g->w[e];
+		}
+	}
+}
+
+/*
+ * The aggregates of the level l (its positions are the nodes at depth l) for
+ * nitems items on the graph (ptr, adj, w), item q at pos[q]. 0 with the
+ * table made, 1 when it does not pay, fit or get its memory (a speed-up
+ * only: a user's lower max_map_memory must not fail the refinement).
+ */
+static int agg_init(const struct refiner *r, struct aggregates *g, int l, int nitems,
+                    const size_t *ptr, const int *adj, const double *w, const int *pos)
 {
 	const struct tmatch_topo *t = r->t;
-	int shift[TMATCH_MAX_DEPTH] = {0}, bits = 0;
 
-	for (int l = t->depth - 1; l >= 0; l--) {
-		int w = 0;
-		while ((1 << w) < t->arity[l])
-			w++;
-		if (bits + w > 64) /* lvl_of_bit has 64 entries: check before filling it */
-			return 1;
-		shift[l] = bits;
-		bits += w;
-		for (int b = shift[l]; b < shift[l] + w; b++)
-			r->lvl_of_bit[b] = (signed char)(t->depth - l);
+	memset(g, 0, sizeof(*g));
+	if (!tmatch__refine_aggregates || l < 2 || nitems == 0 ||
+	    ptr[nitems] / (size_t)nitems < (size_t)(AGG_MIN_DEGREE_PER_LEVEL * l))
+		return 1;
+	g->levels = l;
+	g->ptr = ptr;
+	g->adj = adj;
+	g->w = w;
+	for (int u = 1; u < l; u++) {
+		g->off[u] = g->m;
+		g->div[u] = t->span[l - u] / t->span[l];
+		g->m += (size_t)(t->nb_leaves / t->span[l - u]);
 	}
-	for (int lf = 0; lf < t->nb_leaves; lf++) {
-		uint64_t code = 0;
-		for (int l = 0; l < t->depth; l++) {
-			int idx = lf / t->span[l + 1] % t->arity[l];
-			code |= (uint64_t)idx << shift[l];
-		}
-		r->code[lf] = code;
-	}
+	if (g->m * (size_t)nitems > AGG_MAX_ENTRIES)
+		return 1;
+	g->at = calloc(g->m * (size_t)nitems, sizeof(double));
+	if (!g->at)
+		return 1;
+	for (int q = 0; q < nitems; q++)
+		for (size_t e = ptr[q]; e < ptr[q + 1]; e++)
+			for (int u = 1; u < l; u++)
+				g->at[(size_t)adj[e] * g->m + agg_index(g, u, pos[q])] += w[e];
 	return 0;
+}
+
+/*
+ * Change of cost when item a goes from position xa to xb, k levels apart,
+ * and item b (-1: none) from xb to xa; wab is the weight between them.
+ */
+static double agg_delta(const struct aggregates *g, int a, int xa, int b, int xb, int k, double wab)
+{
+	const double *ra = g->at + (size_t)a * g->m;
+	double d = 0;
+
+	for (int u = 1; u < k; u++)
+		d += ra[agg_index(g, u, xa)] - ra[agg_index(g, u, xb)];
+	if (b >= 0 && k > 1) {
+		const double *rb = g->at + (size_t)b * g->m;
+
+		for (int u = 1; u < k; u++)
+			d += rb[agg_index(g, u, xb)] - rb[agg_index(g, u, xa)];
+		/* the edge (a, b) keeps its length: the sums above counted it */
+		d += 2 * wab * (double)(k - 1);
+	}
+	return d;
 }
 
 /*
@@ -259,12 +336,20 @@ static void commit_level(struct refiner *r, int l, int nslots)
 static double descend_level(struct refiner *r, int l, int max_sweeps, double eps)
 {
 	const struct tmatch_topo *t = r->t;
-	int nslots = t->nb_leaves / t->span[l], ar = t->arity[l - 1];
-	double gain = 0;
-	int stop = 0, tick = 0;
+	int nslots = t->nb_leaves / t->span[l], ar = t->arity[l - 1], up = t->depth - l;
+	double gain = 0, *wg = NULL;
+	int stop = 0, tick = 0, use_agg;
+	struct aggregates agg;
 
 	if (build_level(r, l, nslots) != 0)
 		return -1;
+	/* dense levels: swaps priced from the aggregates, wg[h] the weight from
+	   the group at hand to group h */
+	use_agg = agg_init(r, &agg, l, nslots, r->cptr, r->cadj, r->cw, r->grp_slot) == 0;
+	if (use_agg && !(wg = calloc((size_t)nslots, sizeof(double)))) {
+		free(agg.at);
+		use_agg = 0;
+	}
 	for (int s = 0; s < nslots / ar; s++)
 		r->stamp[s] = -1;
 	for (int sweep = 0; sweep < max_sweeps && !stop; sweep++) {
@@ -292,6 +377,8 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 					r->plist[np++] = par;
 				}
 				r->pconn[par] += r->cw[k];
+				if (use_agg)
+					wg[r->cadj[k]] = r->cw[k];
 			}
 			for (int i = 0; i < np && !stop; i++) {
 				int par = r->plist[i];
@@ -299,7 +386,10 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 					continue;
 				for (int s = par * ar; s < par * ar + ar; s++) {
 					int g2 = r->slot_grp[s];
-					double d = swap_delta(r, g, g2);
+					double d = use_agg
+					               ? agg_delta(&agg, g, p, g2, s,
+					                           slot_dist(r, p, s) - up, wg[g2])
+					               : swap_delta(r, g, g2);
 					if (d < best && fits(r, l, g, s) && fits(r, l, g2, p)) {
 						best = d;
 						best_g2 = g2;
@@ -308,8 +398,16 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 				if (spend(r, (long)ar * (long)(2 * deg + 1)))
 					stop = 1;
 			}
+			if (use_agg)
+				for (size_t k = r->cptr[g]; k < r->cptr[g + 1]; k++)
+					wg[r->cadj[k]] = 0;
 			if (best_g2 >= 0) {
 				int s = r->grp_slot[best_g2];
+
+				if (use_agg) {
+					agg_move(&agg, g, p, s, slot_dist(r, p, s) - up);
+					agg_move(&agg, best_g2, s, p, slot_dist(r, p, s) - up);
+				}
 				r->grp_slot[g] = s;
 				r->grp_slot[best_g2] = p;
 				r->slot_grp[s] = g;
@@ -321,6 +419,8 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 		if (sweep_gain <= eps)
 			break;
 	}
+	free(agg.at);
+	free(wg);
 	commit_level(r, l, nslots);
 	return gain;
 }
@@ -391,100 +491,6 @@ static int random_leaf_near(const struct refiner *r, tmatch__rng_t *rng, int nea
 }
 
 /*
- * Threshold accepting's aggregates, on dense inputs: at[q * m + off[u] + x]
- * is the weight from rank q to the ranks whose leaves lie under node x of
- * the level u above the leaves (1 <= u < depth). The change of cost of a
- * move then needs only the levels below the two leaves' common ancestor,
- * O(depth) instead of O(degree), and an accepted move updates its ranks'
- * neighbours on those levels only. The sums are those of rank_delta,
- * grouped differently (the same values for integer weights).
- */
-struct aggregates {
-	double *at;
-	size_t m;
-	size_t off[TMATCH_MAX_DEPTH + 1];
-};
-
-/* Aggregates are kept when the degree is this many times the depth... */
-#define AGG_MIN_DEGREE_PER_LEVEL 4
-/* ... and the table has at most this many entries (16 MiB). */
-#define AGG_MAX_ENTRIES ((size_t)1 << 21)
-
-static inline size_t agg_index(const struct refiner *r, const struct aggregates *g, int u, int lf)
-{
-	return g->off[u] + (size_t)(lf / r->t->span[r->t->depth - u]);
-}
-
-/* Rank q moves from leaf `from` to leaf `to`, `k` levels apart: its
-   neighbours' aggregates follow on the levels below their common ancestor. */
-static void agg_move(const struct refiner *r, struct aggregates *g, int q, int from, int to, int k)
-{
-	const struct tmatch_comm *c = r->c;
-
-	for (size_t e = c->row_ptr[q]; e < c->row_ptr[q + 1]; e++) {
-		double *row = g->at + (size_t)c->col[e] * g->m;
-
-		for (int u = 1; u < k; u++) {
-			row[agg_index(r, g, u, from)] -= c->w[e];
-			row[agg_index(r, g, u, to)] += c->w[e];
-		}
-	}
-}
-
-int tmatch__refine_aggregates = 1;
-
-/* 0 with the table made, 1 when it does not pay, fit or get its memory
-   (a speed-up only: a user's lower max_map_memory must not fail the
-   refinement). */
-static int agg_init(const struct refiner *r, struct aggregates *g)
-{
-	const struct tmatch_comm *c = r->c;
-	const struct tmatch_topo *t = r->t;
-
-	memset(g, 0, sizeof(*g));
-	if (!tmatch__refine_aggregates || t->depth < 2 ||
-	    c->nnz / (size_t)r->n < (size_t)(AGG_MIN_DEGREE_PER_LEVEL * t->depth))
-		return 1;
-	for (int u = 1; u < t->depth; u++) {
-		g->off[u] = g->m;
-		g->m += (size_t)(t->nb_leaves / t->span[t->depth - u]);
-	}
-	if (g->m * (size_t)r->n > AGG_MAX_ENTRIES)
-		return 1;
-	g->at = calloc(g->m * (size_t)r->n, sizeof(double));
-	if (!g->at)
-		return 1;
-	for (int q = 0; q < r->n; q++) {
-		int lq = r->leaf_of_rank[q];
-
-		for (size_t e = c->row_ptr[q]; e < c->row_ptr[q + 1]; e++)
-			for (int u = 1; u < t->depth; u++)
-				g->at[(size_t)c->col[e] * g->m + agg_index(r, g, u, lq)] += c->w[e];
-	}
-	return 0;
-}
-
-/* rank_delta from the aggregates. */
-static double agg_delta(const struct refiner *r, const struct aggregates *g, int a, int lb)
-{
-	int la = r->leaf_of_rank[a], b = r->rank_of_leaf[lb], k = leaf_dist(r, la, lb);
-	const double *ra = g->at + (size_t)a * g->m;
-	double d = 0;
-
-	for (int u = 1; u < k; u++)
-		d += ra[agg_index(r, g, u, la)] - ra[agg_index(r, g, u, lb)];
-	if (b >= 0 && k > 1) {
-		const double *rb = g->at + (size_t)b * g->m;
-
-		for (int u = 1; u < k; u++)
-			d += rb[agg_index(r, g, u, lb)] - rb[agg_index(r, g, u, la)];
-		/* the edge (a, b) keeps its length: the sums above counted it */
-		d += 2 * tmatch_comm_get(r->c, a, b) * (double)(k - 1);
-	}
-	return d;
-}
-
-/*
  * Threshold accepting on rank swaps. The threshold starts at 1.5 times
  * the average edge weight (one level of one average edge, and a half) and
  * shrinks linearly to zero over `rounds` rounds.
@@ -504,7 +510,7 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 
 	if (c->nnz == 0 || r->n < 2 || per_round < 1)
 		return 0;
-	use_agg = agg_init(r, &g) == 0;
+	use_agg = agg_init(r, &g, t->depth, r->n, c->row_ptr, c->col, c->w, r->leaf_of_rank) == 0;
 	tmatch__rng_seed(&rng, r->opts->seed ^ 0x7a5eedULL);
 	memcpy(best_map, r->leaf_of_rank, sizeof(*best_map) * (size_t)r->n);
 	for (int round = 0; round < rounds; round++) {
@@ -522,16 +528,27 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 			lb = random_leaf_near(r, &rng, r->leaf_of_rank[h], up);
 			if (lb < 0 || lb == r->leaf_of_rank[a])
 				continue;
-			d = use_agg ? agg_delta(r, &g, a, lb) : rank_delta(r, a, lb);
+			{
+				int la = r->leaf_of_rank[a], b = r->rank_of_leaf[lb];
+				int k = leaf_dist(r, la, lb);
+
+				/* siblings: every distance stays, the change is 0 */
+				if (use_agg)
+					d = agg_delta(&g, a, la, b, lb, k,
+					              b >= 0 && k > 1 ? tmatch_comm_get(c, a, b)
+					                              : 0);
+				else
+					d = k > 1 ? rank_delta(r, a, lb) : 0;
+			}
 			if (d < thr) {
 				int la = r->leaf_of_rank[a], b = r->rank_of_leaf[lb];
 
 				if (use_agg) {
 					int k = leaf_dist(r, la, lb);
 
-					agg_move(r, &g, a, la, lb, k);
+					agg_move(&g, a, la, lb, k);
 					if (b >= 0)
-						agg_move(r, &g, b, lb, la, k);
+						agg_move(&g, b, lb, la, k);
 				}
 				r->leaf_of_rank[a] = lb;
 				r->rank_of_leaf[lb] = a;
@@ -829,11 +846,13 @@ static int refiner_init(struct refiner *r, const tmatch_comm_t *comm, const tmat
 		errno = ENOMEM;
 		return -1;
 	}
-	if (make_codes(r) != 0) {
+	if (tmatch__codes_init(topo, &r->codes) != 0) {
 		tmatch__log(opts, TMATCH_LOG_INFO,
 		            "refine: tree too wide to encode leaf paths in 64 bits; not refined");
 		return 1;
 	}
+	for (int lf = 0; lf < nl; lf++)
+		r->code[lf] = tmatch__leaf_code(topo, &r->codes, lf);
 	memcpy(r->leaf_of_rank, leaf_of_rank, sizeof(int) * (size_t)r->n);
 	for (int lf = 0; lf < nl; lf++)
 		r->rank_of_leaf[lf] = -1;

@@ -374,6 +374,35 @@ int tmatch_topo_lca_depth(const tmatch_topo_t *topo, int leaf_a, int leaf_b)
 	return topo->depth - tmatch__distance(topo, leaf_a, leaf_b);
 }
 
+int tmatch__codes_init(const struct tmatch_topo *t, struct tmatch__codes *k)
+{
+	int bits = 0;
+
+	memset(k, 0, sizeof(*k));
+	for (int l = t->depth - 1; l >= 0; l--) {
+		int w = 0;
+
+		while ((1 << w) < t->arity[l])
+			w++;
+		if (bits + w > 64) /* lvl_of_bit has 64 entries: check before filling it */
+			return 1;
+		k->shift[l] = bits;
+		for (int b = bits; b < bits + w; b++)
+			k->lvl_of_bit[b] = (signed char)(t->depth - l);
+		bits += w;
+	}
+	return 0;
+}
+
+uint64_t tmatch__leaf_code(const struct tmatch_topo *t, const struct tmatch__codes *k, int leaf)
+{
+	uint64_t code = 0;
+
+	for (int l = 0; l < t->depth; l++)
+		code |= (uint64_t)(leaf / t->span[l + 1] % t->arity[l]) << k->shift[l];
+	return code;
+}
+
 int tmatch_topo_format(const tmatch_topo_t *topo, char *buf, size_t len)
 {
 	size_t off = 0;

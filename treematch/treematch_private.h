@@ -54,6 +54,25 @@ uint64_t tmatch__rng_next(tmatch__rng_t *rng);
 /* Uniform in [0, bound), bound > 0, without modulo bias. */
 uint64_t tmatch__rng_below(tmatch__rng_t *rng, uint64_t bound);
 
+/*
+ * Leaf codes: a leaf's child index at each level in a bit field of its own,
+ * the top level in the highest bits, so the distance between two leaves is
+ * the level of the highest bit in which their codes differ: an XOR and a
+ * count of leading zeros instead of a division per level.
+ */
+struct tmatch__codes {
+	int shift[TMATCH_MAX_DEPTH];
+	signed char lvl_of_bit[64]; /* levels climbed when this bit differs */
+};
+/* 0, or 1 when the tree needs more than 64 bits (then use tmatch__distance). */
+int tmatch__codes_init(const struct tmatch_topo *t, struct tmatch__codes *k);
+uint64_t tmatch__leaf_code(const struct tmatch_topo *t, const struct tmatch__codes *k, int leaf);
+/* tmatch__distance of the leaves with these codes. */
+static inline int tmatch__code_distance(const struct tmatch__codes *k, uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : k->lvl_of_bit[63 - __builtin_clzll(a ^ b)];
+}
+
 /* Levels climbed from the leaves to the common ancestor of two leaves. */
 static inline int tmatch__distance(const struct tmatch_topo *t, int a, int b)
 {
