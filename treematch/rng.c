@@ -42,14 +42,15 @@ uint64_t tmatch__rng_next(tmatch__rng_t *rng)
 
 uint64_t tmatch__rng_below(tmatch__rng_t *rng, uint64_t bound)
 {
-	/* Reject the top partial block so every value is equally likely. */
-	uint64_t limit, x;
+	/* Reject the top partial block so every value is equally likely. The
+	   block starts above UINT64_MAX - (bound - 1): below that, no division
+	   is needed to know x is in. */
+	uint64_t x;
 
 	if (bound <= 1)
 		return 0;
-	limit = UINT64_MAX - (UINT64_MAX % bound + 1) % bound;
 	do
 		x = tmatch__rng_next(rng);
-	while (x > limit);
+	while (x > UINT64_MAX - (bound - 1) && x > UINT64_MAX - (UINT64_MAX % bound + 1) % bound);
 	return x % bound;
 }
