@@ -346,6 +346,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	for (int pass = 0; pass < nc && ((n <= REFINE_ALL && !dense) || pass < refine_top);
 	     pass++) {
 		int pick = -1;
+		double before;
+
 		for (int i = 0; i < nc; i++)
 			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
 				pick = i;
@@ -356,8 +358,12 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		copt.seed = cand[pick].seed;
 		if (tmatch__refine(comm, topo, &copt, cand[pick].map, err) != 0)
 			goto out;
+		before = cand[pick].cost;
 		cand[pick].cost = tmatch__hop_bytes(comm, topo, cand[pick].map);
 		cand[pick].refined = 1;
+		tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: %s seed %llu refined: %.10g -> %.10g",
+		            cand[pick].name, (unsigned long long)cand[pick].seed, before,
+		            cand[pick].cost);
 	}
 	/* Lowest cost; ties keep the earlier candidate. */
 	for (int i = 1; i < nc; i++)

@@ -123,10 +123,13 @@ struct aggregates {
 	const double *w;
 };
 
-/* Aggregates are kept when the degree is this many times the levels... */
-#define AGG_MIN_DEGREE_PER_LEVEL 4
-/* ... and the table has at most this many entries (16 MiB). */
-#define AGG_MAX_ENTRIES ((size_t)1 << 21)
+/* Aggregates are kept when the degree is this many times the levels, the
+   table has at most this many entries per edge (clearing and filling it
+   must cost no more than the swaps it prices) and at most AGG_MAX_ENTRIES
+   (16 MiB). */
+#define AGG_MIN_DEGREE_PER_LEVEL 2
+#define AGG_MAX_ENTRIES_PER_EDGE 4
+#define AGG_MAX_ENTRIES          ((size_t)1 << 21)
 
 int tmatch__refine_aggregates = 1;
 
@@ -173,7 +176,8 @@ static int agg_init(const struct refiner *r, struct aggregates *g, int l, int ni
 		g->div[u] = t->span[l - u] / t->span[l];
 		g->m += (size_t)(t->nb_leaves / t->span[l - u]);
 	}
-	if (g->m * (size_t)nitems > AGG_MAX_ENTRIES)
+	if (g->m * (size_t)nitems > AGG_MAX_ENTRIES ||
+	    g->m * (size_t)nitems > AGG_MAX_ENTRIES_PER_EDGE * ptr[nitems])
 		return 1;
 	g->at = calloc(g->m * (size_t)nitems, sizeof(double));
 	if (!g->at)
