@@ -151,12 +151,21 @@ out:
  * stencil3d and a 14^3 cg, 0.15 % on average over the bench's 1025-4096-rank
  * sparse cases, for 0.05-0.2 s); at 16384 it gained nothing. Dense matrices
  * above 256 ranks get one try: METIS works on every pair (about 2.5 s for
- * 4096 ranks).
+ * 4096 ranks); up to 256, as many as DENSE_BISECT_PAIRS pairs allow (a
+ * 256-rank all-pairs pattern: 2 tries of 7 ms, where 6 cost 42 ms of a
+ * node's 50 and found the same).
  */
-static int bisect_tries(int n, int dense)
+#define DENSE_BISECT_PAIRS ((size_t)1 << 17)
+static int bisect_tries(const tmatch_comm_t *comm, int dense)
 {
+	int n = comm->n;
+
 	if (dense && n > 256)
 		return 1;
+	if (dense) {
+		size_t k = DENSE_BISECT_PAIRS / comm->nnz;
+		return k < 1 ? 1 : k > 6 ? 6 : (int)k;
+	}
 	return n <= 256 ? 6 : n <= 1024 ? 3 : n <= 4096 ? 2 : 1;
 }
 
@@ -281,7 +290,7 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		if (strcmp(m->name, "bisect") == 0) {
 			if (comm->nnz > ((size_t)1 << 30) || huge_local)
 				continue;
-			tries = bisect_tries(n, dense);
+			tries = bisect_tries(comm, dense);
 		}
 		if (strcmp(m->name, "treematch") == 0) {
 			if (!dense && !huge_local &&
