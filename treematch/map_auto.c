@@ -33,6 +33,8 @@
  *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
  *     left out on dense matrices above 256 ranks, its queue holds every edge,
  *     and above TREEMATCH_MAX_RANKS ranks, where it never won);
+ * Up to REFINE_ALL ranks the candidates are made and refined by a crew of
+ * threads (make_node_size): the same placement, in less wall time.
  * Bisection runs with several seeds up to 4096 sparse ranks (bisect_tries).
  * Up to REFINE_ALL ranks every candidate is refined; above, only the
  * REFINE_TOP best unrefined ones are (only the best above REFINE_ONE ranks
@@ -47,6 +49,8 @@
 #include "treematch/treematch_private.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,18 +256,221 @@ static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	return 0;
 }
 
+/* The candidates, called directly (not through the registry, which lists
+   this mapper too), in the order they are made: ties keep the earlier. */
+static const struct tmatch__mapper candidates[] = {
+    {"bisect", tmatch__map_bisect, NULL},
+    {"packed", tmatch__map_packed, NULL},
+    {"treematch", tmatch__map_treematch, NULL},
+    {"greedy", tmatch__map_greedy, NULL},
+    {"rcm", tmatch__map_rcm, NULL},
+};
+#define NB_MAPPERS ((int)(sizeof(candidates) / sizeof(candidates[0])))
+
+/*
+ * Make one candidate into c: mapper m with this seed, or TreeMatch on the
+ * ranks in the order of `by`'s leaves when by is given. 0 made, 1 skipped
+ * (why in cerr), -1 out of memory.
+ */
+static int make_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                     const tmatch_map_opts_t *opts, const struct tmatch__mapper *m, uint64_t seed,
+                     const int *by, struct cand *c, tmatch_error_t *cerr)
+{
+	tmatch_map_opts_t copt = *opts;
+	int n = comm->n, *map = malloc(sizeof(int) * (size_t)n);
+
+	if (!map)
+		return -1;
+	copt.seed = seed;
+	tmatch_error_clear(cerr);
+	if ((by ? treematch_reordered(comm, topo, &copt, by, map, cerr)
+	        : m->fn(comm, topo, &copt, map, cerr)) != 0 ||
+	    tmatch_map_validate(topo, map, n, NULL) != 0) {
+		free(map);
+		return 1;
+	}
+	c->name = by ? "treematch@bisect" : m->name;
+	c->seed = seed;
+	c->map = map;
+	c->cost = tmatch__hop_bytes(comm, topo, map);
+	c->refined = 0;
+	return 0;
+}
+
+/* Refine candidate c with its own seed. 0, or -1 out of memory (err set). */
+static int refine_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                       const tmatch_map_opts_t *opts, struct cand *c, tmatch_error_t *err)
+{
+	tmatch_map_opts_t copt = *opts;
+	double before = c->cost;
+
+	copt.seed = c->seed;
+	if (tmatch__refine(comm, topo, &copt, c->map, err) != 0)
+		return -1;
+	c->cost = tmatch__hop_bytes(comm, topo, c->map);
+	c->refined = 1;
+	tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: %s seed %llu refined: %.10g -> %.10g", c->name,
+	            (unsigned long long)c->seed, before, c->cost);
+	return 0;
+}
+
+/*
+ * Node-size inputs (at most REFINE_ALL ranks): the candidates depend on the
+ * input's size and density alone, so they are laid out first and made, and
+ * refined when every one is (sparse inputs), by a crew on the CPUs the
+ * process may use. Each starts from the same inputs with its own seed, so
+ * the result is the one a single thread finds; METIS, which keeps its
+ * random state in the C library, runs one call at a time (map_bisect.c).
+ * TreeMatch on the bisection's order waits for the first bisection.
+ */
+struct piece {
+	const struct tmatch__mapper *m; /* NULL: treematch@bisect */
+	uint64_t seed;
+	int state; /* 0 to do, 1 made, 2 skipped, -1 out of memory */
+	struct cand c;
+	int *raw; /* a bisection's map before refinement, for treematch@bisect */
+	tmatch_error_t err;
+};
+
+struct node_job {
+	const tmatch_comm_t *comm;
+	const tmatch_topo_t *topo;
+	const tmatch_map_opts_t *caller; /* its log callback, called one message at a time */
+	tmatch_map_opts_t opts;
+	int refine, nbisect;
+	struct piece p[MAX_CAND];
+	pthread_mutex_t mu, log_mu;
+	pthread_cond_t made;
+};
+
+static void node_log(void *arg, int level, const char *msg)
+{
+	struct node_job *j = arg;
+
+	pthread_mutex_lock(&j->log_mu);
+	j->caller->log(j->caller->log_arg, level, msg);
+	pthread_mutex_unlock(&j->log_mu);
+}
+
+static void node_piece(void *arg, int i)
+{
+	struct node_job *j = arg;
+	struct piece *p = &j->p[i];
+	const int *by = NULL;
+	int rc;
+
+	if (!p->m) {
+		pthread_mutex_lock(&j->mu);
+		for (int k = 0; k < j->nbisect && !by; k++) {
+			while (j->p[k].state == 0)
+				pthread_cond_wait(&j->made, &j->mu);
+			if (j->p[k].state == 1)
+				by = j->p[k].raw;
+		}
+		pthread_mutex_unlock(&j->mu);
+		if (!by) {
+			snprintf(p->err.msg, sizeof(p->err.msg), "no bisection to order by");
+			p->state = 2;
+			return;
+		}
+	}
+	rc = make_cand(j->comm, j->topo, &j->opts, p->m, p->seed, by, &p->c, &p->err);
+	if (rc == 0 && i < j->nbisect) {
+		p->raw = malloc(sizeof(int) * (size_t)j->comm->n);
+		if (p->raw)
+			memcpy(p->raw, p->c.map, sizeof(int) * (size_t)j->comm->n);
+		else
+			rc = -1;
+	}
+	pthread_mutex_lock(&j->mu);
+	p->state = rc == 0 ? 1 : rc > 0 ? 2 : -1;
+	pthread_cond_broadcast(&j->made);
+	pthread_mutex_unlock(&j->mu);
+	if (p->state == 1 && j->refine &&
+	    refine_cand(j->comm, j->topo, &j->opts, &p->c, &p->err) != 0)
+		p->state = -1;
+}
+
+static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                          const tmatch_map_opts_t *opts, int dense, struct cand *cand, int *nc,
+                          tmatch_error_t *err)
+{
+	struct node_job *j = calloc(1, sizeof(*j));
+	int np = 0, order[MAX_CAND], no = 0, others[MAX_CAND], nothers = 0, rc = 0;
+
+	if (!j) {
+		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	j->comm = comm;
+	j->topo = topo;
+	j->caller = opts;
+	j->opts = *opts;
+	if (opts->log) {
+		j->opts.log = node_log;
+		j->opts.log_arg = j;
+	}
+	j->refine = !dense;
+	for (int m = 0; m < NB_MAPPERS; m++) {
+		int tries = m == 0 ? bisect_tries(comm, dense) : 1;
+
+		if (strcmp(candidates[m].name, "greedy") == 0 && dense && comm->n > 256)
+			continue;
+		for (int k = 0; k < tries; k++) {
+			j->p[np].m = &candidates[m];
+			j->p[np].seed = opts->seed + (uint64_t)k;
+			if (m == 0)
+				j->nbisect++;
+			else
+				others[nothers++] = np;
+			np++;
+		}
+	}
+	if (!dense && j->nbisect > 0)
+		j->p[np++].seed = opts->seed; /* treematch@bisect, taken last */
+	/* bisections (one METIS call at a time) alternate with the others */
+	for (int k = 0, o = 0; k < j->nbisect || o < nothers; k++, o++) {
+		if (k < j->nbisect)
+			order[no++] = k;
+		if (o < nothers)
+			order[no++] = others[o];
+	}
+	if (no < np)
+		order[no++] = np - 1;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_mutex_init(&j->log_mu, NULL);
+	pthread_cond_init(&j->made, NULL);
+	tmatch__crew_run(np, order, node_piece, j, tmatch__crew_threads(TMATCH__CREW_MAX));
+	pthread_cond_destroy(&j->made);
+	pthread_mutex_destroy(&j->log_mu);
+	pthread_mutex_destroy(&j->mu);
+	for (int i = 0; i < np; i++) {
+		struct piece *p = &j->p[i];
+
+		if (p->state == -1 && rc == 0) {
+			*err = p->err;
+			if (!err->msg[0])
+				tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
+			errno = ENOMEM;
+			rc = -1;
+		}
+		if (p->state == 2)
+			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: candidate %s skipped: %s",
+			            p->m ? p->m->name : "treematch@bisect", p->err.msg);
+		if (p->state == 1 && rc == 0)
+			cand[(*nc)++] = p->c;
+		else
+			free(p->c.map);
+		free(p->raw);
+	}
+	free(j);
+	return rc;
+}
+
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
-	/* The candidates, called directly (not through the registry, which
-	   lists this mapper too). */
-	static const struct tmatch__mapper all[] = {
-	    {"bisect", tmatch__map_bisect, NULL},
-	    {"packed", tmatch__map_packed, NULL},
-	    {"treematch", tmatch__map_treematch, NULL},
-	    {"greedy", tmatch__map_greedy, NULL},
-	    {"rcm", tmatch__map_rcm, NULL},
-	};
 	struct cand cand[MAX_CAND];
 	int n = comm->n, nc = 0, rc = -1, best = 0;
 	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
@@ -271,7 +478,6 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* above TREEMATCH_MAX_RANKS, sparse, ranks numbered with locality:
 	   TreeMatch alone, in place of the bisection (see the header) */
 	int huge_local = !dense && n > TREEMATCH_MAX_RANKS && tmatch__order_is_local(comm, topo);
-	tmatch_map_opts_t copt = *opts;
 	tmatch_error_t cerr;
 
 	memset(cand, 0, sizeof(cand));
@@ -283,8 +489,13 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		            "leaf: every placement costs the same, kept packed");
 		return tmatch__map_packed(comm, topo, opts, leaf_of_rank, err);
 	}
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		const struct tmatch__mapper *m = &all[i];
+	if (n <= REFINE_ALL) {
+		if (make_node_size(comm, topo, opts, dense, cand, &nc, err) != 0)
+			goto out;
+		ran_treematch = 1;
+	}
+	for (int i = 0; i < NB_MAPPERS && n > REFINE_ALL; i++) {
+		const struct tmatch__mapper *m = &candidates[i];
 		int tries = 1;
 
 		if (strcmp(m->name, "bisect") == 0) {
@@ -302,49 +513,33 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		    ((dense && n > 256) || n > TREEMATCH_MAX_RANKS))
 			continue;
 		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
-			int *map = malloc(sizeof(int) * (size_t)n);
+			int r = make_cand(comm, topo, opts, m, opts->seed + (uint64_t)k, NULL,
+			                  &cand[nc], &cerr);
 
-			if (!map) {
-				errno = ENOMEM;
-				tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
-				goto out;
-			}
-			copt.seed = opts->seed + (uint64_t)k;
-			tmatch_error_clear(&cerr);
-			if (m->fn(comm, topo, &copt, map, &cerr) != 0 ||
-			    tmatch_map_validate(topo, map, n, NULL) != 0) {
+			if (r < 0)
+				goto nomem;
+			if (r > 0)
 				tmatch__log(opts, TMATCH_LOG_DEBUG,
 				            "auto: candidate %s skipped: %s", m->name, cerr.msg);
-				free(map);
-				continue;
-			}
-			cand[nc].name = m->name;
-			cand[nc].seed = copt.seed;
-			cand[nc].map = map;
-			cand[nc].cost = tmatch__hop_bytes(comm, topo, map);
-			nc++;
+			else
+				nc++;
 		}
 	}
-	/* TreeMatch again, on the ranks renumbered in the first bisection's order. */
-	if (nc > 0 && nc < MAX_CAND && strcmp(cand[0].name, "bisect") == 0 && !dense &&
-	    n <= TREEMATCH_MAX_RANKS &&
+	/* TreeMatch again, on the ranks renumbered in the first bisection's order
+	   (node-size inputs: make_node_size). */
+	if (n > REFINE_ALL && nc > 0 && nc < MAX_CAND && strcmp(cand[0].name, "bisect") == 0 &&
+	    !dense && n <= TREEMATCH_MAX_RANKS &&
 	    (n <= REFINE_ONE || (!ran_treematch && comm->nnz <= SPARSE_DEGREE * (size_t)n))) {
-		int *map = malloc(sizeof(int) * (size_t)n);
+		int r =
+		    make_cand(comm, topo, opts, NULL, opts->seed, cand[0].map, &cand[nc], &cerr);
 
-		tmatch_error_clear(&cerr);
-		copt.seed = opts->seed;
-		if (map && treematch_reordered(comm, topo, &copt, cand[0].map, map, &cerr) == 0 &&
-		    tmatch_map_validate(topo, map, n, NULL) == 0) {
-			cand[nc].name = "treematch@bisect";
-			cand[nc].seed = copt.seed;
-			cand[nc].map = map;
-			cand[nc].cost = tmatch__hop_bytes(comm, topo, map);
-			nc++;
-		} else {
+		if (r < 0)
+			goto nomem;
+		if (r > 0)
 			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: treematch@bisect skipped: %s",
 			            cerr.msg);
-			free(map);
-		}
+		else
+			nc++;
 	}
 	if (nc == 0) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "auto: no candidate mapper succeeded");
@@ -355,7 +550,6 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	for (int pass = 0; pass < nc && ((n <= REFINE_ALL && !dense) || pass < refine_top);
 	     pass++) {
 		int pick = -1;
-		double before;
 
 		for (int i = 0; i < nc; i++)
 			if (!cand[i].refined && (pick < 0 || cand[i].cost < cand[pick].cost))
@@ -364,15 +558,8 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			break;
 		if (huge_local && strcmp(cand[pick].name, "treematch") == 0)
 			break; /* its swaps ran at every level: 1 s more, nothing gained */
-		copt.seed = cand[pick].seed;
-		if (tmatch__refine(comm, topo, &copt, cand[pick].map, err) != 0)
+		if (refine_cand(comm, topo, opts, &cand[pick], err) != 0)
 			goto out;
-		before = cand[pick].cost;
-		cand[pick].cost = tmatch__hop_bytes(comm, topo, cand[pick].map);
-		cand[pick].refined = 1;
-		tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: %s seed %llu refined: %.10g -> %.10g",
-		            cand[pick].name, (unsigned long long)cand[pick].seed, before,
-		            cand[pick].cost);
 	}
 	/* Lowest cost; ties keep the earlier candidate. */
 	for (int i = 1; i < nc; i++)
@@ -386,6 +573,10 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	            cand[best].cost, nc);
 	memcpy(leaf_of_rank, cand[best].map, sizeof(int) * (size_t)n);
 	rc = 0;
+	goto out;
+nomem:
+	errno = ENOMEM;
+	tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
 out:
 	for (int i = 0; i < nc; i++)
 		free(cand[i].map);

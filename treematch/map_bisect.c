@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <math.h>
 #include <metis.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,8 @@
 #define GROUPED_ARITY 32
 /* ... and, inside another alternative, on segments up to this many. */
 #define NESTED_MAX 512
+
+static pthread_mutex_t metis_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct bisector {
 	const struct tmatch_comm *c;
@@ -227,10 +230,15 @@ static int metis_split(struct bisector *b, const struct graph *g, int k, const i
 	options[METIS_OPTION_UFACTOR] = 1;
 	options[METIS_OPTION_NCUTS] = b->ncuts;
 	options[METIS_OPTION_NUMBERING] = 0;
+	/* METIS draws from the C library's one random() state, seeded at each
+	   call: one call at a time in the process, or the auto mapper's
+	   candidates on several threads would draw from each other's */
+	pthread_mutex_lock(&metis_lock);
 	ok = kway ? METIS_PartGraphKway(&nv, &ncon, g->xadj, g->adj, NULL, NULL, g->adjw, &np, tp,
 	                                &ub, options, &cut, ip)
 	          : METIS_PartGraphRecursive(&nv, &ncon, g->xadj, g->adj, NULL, NULL, g->adjw, &np,
 	                                     tp, &ub, options, &cut, ip);
+	pthread_mutex_unlock(&metis_lock);
 	if (ok != METIS_OK) {
 		errno = ENOMEM;
 		goto out;

@@ -182,6 +182,17 @@ int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
 #define TMATCH__LOCAL_ORDER_MIN 0.05
 int tmatch__order_is_local(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
 
+/*
+ * A crew (crew.c): work(arg, order[i]) for i = 0..n-1, taken in that order
+ * on up to `threads` threads, the caller's included; returns when all are
+ * done. The pieces must not depend on each other's timing.
+ */
+#define TMATCH__CREW_MAX 4
+void tmatch__crew_run(int n, const int *order, void (*work)(void *arg, int piece), void *arg,
+                      int threads);
+/* The CPUs this process may run on, at most max. */
+int tmatch__crew_threads(int max);
+
 /* Hop-bytes of a mapping (cheap, used by mappers to compare candidates). */
 double tmatch__hop_bytes(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                          const int *leaf_of_rank);

@@ -18,9 +18,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "placement/placement_private.h"
+#include "treematch/treematch_private.h"
 #include "hostile.h"
 #include "spank_profiles.h"
 
@@ -199,6 +201,57 @@ Test(placement_helper, filter_refuses_sockets_and_writes)
 	snprintf(want, sizeof(want), "-1 %d", EACCES);
 	cr_assert_str_eq(buf, want);
 	cr_assert_neq(access("/tmp/tm-helper-created", F_OK), 0);
+}
+
+/* The auto mapper's crew inside the filter: pieces that each sleep 20 ms,
+   so two threads both take some; the distinct thread ids are reported. */
+struct crew_seen {
+	pid_t tid[8];
+};
+
+static void crew_piece(void *arg, int i)
+{
+	struct crew_seen *s = arg;
+	struct timespec ts = {0, 20 * 1000 * 1000};
+
+	s->tid[i] = gettid();
+	nanosleep(&ts, NULL);
+}
+
+static void threads_body(void *arg, int fd)
+{
+	struct crew_seen s;
+	int order[8], distinct = 0;
+	char line[32];
+
+	(void)arg;
+	for (int i = 0; i < 8; i++)
+		order[i] = i;
+	tmatch__crew_run(8, order, crew_piece, &s, 2);
+	for (int i = 0; i < 8; i++) {
+		int seen = 0;
+
+		for (int k = 0; k < i; k++)
+			seen |= s.tid[k] == s.tid[i];
+		distinct += !seen;
+	}
+	snprintf(line, sizeof(line), "%d", distinct);
+	tmatch__write_all(fd, line, strlen(line));
+}
+
+Test(placement_helper, filter_lets_the_mapper_use_threads)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[65];
+	size_t got = 0;
+
+	sandbox_for(&sb, 1);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, threads_body, NULL, buf, &got, &err), 0, "%s",
+	             err.msg);
+	buf[got] = '\0';
+	cr_assert_str_eq(buf, "2");
 }
 
 /* ---- what the helper decides --------------------------------------------- */

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,41 @@ Test(mappers, same_seed_same_mapping)
 		}
 	tmatch_comm_destroy(c);
 	tmatch_topo_destroy(t);
+}
+
+/* auto's node-size candidates run on a crew: the placement is the one
+   one thread finds, on sparse (every candidate refined) and dense inputs,
+   whole and partial trees. */
+Test(mappers, auto_places_the_same_on_one_thread_or_several)
+{
+	static const char *const specs[] = {"tleaf 3 2 1 4 1 16 1", "tleaf 4 2 1 2 1 4 1 4 1"};
+	cpu_set_t all, one;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all)) {
+			CPU_SET(cpu, &one);
+			break;
+		}
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		tmatch_topo_t *t = tree(specs[seed % 2]);
+		int nl = tmatch_topo_nb_leaves(t), n = seed <= 2 ? nl : nl * 3 / 4;
+		tmatch_comm_t *c = random_comm(n, seed % 2 ? 3 : n, seed);
+		int *many, *single;
+
+		many = map_with(c, t, "auto", seed);
+		cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+		cr_assert_eq(tmatch__crew_threads(TMATCH__CREW_MAX), 1);
+		single = map_with(c, t, "auto", seed);
+		cr_assert_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+		cr_assert_arr_eq(many, single, sizeof(int) * (size_t)n, "seed %llu",
+		                 (unsigned long long)seed);
+		free(many);
+		free(single);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
