@@ -116,7 +116,9 @@ struct aggregates {
 	size_t m;
 	int levels;
 	size_t off[TMATCH_MAX_DEPTH + 1];
-	int div[TMATCH_MAX_DEPTH + 1];
+	/* node[x * levels + u]: the index of position x's ancestor u levels up
+	   in a row of at (a look-up, not a division per level) */
+	size_t *node;
 	/* the graph of the items */
 	const size_t *ptr;
 	const int *adj;
@@ -135,7 +137,16 @@ int tmatch__refine_aggregates = 1;
 
 static inline size_t agg_index(const struct aggregates *g, int u, int x)
 {
-	return g->off[u] + (size_t)(x / g->div[u]);
+	return g->node[(size_t)x * (size_t)g->levels + (size_t)u];
+}
+
+/* Free the table (again: a no-op). */
+static void agg_free(struct aggregates *g)
+{
+	free(g->at);
+	free(g->node);
+	g->at = NULL;
+	g->node = NULL;
 }
 
 /* Item q moves from position `from` to `to`, whose common ancestor is k
@@ -162,6 +173,7 @@ static int agg_init(const struct refiner *r, struct aggregates *g, int l, int ni
                     const size_t *ptr, const int *adj, const double *w, const int *pos)
 {
 	const struct tmatch_topo *t = r->t;
+	int npos = t->nb_leaves / t->span[l];
 
 	memset(g, 0, sizeof(*g));
 	if (!tmatch__refine_aggregates || l < 2 || nitems == 0 ||
@@ -173,15 +185,21 @@ static int agg_init(const struct refiner *r, struct aggregates *g, int l, int ni
 	g->w = w;
 	for (int u = 1; u < l; u++) {
 		g->off[u] = g->m;
-		g->div[u] = t->span[l - u] / t->span[l];
 		g->m += (size_t)(t->nb_leaves / t->span[l - u]);
 	}
 	if (g->m * (size_t)nitems > AGG_MAX_ENTRIES ||
 	    g->m * (size_t)nitems > AGG_MAX_ENTRIES_PER_EDGE * ptr[nitems])
 		return 1;
 	g->at = calloc(g->m * (size_t)nitems, sizeof(double));
-	if (!g->at)
+	g->node = malloc(sizeof(size_t) * (size_t)npos * (size_t)l);
+	if (!g->at || !g->node) {
+		agg_free(g);
 		return 1;
+	}
+	for (int x = 0; x < npos; x++)
+		for (int u = 1; u < l; u++)
+			g->node[(size_t)x * (size_t)l + (size_t)u] =
+			    g->off[u] + (size_t)(x / (t->span[l - u] / t->span[l]));
 	for (int q = 0; q < nitems; q++)
 		for (size_t e = ptr[q]; e < ptr[q + 1]; e++)
 			for (int u = 1; u < l; u++)
@@ -351,7 +369,7 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 	   the group at hand to group h */
 	use_agg = agg_init(r, &agg, l, nslots, r->cptr, r->cadj, r->cw, r->grp_slot) == 0;
 	if (use_agg && !(wg = calloc((size_t)nslots, sizeof(double)))) {
-		free(agg.at);
+		agg_free(&agg);
 		use_agg = 0;
 	}
 	for (int s = 0; s < nslots / ar; s++)
@@ -423,7 +441,7 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 		if (sweep_gain <= eps)
 			break;
 	}
-	free(agg.at);
+	agg_free(&agg);
 	free(wg);
 	commit_level(r, l, nslots);
 	return gain;
@@ -569,7 +587,7 @@ static int threshold_accept(struct refiner *r, int *best_map, long iters)
 		if (spend(r, per_round * (long)(2 * avg_deg + 1)))
 			break;
 	}
-	free(g.at);
+	agg_free(&g);
 	/* Always end on the best mapping seen (never worse than the start). */
 	memcpy(r->leaf_of_rank, best_map, sizeof(*best_map) * (size_t)r->n);
 	for (int lf = 0; lf < t->nb_leaves; lf++)
