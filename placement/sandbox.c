@@ -334,9 +334,11 @@ static void child_run(const tmatch__sandbox_t *sb, int wfd, tmatch__sandbox_fn b
 	if (limit(RLIMIT_CORE, 0) < 0 || limit(RLIMIT_NOFILE, 16) < 0 ||
 	    (sb->filter && limit(RLIMIT_FSIZE, 0) < 0))
 		_exit(EXIT_LIMITS);
-	/* CPU: the time limit rounded up, plus one second (the parent's wall
-	   clock normally strikes first; this one holds if it cannot). */
-	if (sb->max_time > 0 && limit(RLIMIT_CPU, (rlim_t)ceil(sb->max_time) + 1) < 0)
+	/* CPU: the time limit rounded up, plus one second, for each thread a
+	   mapping may run (the parent's wall clock normally strikes first;
+	   this one holds if it cannot). */
+	if (sb->max_time > 0 &&
+	    limit(RLIMIT_CPU, ((rlim_t)ceil(sb->max_time) + 1) * TMATCH_MAP_MAX_THREADS) < 0)
 		_exit(EXIT_LIMITS);
 	if (sb->max_memory > 0 &&
 	    limit(RLIMIT_AS, base <= SIZE_MAX - sb->max_memory ? (rlim_t)(base + sb->max_memory)

@@ -294,6 +294,10 @@ typedef struct tmatch_map_opts {
 	                       machine's speed; see TMATCH_SEARCH_STEPS_PER_S */
 } tmatch_map_opts_t;
 
+/* The most threads a mapping uses (auto's candidates on inputs of at most
+   1024 ranks; every other mapper uses one). */
+#define TMATCH_MAP_MAX_THREADS 4
+
 /* The steps of search one second of search_time buys (a conservative rate). */
 #define TMATCH_SEARCH_STEPS_PER_S 20000000.0
 

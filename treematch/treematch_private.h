@@ -187,7 +187,7 @@ int tmatch__order_is_local(const tmatch_comm_t *comm, const tmatch_topo_t *topo)
  * on up to `threads` threads, the caller's included; returns when all are
  * done. The pieces must not depend on each other's timing.
  */
-#define TMATCH__CREW_MAX 4
+#define TMATCH__CREW_MAX TMATCH_MAP_MAX_THREADS
 void tmatch__crew_run(int n, const int *order, void (*work)(void *arg, int piece), void *arg,
                       int threads);
 /* The CPUs this process may run on, at most max. */
