@@ -316,19 +316,31 @@ static int refine_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 
 /*
  * Node-size inputs (at most REFINE_ALL ranks): the candidates depend on the
- * input's size and density alone, so they are laid out first and made, and
- * refined when every one is (sparse inputs), by a crew on the CPUs the
+ * input's size and density alone, so they are laid out first, then made,
+ * and refined when every one is (sparse inputs), by a crew on the CPUs the
  * process may use. Each starts from the same inputs with its own seed, so
- * the result is the one a single thread finds; METIS, which keeps its
- * random state in the C library, runs one call at a time (map_bisect.c).
- * TreeMatch on the bisection's order waits for the first bisection.
+ * the result is the one a single thread finds. The bisections' METIS calls
+ * share the C library's random state: their making is one crew piece at a
+ * time (exclusive), kept busy back to back while the other threads refine
+ * what they made and run the other candidates. TreeMatch on the first
+ * bisection's order starts once that bisection is made.
  */
+enum piece_kind {
+	MAKE_BISECT,   /* bisection seed k, made (METIS) */
+	REFINE_BISECT, /* ... then refined */
+	OTHER,         /* another mapper, made and refined */
+	REORDERED      /* treematch@bisect, made and refined */
+};
+
 struct piece {
-	const struct tmatch__mapper *m; /* NULL: treematch@bisect */
+	enum piece_kind kind;
+	const struct tmatch__mapper *m;
 	uint64_t seed;
-	int state; /* 0 to do, 1 made, 2 skipped, -1 out of memory */
+	int bisect;   /* MAKE_ and REFINE_BISECT: which bisection */
+	int state;    /* 0 to do, 1 made, 2 skipped, -1 out of memory */
+	int finished; /* done (under the crew's lock) */
 	struct cand c;
-	int *raw; /* a bisection's map before refinement, for treematch@bisect */
+	int *raw; /* MAKE_BISECT: the map before refinement, for treematch@bisect */
 	tmatch_error_t err;
 };
 
@@ -338,9 +350,9 @@ struct node_job {
 	const tmatch_map_opts_t *caller; /* its log callback, called one message at a time */
 	tmatch_map_opts_t opts;
 	int refine, nbisect;
-	struct piece p[MAX_CAND];
-	pthread_mutex_t mu, log_mu;
-	pthread_cond_t made;
+	int make_of[MAX_CAND]; /* bisection k's MAKE_BISECT piece */
+	struct piece p[2 * MAX_CAND];
+	pthread_mutex_t log_mu;
 };
 
 static void node_log(void *arg, int level, const char *msg)
@@ -352,41 +364,86 @@ static void node_log(void *arg, int level, const char *msg)
 	pthread_mutex_unlock(&j->log_mu);
 }
 
-static void node_piece(void *arg, int i)
+/* The bisection treematch@bisect follows: the first one made, -2 while
+   that is not known yet, -1 when none was (under the crew's lock). */
+static int node_first_bisect(const struct node_job *j)
+{
+	for (int k = 0; k < j->nbisect; k++) {
+		const struct piece *mk = &j->p[j->make_of[k]];
+
+		if (!mk->finished)
+			return -2;
+		if (mk->state == 1)
+			return k;
+	}
+	return -1;
+}
+
+static int node_ready(void *arg, int i)
+{
+	struct node_job *j = arg;
+	const struct piece *p = &j->p[i];
+
+	if (p->kind == REFINE_BISECT)
+		return j->p[j->make_of[p->bisect]].finished;
+	if (p->kind == REORDERED)
+		return node_first_bisect(j) != -2;
+	return 1;
+}
+
+static int node_exclusive(void *arg, int i)
+{
+	return ((struct node_job *)arg)->p[i].kind == MAKE_BISECT;
+}
+
+static void node_done(void *arg, int i)
+{
+	((struct node_job *)arg)->p[i].finished = 1;
+}
+
+static void node_work(void *arg, int i)
 {
 	struct node_job *j = arg;
 	struct piece *p = &j->p[i];
-	const int *by = NULL;
 	int rc;
 
-	if (!p->m) {
-		pthread_mutex_lock(&j->mu);
-		for (int k = 0; k < j->nbisect && !by; k++) {
-			while (j->p[k].state == 0)
-				pthread_cond_wait(&j->made, &j->mu);
-			if (j->p[k].state == 1)
-				by = j->p[k].raw;
-		}
-		pthread_mutex_unlock(&j->mu);
-		if (!by) {
+	switch (p->kind) {
+	case REFINE_BISECT: {
+		struct piece *mk = &j->p[j->make_of[p->bisect]];
+
+		if (mk->state == 1 && refine_cand(j->comm, j->topo, &j->opts, &mk->c, &p->err) != 0)
+			p->state = -1;
+		return;
+	}
+	case REORDERED: {
+		/* ready() saw, under the crew's lock, the bisections it needs
+		   finished: what they wrote no longer changes */
+		int k = node_first_bisect(j);
+
+		if (k < 0) {
 			snprintf(p->err.msg, sizeof(p->err.msg), "no bisection to order by");
 			p->state = 2;
 			return;
 		}
+		rc = make_cand(j->comm, j->topo, &j->opts, NULL, p->seed, j->p[j->make_of[k]].raw,
+		               &p->c, &p->err);
+		break;
 	}
-	rc = make_cand(j->comm, j->topo, &j->opts, p->m, p->seed, by, &p->c, &p->err);
-	if (rc == 0 && i < j->nbisect) {
+	default:
+		rc = make_cand(j->comm, j->topo, &j->opts, p->m, p->seed, NULL, &p->c, &p->err);
+		break;
+	}
+	/* a bisection keeps its map as made: its refinement runs beside
+	   treematch@bisect, which reads it */
+	if (rc == 0 && p->kind == MAKE_BISECT && j->refine) {
 		p->raw = malloc(sizeof(int) * (size_t)j->comm->n);
 		if (p->raw)
 			memcpy(p->raw, p->c.map, sizeof(int) * (size_t)j->comm->n);
 		else
 			rc = -1;
 	}
-	pthread_mutex_lock(&j->mu);
 	p->state = rc == 0 ? 1 : rc > 0 ? 2 : -1;
-	pthread_cond_broadcast(&j->made);
-	pthread_mutex_unlock(&j->mu);
-	if (p->state == 1 && j->refine &&
+	if (p->state == 1 && p->kind != MAKE_BISECT && j->refine &&
 	    refine_cand(j->comm, j->topo, &j->opts, &p->c, &p->err) != 0)
 		p->state = -1;
 }
@@ -395,8 +452,10 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                           const tmatch_map_opts_t *opts, int dense, struct cand *cand, int *nc,
                           tmatch_error_t *err)
 {
+	static const struct tmatch__crew_ops ops = {node_ready, node_exclusive, node_work,
+	                                            node_done};
 	struct node_job *j = calloc(1, sizeof(*j));
-	int np = 0, order[MAX_CAND], no = 0, others[MAX_CAND], nothers = 0, rc = 0;
+	int np = 0, order[2 * MAX_CAND], no = 0, rc = 0, reordered = -1;
 
 	if (!j) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
@@ -412,44 +471,59 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		j->opts.log_arg = j;
 	}
 	j->refine = !dense;
+	/* the candidates in the order a single thread makes them (ties keep
+	   the earlier), each bisection's refinement a piece of its own */
 	for (int m = 0; m < NB_MAPPERS; m++) {
 		int tries = m == 0 ? bisect_tries(comm, dense) : 1;
 
 		if (strcmp(candidates[m].name, "greedy") == 0 && dense && comm->n > 256)
 			continue;
 		for (int k = 0; k < tries; k++) {
+			j->p[np].kind = m == 0 ? MAKE_BISECT : OTHER;
 			j->p[np].m = &candidates[m];
 			j->p[np].seed = opts->seed + (uint64_t)k;
+			j->p[np].bisect = k;
 			if (m == 0)
-				j->nbisect++;
-			else
-				others[nothers++] = np;
+				j->make_of[j->nbisect++] = np;
 			np++;
 		}
 	}
-	if (!dense && j->nbisect > 0)
-		j->p[np++].seed = opts->seed; /* treematch@bisect, taken last */
-	/* TreeMatch first (the longest on dense inputs: 16 ms of a 256-rank
-	   all-pairs pattern, where a bisection takes 7), then the bisections,
-	   one METIS call at a time, alternating with the others */
-	for (int o = 0; o < nothers; o++)
-		if (j->p[others[o]].m->fn == tmatch__map_treematch)
-			order[no++] = others[o];
-	for (int k = 0, o = 0; k < j->nbisect || o < nothers; k++, o++) {
-		if (k < j->nbisect)
-			order[no++] = k;
-		if (o < nothers && j->p[others[o]].m->fn != tmatch__map_treematch)
-			order[no++] = others[o];
+	if (!dense && j->nbisect > 0) {
+		j->p[np].kind = REORDERED;
+		j->p[np].seed = opts->seed;
+		reordered = np++;
 	}
-	if (no < np)
-		order[no++] = np - 1;
-	pthread_mutex_init(&j->mu, NULL);
+	for (int k = 0; k < j->nbisect && j->refine; k++) {
+		j->p[np].kind = REFINE_BISECT;
+		j->p[np].bisect = k;
+		np++;
+	}
+	/* taken: the bisections first (one at a time, back to back), TreeMatch
+	   (the longest other piece) and TreeMatch on the bisection's order,
+	   then the others and the refinements, alternating */
+	for (int i = 0; i < np; i++)
+		if (j->p[i].kind == MAKE_BISECT)
+			order[no++] = i;
+	for (int i = 0; i < np; i++)
+		if ((j->p[i].kind == OTHER && j->p[i].m->fn == tmatch__map_treematch) ||
+		    i == reordered)
+			order[no++] = i;
+	for (int i = 0, r = 0; i < np || r < np; i++, r++) {
+		while (r < np && j->p[r].kind != REFINE_BISECT)
+			r++;
+		if (r < np)
+			order[no++] = r;
+		while (i < np && (j->p[i].kind != OTHER || j->p[i].m->fn == tmatch__map_treematch))
+			i++;
+		if (i < np)
+			order[no++] = i;
+	}
 	pthread_mutex_init(&j->log_mu, NULL);
-	pthread_cond_init(&j->made, NULL);
-	tmatch__crew_run(np, order, node_piece, j, tmatch__crew_threads(TMATCH__CREW_MAX));
-	pthread_cond_destroy(&j->made);
+	if (tmatch__crew_run(np, order, &ops, j, tmatch__crew_threads(TMATCH__CREW_MAX)) != 0) {
+		for (int i = 0; i < np; i++)
+			j->p[i].state = -1;
+	}
 	pthread_mutex_destroy(&j->log_mu);
-	pthread_mutex_destroy(&j->mu);
 	for (int i = 0; i < np; i++) {
 		struct piece *p = &j->p[i];
 
@@ -460,6 +534,8 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			errno = ENOMEM;
 			rc = -1;
 		}
+		if (p->kind == REFINE_BISECT)
+			continue;
 		if (p->state == 2)
 			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: candidate %s skipped: %s",
 			            p->m ? p->m->name : "treematch@bisect", p->err.msg);
@@ -468,6 +544,12 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		else
 			free(p->c.map);
 		free(p->raw);
+	}
+	/* a failed refinement comes after its candidate: free what was kept */
+	if (rc != 0) {
+		for (int i = 0; i < *nc; i++)
+			free(cand[i].map);
+		*nc = 0;
 	}
 	free(j);
 	return rc;

@@ -183,13 +183,23 @@ int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n,
 int tmatch__order_is_local(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
 
 /*
- * A crew (crew.c): work(arg, order[i]) for i = 0..n-1, taken in that order
- * on up to `threads` threads, the caller's included; returns when all are
- * done. The pieces must not depend on each other's timing.
+ * A crew (crew.c): work(arg, p) for every piece p in [0, n) on up to
+ * `threads` threads, the caller's included. A thread takes the first piece
+ * of `order` not taken yet whose ready() says it may start (NULL: always)
+ * and, when exclusive() says so (NULL: never), while no other exclusive
+ * piece runs; done() follows work(). ready, exclusive and done are called
+ * under the crew's lock. Returns 0 when every piece is done, -1 (ENOMEM)
+ * before any started. The pieces must not depend on each other's timing.
  */
 #define TMATCH__CREW_MAX TMATCH_MAP_MAX_THREADS
-void tmatch__crew_run(int n, const int *order, void (*work)(void *arg, int piece), void *arg,
-                      int threads);
+struct tmatch__crew_ops {
+	int (*ready)(void *arg, int piece);
+	int (*exclusive)(void *arg, int piece);
+	void (*work)(void *arg, int piece);
+	void (*done)(void *arg, int piece);
+};
+int tmatch__crew_run(int n, const int *order, const struct tmatch__crew_ops *ops, void *arg,
+                     int threads);
 /* The CPUs this process may run on, at most max. */
 int tmatch__crew_threads(int max);
 

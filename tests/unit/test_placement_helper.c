@@ -220,6 +220,7 @@ static void crew_piece(void *arg, int i)
 
 static void threads_body(void *arg, int fd)
 {
+	static const struct tmatch__crew_ops ops = {NULL, NULL, crew_piece, NULL};
 	struct crew_seen s;
 	int order[8], distinct = 0;
 	char line[32];
@@ -227,7 +228,7 @@ static void threads_body(void *arg, int fd)
 	(void)arg;
 	for (int i = 0; i < 8; i++)
 		order[i] = i;
-	tmatch__crew_run(8, order, crew_piece, &s, 2);
+	tmatch__crew_run(8, order, &ops, &s, 2);
 	for (int i = 0; i < 8; i++) {
 		int seen = 0;
 
