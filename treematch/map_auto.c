@@ -455,7 +455,7 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	static const struct tmatch__crew_ops ops = {node_ready, node_exclusive, node_work,
 	                                            node_done};
 	struct node_job *j = calloc(1, sizeof(*j));
-	int np = 0, order[2 * MAX_CAND], no = 0, rc = 0, reordered = -1;
+	int np = 0, order[2 * MAX_CAND] = {0}, no = 0, rc = 0, reordered = -1;
 
 	if (!j) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
@@ -518,6 +518,9 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		if (i < np)
 			order[no++] = i;
 	}
+	if (no != np) /* every piece once; else the pieces' own order does */
+		for (no = 0; no < np; no++)
+			order[no] = no;
 	pthread_mutex_init(&j->log_mu, NULL);
 	if (tmatch__crew_run(np, order, &ops, j, tmatch__crew_threads(TMATCH__CREW_MAX)) != 0) {
 		for (int i = 0; i < np; i++)
