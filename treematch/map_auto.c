@@ -327,9 +327,9 @@ static int refine_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
  */
 enum piece_kind {
 	MAKE_BISECT,   /* bisection seed k, made (METIS) */
-	REFINE_BISECT, /* ... then refined */
-	OTHER,         /* another mapper, made and refined */
-	REORDERED      /* treematch@bisect, made and refined */
+	REFINE_BISECT, /* ... then refined (sparse inputs) */
+	OTHER,         /* another mapper, made (and refined on sparse inputs) */
+	REORDERED      /* treematch@bisect (sparse inputs only), made and refined */
 };
 
 struct piece {
