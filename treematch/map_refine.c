@@ -100,10 +100,10 @@ static inline int leaf_dist(const struct refiner *r, int a, int b)
 }
 
 /*
- * Aggregates, on dense inputs: for items (ranks, or the groups of a level)
- * sitting on positions (leaves, or the slots of that level),
- * at[q * m + off[u] + x / div[u]] is the weight from item q to the items
- * placed under node x of the level u above the positions (1 <= u < levels).
+ * Aggregates, on inputs dense enough: for items (ranks, or the groups of a
+ * level) sitting on positions (leaves, or the slots of that level),
+ * at[q * m + off[u] + x] is the weight from item q to the items placed
+ * under node x of the level u above the positions (1 <= u < levels).
  * The change of cost of a swap then needs only the levels below the two
  * positions' common ancestor, O(depth) instead of O(degree), and an
  * accepted swap updates its items' neighbours on those levels only. The
