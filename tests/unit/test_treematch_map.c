@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tmp_text.h"
+
 /* ------------------------------------------------------------------------ */
 /* Helpers */
 
@@ -456,26 +458,9 @@ Test(map, exact_threshold_and_budget_options_still_valid)
 /* ------------------------------------------------------------------------ */
 /* The mapping file (tmatch_map_read, tmatch_map_load)                       */
 
-static const char *mapping_file(const char *text)
-{
-	static char path[64];
-	int fd;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/tm-mapping-XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	f = fdopen(fd, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
 Test(mapping_file, both_line_forms_comments_and_blank_lines)
 {
-	const char *path =
-	    mapping_file("# a comment\n2 5\n\n7   # rank 3 after rank 2\n0 1\n1 0\n");
+	const char *path = tmp_text("# a comment\n2 5\n\n7   # rank 3 after rank 2\n0 1\n1 0\n");
 	int leaf[4] = {-9, -9, -9, -9}, line[4];
 	tmatch_error_t err;
 
@@ -500,7 +485,7 @@ Test(mapping_file, errors_name_line_and_column_and_leave_outputs_alone)
 	    {"0 -1\n1 1\n", 1, 3, "expected a non-negative integer"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *path = mapping_file(cases[i].text);
+		const char *path = tmp_text(cases[i].text);
 		int leaf[2] = {-9, -9};
 		tmatch_error_t err;
 
@@ -519,7 +504,7 @@ Test(mapping_file, errors_name_line_and_column_and_leave_outputs_alone)
 Test(mapping_file, load_checks_the_leaves_on_the_tree_and_names_the_line)
 {
 	tmatch_topo_t *t = tmatch_topo_from_tleaf("tleaf 1 4 1", NULL);
-	const char *path = mapping_file("0 3\n1 3\n");
+	const char *path = tmp_text("0 3\n1 3\n");
 	int leaf[2] = {-9, -9};
 	tmatch_error_t err;
 
@@ -531,7 +516,7 @@ Test(mapping_file, load_checks_the_leaves_on_the_tree_and_names_the_line)
 	cr_expect_not_null(strstr(err.msg, "already used"), "%s", err.msg);
 	cr_expect_eq(leaf[0], -9);
 	unlink(path);
-	path = mapping_file("0 3\n1 2\n");
+	path = tmp_text("0 3\n1 2\n");
 	cr_expect_eq(tmatch_map_load(path, t, 2, leaf, &err), 0, "%s", err.msg);
 	cr_expect(leaf[0] == 3 && leaf[1] == 2);
 	unlink(path);
