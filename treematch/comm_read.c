@@ -120,22 +120,52 @@ static const char *check_number(const char *s, const char *e, int integer_only, 
 	return NULL;
 }
 
-/* A checked number token [s, e) as a NUL-terminated copy in buf and its value. */
 /* 1-based column of `at` in the line starting at `start`. */
 static int column_of(const char *at, const char *start)
 {
 	return (int)(at - start) + 1;
 }
 
+/* The digits a double holds exactly whatever they are (10^15 < 2^53). */
+#define EXACT_DIGITS 15
+
+/* A checked number token [s, e) as a NUL-terminated copy in buf and its
+   value. Plain integers short enough to be exact, what most profiles hold,
+   are converted here: strtod would give the same value, several times
+   slower. */
 static double token_value(const char *s, const char *e, char *buf, size_t len)
 {
 	size_t n = (size_t)(e - s);
+	const char *d = s + (*s == '+');
 
 	if (n >= len)
 		n = len - 1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	if (e - d <= EXACT_DIGITS) {
+		unsigned long long v = 0;
+		const char *q = d;
+
+		while (q < e && isdigit((unsigned char)*q))
+			v = v * 10 + (unsigned)(*q++ - '0');
+		if (q == e)
+			return (double)v;
+	}
 	return strtod(buf, NULL);
+}
+
+/* A checked integer token [s, e) ([+]digits): its value, or -1 when it is
+   above max (max <= INT_MAX, so nothing overflows on the way). */
+static long long token_index(const char *s, const char *e, long long max)
+{
+	long long v = 0;
+
+	for (s += (*s == '+'); s < e; s++) {
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return -1;
+	}
+	return v;
 }
 
 /* Where a parse stopped, and why. */
@@ -304,9 +334,8 @@ static int read_mtx(struct reader *r, tmatch_matrix_entry_fn fn, void *arg, int 
 				    field == MM_PATTERN ? "" : " VALUE");
 			if ((why = check_number(p, e, 1, &bad)))
 				BAD(COL(bad), "%s index: %s", t ? "column" : "row", why);
-			errno = 0;
-			ij[t] = strtoll(p, NULL, 10);
-			if (errno || ij[t] < 1 || ij[t] > n)
+			ij[t] = token_index(p, e, n);
+			if (ij[t] < 1)
 				BAD(COL(p), "%s index out of range 1..%d", t ? "column" : "row", n);
 			p = e;
 		}

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tmp_text.h"
+
 #define FIX TMATCH_SRCDIR "/tests/fixtures/treematch/"
 
 Test(comm, from_edges_merges_and_sorts)
@@ -313,7 +315,7 @@ struct seen {
 	int n, stop_at;
 	int row[8], col[8], line[8], sym[8], order[8];
 	double value[8];
-	char text[8][16];
+	char text[8][32];
 };
 
 static int record_entry(void *arg, const tmatch_matrix_entry_t *e, tmatch_error_t *err)
@@ -371,17 +373,77 @@ Test(comm, reader_gives_each_entry_as_written)
 	}
 }
 
+/* Numbers read without strtod where that is exact (short plain integers)
+   must come out as strtod reads them, and indices with a sign or leading
+   zeros as strtol reads them; long ones are still out of range. */
+Test(comm, reader_numbers_as_strtod_and_strtol_read_them)
+{
+	static const char *const values[8] = {"+000042",
+	                                      "999999999999999",
+	                                      "9007199254740993",
+	                                      "12345678901234567",
+	                                      "2.5e1",
+	                                      "1e300",
+	                                      "0.1",
+	                                      "3."};
+	static const int rows[8] = {1, 2, 3, 3, 1, 2, 3, 2}, cols[8] = {2, 1, 1, 2, 3, 3, 2, 2};
+	static const char *const idx[8][2] = {{"1", "2"},   {"2", "1"}, {"+3", "1"}, {"03", "2"},
+	                                      {"1", "+03"}, {"2", "3"}, {"3", "2"},  {"2", "2"}};
+	char text[1024];
+	size_t len;
+	struct seen s = {.stop_at = -1};
+	tmatch_error_t err;
+	int order = 0;
+	char *path;
+
+	len = (size_t)snprintf(text, sizeof(text),
+	                       "%%%%MatrixMarket matrix coordinate real general\n3 3 8\n");
+	for (int i = 0; i < 8; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %s %s\n", idx[i][0],
+		                        idx[i][1], values[i]);
+	path = tmp_text(text);
+	cr_assert_eq(
+	    tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL, &err), 0,
+	    "%s", err.msg);
+	unlink(path);
+	cr_assert_eq(s.n, 8);
+	for (int i = 0; i < 8; i++) {
+		cr_expect_eq(s.row[i], rows[i] - 1, "entry %d", i);
+		cr_expect_eq(s.col[i], cols[i] - 1, "entry %d", i);
+		cr_expect_str_eq(s.text[i], values[i]);
+		cr_expect(s.value[i] == strtod(values[i], NULL), "%s read as %.17g", values[i],
+		          s.value[i]);
+	}
+	/* .mat: the same numbers in a dense row */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = -1;
+	path = tmp_text("0 999999999999999 9007199254740993\n+000042 0 1e300\n0.1 3. 0\n");
+	cr_assert_eq(
+	    tmatch_matrix_read(path, TMATCH_MATRIX_MAT, record_entry, &s, &order, NULL, &err), 0,
+	    "%s", err.msg);
+	unlink(path);
+	cr_assert_eq(s.n, 6);
+	for (int i = 0; i < s.n; i++)
+		cr_expect(s.value[i] == strtod(s.text[i], NULL), "%s read as %.17g", s.text[i],
+		          s.value[i]);
+	/* an index far beyond any int is out of range, not wrapped */
+	path = tmp_text("%%MatrixMarket matrix coordinate real general\n3 3 1\n"
+	                "2 18446744073709551618 1\n");
+	cr_assert_eq(
+	    tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL, &err), -1);
+	unlink(path);
+	cr_assert_eq(err.line, 3);
+	cr_assert_eq(err.column, 3);
+	cr_assert_str_eq(err.msg, "column index out of range 1..3");
+}
+
 Test(comm, reader_stops_where_the_caller_refuses)
 {
 	struct seen s = {.stop_at = 1};
 	tmatch_error_t err;
-	char path[] = "/tmp/tm-reader-XXXXXX";
-	int fd = mkstemp(path), order = 77;
-	FILE *f = fdopen(fd, "w");
-
-	cr_assert_not_null(f);
-	fputs("%%MatrixMarket matrix coordinate integer general\n% c\n3 3 2\n1 2 5\n2 3 7\n", f);
-	fclose(f);
+	char *path = tmp_text(
+	    "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 2\n1 2 5\n2 3 7\n");
+	int order = 77;
 	errno = 0;
 	cr_assert_eq(
 	    tmatch_matrix_read(path, TMATCH_MATRIX_MTX, record_entry, &s, &order, NULL, &err), -1);
