@@ -43,9 +43,8 @@
 #define DEFAULT_SWAP_PASSES      4
 #define PORTFOLIO_MAX_DEGREE     32    /* above: one tie-breaking rule only */
 #define PORTFOLIO_MAX_RANKS      65536 /* above: one run (see tmatch__map_treematch) */
-#define SWAP_WORK_FACTOR         8
-#define SWAP_CANDIDATES                                                                            \
-	4 /* groups tried per item */ /* edges scanned per edge of the level, all passes */
+#define SWAP_WORK_FACTOR         8     /* edges scanned per edge of the level, all passes */
+#define SWAP_CANDIDATES          4     /* groups tried per item */
 
 /* The matrix between the items of one level. Items >= n have no edges. */
 struct graph {
@@ -289,40 +288,77 @@ static uint64_t cand_key(double v)
 }
 
 /*
- * The candidates by increasing value, ties by idx: they come by increasing
- * idx, so a stable sort by value gives that order. A radix sort of the keys, a byte a
- * pass, passes whose byte is the same everywhere skipped (qsort was a
- * third of TreeMatch's time on 256 ranks). -1 on ENOMEM.
+ * Keys in increasing order, tags (when given) moved with them, by a stable
+ * radix sort a byte a pass; a pass whose byte is the same for every key is
+ * skipped. kt and tt: scratch for n keys and n tags.
  */
-static int sort_cands(struct cand *a, size_t n)
+static void radix_sort(uint64_t *key, int *tag, size_t n, uint64_t *kt, int *tt)
 {
-	struct cand *tmp = malloc(sizeof(*tmp) * (n ? n : 1)), *src = a, *dst = tmp;
+	uint64_t *ks = key, *kd = kt;
+	int *ts = tag, *td = tt;
 
-	if (!tmp)
-		return -1;
 	for (int shift = 0; shift < 64; shift += 8) {
 		size_t cnt[257] = {0}, same = 0;
 
 		for (size_t i = 0; i < n; i++)
-			cnt[((cand_key(src[i].value) >> shift) & 0xff) + 1]++;
+			cnt[((ks[i] >> shift) & 0xff) + 1]++;
 		for (int b = 1; b <= 256; b++)
 			same |= cnt[b] == n;
 		if (same)
 			continue;
 		for (int b = 0; b < 256; b++)
 			cnt[b + 1] += cnt[b];
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(cand_key(src[i].value) >> shift) & 0xff]++] = src[i];
-		{
-			struct cand *t = src;
+		for (size_t i = 0; i < n; i++) {
+			size_t d = cnt[(ks[i] >> shift) & 0xff]++;
 
-			src = dst;
-			dst = t;
+			kd[d] = ks[i];
+			if (tag)
+				td[d] = ts[i];
+		}
+		{
+			uint64_t *k = ks;
+			int *t = ts;
+
+			ks = kd;
+			kd = k;
+			ts = td;
+			td = t;
 		}
 	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
+	if (ks != key) {
+		memcpy(key, ks, n * sizeof(*key));
+		if (tag)
+			memcpy(tag, ts, n * sizeof(*tag));
+	}
+}
+
+/*
+ * The candidates by increasing value, ties by idx: they come by increasing
+ * idx, so a stable sort by value gives that order. A radix sort of their
+ * keys, each computed once (qsort was a third of TreeMatch's time on 256
+ * ranks). -1 on ENOMEM.
+ */
+static int sort_cands(struct cand *a, size_t n)
+{
+	/* keys and their scratch, then tags and theirs; the keys' room holds
+	   the candidates in their new order at the end */
+	uint64_t *key = malloc((sizeof(uint64_t) * 2 + sizeof(int) * 2) * (n ? n : 1));
+	struct cand *out;
+	int *tag;
+
+	if (!key)
+		return -1;
+	tag = (int *)(key + 2 * n);
+	out = (struct cand *)key;
+	for (size_t i = 0; i < n; i++) {
+		key[i] = cand_key(a[i].value);
+		tag[i] = (int)i;
+	}
+	radix_sort(key, tag, n, key + n, tag + n);
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[tag[i]];
+	memcpy(a, out, n * sizeof(*a));
+	free(key);
 	return 0;
 }
 
@@ -605,26 +641,26 @@ static void grow(struct gstate *s, struct acc *a, int g)
 #define NB_BUCKETS  13                /* pivots from a sample of 2^(NB_BUCKETS - 1) weights */
 #define CHUNK_PAIRS ((size_t)1 << 21) /* pairs gathered and sorted at once */
 
-/* Values in decreasing order, by the candidates' radix sort (qsort of the
-   sample was a third of TreeMatch's time on a dense 64-rank profile).
-   -1 on ENOMEM. */
+/* Values in decreasing order: a radix sort of their keys, complemented
+   (qsort of the sample was a third of TreeMatch's time on a dense 64-rank
+   profile). -1 on ENOMEM. */
 static int sort_desc(double *v, size_t n)
 {
-	struct cand *a = malloc(sizeof(*a) * (n ? n : 1));
+	uint64_t *key = malloc(sizeof(*key) * 2 * (n ? n : 1));
 
-	if (!a)
+	if (!key)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		a[i].value = -v[i];
-		a[i].idx = (int)i;
-	}
-	if (sort_cands(a, n) != 0) {
-		free(a);
-		return -1;
-	}
 	for (size_t i = 0; i < n; i++)
-		v[i] = -a[i].value;
-	free(a);
+		key[i] = ~cand_key(v[i]);
+	radix_sort(key, NULL, n, key + n, NULL);
+	/* back from the keys (cand_key inverted; a -0.0 comes back as 0.0) */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = ~key[i];
+
+		u = u >> 63 ? u & ~(UINT64_C(1) << 63) : ~u;
+		memcpy(&v[i], &u, sizeof(u));
+	}
+	free(key);
 	return 0;
 }
 
@@ -667,9 +703,10 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 {
 	const struct graph *gr = s->gr;
 	size_t m = 0, stride, ns = 0, cnt[NB_BUCKETS] = {0}, maxb = 0;
-	double sample[1 << (NB_BUCKETS - 1)] = {0}, piv[NB_BUCKETS - 1];
+	double sample[1 << (NB_BUCKETS - 1)], piv[NB_BUCKETS - 1]; /* sample: ns filled */
 	int npiv = 0, rc = -1, unassigned = 0, *pos = NULL, *item_at = NULL;
 	struct wedge *E = NULL, *Etmp = NULL;
+	unsigned char *bk = NULL;
 
 	for (int i = 0; i < gr->n; i++)
 		for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
@@ -698,10 +735,17 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 			continue;
 		piv[npiv++] = sample[at];
 	}
-	for (int i = 0; i < gr->n; i++)
-		for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
-			if (gr->col[e] > i && gr->w[e] > 0)
-				cnt[bucket_of(piv, npiv, gr->w[e])]++;
+	/* each pair's bucket, once: the gathering passes read it back */
+	if (!(bk = malloc(m)))
+		goto out;
+	{
+		size_t x = 0;
+		for (int i = 0; i < gr->n; i++)
+			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
+				if (gr->col[e] > i && gr->w[e] > 0)
+					cnt[bk[x++] =
+					        (unsigned char)bucket_of(piv, npiv, gr->w[e])]++;
+	}
 	/* consecutive buckets are gathered together up to CHUNK_PAIRS pairs */
 	for (int b = 0; b <= npiv; b++)
 		if (cnt[b] > maxb)
@@ -722,7 +766,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	if (!E || !pos || (c->tie_bfs && !item_at))
 		goto out;
 	for (int b = 0, b2; b <= npiv && unassigned > 0; b = b2 + 1) {
-		size_t k = 0, total = cnt[b];
+		size_t k = 0, xe = 0, total = cnt[b];
 		/* more buckets in one pass only while too few pairs to group the
 		   items left: a dense matrix's light tail is never gathered */
 		for (b2 = b; b2 < npiv && total < (size_t)unassigned && total + cnt[b2 + 1] <= maxb;
@@ -732,11 +776,12 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 			continue;
 		for (int i = 0; i < gr->n; i++)
 			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++) {
-				int bk;
+				int in;
 				if (gr->col[e] <= i || gr->w[e] <= 0)
 					continue;
-				bk = bucket_of(piv, npiv, gr->w[e]);
-				if (bk >= b && bk <= b2) {
+				in = bk[xe] >= b && bk[xe] <= b2;
+				xe++;
+				if (in) {
 					int a = pos[i], z = pos[gr->col[e]];
 					E[k].w = gr->w[e];
 					E[k].ki = a < z ? a : z;
@@ -764,6 +809,7 @@ out:
 	free(Etmp);
 	free(pos);
 	free(item_at);
+	free(bk);
 	return rc ? oom(c) : 0;
 }
 
@@ -900,6 +946,31 @@ static double conn_to(const struct gstate *s, int i, int g)
 	return v;
 }
 
+/* Group g before group h among the candidates: more traffic, then lower index. */
+static int more_connected(const struct acc *a, int g, int h)
+{
+	return a->v[g] > a->v[h] || (g < h && a->v[g] == a->v[h]);
+}
+
+/* The SWAP_CANDIDATES groups of a most connected, in that order, into top;
+   returns how many (fewer when a reached fewer groups). */
+static int top_groups(const struct acc *a, int *top)
+{
+	int ntop = 0;
+
+	for (int u = 0; u < a->nt; u++) {
+		int g = a->touched[u], x = ntop < SWAP_CANDIDATES ? ntop++ : SWAP_CANDIDATES;
+
+		/* x: g's place, the less connected ones moving down (the last out) */
+		for (; x > 0 && more_connected(a, g, top[x - 1]); x--)
+			if (x < SWAP_CANDIDATES)
+				top[x] = top[x - 1];
+		if (x < SWAP_CANDIDATES)
+			top[x] = g;
+	}
+	return ntop;
+}
+
 static int refine_swaps(struct ctx *c, struct gstate *s)
 {
 	const struct graph *gr = s->gr;
@@ -921,6 +992,7 @@ static int refine_swaps(struct ctx *c, struct gstate *s)
 		long improved = 0;
 		for (int i = 0; i < gr->n && work < budget; i++) {
 			int A = s->group_of[i], sh = ishape_of(s, i), bestj = -1, bestB = -1;
+			int top[SWAP_CANDIDATES], ntop;
 			double inA, bestgain = 0;
 			if (gr->rp[i] == gr->rp[i + 1])
 				continue;
@@ -932,24 +1004,12 @@ static int refine_swaps(struct ctx *c, struct gstate *s)
 			}
 			inA = conn_to(s, i, A);
 			work += 2 * (gr->rp[i + 1] - gr->rp[i]) + (size_t)s->fill[A] * 16;
-			/* only the few groups i is most connected to */
-			for (int t = 0; t < ga.nt && t < SWAP_CANDIDATES; t++) {
-				int best = t;
-				for (int u = t + 1; u < ga.nt; u++) {
-					int gu = ga.touched[u], gb = ga.touched[best];
-					if (ga.v[gu] > ga.v[gb] ||
-					    (gu < gb && ga.v[gu] == ga.v[gb]))
-						best = u;
-				}
-				{
-					int tmp = ga.touched[t];
-					ga.touched[t] = ga.touched[best];
-					ga.touched[best] = tmp;
-				}
-				work += (size_t)ga.nt;
-			}
-			for (int t = 0; t < ga.nt && t < SWAP_CANDIDATES; t++) {
-				int B = ga.touched[t];
+			/* only the few groups i is most connected to (the work counted
+			   as for the selection sort that once chose them) */
+			ntop = top_groups(&ga, top);
+			work += (size_t)ntop * (size_t)ga.nt;
+			for (int t = 0; t < ntop; t++) {
+				int B = top[t];
 				double base = ga.v[B] - inA;
 				const int *mb = s->member + (size_t)B * (size_t)k;
 				/* j will try the other way round on its own turn */
@@ -1031,7 +1091,17 @@ static int aggregate(struct ctx *c, const struct gstate *s, struct graph *out)
 					acc_add(&a, h, gr->w[e]);
 			}
 		}
-		qsort(a.touched, (size_t)a.nt, sizeof(int), cmp_int);
+		/* the groups reached, ascending: read off the marks when they are
+		   a good part of all (dense levels), else sorted */
+		if ((size_t)a.nt * 16 >= (size_t)G) {
+			int t = 0;
+
+			for (int h = 0; h < G; h++)
+				if (a.mark[h])
+					a.touched[t++] = h;
+		} else {
+			qsort(a.touched, (size_t)a.nt, sizeof(int), cmp_int);
+		}
 		for (int t = 0; t < a.nt; t++) {
 			out->col[k] = a.touched[t];
 			out->w[k++] = a.v[a.touched[t]];
