@@ -735,17 +735,16 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 			continue;
 		piv[npiv++] = sample[at];
 	}
-	/* each pair's bucket, once: the gathering passes read it back */
-	if (!(bk = malloc(m)))
+	/* each pair's bucket plus one, by edge, once (0: not a pair counted
+	   here): the gathering passes read it back */
+	if (!(bk = calloc(gr->rp[gr->n], 1)))
 		goto out;
-	{
-		size_t x = 0;
-		for (int i = 0; i < gr->n; i++)
-			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
-				if (gr->col[e] > i && gr->w[e] > 0)
-					cnt[bk[x++] =
-					        (unsigned char)bucket_of(piv, npiv, gr->w[e])]++;
-	}
+	for (int i = 0; i < gr->n; i++)
+		for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++)
+			if (gr->col[e] > i && gr->w[e] > 0) {
+				bk[e] = (unsigned char)(bucket_of(piv, npiv, gr->w[e]) + 1);
+				cnt[bk[e] - 1]++;
+			}
 	/* consecutive buckets are gathered together up to CHUNK_PAIRS pairs */
 	for (int b = 0; b <= npiv; b++)
 		if (cnt[b] > maxb)
@@ -766,7 +765,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 	if (!E || !pos || (c->tie_bfs && !item_at))
 		goto out;
 	for (int b = 0, b2; b <= npiv && unassigned > 0; b = b2 + 1) {
-		size_t k = 0, xe = 0, total = cnt[b];
+		size_t k = 0, total = cnt[b];
 		/* more buckets in one pass only while too few pairs to group the
 		   items left: a dense matrix's light tail is never gathered */
 		for (b2 = b; b2 < npiv && total < (size_t)unassigned && total + cnt[b2 + 1] <= maxb;
@@ -776,12 +775,7 @@ static int greedy_pairs(struct ctx *c, struct gstate *s)
 			continue;
 		for (int i = 0; i < gr->n; i++)
 			for (size_t e = gr->rp[i]; e < gr->rp[i + 1]; e++) {
-				int in;
-				if (gr->col[e] <= i || gr->w[e] <= 0)
-					continue;
-				in = bk[xe] >= b && bk[xe] <= b2;
-				xe++;
-				if (in) {
+				if (bk[e] > b && bk[e] <= b2 + 1) {
 					int a = pos[i], z = pos[gr->col[e]];
 					E[k].w = gr->w[e];
 					E[k].ki = a < z ? a : z;
