@@ -145,6 +145,12 @@ bench-peers: bench-tools $(CLI_BIN)
 	PEERS=$(abspath $(B))/peers VIEM='$(VIEM)' \
 	    sh bench/peers.sh $(abspath $(B)) $(B)/bench/peers.md
 
+# Issue 21's two VieM figures, measured on the bench's instances without
+# VieM: the default, search budgets and a long annealing (about 5 minutes).
+.PHONY: bench-viem-figures
+bench-viem-figures: bench-tools $(CLI_BIN)
+	sh bench/viem_figures.sh $(abspath $(B)) bench/results/viem-figures.md
+
 # Issue 21's node-size target: auto on <= 256 ranks as a whole process.
 .PHONY: bench-node
 bench-node: bench-tools $(CLI_BIN)
