@@ -30,11 +30,6 @@ done
 PARTIAL=$WORK/allowed-6-of-8-cores.txt
 awk 'BEGIN { for (l = 0; l < 512; l++) if (l % 8 != 3 && l % 8 != 7) print l }' > "$PARTIAL"
 
-hop_bytes() { # profile tree mapping [allowed]
-	"$TM" eval --profile "$1" --topology "$2" --mapping "$3" ${4:+--allowed "@$4"} |
-		awk '$1 == "hop_bytes" { print $2 }'
-}
-
 {
 	echo "# Headroom: the default mapper against a long annealing"
 	echo
@@ -68,8 +63,8 @@ run() { # label tree pattern permute(0/1) ranks [moves] [allowed-file]
 	"$ANNEAL" --topology "$tree" --profile "$mtx" ${allowed:+--allowed "@$allowed"} \
 		${moves:+--moves "$moves"} -o "$WORK/annealed.map" > "$WORK/anneal.out"
 	t2=$(now)
-	d=$(hop_bytes "$mtx" "$tree" "$WORK/default.map" "$allowed")
-	a=$(hop_bytes "$mtx" "$tree" "$WORK/annealed.map" "$allowed")
+	d=$(bench_hop_bytes "$TM" "$mtx" "$tree" "$WORK/default.map" "$allowed")
+	a=$(bench_hop_bytes "$TM" "$mtx" "$tree" "$WORK/annealed.map" "$allowed")
 	m=$(awk '$1 == "moves" { print $2 }' "$WORK/anneal.out")
 	awk -v l="$label" -v p="$name" -v n="$n" -v d="$d" -v a="$a" -v m="$m" \
 		-v td="$(elapsed "$t0" "$t1")" -v ta="$(elapsed "$t1" "$t2")" 'BEGIN {

@@ -24,6 +24,7 @@ TM=$B/bin/treematch
 W=$B/bench/work-node
 LIMIT_MS=50
 mkdir -p "$W" "$(dirname "$OUT")"
+. "$(dirname "$0")/profiles.sh"
 for tool in "$GEN" "$TM"; do
 	[ -x "$tool" ] || { echo "node_time.sh: $tool is not built (make bench-tools all)" >&2; exit 1; }
 done
@@ -42,7 +43,7 @@ row() {
 		_i=$((_i + 1))
 	done
 	_us=$(sort -n "$W/times" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	_hb=$("$TM" eval -p "$2" -t "$3" -M "$W/map.out" | awk '$1 == "hop_bytes" { print $2 }')
+	_hb=$(bench_hop_bytes "$TM" "$2" "$3" "$W/map.out")
 	_ms=$(awk -v u="$_us" 'BEGIN { printf "%.1f", u / 1000 }')
 	_mark=
 	if [ "$_us" -gt $((LIMIT_MS * 1000)) ]; then

@@ -93,7 +93,7 @@ peer_tree() {
 }
 
 # hop-bytes of MAP (one "RANK LEAF" line per rank) by our evaluator
-score() { "$TM" eval -p "$1" -t "$2" -M "$3" | awk '$1 == "hop_bytes" { print $2 }'; }
+score() { bench_hop_bytes "$TM" "$1" "$2" "$3"; }
 
 # to_mapping RAW H MAP: the peer's block of each rank (line r: rank r's PE)
 # as a mapping file. A partitioner may leave blocks holding two ranks and

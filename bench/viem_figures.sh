@@ -32,7 +32,7 @@ for tool in "$GEN" "$ANNEAL" "$TM"; do
 done
 . "$(dirname "$0")/profiles.sh"
 
-score() { "$TM" eval -p "$1" -t "$2" -M "$3" | awk '$1 == "hop_bytes" { print $2 }'; }
+score() { bench_hop_bytes "$TM" "$1" "$2" "$3"; }
 now() { date +%s%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
