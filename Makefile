@@ -50,6 +50,9 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS   := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 YAML_CFLAGS  := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS    := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+# The helper's system-call filter (placement/sandbox.c), for every architecture.
+SECCOMP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libseccomp 2>/dev/null)
+SECCOMP_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
 # The Slurm the plugin is built against, and so the only one that will load
 # it (slurmd and srun refuse a plugin of another release): SchedMD's
 # packages and source installs ship slurm.pc; SLURM_PREFIX overrides.
@@ -64,10 +67,10 @@ CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcri
 # Flags every object gets. Library objects are position independent so the
 # same archive serves the shared library, the plugin and the CLI.
 ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
-                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(SLURM_CFLAGS) $(CPPFLAGS)
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
 ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
-LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) -lm
+LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) -lm
 
 # Filled in by the module fragments.
 LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, placement/)

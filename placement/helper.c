@@ -517,6 +517,31 @@ fail:
 	return -1;
 }
 
+/* The bytes as they come: the hello, once in, may bring the deadline closer. */
+struct incoming {
+	char *buf;
+	size_t got, cap;
+	struct tmatch__helper_hello *hello;
+	int hello_done;
+};
+
+static int feed(void *arg, const char *data, size_t len, double *limit)
+{
+	struct incoming *in = arg;
+
+	if (len > in->cap - in->got)
+		return -1;
+	memcpy(in->buf + in->got, data, len);
+	in->got += len;
+	if (!in->hello_done && in->got >= sizeof(*in->hello)) {
+		in->hello_done = 1;
+		*limit = on_hello(in->hello, in->buf, sizeof(*in->hello));
+		if (*limit < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_helper_out_t *out,
                             tmatch_error_t *err)
 {
@@ -524,9 +549,8 @@ int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_hel
 	tmatch__sandbox_t sb;
 	struct tmatch__helper_hello hello;
 	struct job job = {in};
+	struct incoming inc;
 	tmatch_error_t e;
-	char *buf = NULL;
-	size_t got = 0;
 	int rc = -1, run;
 
 	if (!in || !in->admin || !in->prep || !out || in->nlocal < 0 ||
@@ -544,21 +568,23 @@ int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_hel
 	sb.filter = 1;
 	sb.max_time = admin->max_map_time;
 	sb.max_memory = admin->max_map_memory;
-	sb.max_result = sizeof(hello) + sizeof(struct tmatch__helper_head) +
-	                (size_t)in->nlocal * sizeof(struct tmatch__helper_task);
-	sb.first_size = sizeof(hello);
-	sb.first = on_hello;
-	sb.first_arg = &hello;
-	buf = malloc(sb.max_result);
+	memset(&inc, 0, sizeof(inc));
+	inc.cap = sizeof(hello) + sizeof(struct tmatch__helper_head) +
+	          (size_t)in->nlocal * sizeof(struct tmatch__helper_task);
+	inc.hello = &hello;
+	sb.feed = feed;
+	sb.feed_arg = &inc;
+	inc.buf = malloc(inc.cap);
 	tmatch_error_clear(&e);
-	if (!buf) {
+	if (!inc.buf) {
 		run = -1;
 		tmatch_error_set(&e, ENOMEM, NULL, 0, 0, "out of memory");
 	} else {
-		run = tmatch__sandbox_run(&sb, helper_body, &job, buf, &got, &e);
+		run = tmatch__sandbox_run(&sb, helper_body, &job, NULL, NULL, &e);
 	}
-	rc = tmatch__helper_take(in, buf, got, run < 0 ? &e : NULL, run < 0 ? errno : 0, out, err);
-	free(buf);
+	rc = tmatch__helper_take(in, inc.buf, inc.got, run < 0 ? &e : NULL, run < 0 ? errno : 0,
+	                         out, err);
+	free(inc.buf);
 	return rc;
 }
 

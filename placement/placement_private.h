@@ -11,6 +11,7 @@
 #include "treematch/binfmt.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -38,16 +39,27 @@ int tmatch__place_isolate_map(const tmatch_comm_t *comm, const tmatch_topo_t *to
                               tmatch__place_compute_fn compute, int *leaf_of, tmatch_error_t *err);
 
 /*
- * sandbox.c: run body(arg, fd) in a forked child that writes its result on
- * fd and cannot hurt the caller (placement/sandbox.c says what the child
- * gives up, in which order). The caller gets at most max_result bytes in
- * buf (*got of them), unchecked. 0 when the child exited normally (check
- * the bytes), else -1 and one line in err:
- *   ETIME   "mapping exceeded max_map_time=2 s, killed" (or its CPU limit)
+ * sandbox.c: untrusted work in a child that cannot hurt the caller
+ * (placement/sandbox.c says what the child gives up, in which order).
+ *
+ * tmatch__sandbox_run: body(arg, fd) in a forked child, which writes its
+ * result on fd; tmatch__sandbox_exec: the program open on sb->exec_fd (the
+ * plugin's helper), its result pipe on fd 3 and sb->input_fd on fd 4, an
+ * empty environment (it confines itself: tmatch__sandbox_confine). The
+ * bytes go to sb->feed as they come, or (run, no feed) into buf, at most
+ * max_result of them (*got), unchecked. The child is watched for its whole
+ * life against one deadline, SIGKILLed at it (or when the bytes are
+ * refused), and its end waited for at most sb->grace seconds more (0 = 2
+ * s): a child in uninterruptible sleep is then left in *sb->pending (> 0)
+ * for tmatch__sandbox_reap. 0 when the child exited normally (check the bytes),
+ * else -1 and one line in err:
+ *   ETIME   "mapping exceeded max_map_time=2 s, killed" (or its CPU limit,
+ *           or "... did not end within 2 s of SIGKILL ...")
  *   ENOMEM  "mapping ran out of memory (max_map_memory=1G)"
  *   EIO     "mapping process died with signal 11 (Segmentation fault)"
  *   EPERM   the child could not give up what it must, or its filter killed it
- *   EPROTO  too many bytes, or an exit status without a result
+ *   EPROTO  too many bytes, bytes the feed refused, or an exit status
+ *           without a result
  */
 typedef struct tmatch__sandbox {
 	int become;          /* 1: become uid/gid/groups for good (checked) */
@@ -58,20 +70,70 @@ typedef struct tmatch__sandbox {
 	int filter;        /* 1: no file writes, PR_SET_NO_NEW_PRIVS, seccomp allow-list */
 	double max_time;   /* wall seconds, 0 = none (then CPU unlimited too) */
 	size_t max_memory; /* address space the child may add, 0 = none */
-	size_t max_result; /* bytes */
-	/* Optional: called once the first first_size bytes are in (buf holds
-	   them); returns a wall-time limit counted from now that may only bring
-	   the deadline closer (0 = keep it), or < 0 to kill the child (EPROTO). */
-	size_t first_size;
-	double (*first)(void *first_arg, const char *buf, size_t len);
-	void *first_arg;
+	size_t max_result; /* bytes, when there is no feed */
+	/* Optional: takes the bytes as they arrive; 0 to go on, -1 to refuse
+	   them (the child is killed, EPROTO). *limit (0 as called): a
+	   wall-time limit counted from now that may only bring the deadline
+	   closer. */
+	int (*feed)(void *feed_arg, const char *data, size_t len, double *limit);
+	void *feed_arg;
 	/* Names the child in messages ("XML reader"); NULL = "mapping", with
 	   the limits named by the admin's keys (max_map_time=...). */
 	const char *what;
+	int exec_fd;  /* tmatch__sandbox_exec: the program to run */
+	int input_fd; /* tmatch__sandbox_exec: its fd 4, -1 = none */
+	double grace; /* seconds to wait for the end after SIGKILL; 0 = 2 */
+	/* Tests: how SIGKILL is sent (a stand-in that does nothing is a child
+	   that cannot die yet); NULL = tmatch__sandbox_send_kill. */
+	int (*send_kill)(pid_t pid, int pidfd);
+	/* Optional: where a killed child that did not end goes (else 0). */
+	pid_t *pending;
 } tmatch__sandbox_t;
 typedef void (*tmatch__sandbox_fn)(void *arg, int fd);
 int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg, char *buf,
                         size_t *got, tmatch_error_t *err);
+int tmatch__sandbox_exec(const tmatch__sandbox_t *sb, tmatch_error_t *err);
+/* SIGKILL through the pidfd when there is one, else by pid. */
+int tmatch__sandbox_send_kill(pid_t pid, int pidfd);
+/* Reaps pid if it has ended; never waits. */
+void tmatch__sandbox_reap(pid_t pid);
+
+/* Exit codes of a child that could not set itself up. */
+enum {
+	TMATCH__SANDBOX_EXIT_INPUT = 117,   /* the helper could not read its input */
+	TMATCH__SANDBOX_EXIT_OOM = 118,     /* could not set its oom_score_adj */
+	TMATCH__SANDBOX_EXIT_EXEC = 119,    /* the helper program could not be started */
+	TMATCH__SANDBOX_EXIT_IDS = 120,     /* could not become the user */
+	TMATCH__SANDBOX_EXIT_FDS = 121,     /* could not arrange its descriptors */
+	TMATCH__SANDBOX_EXIT_LIMITS = 122,  /* could not set its rlimits */
+	TMATCH__SANDBOX_EXIT_FILTER = 123,  /* could not install the seccomp filter */
+	TMATCH__SANDBOX_EXIT_WRITE = 124,   /* could not write its result */
+	TMATCH__SANDBOX_EXIT_NOSPACE = 125, /* could not set the address-space limit */
+	TMATCH__SANDBOX_EXIT_PARENT = 126,  /* its parent was gone */
+};
+
+/*
+ * In the child: stdio on /dev/null and keep[i] on fd 3 + i (at most 4),
+ * every other descriptor closed; async-signal-safe. Then confine: default
+ * signals, oom_score_adj back to 0, the user for good (sb->become),
+ * PR_SET_PDEATHSIG with getppid() == parent checked, rlimits (the address
+ * space counted from base), the filter. 0, or the TMATCH__SANDBOX_EXIT_*
+ * code of the step that failed.
+ */
+int tmatch__sandbox_fds(const int *keep, int nkeep);
+int tmatch__sandbox_confine(const tmatch__sandbox_t *sb, pid_t parent, size_t base);
+/* oom_score_adj (path: NULL = /proc/self/oom_score_adj; tests give a
+   stand-in) raised to 0 when below, as Slurm sets its tasks': 0, or -1. */
+int tmatch__sandbox_oom_reset(const char *path);
+
+/*
+ * The seccomp allow-list as a libseccomp filter for `arch` (an SCMP_ARCH_*
+ * value, 0 = this machine's), signals allowed to `self` only; *ctx, free
+ * with tmatch__sandbox_filter_free. Tests export it for other
+ * architectures and run it.
+ */
+int tmatch__sandbox_filter_new(uint32_t arch, pid_t self, void **ctx);
+void tmatch__sandbox_filter_free(void *ctx);
 
 /* Bytes of address space the calling process maps now (0 if unknown). */
 size_t tmatch__address_space_now(void);
@@ -89,7 +151,6 @@ double tmatch__place_now(void);
  * any, still names the node and the user's policy). 0 or -1 as
  * tmatch_place_helper_run. Tests feed it forged bytes.
  */
-#include <stdint.h>
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */
 #define TMATCH__HELPER_HEAD_MAGIC   0x31524d54u /* "TMR1" */
 #define TMATCH__HELPER_WIRE_VERSION 1u

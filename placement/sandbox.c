@@ -1,31 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sandbox.c - run a function in a forked child that cannot hurt its parent
- * (see tmatch__sandbox_run in placement_private.h).
+ * sandbox.c - run untrusted work in a child that cannot hurt its parent
+ * (tmatch__sandbox_run, tmatch__sandbox_exec in placement_private.h).
  *
  * The plugin's parent is slurmstepd, partly root. Everything the job's
  * user wrote (the --treematch value, the profile, the job's environment)
  * is parsed in such a child, never in slurmstepd, as OpenSSH parses the
- * network in its unprivileged child. The child, in this order:
- *   1. dies with its parent (PR_SET_PDEATHSIG), default signal handlers;
- *   2. has /dev/null as stdio, its result pipe as fd 3, nothing else open;
- *   3. becomes the job's user for good: supplementary groups, then real,
- *      effective and saved gid and uid, each read back with getresgid and
- *      getresuid; when the user is not root, getting uid 0 back must fail;
- *      not dumpable, so the user's other processes cannot ptrace it;
- *   4. rlimits: no core, CPU = time limit + 1 s, address space = what it
- *      maps now + the memory limit, no file writes, 16 descriptors;
- *   5. PR_SET_NO_NEW_PRIVS and a seccomp allow-list (below): files may be
- *      opened for reading only; no exec, fork, socket, ptrace, kill, ioctl,
- *      mount...; anything else kills it (SIGSYS);
- *   6. runs the function, which writes its result on fd 3, then _exit(0).
- * A step that fails exits with a code from enum below before running the
- * function, and the parent says which. The child never logs: slurmstepd's
- * logging takes locks another thread may have held at fork time.
+ * network in its unprivileged child. The plugin's child is a program of
+ * its own (the helper, started with execveat from a descriptor the root
+ * side opened at init: a clean memory image, an empty environment); the
+ * CLI's children (a mapping, an XML reader) are forks of the CLI.
  *
- * The parent reads at most max_result bytes until EOF, SIGKILLs the child
- * at the wall-clock deadline or when it sends too much, always reaps it,
- * and hands the bytes back unread: the caller checks every one of them.
+ * Between fork and exec (or the body) the child only arranges its
+ * descriptors: stdio on /dev/null, the result pipe as fd 3 (and the
+ * helper's input as fd 4), every other one closed. Then, in this order
+ * (tmatch__sandbox_confine, which the helper runs after exec):
+ *   1. default signal handlers and an empty mask; oom_score_adj raised to
+ *      0 when it inherited less (slurmstepd runs at -1000, its tasks at 0);
+ *   2. becomes the job's user for good: supplementary groups, then real,
+ *      effective and saved gid and uid, each read back; when the user is
+ *      not root, getting uid 0 back must fail; not dumpable;
+ *   3. PR_SET_PDEATHSIG (a change of uid clears it, so after 2), then its
+ *      parent checked: a parent already gone ends the child;
+ *   4. rlimits: no core, CPU = time limit + 1 s per thread, address space
+ *      = what it maps now + the memory limit, no file writes, 16
+ *      descriptors;
+ *   5. PR_SET_NO_NEW_PRIVS and a seccomp allow-list built with libseccomp
+ *      for the machine's own architecture (below): files open for reading
+ *      only; no exec, fork, socket, ptrace, signal to another process,
+ *      ioctl, mount...; anything else kills it (SIGSYS).
+ * A step that fails exits with a code of enum below, and the parent says
+ * which. The child never logs.
+ *
+ * The parent watches the child for its whole life: it reads the result
+ * pipe (at most max_result bytes, or through the caller's feed) and waits
+ * on a pidfd, both against the one deadline; at the deadline, when the
+ * child sends too much or something refused, it SIGKILLs it, whatever the
+ * pipe's state (a child that closed the pipe and sleeps is killed all the
+ * same). It then waits for the child's end at most `grace` seconds: a
+ * process in uninterruptible sleep (a hung NFS or FUSE read) cannot die
+ * before that sleep ends, and slurmstepd must not wait for it; such a child
+ * is handed back as pending (the plugin reaps it without blocking at the
+ * step's end; if it outlives slurmstepd, init reaps it).
  */
 #include "placement/placement_private.h"
 
@@ -33,18 +49,16 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -53,17 +67,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Exit codes of a child that could not set itself up. */
-enum {
-	EXIT_IDS = 120,     /* could not become the user */
-	EXIT_FDS = 121,     /* could not arrange its descriptors */
-	EXIT_LIMITS = 122,  /* could not set its rlimits */
-	EXIT_FILTER = 123,  /* could not install the seccomp filter */
-	EXIT_WRITE = 124,   /* could not write its result */
-	EXIT_NOSPACE = 125, /* could not set the address-space limit */
-};
-
-#define RESULT_FD 3
+#define RESULT_FD   3
+#define GRACE_SLEEP 2.0 /* seconds after SIGKILL before giving up on the child's end */
 
 double tmatch__place_now(void)
 {
@@ -95,31 +100,72 @@ size_t tmatch__address_space_now(void)
 	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/* stdio on /dev/null, the pipe on RESULT_FD, every other descriptor closed. */
-static int arrange_fds(int wfd)
+/*
+ * keep[i] on fd 3 + i, stdio on /dev/null, every other descriptor closed.
+ * Everything is first copied above the range it will land in, so that no
+ * descriptor is overwritten before it is moved, whichever numbers they
+ * had (/dev/null opening as fd 3 once put the pipe on 0, 1 and 2).
+ * Async-signal-safe: it runs between fork and exec in slurmstepd.
+ */
+int tmatch__sandbox_fds(const int *keep, int nkeep)
 {
-	int null = open("/dev/null", O_RDWR);
+	int high[4], null, null_high;
 
-	if (null < 0)
+	if (nkeep < 0 || nkeep > 4)
 		return -1;
-	if (wfd != RESULT_FD) {
-		if (dup2(wfd, RESULT_FD) < 0)
+	for (int i = 0; i < nkeep; i++)
+		if ((high[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 64)) < 0)
 			return -1;
-		if (null == RESULT_FD)
-			null = wfd; /* the old pipe number becomes /dev/null's below */
-	}
-	if ((null != 0 && dup2(null, 0) < 0) || (null != 1 && dup2(null, 1) < 0) ||
-	    (null != 2 && dup2(null, 2) < 0))
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || (null_high = fcntl(null, F_DUPFD_CLOEXEC, 64)) < 0)
 		return -1;
-	if (fcntl(RESULT_FD, F_SETFD, 0) < 0)
-		return -1;
-	if (close_range(RESULT_FD + 1, ~0U, 0) < 0) {
+	close(null);
+	for (int fd = 0; fd < 3; fd++)
+		if (dup2(null_high, fd) < 0) /* dup2 clears O_CLOEXEC */
+			return -1;
+	for (int i = 0; i < nkeep; i++)
+		if (dup2(high[i], RESULT_FD + i) < 0)
+			return -1;
+	if (close_range(RESULT_FD + (unsigned)nkeep, ~0U, 0) < 0) {
 		long max = sysconf(_SC_OPEN_MAX);
 
-		for (long fd = RESULT_FD + 1; fd < (max > 0 ? max : 65536); fd++)
+		for (long fd = RESULT_FD + nkeep; fd < (max > 0 ? max : 65536); fd++)
 			close((int)fd);
 	}
 	return 0;
+}
+
+/* Default handlers, nothing blocked: what a fresh process has. */
+static void default_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int tmatch__sandbox_oom_reset(const char *path)
+{
+	char buf[16];
+	ssize_t r;
+	int fd = open(path ? path : "/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	if (r > 0) {
+		buf[r] = '\0';
+		/* raising it needs no privilege; a higher value is the user's to keep */
+		rc = atoi(buf) >= 0 || pwrite(fd, "0\n", 2, 0) == 2 ? 0 : -1;
+	}
+	close(fd);
+	return rc;
 }
 
 /* The job's user for good, checked. */
@@ -128,8 +174,9 @@ static int become(const tmatch__sandbox_t *sb)
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
 
-	/* slurmstepd has dropped only its effective uid; take it back to
-	   change groups, then give up all three. */
+	/* slurmstepd has dropped only its effective uid (and an exec under
+	   it kept the real one): take it back to change groups, then give up
+	   all three. */
 	if (geteuid() != 0 && (getuid() == 0 || (getresuid(&r, &e, &s) == 0 && s == 0)))
 		if (seteuid(0) < 0)
 			return -1;
@@ -156,216 +203,214 @@ static int limit(int resource, rlim_t value)
 
 /* ---- the seccomp allow-list ---------------------------------------------- */
 
-#if defined(__x86_64__)
-#define SANDBOX_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SANDBOX_ARCH AUDIT_ARCH_AARCH64
-#endif
+/* What parsing, mapping (TreeMatch, METIS, Scotch), hwloc's XML reader and
+   the C library's malloc, stdio and threads need. Names absent from an
+   architecture (open, stat, mmap2, the *_time64 calls...) are skipped. */
+static const char *const allowed_calls[] = {
+    /* descriptors already open, files by name (open and openat below) */
+    "read", "write", "readv", "writev", "pread64", "preadv", "close", "fstat", "fstat64",
+    "newfstatat", "fstatat64", "statx", "stat", "stat64", "lstat", "lstat64", "lseek", "_llseek",
+    "getdents64", "readlinkat", "readlink", "faccessat", "faccessat2", "access", "getcwd", "fcntl",
+    "fcntl64",
+    /* memory, threads' synchronisation */
+    "mmap", "mmap2", "munmap", "mremap", "mprotect", "brk", "madvise", "futex", "futex_time64",
+    "set_robust_list", "get_robust_list", "rseq",
+    /* who and where it is, time */
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
+    "getresgid", "getgroups", "getuid32", "geteuid32", "getgid32", "getegid32", "getresuid32",
+    "getresgid32", "getgroups32", "clock_gettime", "clock_gettime64", "clock_getres",
+    "clock_getres_time64", "clock_nanosleep", "clock_nanosleep_time64", "nanosleep", "gettimeofday",
+    "getrusage", "times", "sysinfo", "uname", "sched_getaffinity", "sched_yield", "getrandom",
+    "getrlimit", "ugetrlimit",
+    /* its own signals, its end */
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigreturn", "sigaltstack", "exit",
+    "exit_group"};
 
-#ifdef SANDBOX_ARCH
-#define ALLOW(nr)                                                                                  \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define ANSWER(nr, err)                                                                            \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (SECCOMP_RET_DATA & (err)))
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
-/* Allowed when argument i's low 32 bits pass `test` (a BPF jump on k whose
-   true branch skips `skip` instructions), else the error. Each of these
-   blocks returns once it has loaded an argument, so the syscall number
-   stays in the accumulator for the next test. */
-#define ALLOW_IF_ARG(nr, i, test, k, jt, jf, error)                                                \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4),                                           \
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(i)),                                         \
-	    BPF_JUMP(BPF_JMP | (test) | BPF_K, (k), (jt), (jf)),                                   \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),                                          \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (error))
-/* (argument i) & mask == 0, else EACCES */
-#define ALLOW_IF_CLEAR(nr, i, mask) ALLOW_IF_ARG(nr, i, BPF_JSET, mask, 1, 0, EACCES)
-/* (argument i) & mask != 0, else EPERM */
-#define ALLOW_IF_SET(nr, i, mask) ALLOW_IF_ARG(nr, i, BPF_JSET, mask, 0, 1, EPERM)
-/* argument i == v, else EPERM */
-#define ALLOW_IF_EQ(nr, i, v) ALLOW_IF_ARG(nr, i, BPF_JEQ, v, 0, 1, EPERM)
-/* Allowed when argument i is entirely zero (a NULL pointer), else EPERM. */
-#define ALLOW_IF_NULL(nr, i)                                                                       \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 6),                                           \
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(i)),                                         \
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),                                          \
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(i) + 4),                                     \
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),                                          \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),                                          \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
 /* O_TMPFILE without its O_DIRECTORY bit: opendir() must still work */
-#define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY))
+#define WRITE_FLAGS                                                                                \
+	((scmp_datum_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND |                         \
+	                (O_TMPFILE & ~O_DIRECTORY)))
+/* What pthread_create asks of clone, and what no thread needs. */
+#define THREAD_FLAGS                                                                               \
+	((scmp_datum_t)(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD))
+#define NOT_THREAD_FLAGS                                                                           \
+	((scmp_datum_t)(CLONE_VFORK | CLONE_PARENT | CLONE_PTRACE | CLONE_UNTRACED | CLONE_NEWNS | \
+	                CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |            \
+	                CLONE_NEWPID | CLONE_NEWNET))
 
-/*
- * What parsing, mapping (TreeMatch, METIS, Scotch) and the C library's
- * malloc, stdio and threads need, and nothing that reaches outside the
- * process: no exec, fork (threads only: clone with CLONE_THREAD), socket,
- * signals to others, ptrace, ioctl (answered ENOTTY: isatty), file creation or writing
- * other than write(2) on what is already open (the pipe and /dev/null).
- */
-static int install_filter(void)
+/* One rule for the call `name`, if arch has it. libseccomp takes the
+   machine's own numbering (names it lacks have pseudo-numbers) and
+   translates it for arch. 0, or -1. */
+static int rule(scmp_filter_ctx ctx, uint32_t arch, uint32_t action, const char *name, unsigned n,
+                const struct scmp_arg_cmp *cmp)
 {
-	uint32_t self = (uint32_t)getpid();
-	struct sock_filter f[] = {
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0),
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#ifdef __x86_64__
-	    /* x32 system calls */
-	    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-#endif
-	    ALLOW(SYS_read),
-	    ALLOW(SYS_write),
-	    ALLOW(SYS_readv),
-	    ALLOW(SYS_writev),
-	    ALLOW(SYS_pread64),
-	    ALLOW(SYS_close),
-	    ALLOW(SYS_fstat),
-	    ALLOW(SYS_newfstatat),
-	    ALLOW(SYS_statx),
-	    ALLOW(SYS_lseek),
-	    ALLOW(SYS_getdents64),
-	    ALLOW(SYS_readlinkat),
-	    ALLOW(SYS_faccessat),
-	    ALLOW(SYS_getcwd),
-	    ALLOW(SYS_fcntl),
-	    ALLOW(SYS_flock), /* a shared lock on the store of learned profiles (read only) */
-#ifdef SYS_faccessat2
-	    ALLOW(SYS_faccessat2),
-#endif
-#ifdef __x86_64__
-	    ALLOW(SYS_stat),
-	    ALLOW(SYS_lstat),
-	    ALLOW(SYS_access),
-	    ALLOW(SYS_readlink),
-	    ALLOW_IF_CLEAR(SYS_open, 1, WRITE_FLAGS),
-#endif
-	    ALLOW_IF_CLEAR(SYS_openat, 2, WRITE_FLAGS),
-	    ALLOW(SYS_mmap),
-	    ALLOW(SYS_munmap),
-	    ALLOW(SYS_mremap),
-	    ALLOW(SYS_mprotect),
-	    ALLOW(SYS_brk),
-	    ALLOW(SYS_madvise),
-	    ALLOW(SYS_futex),
-	    ALLOW(SYS_set_robust_list),
-	    ALLOW(SYS_get_robust_list),
-#ifdef SYS_rseq
-	    ALLOW(SYS_rseq),
-#endif
-	    ALLOW(SYS_getpid),
-	    ALLOW(SYS_gettid),
-	    ALLOW(SYS_getuid),
-	    ALLOW(SYS_geteuid),
-	    ALLOW(SYS_getgid),
-	    ALLOW(SYS_getegid),
-	    ALLOW(SYS_getresuid),
-	    ALLOW(SYS_getresgid),
-	    ALLOW(SYS_getgroups),
-	    ALLOW(SYS_clock_gettime),
-	    ALLOW(SYS_clock_getres),
-	    ALLOW(SYS_clock_nanosleep),
-	    ALLOW(SYS_nanosleep),
-	    ALLOW(SYS_gettimeofday),
-	    ALLOW(SYS_getrusage),
-	    ALLOW(SYS_times),
-	    ALLOW(SYS_sysinfo),
-	    ALLOW(SYS_uname),
-	    ALLOW(SYS_sched_getaffinity),
-	    ALLOW(SYS_sched_yield),
-	    ALLOW(SYS_getrandom),
-	    ALLOW(SYS_rt_sigaction),
-	    ALLOW(SYS_rt_sigprocmask),
-	    ALLOW(SYS_rt_sigreturn),
-	    ALLOW(SYS_sigaltstack),
-	    ALLOW(SYS_exit),
-	    ALLOW(SYS_exit_group),
-	    /* its own limits only; without CAP_SYS_RESOURCE they only go down */
-	    ALLOW_IF_EQ(SYS_prlimit64, 0, 0),
-	    ALLOW_IF_SET(SYS_clone, 0, CLONE_THREAD), /* threads, not processes */
-	    /* signals to itself only: raise() and abort() */
-	    ALLOW_IF_EQ(SYS_tgkill, 0, self),
-	    ALLOW_IF_EQ(SYS_kill, 0, self),
-	    ANSWER(SYS_ioctl, ENOTTY),
-#ifdef SYS_clone3
-	    ANSWER(SYS_clone3, ENOSYS), /* the C library then uses clone */
-#endif
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	};
-	struct sock_fprog prog = {.len = (unsigned short)(sizeof(f) / sizeof(f[0])), .filter = f};
+	int nr;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if (seccomp_syscall_resolve_name_arch(arch, name) < 0)
+		return 0; /* not a call of this architecture */
+	nr = seccomp_syscall_resolve_name(name);
+	if (nr == __NR_SCMP_ERROR)
 		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return seccomp_rule_add_array(ctx, action, nr, n, cmp) < 0 ? -1 : 0;
 }
-#else
+
+int tmatch__sandbox_filter_new(uint32_t arch, pid_t self, void **out)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	/* clone's flags: its first argument, its second on s390 */
+	unsigned flags_arg = arch == SCMP_ARCH_S390X || arch == SCMP_ARCH_S390 ? 1 : 0;
+	uint32_t eacces = SCMP_ACT_ERRNO(EACCES);
+	int rc = 0;
+
+	*out = NULL;
+	if (!ctx)
+		return -1;
+	if (arch == 0)
+		arch = seccomp_arch_native();
+	/* Another architecture's calls (x86_64's x32 and i386 among them)
+	   kill the process. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
+	    (arch != seccomp_arch_native() && /* native first: one byte order per filter */
+	     (seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE) < 0 || seccomp_arch_add(ctx, arch) < 0)))
+		goto fail;
+	for (size_t i = 0; i < sizeof(allowed_calls) / sizeof(allowed_calls[0]); i++)
+		rc |= rule(ctx, arch, SCMP_ACT_ALLOW, allowed_calls[i], 0, NULL);
+	/* open for reading only: a write, create, truncate or append flag is
+	   answered EACCES (each flag its own rule: rules of one call are OR-ed) */
+	{
+		const scmp_datum_t bits[] = {O_WRONLY, O_RDWR,   O_CREAT,
+		                             O_TRUNC,  O_APPEND, O_TMPFILE & ~O_DIRECTORY};
+
+		rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "openat", 1,
+		           (struct scmp_arg_cmp[]){SCMP_A2(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0)});
+		rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "open", 1,
+		           (struct scmp_arg_cmp[]){SCMP_A1(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0)});
+		for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++) {
+			rc |= rule(
+			    ctx, arch, eacces, "openat", 1,
+			    (struct scmp_arg_cmp[]){SCMP_A2(SCMP_CMP_MASKED_EQ, bits[b], bits[b])});
+			rc |= rule(
+			    ctx, arch, eacces, "open", 1,
+			    (struct scmp_arg_cmp[]){SCMP_A1(SCMP_CMP_MASKED_EQ, bits[b], bits[b])});
+		}
+	}
+	/* threads, not processes: clone with the thread flags and none of a
+	   process's or a namespace's; clone3 says ENOSYS (the C library then
+	   uses clone, whose flags a filter can read) */
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "clone", 1,
+	           (struct scmp_arg_cmp[]){{flags_arg, SCMP_CMP_MASKED_EQ,
+	                                    THREAD_FLAGS | NOT_THREAD_FLAGS, THREAD_FLAGS}});
+	rc |= rule(ctx, arch, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
+	/* signals to itself only (raise, abort): any other target kills */
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "kill", 1,
+	           (struct scmp_arg_cmp[]){SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self)});
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "tgkill", 1,
+	           (struct scmp_arg_cmp[]){SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self)});
+	/* its own limits, which without CAP_SYS_RESOURCE only go down */
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "prlimit64", 1,
+	           (struct scmp_arg_cmp[]){SCMP_A0(SCMP_CMP_EQ, 0)});
+	/* a shared lock on the learn store's lock file, never an exclusive one */
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "flock", 1,
+	           (struct scmp_arg_cmp[]){SCMP_A1(SCMP_CMP_EQ, LOCK_SH)});
+	rc |= rule(ctx, arch, SCMP_ACT_ALLOW, "flock", 1,
+	           (struct scmp_arg_cmp[]){SCMP_A1(SCMP_CMP_EQ, LOCK_SH | LOCK_NB)});
+	rc |= rule(ctx, arch, SCMP_ACT_ERRNO(ENOTTY), "ioctl", 0, NULL); /* isatty() */
+	if (rc)
+		goto fail;
+	*out = ctx;
+	return 0;
+fail:
+	seccomp_release(ctx);
+	return -1;
+}
+
+void tmatch__sandbox_filter_free(void *ctx)
+{
+	if (ctx)
+		seccomp_release(ctx);
+}
+
 static int install_filter(void)
 {
-	/* No filter written for this architecture: no new privileges at least. */
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	void *ctx;
+	int rc;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    tmatch__sandbox_filter_new(0, getpid(), &ctx) < 0)
+		return -1;
+	rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return rc < 0 ? -1 : 0;
 }
-#endif
 
-/* Everything the child does; never returns. */
-static void child_run(const tmatch__sandbox_t *sb, int wfd, tmatch__sandbox_fn body, void *arg)
+int tmatch__sandbox_confine(const tmatch__sandbox_t *sb, pid_t parent, size_t base)
 {
-	struct sigaction sa;
-	sigset_t none;
-	size_t base = 0;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			sigaction(s, &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (sb->max_memory > 0)
-		base = tmatch__address_space_now(); /* before /proc is out of reach */
-	if (arrange_fds(wfd) < 0)
-		_exit(EXIT_FDS);
+	default_signals();
+	if (tmatch__sandbox_oom_reset(NULL) < 0)
+		return TMATCH__SANDBOX_EXIT_OOM;
 	if (sb->become && become(sb) < 0)
-		_exit(EXIT_IDS);
+		return TMATCH__SANDBOX_EXIT_IDS;
+	/* Dies with its parent. A change of uid clears the setting, so it
+	   comes now; a parent that died before it is seen by getppid(). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		return TMATCH__SANDBOX_EXIT_PARENT;
 	if (limit(RLIMIT_CORE, 0) < 0 || limit(RLIMIT_NOFILE, 16) < 0 ||
 	    (sb->filter && limit(RLIMIT_FSIZE, 0) < 0))
-		_exit(EXIT_LIMITS);
+		return TMATCH__SANDBOX_EXIT_LIMITS;
 	/* CPU: the time limit rounded up, plus one second, for each thread a
 	   mapping may run (the parent's wall clock normally strikes first;
 	   this one holds if it cannot). */
 	if (sb->max_time > 0 &&
 	    limit(RLIMIT_CPU, ((rlim_t)ceil(sb->max_time) + 1) * TMATCH_MAP_MAX_THREADS) < 0)
-		_exit(EXIT_LIMITS);
+		return TMATCH__SANDBOX_EXIT_LIMITS;
 	if (sb->max_memory > 0 &&
 	    limit(RLIMIT_AS, base <= SIZE_MAX - sb->max_memory ? (rlim_t)(base + sb->max_memory)
 	                                                       : RLIM_INFINITY) < 0)
-		_exit(EXIT_NOSPACE);
+		return TMATCH__SANDBOX_EXIT_NOSPACE;
 	if (sb->filter && install_filter() < 0)
-		_exit(EXIT_FILTER);
+		return TMATCH__SANDBOX_EXIT_FILTER;
+	return 0;
+}
+
+/* A forked child: its descriptors, its confinement, the body. */
+__attribute__((noreturn)) static void child_run(const tmatch__sandbox_t *sb, pid_t parent, int wfd,
+                                                tmatch__sandbox_fn body, void *arg)
+{
+	size_t base = 0;
+	int code;
+
+	if (tmatch__sandbox_fds(&wfd, 1) < 0)
+		_exit(TMATCH__SANDBOX_EXIT_FDS);
+	if (sb->max_memory > 0)
+		base = tmatch__address_space_now(); /* before /proc is out of reach */
+	if ((code = tmatch__sandbox_confine(sb, parent, base)) != 0)
+		_exit(code);
 	body(arg, RESULT_FD);
 	_exit(0);
 }
 
-/* ---- parent -------------------------------------------------------------- */
-
-/* Waits for pid, retrying on EINTR. 0 and *status, or -1 (ECHILD: reaped
-   elsewhere). */
-static int reap(pid_t pid, int *status)
+/* The helper program, from the caller's descriptor: result pipe on fd 3,
+   input on fd 4, nothing else, an empty environment. */
+__attribute__((noreturn)) static void child_exec(const tmatch__sandbox_t *sb, int wfd)
 {
-	for (;;) {
-		pid_t r = waitpid(pid, status, 0);
+	static char name[] = "treematch-helper";
+	char *const argv[] = {name, NULL}, *const envp[] = {NULL};
+	int keep[3] = {wfd, sb->input_fd, sb->exec_fd}, n = 1, fd;
 
-		if (r == pid)
-			return 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		return -1;
-	}
+	if (sb->input_fd >= 0)
+		n++;
+	else
+		keep[1] = sb->exec_fd;
+	/* the program's own descriptor last, closed by the exec itself */
+	if (tmatch__sandbox_fds(keep, n + 1) < 0 ||
+	    fcntl(fd = RESULT_FD + n, F_SETFD, FD_CLOEXEC) < 0)
+		_exit(TMATCH__SANDBOX_EXIT_FDS);
+	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+	fexecve(fd, argv, envp);
+	_exit(TMATCH__SANDBOX_EXIT_EXEC);
 }
+
+/* ---- parent -------------------------------------------------------------- */
 
 /* "1G", "64M", "300K" or bytes: as the admin would write max_map_memory. */
 void tmatch__format_size(size_t bytes, char *buf, size_t len)
@@ -386,91 +431,214 @@ void tmatch__format_size(size_t bytes, char *buf, size_t len)
 static const char *setup_failure(int code)
 {
 	switch (code) {
-	case EXIT_IDS:
+	case TMATCH__SANDBOX_EXIT_IDS:
 		return "could not become the job's user";
-	case EXIT_FDS:
-		return "could not close its descriptors";
-	case EXIT_LIMITS:
+	case TMATCH__SANDBOX_EXIT_FDS:
+		return "could not arrange its descriptors";
+	case TMATCH__SANDBOX_EXIT_LIMITS:
 		return "could not set its resource limits";
-	case EXIT_FILTER:
+	case TMATCH__SANDBOX_EXIT_FILTER:
 		return "could not install its system-call filter";
-	case EXIT_WRITE:
+	case TMATCH__SANDBOX_EXIT_WRITE:
 		return "could not send its result";
+	case TMATCH__SANDBOX_EXIT_PARENT:
+		return "lost its parent while starting";
+	case TMATCH__SANDBOX_EXIT_OOM:
+		return "could not set its oom_score_adj";
+	case TMATCH__SANDBOX_EXIT_EXEC:
+		return "could not be started (exec)";
+	case TMATCH__SANDBOX_EXIT_INPUT:
+		return "could not read its input";
 	default:
 		return NULL;
 	}
 }
 
-/* Reads to EOF, at most sb->max_result bytes, before *deadline (0 = none);
-   once sb->first_size bytes are in, sb->first may bring the deadline
-   closer (*shown: the limit messages name). 0, or why the child must be
-   killed: 1 deadline, 2 poll or read error, 3 too long, 4 refused. */
-static int read_result(const tmatch__sandbox_t *sb, int fd, char *buf, size_t *got,
-                       double *deadline, double *shown)
+static int pidfd_of(pid_t pid)
 {
-	size_t cap = sb->max_result;
-	int first_done = !sb->first || sb->first_size == 0 || sb->first_size > cap;
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+int tmatch__sandbox_send_kill(pid_t pid, int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
+		return 0;
+#endif
+	(void)pidfd;
+	return kill(pid, SIGKILL);
+}
+
+/* The child's end, if it has come: 1 and *status; 0 not yet; -1 reaped
+   elsewhere (ECHILD). */
+static int try_reap(pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 1;
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+void tmatch__sandbox_reap(pid_t pid)
+{
+	int status;
+
+	if (pid > 0)
+		try_reap(pid, &status);
+}
+
+/* Waits at most `seconds` for the child's end (on its pidfd, else by
+   polling). 1 reaped (*status), 0 still there, -1 reaped elsewhere. */
+static int wait_end(pid_t pid, int pidfd, double seconds, int *status)
+{
+	double until = tmatch__place_now() + seconds;
+	int r;
+
+	while ((r = try_reap(pid, status)) == 0) {
+		double left = until - tmatch__place_now();
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+		if (left <= 0)
+			return 0;
+		if (pidfd >= 0) {
+			poll(&p, 1, (int)ceil(left * 1e3));
+		} else {
+			struct timespec ts = {0, 5 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return r;
+}
+
+/* Where the bytes go when the caller gave no feed: its buffer. */
+struct into_buf {
+	char *buf;
+	size_t *got, cap;
+};
+
+static int feed_buf(void *arg, const char *data, size_t len, double *limit)
+{
+	struct into_buf *b = arg;
+
+	(void)limit;
+	if (len > b->cap - *b->got)
+		return -1;
+	memcpy(b->buf + *b->got, data, len);
+	*b->got += len;
+	return 0;
+}
+
+/*
+ * Reads the pipe and watches the child until its end or the deadline
+ * (*deadline, 0 = none; the feed may bring it closer, *shown is then the
+ * limit it gave). Returns why the child must be killed, or OK when it
+ * ended on its own (*status, *ended = 1, or -1 when reaped elsewhere).
+ */
+enum watch_end {
+	WATCH_OK = 0,       /* the child ended; the bytes are all in */
+	WATCH_DEADLINE = 1, /* the time limit passed */
+	WATCH_IO = 2,       /* poll or read failed */
+	WATCH_REFUSED = 3,  /* the feed refused the bytes (or there were too many) */
+};
+
+static enum watch_end watch(const tmatch__sandbox_t *sb, pid_t pid, int pidfd, int rfd,
+                            double *deadline, double *shown, int *status, int *ended)
+{
+	int open_pipe = 1;
 
 	for (;;) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
+		struct pollfd p[2] = {{.fd = open_pipe ? rfd : -1, .events = POLLIN},
+		                      {.fd = pidfd, .events = POLLIN}};
 		double left = *deadline > 0 ? *deadline - tmatch__place_now() : 0;
 		int ms = -1, pr;
-		char extra;
-		ssize_t r;
 
 		if (*deadline > 0 && left <= 0)
-			return 1;
+			return WATCH_DEADLINE;
 		if (*deadline > 0)
 			ms = left * 1e3 > INT_MAX ? INT_MAX : (int)ceil(left * 1e3);
-		pr = poll(&p, 1, ms);
+		if (pidfd < 0 && !open_pipe && (ms < 0 || ms > 5))
+			ms = 5; /* no pidfd: poll for the child's end */
+		pr = poll(p, 2, ms);
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr < 0)
-			return 2;
-		if (pr == 0)
-			continue; /* the deadline check above decides */
-		r = *got < cap ? read(fd, buf + *got, cap - *got) : read(fd, &extra, 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return 2;
-		if (r == 0)
-			return 0;
-		if (*got >= cap)
-			return 3;
-		*got += (size_t)r;
-		if (!first_done && *got >= sb->first_size) {
-			double t = sb->first(sb->first_arg, buf, sb->first_size);
-			double now = tmatch__place_now();
+			return WATCH_IO;
+		if (open_pipe && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			char chunk[65536];
+			ssize_t r = read(rfd, chunk, sizeof(chunk));
 
-			first_done = 1;
-			if (t < 0 || isnan(t))
-				return 4;
-			if (t > 0 && (*deadline <= 0 || now + t < *deadline)) {
-				*deadline = now + t;
-				*shown = t;
+			if (r < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (r < 0)
+				return WATCH_IO;
+			if (r == 0) {
+				open_pipe = 0; /* EOF: now the child's end, before the deadline */
+			} else {
+				double t = 0;
+
+				if (sb->feed(sb->feed_arg, chunk, (size_t)r, &t) < 0)
+					return WATCH_REFUSED;
+				if (t > 0 &&
+				    (*deadline <= 0 || tmatch__place_now() + t < *deadline)) {
+					*deadline = tmatch__place_now() + t;
+					*shown = t;
+				}
 			}
+			continue;
+		}
+		if ((pidfd >= 0 && (p[1].revents & POLLIN)) || (pidfd < 0 && !open_pipe)) {
+			int r = try_reap(pid, status);
+
+			if (r == 0)
+				continue;
+			*ended = r;
+			/* ended with the pipe still open (a descendant holds it, or
+			   the bytes are not read yet): what is there counts */
+			while (open_pipe) {
+				char chunk[65536];
+				ssize_t n = read(rfd, chunk, sizeof(chunk));
+				double t = 0;
+
+				if (n <= 0)
+					break;
+				if (sb->feed(sb->feed_arg, chunk, (size_t)n, &t) < 0)
+					return WATCH_REFUSED;
+			}
+			return WATCH_OK;
 		}
 	}
 }
 
-int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg, char *buf,
-                        size_t *got, tmatch_error_t *err)
+/* Fork (and exec, for the helper), watch, kill, reap; one line for every
+   ending that is not a clean exit. */
+static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg,
+                  tmatch_error_t *err)
 {
 	char mem[32];
-	int pfd[2] = {-1, -1}, status = 0, killed, saved;
+	int pfd[2] = {-1, -1}, status = 0, ended = 0, pidfd, saved;
+	enum watch_end why;
 	double deadline, shown;
-	pid_t pid;
-	const char *why, *what = sb && sb->what ? sb->what : "mapping";
+	pid_t pid, parent = getpid();
+	const char *setup, *what = sb->what ? sb->what : "mapping";
 	/* The plugin's limits are the admin's keys; other callers' are not. */
-	const char *tkey = sb && sb->what ? "" : "max_map_time=";
-	const char *mkey = sb && sb->what ? "" : "max_map_memory=";
+	const char *tkey = sb->what ? "" : "max_map_time=";
+	const char *mkey = sb->what ? "" : "max_map_memory=";
 
-	*got = 0;
-	if (!sb || !body || !buf || !(sb->max_time >= 0) || isinf(sb->max_time) ||
-	    sb->ngroups < 0 || (sb->ngroups > 0 && !sb->groups))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "tmatch__sandbox_run: invalid argument");
+	if (sb->pending)
+		*sb->pending = 0;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return tmatch_error_set(err, errno, NULL, 0, 0,
 		                        "cannot start the %s process: pipe: %s", what,
@@ -485,21 +653,41 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 		                        strerror(saved));
 	}
 	if (pid == 0) {
-		close(pfd[0]);
-		child_run(sb, pfd[1], body, arg);
+		if (!body) /* tmatch__sandbox_exec */
+			child_exec(sb, pfd[1]);
+		child_run(sb, parent, pfd[1], body, arg);
 	}
 	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	pidfd = pidfd_of(pid); /* -1 before Linux 5.3: the end is polled for */
 	shown = sb->max_time;
 	deadline = sb->max_time > 0 ? tmatch__place_now() + sb->max_time : 0;
-	killed = read_result(sb, pfd[0], buf, got, &deadline, &shown);
+	why = watch(sb, pid, pidfd, pfd[0], &deadline, &shown, &status, &ended);
 	close(pfd[0]);
-	if (killed)
-		kill(pid, SIGKILL);
-	if (reap(pid, &status) < 0)
+	if (why != WATCH_OK) {
+		(sb->send_kill ? sb->send_kill : tmatch__sandbox_send_kill)(pid, pidfd);
+		ended = wait_end(pid, pidfd, sb->grace > 0 ? sb->grace : GRACE_SLEEP, &status);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	if (ended == 0) {
+		/* killed, not ended: in uninterruptible sleep. Not waited for. */
+		if (sb->pending)
+			*sb->pending = pid;
+		return tmatch_error_set(err, ETIME, NULL, 0, 0,
+		                        "%s process %s and did not end within %g s of SIGKILL "
+		                        "(uninterruptible sleep: a hung file system?); left to be "
+		                        "reaped",
+		                        what,
+		                        why == WATCH_DEADLINE ? "exceeded its time limit"
+		                                              : "sent a malformed result",
+		                        sb->grace > 0 ? sb->grace : GRACE_SLEEP);
+	}
+	if (ended < 0)
 		status = -1; /* reaped by someone else: judge by the bytes alone */
 
 	tmatch__format_size(sb->max_memory, mem, sizeof(mem));
-	if (killed == 1)
+	if (why == WATCH_DEADLINE)
 		return tmatch_error_set(err, ETIME, NULL, 0, 0, "%s exceeded %s%g s, killed", what,
 		                        tkey, shown);
 	if (status != -1 && WIFSIGNALED(status)) {
@@ -514,24 +702,65 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 			                        "%s process killed by its system-call filter "
 			                        "(signal %d, %s)",
 			                        what, sig, strsignal(sig));
-		return tmatch_error_set(err, EIO, NULL, 0, 0, "%s process died with signal %d (%s)",
-		                        what, sig, strsignal(sig));
+		if (why == WATCH_OK)
+			return tmatch_error_set(err, EIO, NULL, 0, 0,
+			                        "%s process died with signal %d (%s)", what, sig,
+			                        strsignal(sig));
 	}
-	if (killed)
+	if (why != WATCH_OK)
 		return tmatch_error_set(err, EPROTO, NULL, 0, 0,
 		                        "%s process sent a malformed result (%s)", what,
-		                        killed == 3   ? "too long"
-		                        : killed == 4 ? "refused"
-		                                      : "read error");
+		                        why == WATCH_IO        ? "read error"
+		                        : sb->feed == feed_buf ? "too long"
+		                                               : "refused");
 	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		if (WEXITSTATUS(status) == EXIT_NOSPACE)
+		if (WEXITSTATUS(status) == TMATCH__SANDBOX_EXIT_NOSPACE)
 			return tmatch_error_set(err, ENOMEM, NULL, 0, 0,
 			                        "%s ran out of memory (%s%s)", what, mkey, mem);
-		if ((why = setup_failure(WEXITSTATUS(status))))
-			return tmatch_error_set(err, EPERM, NULL, 0, 0, "%s process %s", what, why);
+		if ((setup = setup_failure(WEXITSTATUS(status))))
+			return tmatch_error_set(err, EPERM, NULL, 0, 0, "%s process %s", what,
+			                        setup);
 		return tmatch_error_set(err, EPROTO, NULL, 0, 0,
 		                        "%s process exited with status %d without a result", what,
 		                        WEXITSTATUS(status));
 	}
 	return 0;
+}
+
+static int bad_sandbox(const tmatch__sandbox_t *sb)
+{
+	return !sb || !(sb->max_time >= 0) || isinf(sb->max_time) || sb->ngroups < 0 ||
+	       (sb->ngroups > 0 && !sb->groups) || sb->grace < 0;
+}
+
+int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg, char *buf,
+                        size_t *got, tmatch_error_t *err)
+{
+	tmatch__sandbox_t mine;
+	struct into_buf into;
+
+	if (got)
+		*got = 0;
+	if (bad_sandbox(sb) || !body || (!sb->feed && (!buf || !got)))
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch__sandbox_run: invalid argument");
+	mine = *sb;
+	mine.exec_fd = -1;
+	mine.input_fd = -1;
+	if (!mine.feed) {
+		into.buf = buf;
+		into.got = got;
+		into.cap = sb->max_result;
+		mine.feed = feed_buf;
+		mine.feed_arg = &into;
+	}
+	return launch(&mine, body, arg, err);
+}
+
+int tmatch__sandbox_exec(const tmatch__sandbox_t *sb, tmatch_error_t *err)
+{
+	if (bad_sandbox(sb) || sb->exec_fd < 0 || !sb->feed)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch__sandbox_exec: invalid argument");
+	return launch(sb, NULL, NULL, err);
 }

@@ -23,7 +23,7 @@ bookworm) CLANG_RT=libclang-rt-14-dev PETSC_EXAMPLES=libpetsc3.18-dev-examples ;
 esac
 
 PKGS="build-essential pkg-config git
-libhwloc-dev hwloc libhwloc-plugins libyaml-dev libcriterion-dev
+libhwloc-dev hwloc libhwloc-plugins libyaml-dev libcriterion-dev libseccomp-dev
 slurmd slurmctld slurm-client libslurm-dev munge
 iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran

@@ -73,7 +73,7 @@ $(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(HWLOC_CFLAGS) $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) -lmetis -lm
+	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) -lmetis -lm
 
 $(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN) $(REPLAY_PREDICT_BIN): $(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIB_A)
 	@mkdir -p $(dir $@)

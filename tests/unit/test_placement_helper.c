@@ -15,8 +15,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +61,19 @@ static void write_public(char *path, size_t len, const char *name, const char *t
 	fputs(text, f);
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(chmod(path, 0644), 0);
+}
+
+/* Removes a file write_public made, and its directory. */
+static void remove_public(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	unlink(path);
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	rmdir(dir);
 }
 
 /* ---- the helper process -------------------------------------------------- */
@@ -253,6 +275,575 @@ Test(placement_helper, filter_lets_the_mapper_use_threads)
 	             err.msg);
 	buf[got] = '\0';
 	cr_assert_str_eq(buf, "2");
+}
+
+/* Survives only where the filter is loose: writes what the call returned. */
+static void report_call(int fd, long r)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "%ld %d", r, r < 0 ? errno : 0);
+	tmatch__write_all(fd, line, strlen(line));
+}
+
+static void kill_other_body(void *arg, int fd)
+{
+	(void)arg;
+	report_call(fd, kill(1, 0)); /* init, slurmstepd or any other process */
+}
+
+static void fork_body(void *arg, int fd)
+{
+	long r;
+
+	(void)arg;
+	/* clone as fork() makes it: a new process, not a thread */
+	r = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+	if (r == 0)
+		_exit(0);
+	report_call(fd, r);
+}
+
+static void flock_ex_body(void *arg, int fd)
+{
+	int f = open(arg, O_RDONLY);
+
+	report_call(fd, flock(f, LOCK_EX | LOCK_NB)); /* a writer's lock, blocking the store */
+}
+
+/* Finding 10 of issue 33: kill() of another process, a fork-style clone and
+   an exclusive flock were answered EPERM (or allowed) instead of ending
+   the helper. Each now kills it with SIGSYS. */
+Test(placement_helper, filter_kills_signals_to_others_forks_and_exclusive_locks)
+{
+	static const struct {
+		tmatch__sandbox_fn body;
+		const char *what;
+	} cases[] = {{kill_other_body, "kill"}, {fork_body, "clone"}, {flock_ex_body, "flock"}};
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[65], path[PATH_MAX];
+	size_t got = 0;
+
+	write_public(path, sizeof(path), "lock", "");
+	sandbox_for(&sb, 1);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		tmatch_error_clear(&err);
+		got = 0;
+		cr_expect_eq(tmatch__sandbox_run(&sb, cases[c].body, path, buf, &got, &err), -1,
+		             "%s: the helper survived (it said \"%.*s\")", cases[c].what, (int)got,
+		             buf);
+		cr_expect_eq(errno, EPERM, "%s", cases[c].what);
+		cr_expect_not_null(strstr(err.msg, "killed by its system-call filter"), "%s: %s",
+		                   cases[c].what, err.msg);
+	}
+	remove_public(path);
+}
+
+/* ---- the filter on every architecture Debian builds Slurm for ------------ */
+
+/* A classic-BPF machine as the kernel runs a seccomp program, on the
+   seccomp_data of an architecture of either byte order. */
+struct bpf_data {
+	unsigned char bytes[64]; /* struct seccomp_data as that architecture lays it out */
+	int big_endian;
+};
+
+static uint32_t bpf_word(const struct bpf_data *d, uint32_t k)
+{
+	const unsigned char *b = d->bytes + k;
+
+	cr_assert_leq(k + 4, sizeof(d->bytes));
+	return d->big_endian
+	           ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]
+	           : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static void bpf_put(struct bpf_data *d, size_t off, uint64_t v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		d->bytes[off + (d->big_endian ? len - 1 - i : i)] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t bpf_run(const struct sock_filter *f, size_t n, const struct bpf_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {0};
+
+	for (size_t pc = 0; pc < n; pc++) {
+		const struct sock_filter *i = &f[pc];
+		uint32_t src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+			a = BPF_MODE(i->code) == BPF_ABS   ? bpf_word(d, i->k)
+			    : BPF_MODE(i->code) == BPF_MEM ? mem[i->k % BPF_MEMWORDS]
+			    : BPF_MODE(i->code) == BPF_LEN ? 64
+			                                   : i->k;
+			break;
+		case BPF_LDX:
+			x = BPF_MODE(i->code) == BPF_MEM   ? mem[i->k % BPF_MEMWORDS]
+			    : BPF_MODE(i->code) == BPF_LEN ? 64
+			                                   : i->k;
+			break;
+		case BPF_ST:
+			mem[i->k % BPF_MEMWORDS] = a;
+			break;
+		case BPF_STX:
+			mem[i->k % BPF_MEMWORDS] = x;
+			break;
+		case BPF_ALU:
+			switch (BPF_OP(i->code)) {
+			case BPF_ADD:
+				a += src;
+				break;
+			case BPF_SUB:
+				a -= src;
+				break;
+			case BPF_MUL:
+				a *= src;
+				break;
+			case BPF_DIV:
+				a = src ? a / src : 0;
+				break;
+			case BPF_OR:
+				a |= src;
+				break;
+			case BPF_AND:
+				a &= src;
+				break;
+			case BPF_LSH:
+				a <<= src;
+				break;
+			case BPF_RSH:
+				a >>= src;
+				break;
+			case BPF_NEG:
+				a = -a;
+				break;
+			default:
+				cr_assert_fail("BPF ALU op %#x", i->code);
+			}
+			break;
+		case BPF_JMP: {
+			int yes;
+
+			if (BPF_OP(i->code) == BPF_JA) {
+				pc += i->k;
+				break;
+			}
+			yes = BPF_OP(i->code) == BPF_JEQ   ? a == src
+			      : BPF_OP(i->code) == BPF_JGT ? a > src
+			      : BPF_OP(i->code) == BPF_JGE ? a >= src
+			                                   : (a & src) != 0;
+			pc += yes ? i->jt : i->jf;
+			break;
+		}
+		case BPF_RET:
+			return BPF_RVAL(i->code) == BPF_A ? a : i->k;
+		case BPF_MISC:
+			if (BPF_MISCOP(i->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		}
+	}
+	cr_assert_fail("the BPF program ran off its end");
+	return 0;
+}
+
+/* What the filter built for `arch` answers to call `name` with args. */
+static uint32_t filter_answer(const struct sock_filter *f, size_t n, uint32_t arch, int big,
+                              const char *name, const uint64_t args[6])
+{
+	struct bpf_data d;
+	int nr = seccomp_syscall_resolve_name_arch(arch, name);
+
+	cr_assert_geq(nr, 0, "no %s on architecture %#x", name, arch);
+	memset(&d, 0, sizeof(d));
+	d.big_endian = big;
+	bpf_put(&d, 0, (uint32_t)nr, 4);
+	bpf_put(&d, 4, arch, 4);
+	for (int i = 0; i < 6; i++)
+		bpf_put(&d, 16 + 8 * (size_t)i, args[i], 8);
+	return bpf_run(f, n, &d);
+}
+
+/* Finding 9 of issue 33: the raw BPF filter existed for x86_64 and aarch64
+   only; ppc64el, s390x and riscv64 nodes ran the helper unfiltered. The
+   allow-list is now built by libseccomp for the machine it runs on; here it
+   is built for each of Debian's 64-bit architectures and run. */
+Test(placement_helper, filter_is_built_for_every_architecture)
+{
+	static const struct {
+		const char *name;
+		uint32_t arch;
+		int big_endian, clone_flags_arg;
+	} arches[] = {
+	    {"amd64", SCMP_ARCH_X86_64, 0, 0},    {"arm64", SCMP_ARCH_AARCH64, 0, 0},
+	    {"ppc64el", SCMP_ARCH_PPC64LE, 0, 0}, {"s390x", SCMP_ARCH_S390X, 1, 1},
+	    {"riscv64", SCMP_ARCH_RISCV64, 0, 0},
+	};
+	const uint64_t self = 4242, thread = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+	                                     CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+	                                     CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+
+	for (size_t a = 0; a < sizeof(arches) / sizeof(arches[0]); a++) {
+		uint32_t arch = arches[a].arch;
+		int big = arches[a].big_endian, fa = arches[a].clone_flags_arg;
+		uint64_t none[6] = {0}, rdonly[6] = {(uint64_t)-100, 0x1000, O_RDONLY},
+		         wronly[6] = {(uint64_t)-100, 0x1000, O_WRONLY | O_CREAT},
+		         mine[6] = {self, SIGABRT}, other[6] = {self + 1, SIGKILL},
+		         shared[6] = {3, LOCK_SH}, excl[6] = {3, LOCK_EX}, thr[6] = {0},
+		         proc[6] = {0};
+		struct sock_filter prog[4096];
+		void *ctx = NULL;
+		int fd = memfd_create("bpf", 0);
+		ssize_t len;
+		size_t n;
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(tmatch__sandbox_filter_new(arch, (pid_t)self, &ctx), 0, "%s",
+		             arches[a].name);
+		cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+		tmatch__sandbox_filter_free(ctx);
+		len = pread(fd, prog, sizeof(prog), 0);
+		close(fd);
+		cr_assert_gt(len, 0);
+		n = (size_t)len / sizeof(prog[0]);
+		for (size_t i = 0; big && i < n; i++) { /* written in the target's byte order */
+			prog[i].code = __builtin_bswap16(prog[i].code);
+			prog[i].k = __builtin_bswap32(prog[i].k);
+		}
+		thr[fa] = thread;
+		proc[fa] = SIGCHLD;
+#define ANSWER(call, args) filter_answer(prog, n, arch, big, call, args)
+		cr_expect_eq(ANSWER("read", none), SCMP_ACT_ALLOW, "%s read", arches[a].name);
+		cr_expect_eq(ANSWER("mmap", none), SCMP_ACT_ALLOW, "%s mmap", arches[a].name);
+		cr_expect_eq(ANSWER("openat", rdonly), SCMP_ACT_ALLOW, "%s openat", arches[a].name);
+		cr_expect_eq(ANSWER("openat", wronly), SCMP_ACT_ERRNO(EACCES), "%s openat w",
+		             arches[a].name);
+		cr_expect_eq(ANSWER("ioctl", none), SCMP_ACT_ERRNO(ENOTTY), "%s", arches[a].name);
+		cr_expect_eq(ANSWER("clone", thr), SCMP_ACT_ALLOW, "%s thread", arches[a].name);
+		cr_expect_eq(ANSWER("clone", proc), SCMP_ACT_KILL_PROCESS, "%s fork",
+		             arches[a].name);
+		cr_expect_eq(ANSWER("kill", mine), SCMP_ACT_ALLOW, "%s raise", arches[a].name);
+		cr_expect_eq(ANSWER("tgkill", mine), SCMP_ACT_ALLOW, "%s abort", arches[a].name);
+		cr_expect_eq(ANSWER("kill", other), SCMP_ACT_KILL_PROCESS, "%s kill",
+		             arches[a].name);
+		cr_expect_eq(ANSWER("flock", shared), SCMP_ACT_ALLOW, "%s", arches[a].name);
+		cr_expect_eq(ANSWER("flock", excl), SCMP_ACT_KILL_PROCESS, "%s", arches[a].name);
+		/* ppc64el and s390x also multiplex sockets through socketcall */
+		if (seccomp_syscall_resolve_name_arch(arch, "socket") >= 0)
+			cr_expect_eq(ANSWER("socket", none), SCMP_ACT_KILL_PROCESS, "%s socket",
+			             arches[a].name);
+		if (seccomp_syscall_resolve_name_arch(arch, "socketcall") >= 0)
+			cr_expect_eq(ANSWER("socketcall", none), SCMP_ACT_KILL_PROCESS,
+			             "%s socketcall", arches[a].name);
+		cr_expect_eq(ANSWER("execve", none), SCMP_ACT_KILL_PROCESS, "%s execve",
+		             arches[a].name);
+		cr_expect_eq(ANSWER("ptrace", none), SCMP_ACT_KILL_PROCESS, "%s ptrace",
+		             arches[a].name);
+		cr_expect_eq(ANSWER("setuid", none), SCMP_ACT_KILL_PROCESS, "%s setuid",
+		             arches[a].name);
+#undef ANSWER
+		{
+			/* a call of another architecture (its compat ABI) kills too */
+			struct bpf_data d;
+
+			memset(&d, 0, sizeof(d));
+			d.big_endian = big;
+			bpf_put(&d, 4, SCMP_ARCH_X86, 4);
+			cr_expect_eq(bpf_run(prog, n, &d), SCMP_ACT_KILL_PROCESS, "%s",
+			             arches[a].name);
+		}
+	}
+}
+
+/* ---- the helper's life, watched whole ------------------------------------ */
+
+static void closed_pipe_body(void *arg, int fd)
+{
+	struct timespec ts = {30, 0};
+
+	(void)arg;
+	close(fd);
+	nanosleep(&ts, NULL); /* no CPU, no pipe: only the wall clock can end it */
+}
+
+/* Finding 4 of issue 33: once the result pipe was closed the parent waited
+   for the child without a deadline; a helper that closes fd 3 and sleeps
+   held slurmstepd. It is killed at the deadline like any other. */
+Test(placement_helper, helper_that_closes_its_pipe_and_sleeps_is_killed_in_time, .timeout = 15)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[16];
+	size_t got = 0;
+
+	sandbox_for(&sb, 1);
+	sb.max_time = 0.5;
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, closed_pipe_body, NULL, buf, &got, &err), -1);
+	cr_expect_eq(errno, ETIME);
+	cr_expect_str_eq(err.msg, "mapping exceeded max_map_time=0.5 s, killed");
+}
+
+static int kill_nothing(pid_t pid, int pidfd)
+{
+	(void)pid, (void)pidfd;
+	return 0; /* as SIGKILL does to a process in uninterruptible sleep, for now */
+}
+
+/* A child that cannot end yet (a hung NFS read): slurmstepd waits the
+   grace period after SIGKILL, no longer, and the child is handed back to
+   be reaped later. */
+Test(placement_helper, child_that_cannot_end_yet_is_left_pending, .timeout = 15)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[16];
+	size_t got = 0;
+	pid_t pending = -1;
+	int status;
+
+	sandbox_for(&sb, 1);
+	sb.max_time = 0.3;
+	sb.grace = 0.3;
+	sb.send_kill = kill_nothing;
+	sb.pending = &pending;
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, closed_pipe_body, NULL, buf, &got, &err), -1);
+	cr_expect_eq(errno, ETIME);
+	cr_expect_not_null(strstr(err.msg, "did not end within 0.3 s of SIGKILL"), "%s", err.msg);
+	cr_assert_gt(pending, 0);
+	tmatch__sandbox_reap(pending); /* still there: returns at once */
+	cr_assert_eq(kill(pending, 0), 0, "reaped too early");
+	cr_assert_eq(kill(pending, SIGKILL), 0);
+	cr_assert_eq(waitpid(pending, &status, 0), pending);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* ---- descriptors ---------------------------------------------------------- */
+
+/* In the sandbox: what fds 0-4 point to, one "N -> target" line each. */
+static void fds_body(void *arg, int fd)
+{
+	char line[PATH_MAX + 32], link[32], target[PATH_MAX];
+
+	(void)arg;
+	for (int i = 0; i <= 4; i++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", i);
+		n = readlink(link, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		snprintf(line, sizeof(line), "%d -> %s\n", i, n < 0 ? "-" : target);
+		tmatch__write_all(fd, line, strlen(line));
+	}
+}
+
+/* Finding 6 of issue 33: when fd 3 was free in the parent, /dev/null
+   opened as fd 3 and the child's stdin, stdout and stderr all became the
+   result pipe. Run from a process whose only descriptors are 0-2 (and the
+   report's, far above). */
+Test(placement_helper, descriptors_with_fd_3_free_in_the_parent)
+{
+	int report[2], status;
+	char out[2048];
+	ssize_t n;
+	pid_t pid;
+
+	cr_assert_eq(pipe(report), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		tmatch__sandbox_t sb;
+		tmatch_error_t err;
+		char buf[1024];
+		size_t got = 0;
+
+		if (dup2(report[1], 200) < 0 || close_range(3, 199, 0) < 0)
+			_exit(3);
+		sandbox_for(&sb, 1);
+		sb.max_result = sizeof(buf);
+		tmatch_error_clear(&err);
+		if (tmatch__sandbox_run(&sb, fds_body, NULL, buf, &got, &err) < 0)
+			tmatch__write_all(200, err.msg, strlen(err.msg));
+		else
+			tmatch__write_all(200, buf, got);
+		_exit(0);
+	}
+	close(report[1]);
+	n = read(report[0], out, sizeof(out) - 1);
+	close(report[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_expect_not_null(strstr(out, "0 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "1 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "2 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "3 -> pipe:["), "%s", out);
+	cr_expect_not_null(strstr(out, "4 -> -\n"), "%s", out);
+}
+
+/* ---- oom_score_adj, death of the parent ----------------------------------- */
+
+static void oom_body(void *arg, int fd)
+{
+	char buf[32];
+	int f = open("/proc/self/oom_score_adj", O_RDONLY);
+	ssize_t n = f < 0 ? -1 : read(f, buf, sizeof(buf));
+
+	(void)arg;
+	if (n > 0)
+		tmatch__write_all(fd, buf, (size_t)n);
+}
+
+static int set_oom(const char *value)
+{
+	int f = open("/proc/self/oom_score_adj", O_WRONLY);
+	int ok = f >= 0 && write(f, value, strlen(value)) == (ssize_t)strlen(value);
+
+	if (f >= 0)
+		close(f);
+	return ok ? 0 : -1;
+}
+
+/* Finding 2 of issue 33: the helper kept slurmstepd's oom_score_adj
+   (-1000): up to max_map_memory per step the OOM killer never picked. As
+   slurmstepd (which needs CAP_SYS_RESOURCE to go below 0). */
+Test(placement_helper, helper_leaves_slurmstepds_oom_score_adj)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[33];
+	size_t got = 0;
+
+	if (set_oom("-1000") < 0)
+		cr_skip_test("oom_score_adj -1000 needs CAP_SYS_RESOURCE, which this machine's "
+		             "root lacks: oom_score_adj_is_raised_to_zero checks the step");
+	sandbox_for(&sb, 1);
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch__sandbox_run(&sb, oom_body, NULL, buf, &got, &err), 0, "%s", err.msg);
+	set_oom("0");
+	buf[got] = '\0';
+	cr_expect_str_eq(buf, "0\n");
+}
+
+/* The same step on a stand-in for /proc/self/oom_score_adj: raised to 0
+   from below, a value above 0 (the user's own) kept. */
+Test(placement_helper, oom_score_adj_is_raised_to_zero)
+{
+	static const struct {
+		const char *before, *after;
+	} cases[] = {{"-1000\n", "0\n"}, {"-17\n", "0\n"}, {"0\n", "0\n"}, {"300\n", "300\n"}};
+	char path[PATH_MAX], got[32];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		FILE *f;
+		size_t n;
+
+		write_public(path, sizeof(path), "oom_score_adj", cases[c].before);
+		cr_assert_eq(tmatch__sandbox_oom_reset(path), 0);
+		cr_assert_not_null(f = fopen(path, "r"));
+		n = fread(got, 1, sizeof(got) - 1, f);
+		fclose(f);
+		got[n] = '\0';
+		/* written over the value, as the kernel's file takes it: "0\n" then
+		   what was left of a longer text */
+		cr_expect_eq(strncmp(got, cases[c].after, strlen(cases[c].after)), 0, "%s -> %s",
+		             cases[c].before, got);
+		remove_public(path);
+	}
+	cr_expect_eq(tmatch__sandbox_oom_reset("/nonexistent/oom_score_adj"), -1);
+}
+
+/* Sleeps once it has said so through the FIFO at arg. */
+static void ready_then_sleep_body(void *arg, int fd)
+{
+	struct timespec ts = {30, 0};
+	int f = open(arg, O_WRONLY);
+
+	(void)fd;
+	if (f >= 0) {
+		tmatch__write_all(f, "r", 1);
+		close(f);
+	}
+	nanosleep(&ts, NULL);
+}
+
+/* The child of `parent` if it has one (from /proc), else 0. */
+static pid_t child_of(pid_t parent)
+{
+	char path[64], buf[64];
+	FILE *f;
+	long pid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)parent, (long)parent);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f))
+		pid = atol(buf);
+	if (f)
+		fclose(f);
+	return (pid_t)pid;
+}
+
+/* Finding 5 of issue 33: PR_SET_PDEATHSIG was set before the change of
+   uid, which clears it: after kill -9 of the root side the helper lived
+   on. Here the root side is a process of ours, killed while its helper
+   sleeps; the helper must die with it (SIGKILL). */
+Test(placement_helper, helper_dies_with_the_root_side, .timeout = 30)
+{
+	char dir[] = "/tmp/tm-pdeath-XXXXXX", fifo[64], c;
+	pid_t root_side, helper = 0, r;
+	int status, f;
+
+	if (geteuid() == 0 && target_uid() == geteuid())
+		cr_skip_test("needs a job user other than the tester");
+	if (geteuid() != 0)
+		cr_skip_test("a change of uid (what clears the setting) needs root");
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/ready", dir);
+	cr_assert_eq(mkfifo(fifo, 0666), 0);
+	cr_assert_eq(chmod(fifo, 0666), 0);
+	root_side = fork();
+	cr_assert_geq(root_side, 0);
+	if (root_side == 0) {
+		tmatch__sandbox_t sb;
+		tmatch_error_t err;
+		char buf[16];
+		size_t got = 0;
+
+		sandbox_for(&sb, 0);
+		sb.max_time = 60;
+		tmatch__sandbox_run(&sb, ready_then_sleep_body, fifo, buf, &got, &err);
+		_exit(0);
+	}
+	f = open(fifo, O_RDONLY);
+	cr_assert_geq(f, 0);
+	cr_assert_eq(read(f, &c, 1), 1); /* the helper has set itself up */
+	close(f);
+	helper = child_of(root_side);
+	cr_assert_gt(helper, 0);
+	cr_assert_eq(kill(root_side, SIGKILL), 0);
+	cr_assert_eq(waitpid(root_side, &status, 0), root_side);
+	/* the orphan is ours now (subreaper): it must already be dying */
+	for (int i = 0; i < 100 && (r = waitpid(helper, &status, WNOHANG)) == 0; i++) {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+	}
+	if (r == 0) {
+		kill(helper, SIGKILL);
+		waitpid(helper, &status, 0);
+		cr_assert_fail("the helper outlived its parent by 2 s");
+	}
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 /* ---- what the helper decides --------------------------------------------- */
