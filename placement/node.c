@@ -473,6 +473,8 @@ int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_nod
 	} else if (xml) {
 		aopts.source = TMATCH_AFFINITY_SRC_XML;
 		aopts.input = xml;
+		aopts.xml_buffer = in->topology_xml_text;
+		aopts.xml_len = in->topology_xml_len;
 		aopts.this_system = !in->cfg->dry_run;
 	}
 	aopts.alloc_cores = in->step_cores;

@@ -188,6 +188,11 @@ typedef struct tmatch_place_node_in {
 	   unless dry_run), else this machine; or "xml:FILE" / "synthetic:STRING"
 	   (tests, dry runs; never bound). */
 	const char *topology;
+	/* cfg->topology_xml's bytes, already read (slurmstepd reads the admin's
+	   files at init, while it is root), NUL at [topology_xml_len]; NULL =
+	   read the file. */
+	const char *topology_xml_text;
+	size_t topology_xml_len;
 	/* The switches, for the position only (placement stays on the node): a
 	   cluster tree the caller built, else topology_conf (a topology.conf path,
 	   NULL = one flat switch; a file that does not parse counts as NULL) over

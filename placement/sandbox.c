@@ -154,18 +154,37 @@ int tmatch__sandbox_oom_reset(const char *path)
 {
 	char buf[16];
 	ssize_t r;
-	int fd = open(path ? path : "/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC), rc = -1;
+	int fd;
 
-	if (fd < 0)
+	if (!path)
+		path = "/proc/self/oom_score_adj";
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	r = read(fd, buf, sizeof(buf) - 1);
-	if (r > 0) {
-		buf[r] = '\0';
-		/* raising it needs no privilege; a higher value is the user's to keep */
-		rc = atoi(buf) >= 0 || pwrite(fd, "0\n", 2, 0) == 2 ? 0 : -1;
-	}
 	close(fd);
-	return rc;
+	if (r <= 0)
+		return -1;
+	buf[r] = '\0';
+	if (atoi(buf) >= 0)
+		return 0; /* a value above 0 is the user's to keep */
+	/* raising it needs no privilege; writing the file needs its owner */
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	r = write(fd, "0\n", 2);
+	close(fd);
+	return r == 2 ? 0 : -1;
+}
+
+/* slurmstepd has dropped only its effective uid (and an exec under it
+   kept the real one): take root back, to set what follows and then give
+   it up for good. */
+static int regain_root(void)
+{
+	uid_t r, e, s;
+
+	if (geteuid() != 0 && (getuid() == 0 || (getresuid(&r, &e, &s) == 0 && s == 0)))
+		return seteuid(0);
+	return 0;
 }
 
 /* The job's user for good, checked. */
@@ -174,12 +193,8 @@ static int become(const tmatch__sandbox_t *sb)
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
 
-	/* slurmstepd has dropped only its effective uid (and an exec under
-	   it kept the real one): take it back to change groups, then give up
-	   all three. */
-	if (geteuid() != 0 && (getuid() == 0 || (getresuid(&r, &e, &s) == 0 && s == 0)))
-		if (seteuid(0) < 0)
-			return -1;
+	if (regain_root() < 0)
+		return -1;
 	if (geteuid() == 0 && setgroups((size_t)sb->ngroups, sb->groups) < 0)
 		return -1;
 	if (setresgid(sb->gid, sb->gid, sb->gid) < 0 || setresuid(sb->uid, sb->uid, sb->uid) < 0)
@@ -346,6 +361,8 @@ static int install_filter(void)
 int tmatch__sandbox_confine(const tmatch__sandbox_t *sb, pid_t parent, size_t base)
 {
 	default_signals();
+	if (sb->become && regain_root() < 0)
+		return TMATCH__SANDBOX_EXIT_IDS;
 	if (tmatch__sandbox_oom_reset(NULL) < 0)
 		return TMATCH__SANDBOX_EXIT_OOM;
 	if (sb->become && become(sb) < 0)

@@ -75,6 +75,12 @@ static struct {
 	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;              /* a problem was found on the node */
 	char node_msg[700];           /* its one line */
+	/* slurmstepd: the admin's files, read at init while it is root (22.05
+	   to 26.05 call user_init with the job user's effective uid) */
+	char *topology_conf; /* topology.conf's text, NULL = none */
+	char *topology_xml;  /* topology_xml's bytes, NULL = none */
+	size_t topology_xml_len;
+	char topology_xml_error[600]; /* why topology_xml could not be read */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -165,10 +171,14 @@ static int opt_cb(int val, const char *optarg, int remote)
  * slurmstepd unless the admin set HWLOC_PLUGINS_BLACKLIST. Tasks do not
  * inherit it (they get the job's environment).
  */
+static void read_admin_files(spank_t sp, int ac, char **av);
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	if (spank_context() == S_CTX_REMOTE)
+	if (spank_context() == S_CTX_REMOTE) {
 		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
+		read_admin_files(sp, ac, av);
+	}
 	for (struct spank_option *o = options; o->name; o++) {
 		spank_err_t rc = spank_option_register(sp, o);
 
@@ -183,7 +193,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 }
 
 /* Open the admin file named by admin_file= (as whoever runs us: srun is the
-   user, slurmstepd root before dropping privileges). -1 when none. */
+   user, slurmstepd root in slurm_spank_init). -1 when none. */
 static int open_admin_file(int ac, char **av, int *fd)
 {
 	const char *path = tmatch_place_admin_file(ac, av);
@@ -230,6 +240,43 @@ static int compute_config(int ac, char **av)
 		slurm_spank_log("treematch: ignored, users may only tighten the site's policy: %s",
 		                st.cfg.refused);
 	return 0;
+}
+
+/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
+   SLURM_CONF, not the job's) and the admin's topology_xml: at most 16 and
+   64 MiB. */
+#define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
+#define MAX_TOPOLOGY_XML  (64 * 1024 * 1024)
+
+/*
+ * slurmstepd, slurm_spank_init: the admin's policy (plugstack.conf, the
+ * admin_file), topology.conf and topology_xml, read now, as root, and kept
+ * for user_init, which Slurm calls with the job user's effective uid: a
+ * file only root may read was lost there. Nothing the user wrote is read.
+ */
+static void read_admin_files(spank_t sp, int ac, char **av)
+{
+	uint32_t stepid = 0, nnodes = 1;
+	tmatch_error_t err;
+	char *path;
+
+	if (TM_ITEM(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+	    !tmatch_place_step_is_handled(stepid) || compute_config(ac, av) < 0)
+		return;
+	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes > 1 &&
+	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")))) {
+		size_t len;
+
+		st.topology_conf = tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL);
+		free(path);
+	}
+	if (st.cfg.topology_xml[0]) {
+		tmatch_error_clear(&err);
+		st.topology_xml = tmatch_file_read(st.cfg.topology_xml, MAX_TOPOLOGY_XML,
+		                                   &st.topology_xml_len, &err);
+		if (!st.topology_xml)
+			errmsg(&err, st.topology_xml_error, sizeof(st.topology_xml_error));
+	}
 }
 
 /* srun, salloc, sbatch (the user): load the configured profile. NULL with msg. */
@@ -354,20 +401,6 @@ static char *job_env_copy(spank_t sp, const char *name)
    user's store are. */
 static const char *const learn_vars[4] = {"PATH", "PWD", "HOME", "XDG_CACHE_HOME"};
 
-/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
-   SLURM_CONF, not the job's): the admin's text, at most 16 MiB, or NULL. */
-#define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
-
-static char *topology_conf_text(void)
-{
-	char *path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")), *text;
-	size_t len;
-
-	text = path ? tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL) : NULL;
-	free(path);
-	return text;
-}
-
 /* The job user's supplementary groups: slurmstepd has set them before
    user_init. Group 0 is kept only when it is the job's own group. */
 static int job_groups(gid_t job_gid, gid_t **groups)
@@ -400,9 +433,9 @@ static void plan_node(spank_t sp)
 	tmatch_place_helper_out_t hout;
 	tmatch_error_t err;
 	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0, jobid = 0, stepid = 0;
-	uid_t uid = getuid();
-	gid_t gid = getgid(), *groups = NULL;
-	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *tconf = NULL, *plan = NULL;
+	uid_t uid = 0;
+	gid_t gid = 0, *groups = NULL;
+	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL;
 	char *learn_env[4] = {NULL, NULL, NULL, NULL}, **argv = NULL;
 	int argc = 0;
 	int *ranks = NULL, ngroups;
@@ -417,8 +450,6 @@ static void plan_node(spank_t sp)
 	TM_ITEM(sp, S_JOB_ALLOC_CORES, &job_cores);
 	TM_ITEM(sp, S_JOB_ID, &jobid);
 	TM_ITEM(sp, S_JOB_STEPID, &stepid);
-	TM_ITEM(sp, S_JOB_UID, &uid);
-	TM_ITEM(sp, S_JOB_GID, &gid);
 	/* uint32_t, as spank.h says: a narrower variable was overwritten. */
 	if (TM_ITEM(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1)
 		cpt = 1;
@@ -426,6 +457,15 @@ static void plan_node(spank_t sp)
 		st.cfg.failure = TMATCH_FAILURE_FAIL; /* the user asked; it cannot be done */
 		node_fail("node %u: the --treematch value is longer than %d bytes", nodeid,
 		          MAX_USER_VALUE);
+		goto out;
+	}
+	/* The helper becomes the job's user as Slurm names it, or does not run:
+	   never whoever slurmstepd happens to be (root). */
+	if (TM_ITEM(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    TM_ITEM(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+		node_fail("node %u: Slurm does not give the job's user and group (S_JOB_UID, "
+		          "S_JOB_GID): not placed",
+		          nodeid);
 		goto out;
 	}
 	if (nlocal > 65536 || nnodes < 1 || nodeid >= nnodes) {
@@ -447,13 +487,17 @@ static void plan_node(spank_t sp)
 		}
 		ranks[i] = (int)g;
 	}
+	if (st.cfg.topology_xml[0] && !st.topology_xml) {
+		node_fail("node %u: %s", nodeid, st.topology_xml_error);
+		goto out;
+	}
 	nodelist = job_nodelist(sp);
 	plan = job_env_copy(sp, "TREEMATCH_PLAN");
-	if (nnodes > 1 && nodelist && !plan)
-		tconf = topology_conf_text(); /* a plan carries the switches */
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = &st.cfg;
+	in.topology_xml_text = st.topology_xml;
+	in.topology_xml_len = st.topology_xml_len;
 	in.step_cores = step_cores;
 	in.job_cores = job_cores;
 	in.cpus_per_task = (int)cpt;
@@ -466,7 +510,8 @@ static void plan_node(spank_t sp)
 	hin.admin = &st.cfg;
 	hin.user_value = st.user_value;
 	hin.nodelist = nodelist;
-	hin.topology_conf = tconf;
+	/* the switches, for the positions (a plan carries them) */
+	hin.topology_conf = nnodes > 1 && nodelist && !plan ? st.topology_conf : NULL;
 	hin.node_index = (int)nodeid;
 	hin.node_count = (int)nnodes;
 	hin.nlocal = (int)nlocal;
@@ -520,7 +565,6 @@ out:
 		free(learn_env[i]);
 	free(nodelist);
 	free(plan);
-	free(tconf);
 	free(groups);
 	free(ranks);
 }
@@ -531,8 +575,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 	if (spank_remote(sp) == 1 && TM_ITEM(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
 	    tmatch_place_step_is_handled(stepid)) {
-		/* The admin's policy, as root; the user's value goes to the helper. */
-		if (compute_config(ac, av) < 0)
+		/* The admin's policy, read at init as root (said there when it
+		   failed); the user's value goes to the helper. */
+		if (!st.cfg_ok)
 			node_fail("configuration error: Slurm's binding kept");
 		else if (st.user_value || st.user_value_bad ||
 		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
@@ -632,6 +677,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	tmatch_affinity_tree_destroy(st.node);
 	tmatch_profile_destroy(st.prof);
 	free(st.user_value);
+	free(st.topology_conf);
+	free(st.topology_xml);
 	memset(&st, 0, sizeof(st));
 	return rc;
 }

@@ -38,6 +38,7 @@ static struct {
 	uint32_t cpt;
 	uid_t uid; /* S_JOB_UID, S_JOB_GID: the tester unless a test says */
 	gid_t gid;
+	int no_job_user; /* S_JOB_UID and S_JOB_GID fail, as an item Slurm lacks */
 	char *step_cores, *job_cores;
 	int task_id; /* -1: not in a task */
 	struct spank_option opts[MAX_OPTS];
@@ -118,10 +119,16 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	va_start(ap, item);
 	switch (item) {
 	case S_JOB_UID:
-		*va_arg(ap, uid_t *) = mock.uid;
+		if (mock.no_job_user)
+			rc = ESPANK_BAD_ARG;
+		else
+			*va_arg(ap, uid_t *) = mock.uid;
 		break;
 	case S_JOB_GID:
-		*va_arg(ap, gid_t *) = mock.gid;
+		if (mock.no_job_user)
+			rc = ESPANK_BAD_ARG;
+		else
+			*va_arg(ap, gid_t *) = mock.gid;
 		break;
 	case S_JOB_STEPID:
 		*va_arg(ap, uint32_t *) = mock.stepid;
@@ -778,6 +785,116 @@ Test(spank_glue, odd_items_and_values_end_in_the_policy)
 	cr_expect_not_null(strstr(mock.log, "Slurm gave 100000 local tasks"), "%s", mock.log);
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 1, fail_argv), -1);
+}
+
+/* Finding 7 of issue 33: without S_JOB_UID and S_JOB_GID the root side
+   fell back to getuid() (0) and ran the helper as root, which read a
+   profile only root may read. No helper now: the policy's fallback, or
+   failure=fail. */
+Test(spank_glue, no_helper_without_the_jobs_user_from_slurm)
+{
+	char *fail_argv[] = {"failure=fail"};
+
+	for (int policy = 0; policy < 2; policy++) {
+		struct spank_option *o;
+
+		write_profile(1);
+		cr_assert_eq(chmod(profile_path, 0600), 0); /* root's: the job's user cannot */
+		load_plugin(S_CTX_REMOTE);
+		job_of_nobody();
+		mock.no_job_user = 1;
+		mock.nlocal = mock.ntotal = 1;
+		job_setenv("SLURM_STEP_NODELIST", "n0");
+		cr_assert_eq(call("slurm_spank_init", policy, fail_argv), 0);
+		o = treematch_option();
+		cr_assert_eq(o->cb(o->val, profile_path, 1), 0);
+		cr_assert_eq(call("slurm_spank_init_post_opt", policy, fail_argv), 0);
+		cr_assert_eq(call("slurm_spank_user_init", policy, fail_argv), 0, "%s", mock.log);
+		mock.task_id = 0;
+		cr_expect_eq(call("slurm_spank_task_init", policy, fail_argv), policy ? -1 : 0,
+		             "%s", mock.log);
+		cr_expect_null(set_value("TREEMATCH_CPUS"), "placed as someone: %s", mock.log);
+		cr_expect_not_null(strstr(mock.log, "error: treematch: node 0: Slurm does not give "
+		                                    "the job's user and group"),
+		                   "%s", mock.log);
+		cleanup();
+	}
+}
+
+/* A file only root may read, in a directory of its own. */
+static void write_root_file(char *path, size_t len, char *dir, const char *name, const char *text)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(path, 0600), 0);
+}
+
+/* Finding 8 of issue 33: Slurm 22.05 to 26.05 call user_init with the job
+   user's effective uid, and the root side opened the admin file and
+   topology.conf there: a 0600 admin file gave "Permission denied" and the
+   site's policy was lost. They are read at init, as root; user_init runs
+   here as Slurm's drop_privileges leaves it (setegid, seteuid). */
+Test(spank_glue, admin_files_are_read_before_slurm_drops_the_effective_uid)
+{
+	char dir[] = "/tmp/test_spank_glue_etc_XXXXXX", admin[96], conf[96], tconf[96], xml[96],
+	     arg_admin[128], arg_xml[128], cmd[160];
+	char *argv[2] = {arg_admin, arg_xml};
+	struct spank_option *o;
+	hwloc_topology_t topo;
+	const char *pos;
+
+	if (geteuid() != 0)
+		cr_skip_test("dropping the effective uid as slurmstepd does needs root");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0700), 0);
+	/* the site's policy: a dry run; its switches; its node (4 cores) */
+	write_root_file(admin, sizeof(admin), dir, "treematch.conf", "dry_run=on\n");
+	write_root_file(conf, sizeof(conf), dir, "slurm.conf", "ClusterName=test\n");
+	write_root_file(tconf, sizeof(tconf), dir, "topology.conf", "SwitchName=s0 Nodes=n[0-1]\n");
+	snprintf(xml, sizeof(xml), "%s/node.xml", dir);
+	cr_assert_eq(hwloc_topology_init(&topo), 0);
+	cr_assert_eq(hwloc_topology_set_synthetic(topo, "pack:2 core:2 pu:1"), 0);
+	cr_assert_eq(hwloc_topology_load(topo), 0);
+	cr_assert_eq(hwloc_topology_export_xml(topo, xml, 0), 0);
+	hwloc_topology_destroy(topo);
+	cr_assert_eq(chmod(xml, 0600), 0);
+	snprintf(arg_admin, sizeof(arg_admin), "admin_file=%s", admin);
+	snprintf(arg_xml, sizeof(arg_xml), "topology_xml=%s", xml);
+	setenv("SLURM_CONF", conf, 1);
+
+	write_profile(2);
+	make_public(profile_path);
+	load_plugin(S_CTX_REMOTE);
+	job_of_nobody();
+	mock.nnodes = 2;
+	mock.nlocal = 1;
+	mock.ntotal = 2;
+	job_setenv("SLURM_STEP_NODELIST", "n[0-1]");
+	cr_assert_eq(call("slurm_spank_init", 2, argv), 0, "%s", mock.log); /* as root */
+	o = treematch_option();
+	cr_assert_eq(o->cb(o->val, profile_path, 1), 0);
+	cr_assert_eq(call("slurm_spank_init_post_opt", 2, argv), 0);
+	cr_assert_eq(setegid(65534), 0);
+	cr_assert_eq(seteuid(65534), 0);
+	cr_expect_eq(call("slurm_spank_user_init", 2, argv), 0, "%s", mock.log);
+	cr_assert_eq(seteuid(0), 0);
+	cr_assert_eq(setegid(0), 0);
+	unsetenv("SLURM_CONF");
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 2, argv), 0, "%s", mock.log);
+	cr_expect_null(strstr(mock.log, "error"), "%s", mock.log);
+	cr_expect_str_eq(set_value("TREEMATCH_DRY_RUN") ? set_value("TREEMATCH_DRY_RUN") : "-", "1",
+	                 "the admin file's dry_run=on was lost: %s", mock.log);
+	pos = set_value("TREEMATCH_POSITION");
+	cr_expect(pos && strstr(pos, "switch=") && strstr(pos, "package="),
+	          "topology.conf's switch or the XML's packages missing: %s (%s)", pos ? pos : "-",
+	          mock.log);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 Test(spank_glue, overlong_record_value_is_not_kept_by_the_root_side)
