@@ -28,6 +28,7 @@ MANDIR       ?= $(PREFIX)/share/man
 DATADIR      ?= $(PREFIX)/share
 SYSCONFDIR   ?= /etc
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
+LIBEXECDIR   ?= $(PREFIX)/libexec
 DESTDIR      ?=
 
 BUILDDIR     ?= build

@@ -163,6 +163,16 @@ TMATCH_API tmatch_topo_t *tmatch_affinity_tree_topo_dup(const tmatch_affinity_tr
 /* Number of real (allowed) leaves = task slots. */
 TMATCH_API int tmatch_affinity_tree_nb_slots(const tmatch_affinity_tree_t *tree);
 
+/*
+ * hwloc's XML of the machine a node tree was built from, whole (before the
+ * tree's restrictions), malloc'd and NUL-terminated, *len bytes before the
+ * NUL: a node tree made again from it with the same options is the same
+ * tree (the plugin hands it to its helper). NULL with err for a cluster
+ * tree or when hwloc cannot write it.
+ */
+TMATCH_API char *tmatch_affinity_tree_xml(const tmatch_affinity_tree_t *tree, size_t *len,
+                                          tmatch_error_t *err);
+
 /* Number of nodes (1 for a node tree) and the name of node i. */
 TMATCH_API int tmatch_affinity_tree_nb_nodes(const tmatch_affinity_tree_t *tree);
 TMATCH_API const char *tmatch_affinity_tree_node_name(const tmatch_affinity_tree_t *tree, int node);

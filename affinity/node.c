@@ -493,27 +493,17 @@ fail:
 	return NULL;
 }
 
-char *tmatch_affinity_xml_export(const tmatch_affinity_opts_t *opts, size_t *len,
-                                 tmatch_error_t *err)
+/* hwloc's export of topo, in a buffer of ours. */
+static char *export_xml(hwloc_topology_t topo, const char *name, size_t *len, tmatch_error_t *err)
 {
-	hwloc_topology_t topo;
-	const char *src = NULL;
 	char *buf = NULL, *copy = NULL;
-	int n = 0, this_system;
+	int n = 0;
 
-	*len = 0;
-	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "tmatch_affinity_xml_export: not an XML file");
-		return NULL;
-	}
-	if (!(topo = topo_load(opts, &this_system, &src, err)))
-		return NULL;
 	if (hwloc_topology_export_xmlbuffer(topo, &buf, &n, 0) < 0 || n < 1) {
-		tmatch_error_set(err, EINVAL, opts->input, 0, 0,
+		tmatch_error_set(err, EINVAL, name, 0, 0,
 		                 "hwloc cannot write this XML topology back: %s", strerror(errno));
 	} else if ((size_t)n > MAX_XML_BYTES) {
-		tmatch_error_set(err, EFBIG, opts->input, 0, 0,
+		tmatch_error_set(err, EFBIG, name, 0, 0,
 		                 "this XML topology grows beyond %zu MiB once loaded",
 		                 MAX_XML_BYTES >> 20);
 	} else if (!(copy = malloc((size_t)n))) {
@@ -524,8 +514,39 @@ char *tmatch_affinity_xml_export(const tmatch_affinity_opts_t *opts, size_t *len
 	}
 	if (buf)
 		hwloc_free_xmlbuffer(topo, buf);
+	return copy;
+}
+
+char *tmatch_affinity_xml_export(const tmatch_affinity_opts_t *opts, size_t *len,
+                                 tmatch_error_t *err)
+{
+	hwloc_topology_t topo;
+	const char *src = NULL;
+	char *copy;
+	int this_system;
+
+	*len = 0;
+	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_affinity_xml_export: not an XML file");
+		return NULL;
+	}
+	if (!(topo = topo_load(opts, &this_system, &src, err)))
+		return NULL;
+	copy = export_xml(topo, opts->input, len, err);
 	hwloc_topology_destroy(topo);
 	return copy;
+}
+
+char *tmatch_affinity_tree_xml(const tmatch_affinity_tree_t *tree, size_t *len, tmatch_error_t *err)
+{
+	if (!tree || !len || tree->nb_nodes != 1 || !tree->nodes[0].topo) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_affinity_tree_xml: not a node tree");
+		return NULL;
+	}
+	*len = 0;
+	return export_xml(tree->nodes[0].topo, NULL, len, err);
 }
 
 tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *opts,

@@ -23,6 +23,9 @@ SRC=${SRCDIR:-$(pwd)}
 B=${BUILDDIR:-$SRC/build}
 REPS=${1:-${LAUNCH_REPS:-15}}
 SO=$B/spank/treematch.so
+# the plugin and the helper program this build made
+PLUGIN_ARGS=$SO
+[ -x "$B/spank/treematch-helper" ] && PLUGIN_ARGS="$SO helper=$B/spank/treematch-helper"
 OUT=$B/bench/launch_overhead.txt
 WORK=$B/bench/launch
 export TMATCH_CLUSTER_DIR=$B/bench/launch-cluster
@@ -69,9 +72,9 @@ ms() { # command...: prints elapsed milliseconds
 run_variant() {
 	case $1 in
 	none) : >"$PLUGSTACK"; set -- ;;
-	loaded) echo "required $SO topology_xml=$WORK/node64.xml" >"$PLUGSTACK"; set -- ;;
+	loaded) echo "required $PLUGIN_ARGS topology_xml=$WORK/node64.xml" >"$PLUGSTACK"; set -- ;;
 	treematch)
-		echo "required $SO topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
+		echo "required $PLUGIN_ARGS topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
 		set -- "--treematch=$WORK/stencil64.yml,dry_run=on"
 		;;
 	esac
@@ -99,7 +102,7 @@ trap 'scancel "$JOB" 2>/dev/null; $CLUSTER stop >/dev/null 2>&1' EXIT
 "$TM" layout --profile "$WORK/stencil64.yml" --nodes n0 --tasks-per-node 64 \
 	--node-topology "xml:$WORK/node64.xml" --plan "$WORK/step.plan" --job-id "$JOB" \
 	-o /dev/null || exit 1
-echo "required $SO topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
+echo "required $PLUGIN_ARGS topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
 step_idle() {
 	n=0
 	while [ -n "$(squeue -h -s -j "$JOB" -o %i 2>/dev/null | grep -v 'extern')" ]; do
@@ -132,7 +135,7 @@ scancel "$JOB"
 # The plugin's own timers (verbose=2), VREPS launches: srun-side check,
 # node plan (profile, hwloc tree, mapping: before any task is forked), and
 # each task's task_init.
-echo "required $SO topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
+echo "required $PLUGIN_ARGS topology_xml=$WORK/node64.xml" >"$PLUGSTACK"
 : >"$WORK/timers"
 i=0
 while [ $i -lt "${VREPS:-5}" ]; do

@@ -58,7 +58,7 @@ $CLUSTER start --nodes 4 >"$W/cluster.out" 2>&1 || {
 }
 export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
 CONF=$TMATCH_CLUSTER_DIR/etc/topology.conf
-echo "required $B/spank/treematch.so" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $B/spank/treematch.so helper=$B/spank/treematch-helper" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE SLURM_NTASKS SLURM_NNODES \
 	SLURM_HOSTFILE SLURM_DISTRIBUTION 2>/dev/null || true
 

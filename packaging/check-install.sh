@@ -29,7 +29,7 @@ ok() {
 # BINDIR, MANDIR, ... to make) would otherwise reach this make via MAKEFLAGS.
 VARS="BUILDDIR=$B PREFIX=/opt/tm LIBDIR=/opt/tm/lib64 SLURM_PLUGINDIR=/opt/slurm/plugins
 BINDIR=/opt/tm/bin INCLUDEDIR=/opt/tm/include MANDIR=/opt/tm/share/man DATADIR=/opt/tm/share
-SYSCONFDIR=/opt/tm/etc PKGCONFIGDIR=/opt/tm/lib64/pkgconfig
+SYSCONFDIR=/opt/tm/etc PKGCONFIGDIR=/opt/tm/lib64/pkgconfig LIBEXECDIR=/opt/tm/libexec
 EXAMPLESDIR=/opt/tm/share/doc/slurm-treematch/examples RECORD_LIBDIR=/opt/tm/lib64/treematch"
 # shellcheck disable=SC2086
 make -C "$SRC" --no-print-directory $VARS install DESTDIR="$D/root" >"$D/install.log" 2>&1
@@ -39,7 +39,7 @@ for f in /opt/tm/bin/treematch /opt/tm/lib64/libtreematch.so.0 /opt/tm/lib64/lib
 	/opt/tm/lib64/libtreematch.a /opt/tm/include/treematch/treematch.h \
 	/opt/tm/lib64/pkgconfig/treematch.pc /opt/slurm/plugins/treematch.so \
 	/opt/tm/share/man/man1/treematch.1 /opt/tm/share/man/man5/treematch-profile.5 \
-	/opt/tm/share/man/man8/treematch.8 \
+	/opt/tm/share/man/man8/treematch.8 /opt/tm/libexec/treematch/treematch-helper \
 	/opt/tm/share/doc/slurm-treematch/examples/treematch.conf; do
 	[ -e "$R$f" ]
 	ok $? "installed $f"
@@ -47,6 +47,11 @@ done
 stray=$(cd "$R" && find . ! -type d | grep -v -e '^\./opt/tm/' -e '^\./opt/slurm/plugins/' || true)
 [ -z "$stray" ]
 ok $? "nothing installed outside PREFIX and SLURM_PLUGINDIR${stray:+: $stray}"
+# the plugin starts the helper LIBEXECDIR holds, and only root may change it
+grep -qa '/opt/tm/libexec/treematch/treematch-helper' "$R/opt/slurm/plugins/treematch.so"
+ok $? "the plugin names the helper installed in LIBEXECDIR"
+[ "$(stat -c %a "$R/opt/tm/libexec/treematch/treematch-helper")" = 755 ]
+ok $? "the helper is 0755"
 [ "$(readlink "$R/opt/tm/lib64/libtreematch.so.0")" = "$(basename "$B"/libtreematch.so.0.*)" ]
 ok $? "libtreematch.so.0 links to the versioned library"
 grep -qx 'libdir=/opt/tm/lib64' "$R/opt/tm/lib64/pkgconfig/treematch.pc" &&

@@ -1,410 +1,415 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * helper.c - the plugin's privilege separation (tmatch_place_helper_run in
- * placement.h), after OpenSSH's: slurmstepd's root side hands the helper
- * what it read from Slurm and the admin, the helper (a sandboxed child that
- * has become the job's user for good, placement/sandbox.c) parses
- * everything the user wrote and maps, and the root side reads back a small
- * fixed-size result and checks every field of it before it binds anything.
+ * helper.c - the plugin's privilege separation, after OpenSSH's: the wire
+ * between slurmstepd's root side and its helper program, the helper
+ * program's start, and the root side's checks (tmatch_place_helper_run in
+ * placement.h). What the helper does as the user is helper_job.c's; how it
+ * is confined, sandbox.c's.
  *
- * Wire format on the pipe, helper to root side, native byte order (the same
- * binary on the same host):
- *   struct tmatch__helper_hello     as soon as the user's value is merged: the node's name
- *                    and what the user tightened (failure mode, time limit),
- *                    so a helper killed later is still reported under its
- *                    node's name and the user's policy;
- *   struct tmatch__helper_head      the outcome: placed, skipped (why), off, or failed (one
- *                    line);
- *   struct tmatch__helper_task [head.ntasks] when placed: global rank, leaf, position.
- * The root side recomputes each task's CPU set from its own node tree; the
- * helper's words are only leaves, positions and text, all checked.
+ * The helper is a program of its own (treematch-helper), opened by the
+ * root side at init and started with execveat from that descriptor: a
+ * clean memory image, nothing of slurmstepd's (its credential, the
+ * passwords of its plugins) and an empty environment. It takes:
+ *
+ *   fd 4, a sealed memfd written by the root side (native byte order: the
+ *   same build on the same host, checked):
+ *     struct tmatch__helper_input   the build, the parent's pid, the job's
+ *                                   uid, gid and group count, the step's
+ *                                   items, the admin's policy, the root
+ *                                   side's node tree's signature
+ *     gid_t groups[ngroups]         computed by the root side: no NSS here
+ *     int32_t ranks[nlocal]
+ *     strings, each uint32_t tag, uint32_t length, bytes with their NUL:
+ *                                   the user's value, the job's node list,
+ *                                   plan and PATH, PWD, HOME,
+ *                                   XDG_CACHE_HOME, LD_LIBRARY_PATH (copied
+ *                                   from the job's environment: the helper
+ *                                   reads no environment), the command line,
+ *                                   the step's and job's cores, hwloc's XML
+ *                                   of the node, topology.conf's text;
+ *
+ * and answers on fd 3 (a pipe):
+ *     struct tmatch__helper_hello   as soon as the user's value is merged:
+ *                                   the node's name and what the user
+ *                                   tightened, so a helper killed later is
+ *                                   still reported under its node's name and
+ *                                   the user's policy;
+ *     struct tmatch__helper_head    placed, skipped, off or failed, with a
+ *                                   message: a code and numbers and short
+ *                                   names, never free text;
+ *     struct tmatch__helper_task [ntasks], when placed: global rank, leaf,
+ *                                   position; each record carries its size
+ *                                   and version, so fields can be added.
+ *
+ * The root side reads the answer as it comes, one record at a time: each
+ * field is checked before it is kept, a placed head may announce no more
+ * tasks than Slurm's local count and the root side's tree has slots, and
+ * each task's CPU set comes from the root side's own tree. The lines the
+ * user reads are made here, from the codes (tmatch__helper_format).
  */
 #include "placement/placement_private.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- both sides ---------------------------------------------------------- */
+extern char **environ;
 
-tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_log_fn log,
-                                            void *log_arg, char *msg, size_t len)
+/* ---- the helper program ------------------------------------------------- */
+
+int tmatch_place_helper_open(const char *path, tmatch_error_t *err)
 {
-	tmatch_profile_limits_t lim;
-	tmatch_profile_t *p;
-	tmatch_error_t err;
-	char buf[sizeof(err.msg) + sizeof(err.file) + 32];
-	FILE *f;
-	int err_no;
+	char dir[PATH_MAX];
+	struct stat st;
+	uid_t me = geteuid();
+	int fd;
 
-	tmatch_error_clear(&err);
-	f = tmatch_file_open(cfg->profile, NULL, &err); /* regular files only, no FIFO wait */
-	if (!f) {
-		err_no = errno;
-		snprintf(msg, len, "cannot read profile %.512s: %s", cfg->profile,
-		         err_no == EINVAL ? "not a regular file" : strerror(err_no));
-		errno = err_no;
-		return NULL;
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(dir))
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "the helper program must be given by its absolute path "
+		                        "(helper=)");
+	/* each directory above it: written only by root (or the caller), or sticky */
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
+		*slash = '\0';
+		if (stat(dir[0] ? dir : "/", &st) < 0)
+			return tmatch_error_set(err, errno, NULL, 0, 0,
+			                        "the helper program %s: %s: %s", path,
+			                        dir[0] ? dir : "/", strerror(errno));
+		if ((st.st_uid != 0 && st.st_uid != me) ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
+			return tmatch_error_set(err, EPERM, NULL, 0, 0,
+			                        "the helper program %s is in %s, which others may "
+			                        "change: not used",
+			                        path, dir[0] ? dir : "/");
 	}
-	tmatch_place_limits(cfg, &lim);
-	p = tmatch_profile_load_fd(fileno(f), cfg->profile, &lim, log, log_arg, &err);
-	err_no = errno;
-	fclose(f);
-	if (!p)
-		snprintf(msg, len, "bad profile: %s", tmatch_error_format(&err, buf, sizeof(buf)));
-	errno = err_no;
-	return p;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return tmatch_error_set(err, errno, NULL, 0, 0,
+		                        "cannot open the helper program %s: %s", path,
+		                        strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR) ||
+	    (st.st_uid != 0 && st.st_uid != me) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return tmatch_error_set(err, EPERM, NULL, 0, 0,
+		                        "the helper program %s must be an executable file of "
+		                        "root's that neither group nor others may write: not used",
+		                        path);
+	}
+	return fd;
 }
 
-/* ---- the helper (a sandboxed child, as the job's user) ------------------- */
+void tmatch_place_helper_reap(pid_t pid)
+{
+	tmatch__sandbox_reap(pid);
+}
 
-struct job {
-	const tmatch_place_helper_in_t *in;
+/* ---- the input, written by the root side ---------------------------------- */
+
+struct wbuf {
+	int fd;
+	int failed;
 };
 
-static void send_or_die(int fd, const void *buf, size_t len)
+static void put(struct wbuf *w, const void *p, size_t n)
 {
-	if (tmatch__write_all(fd, buf, len) < 0)
-		_exit(124);
+	if (!w->failed && n && tmatch__write_all(w->fd, p, n) < 0)
+		w->failed = 1;
 }
 
-/* Sends the outcome and ends the helper. */
-static void finish(int fd, struct tmatch__helper_head *h)
+static void put_tagged(struct wbuf *w, uint32_t tag, const char *s, size_t n)
 {
-	h->magic = TMATCH__HELPER_HEAD_MAGIC;
-	h->version = TMATCH__HELPER_WIRE_VERSION;
-	send_or_die(fd, h, sizeof(*h));
-	_exit(0);
-}
+	uint32_t head[2] = {tag, (uint32_t)n + 1};
 
-static void failed(int fd, struct tmatch__helper_head *h, int err_no, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void failed(int fd, struct tmatch__helper_head *h, int err_no, const char *fmt, ...)
-{
-	va_list ap;
-
-	h->status = TMATCH__HELPER_OUT_FAILED;
-	h->err_no = err_no > 0 ? err_no : EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
-	va_end(ap);
-	finish(fd, h);
-}
-
-/* The user asked for less memory than the site allows: the helper's own
-   address-space limit comes down to what it maps now plus the user's figure
-   (a limit it can never raise again). */
-static void tighten_memory(size_t admin, size_t user)
-{
-	struct rlimit rl;
-	size_t now;
-
-	if (user == 0 || (admin != 0 && user >= admin) || getrlimit(RLIMIT_AS, &rl) < 0)
+	if (!s)
 		return;
-	now = tmatch__address_space_now();
-	if (now == 0 || now > SIZE_MAX - user ||
-	    (rl.rlim_cur != RLIM_INFINITY && (rlim_t)(now + user) >= rl.rlim_cur))
+	if (n >= UINT32_MAX) {
+		w->failed = 1;
 		return;
-	rl.rlim_cur = rl.rlim_max = (rlim_t)(now + user);
-	setrlimit(RLIMIT_AS, &rl);
+	}
+	put(w, head, sizeof(head));
+	put(w, s, n);
+	put(w, "", 1);
 }
 
-/* Learn mode: cfg->profile becomes the store's entry for this step, read
-   only (srun discarded a damaged one and stores what a first run recorded);
-   or the helper ends here, saying why. Nothing stored yet: record this run
-   (TMATCH__HELPER_OUT_LEARN), bound as Slurm binds. */
-static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_place_helper_in_t *in,
-                          tmatch_config_t *cfg, const char *name)
+static void put_str(struct wbuf *w, uint32_t tag, const char *s)
 {
-	tmatch_profile_store_key_t key;
-	tmatch_error_t e;
-	char dir[PATH_MAX], exe[PATH_MAX] = "", path[PATH_MAX] = "";
-	int rc = -1;
-
-	tmatch_error_clear(&e);
-	if (!in->argv || !in->argv[0])
-		tmatch_error_set(&e, EINVAL, NULL, 0, 0, "the step's command line is unknown");
-	else
-		rc = tmatch_place_learn_key(cfg, in->argv, in->job_path, in->job_pwd,
-		                            in->ntasks_total, &key, exe, sizeof(exe), &e);
-	if (rc == 0 &&
-	    tmatch_place_learn_dir(cfg, in->job_xdg, in->job_home, 0, dir, sizeof(dir), &e) < 0)
-		rc = errno == ENOENT ? 2 : -1; /* no store yet: nothing stored */
-	if (rc == 0)
-		rc = tmatch_profile_store_get(dir, &key, TMATCH_STORE_READONLY, path, sizeof(path),
-		                              &e) == 1
-		         ? 3
-		     : e.msg[0] ? -1
-		                : 2;
-	if (rc == 3 &&
-	    snprintf(cfg->profile, sizeof(cfg->profile), "%s", path) < (int)sizeof(cfg->profile))
-		return;
-	/* learning is quiet: said in verbose mode, else in slurmd's log */
-	h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
-	if (rc == 2) {
-		h->status = TMATCH__HELPER_OUT_LEARN;
-		snprintf(h->msg, sizeof(h->msg),
-		         "%s: learning: nothing stored yet for %.200s at %d tasks: this run is "
-		         "recorded",
-		         name, exe, in->ntasks_total);
-	} else {
-		h->status = TMATCH__HELPER_OUT_SKIPPED;
-		snprintf(h->msg, sizeof(h->msg), "%.60s: %.400s", name, e.msg);
-	}
-	finish(fd, h);
+	if (s)
+		put_tagged(w, tag, s, strlen(s));
 }
 
-/* This node's slice of the step plan at path, once it is shown to be for
-   this step (job, step, tasks, nodes, the profile as planned). NULL with
-   one line in msg. */
-static tmatch_place_slice_t *plan_slice(const tmatch_place_helper_in_t *in,
-                                        const tmatch_config_t *cfg, const char *node,
-                                        uint64_t nodes_hash, const char *path, char *msg,
-                                        size_t len)
+/* The helper's input in a sealed memfd. The descriptor, or -1 with err. */
+static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_t *err)
 {
-	tmatch_place_plan_bind_t step;
-	tmatch_place_slice_t *slice = NULL;
-	tmatch_error_t e;
-	char why[256], buf[sizeof(e.msg) + sizeof(e.file) + 32];
-	FILE *f;
-
-	memset(&step, 0, sizeof(step));
-	tmatch_error_clear(&e);
-	if (!nodes_hash) {
-		snprintf(msg, len, "plan %.400s not used: the step's node list is unknown", path);
-		return NULL;
-	}
-	f = tmatch_file_open(path, NULL, &e);
-	if (f) {
-		slice = tmatch_place_plan_read_slice(fileno(f), path, node, &e);
-		fclose(f);
-	}
-	if (!slice) {
-		snprintf(msg, len, "plan not used: %s", tmatch_error_format(&e, buf, sizeof(buf)));
-		return NULL;
-	}
-	f = tmatch_file_open(cfg->profile, NULL, &e);
-	if (!f || tmatch_place_profile_stamp(fileno(f), cfg->profile, &step.profile_size,
-	                                     &step.profile_mtime_ns, NULL, &e) < 0) {
-		if (f)
-			fclose(f);
-		snprintf(msg, len, "plan not used: %s", tmatch_error_format(&e, buf, sizeof(buf)));
-		goto fail;
-	}
-	fclose(f);
-	step.job_id = in->job_id;
-	step.step_id = in->step_id;
-	step.ntasks = (uint32_t)in->ntasks_total;
-	step.nodes_hash = nodes_hash;
-	if (tmatch_place_plan_matches(&slice->bind, &step, why, sizeof(why)) < 0) {
-		snprintf(msg, len, "plan %.200s is not for this step: %.200s", path, why);
-		goto fail;
-	}
-	return slice;
-fail:
-	tmatch_place_slice_destroy(slice);
-	return NULL;
-}
-
-/*
- * Verbose, on the step's first node: the predicted gain that `treematch
- * predict --save PROFILE.predict` kept beside the profile, as one line in
- * msg (numbers, the mapper's and the file's names: nothing of the file's
- * text); nothing when there is no such file.
- */
-static void predicted_gain(const tmatch_config_t *cfg, char *msg, size_t len)
-{
-	const char *mapper = cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER;
-	char path[sizeof(cfg->profile) + 16], buf[sizeof(tmatch_error_t) + 32];
-	double mapped, packed;
-	tmatch_error_t e;
-	int rc;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s.predict", cfg->profile) >= sizeof(path))
-		return;
-	tmatch_error_clear(&e);
-	errno = 0;
-	rc = tmatch_place_prediction_read(path, mapper, &mapped, &packed, &e);
-	if (rc < 0 && errno == ENOENT)
-		return;
-	if (rc < 0)
-		snprintf(msg, len, "prediction not read: %s",
-		         tmatch_error_format(&e, buf, sizeof(buf)));
-	else if (rc > 0)
-		snprintf(msg, len,
-		         "%.200s has no predicted time for mapper=%s and packed: treematch "
-		         "predict -m packed -m %s --save it",
-		         path, mapper, mapper);
-	else
-		snprintf(msg, len,
-		         "predicted run time (%.200s, SimGrid's replay on the machine it names): "
-		         "%s %.4g s, packed %.4g s: %.2fx",
-		         path, mapper, mapped, packed, mapped > 0 ? packed / mapped : 0.0);
-}
-
-static void helper_body(void *arg, int fd)
-{
-	const tmatch_place_helper_in_t *in = ((const struct job *)arg)->in;
-	tmatch_place_node_in_t nin;
-	tmatch_place_node_t *plan = NULL;
-	tmatch_affinity_conf_t *conf = NULL;
-	tmatch_affinity_tree_t *cluster = NULL;
-	tmatch_profile_t *prof = NULL;
-	tmatch_place_slice_t *slice = NULL;
-	uint64_t nodes_hash = 0;
-	tmatch_config_t cfg = *in->admin;
-	tmatch_error_t e;
-	struct tmatch__helper_hello hello;
-	struct tmatch__helper_head h;
-	const char *nodelist;
-	char *name, line[sizeof(h.msg)], buf[sizeof(e.msg) + sizeof(e.file) + 32];
-	int user_profile = 0;
+	struct tmatch__helper_input h;
+	struct wbuf w = {-1, 0};
+	const tmatch_affinity_tree_t *tree = in->prep->tree;
+	char *xml = NULL;
+	size_t xml_len = 0;
 
 	memset(&h, 0, sizeof(h));
-	memset(&hello, 0, sizeof(hello));
-	tmatch_error_clear(&e);
-	/* The node list of the job's environment, only once it names exactly
-	   the step's node count (counted, not expanded). */
-	nodelist = tmatch_place_checked_nodelist(in->nodelist, in->node_count);
-	/* the node list is expanded once: this node's name, and the set's hash
-	   a step plan must match */
-	name = tmatch_place_node_name_hash(nodelist, in->node_index, in->node_count, &nodes_hash);
-	snprintf(hello.node_name, sizeof(hello.node_name), "%s", name ? name : "localhost");
-	if (in->user_value) {
-		if (tmatch_place_config_user(in->admin, in->user_value, &cfg, &e) < 0)
-			cfg = *in->admin; /* the site's policy decides what follows */
-		else
-			user_profile = tmatch_place_user_profile(in->user_value);
-	}
-	hello.magic = TMATCH__HELPER_HELLO_MAGIC;
-	hello.version = TMATCH__HELPER_WIRE_VERSION;
-	hello.failure = cfg.failure;
-	hello.dry_run = cfg.dry_run;
-	hello.verbose = cfg.verbose;
-	hello.mpi_pin = cfg.mpi_pin;
-	hello.user_profile = user_profile;
-	hello.max_time = cfg.max_map_time;
-	send_or_die(fd, &hello, sizeof(hello));
-	if (e.msg[0])
-		failed(fd, &h, EINVAL, "%s: %s", hello.node_name,
-		       tmatch_error_format(&e, buf, sizeof(buf)));
-	if (!name)
-		failed(fd, &h, ENOMEM, "%s: out of memory", hello.node_name);
-	if (cfg.enabled && cfg.learn && !cfg.plan[0] && !(in->plan_env && in->plan_env[0]))
-		learn_profile(fd, &h, in, &cfg, name ? name : hello.node_name);
-	if (!cfg.enabled || !cfg.profile[0]) {
-		h.status = TMATCH__HELPER_OUT_OFF;
-		finish(fd, &h);
-	}
-	tighten_memory(in->admin->max_map_memory, cfg.max_map_memory);
-
-	if (cfg.plan[0] || (in->plan_env && in->plan_env[0])) {
-		/* the step's plan: this node's slice only, the profile is not read */
-		slice = plan_slice(in, &cfg, name, nodes_hash,
-		                   cfg.plan[0] ? cfg.plan : in->plan_env, line, sizeof(line));
-		if (!slice)
-			failed(fd, &h, EINVAL, "%s: %s", name, line);
-	} else if (!(prof = tmatch_place_load_profile(&cfg, NULL, NULL, line, sizeof(line)))) {
-		failed(fd, &h, errno == ENOMEM ? ENOMEM : EINVAL, "%s: %s", name, line);
-	}
-	/* The switches, for the positions only (a plan has them); a
-	   topology.conf that does not parse counts as none, as on the CLI. */
-	if (!slice && in->node_count > 1 && nodelist) {
-		if (in->topology_conf)
-			conf = tmatch_affinity_conf_parse(in->topology_conf, "topology.conf", NULL);
-		if (in->prep->tree)
-			cluster = tmatch_affinity_cluster_build(conf, nodelist, in->prep->tree,
-			                                        NULL, NULL);
-	}
-	memset(&nin, 0, sizeof(nin));
-	nin.cfg = &cfg;
-	nin.profile = prof;
-	nin.slice = slice;
-	nin.user_profile = user_profile;
-	nin.node_name = name;
-	nin.node_index = in->node_index;
-	nin.node_count = in->node_count;
-	nin.nodelist = nodelist;
-	nin.cpus_per_task = in->cpus_per_task;
-	nin.ranks = in->ranks;
-	nin.nlocal = in->nlocal;
-	nin.ntasks_total = in->ntasks_total;
-	nin.cluster = cluster;
-	nin.isolate = 0; /* this process is the isolation */
-	tmatch_error_clear(&e);
-	if (tmatch_place_node_decide(&nin, in->prep, &plan, &e) < 0)
-		failed(fd, &h, errno, "%s", e.msg);
-	if (cfg.learn && plan->status == TMATCH_PLACE_PLACED) {
-		/* learned, not asked for: worth it only above min_gain */
-		double gain = plan->cost_packed > 0
-		                  ? 100.0 * (plan->cost_packed - plan->cost) / plan->cost_packed
-		                  : 0;
-
-		if (gain < cfg.min_gain) {
-			h.status = TMATCH__HELPER_OUT_SKIPPED;
-			h.why_level = cfg.verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
-			snprintf(h.msg, sizeof(h.msg),
-			         "%s: the learned profile gains %.1f %% over Slurm's binding here, "
-			         "less than min_gain=%d %%: Slurm's binding kept",
-			         name, gain, cfg.min_gain);
-			finish(fd, &h);
-		}
-	}
-	if (plan->status == TMATCH_PLACE_SKIPPED) {
-		h.status = TMATCH__HELPER_OUT_SKIPPED;
-		h.why_level = plan->why_level;
-		snprintf(h.msg, sizeof(h.msg), "%s", plan->why);
-		finish(fd, &h);
-	}
-	h.status = TMATCH__HELPER_OUT_PLACED;
-	if (cfg.verbose > 0 && in->node_index == 0 && !slice)
-		predicted_gain(&cfg, h.msg, sizeof(h.msg));
-	h.ntasks = plan->ntasks;
-	h.cost = plan->cost;
-	h.cost_packed = plan->cost_packed;
-	h.map_seconds = plan->map_seconds;
-	snprintf(h.mapper, sizeof(h.mapper), "%s", plan->mapper);
-	h.magic = TMATCH__HELPER_HEAD_MAGIC;
+	h.magic = TMATCH__HELPER_INPUT_MAGIC;
 	h.version = TMATCH__HELPER_WIRE_VERSION;
-	send_or_die(fd, &h, sizeof(h));
-	for (int i = 0; i < plan->ntasks; i++) {
-		struct tmatch__helper_task t;
-
-		memset(&t, 0, sizeof(t));
-		t.rank = plan->task[i].rank;
-		t.leaf = plan->task[i].leaf;
-		t.pos = plan->task[i].pos;
-		send_or_die(fd, &t, sizeof(t));
+	h.size = sizeof(h);
+	h.config_size = sizeof(tmatch_config_t);
+	snprintf(h.build, sizeof(h.build), "%s", TMATCH_VERSION);
+	h.parent = (int32_t)getpid();
+	h.uid = (uint32_t)in->uid;
+	h.gid = (uint32_t)in->gid;
+	h.ngroups = in->ngroups;
+	h.node_index = in->node_index;
+	h.node_count = in->node_count;
+	h.nlocal = in->nlocal;
+	h.ntasks_total = in->ntasks_total;
+	h.cpus_per_task = in->cpus_per_task;
+	h.step_id = in->step_id;
+	h.job_id = in->job_id;
+	h.probe = probe;
+	h.has_tree = tree != NULL;
+	h.smt = in->prep->smt;
+	h.whole = in->prep->whole;
+	h.node_sig = tree ? tmatch_place_node_sig(tree) : 0;
+	h.admin = *in->admin;
+	/* the machine the tree was made from: the helper makes its own from it */
+	if (tree && !(xml = tmatch_affinity_tree_xml(tree, &xml_len, err)))
+		return -1;
+	w.fd = memfd_create("treematch-helper-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (w.fd < 0) {
+		free(xml);
+		return tmatch_error_set(err, errno, NULL, 0, 0,
+		                        "cannot start the mapping process: memfd: %s",
+		                        strerror(errno));
 	}
-	_exit(0); /* nothing to free: the process ends */
+	put(&w, &h, sizeof(h));
+	for (int i = 0; i < in->ngroups; i++)
+		put(&w, &in->groups[i], sizeof(gid_t));
+	for (int i = 0; i < in->nlocal; i++) {
+		int32_t r = in->ranks[i];
+
+		put(&w, &r, sizeof(r));
+	}
+	put_str(&w, TMATCH__HIN_USER_VALUE, in->user_value);
+	put_str(&w, TMATCH__HIN_NODELIST, in->nodelist);
+	put_str(&w, TMATCH__HIN_PLAN, in->plan_env);
+	put_str(&w, TMATCH__HIN_PATH, in->job_path);
+	put_str(&w, TMATCH__HIN_PWD, in->job_pwd);
+	put_str(&w, TMATCH__HIN_HOME, in->job_home);
+	put_str(&w, TMATCH__HIN_XDG_CACHE_HOME, in->job_xdg);
+	put_str(&w, TMATCH__HIN_LD_LIBRARY_PATH, in->job_ld_path);
+	for (int i = 0; in->argv && in->argv[i] && i < 4096; i++)
+		put_str(&w, TMATCH__HIN_ARGV, in->argv[i]);
+	put_str(&w, TMATCH__HIN_STEP_CORES, in->step_cores);
+	put_str(&w, TMATCH__HIN_JOB_CORES, in->job_cores);
+	put_tagged(&w, TMATCH__HIN_NODE_XML, xml, xml_len);
+	put_str(&w, TMATCH__HIN_TOPOLOGY_CONF, in->topology_conf);
+	put(&w, (const uint32_t[2]){TMATCH__HIN_END, 0}, 2 * sizeof(uint32_t));
+	free(xml);
+	if (w.failed || fcntl(w.fd, F_ADD_SEALS,
+	                      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		int e = errno;
+
+		close(w.fd);
+		return tmatch_error_set(err, e, NULL, 0, 0,
+		                        "cannot start the mapping process: its input: %s",
+		                        strerror(e));
+	}
+	return w.fd;
 }
 
-/* ---- the root side: checks every byte ------------------------------------ */
+/* ---- the input, read by the helper ---------------------------------------- */
 
-/* Copies a NUL-terminated field of at most cap bytes keeping only the
-   characters `ok` accepts (others become '?'). -1 if not terminated. */
-static int clean_text(char *dst, const char *src, size_t cap, int (*ok)(int))
+struct input {
+	const struct tmatch__helper_input *h;
+	tmatch_place_helper_in_t in;
+	const char *node_xml;
+	size_t node_xml_len;
+	char **argv;
+};
+
+/* The input on fd (mapped whole, read only), every length and count
+   checked against the bytes there are. 0, or -1. */
+static int input_read(int fd, struct input *d)
 {
-	size_t n = strnlen(src, cap);
+	const struct tmatch__helper_input *h;
+	struct stat st;
+	const char *p, *end, *str[TMATCH__HIN_COUNT] = {0};
+	size_t len[TMATCH__HIN_COUNT] = {0}, need;
+	int argc = 0;
 
-	if (n == cap)
+	memset(d, 0, sizeof(*d));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
+	    (uint64_t)st.st_size > TMATCH__HELPER_MAX_INPUT)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		dst[i] = ok((unsigned char)src[i]) ? src[i] : '?';
-	dst[n] = '\0';
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	end = p + st.st_size;
+	d->h = h = (const void *)p;
+	if (h->magic != TMATCH__HELPER_INPUT_MAGIC || h->version != TMATCH__HELPER_WIRE_VERSION ||
+	    h->size != sizeof(*h) || h->config_size != sizeof(tmatch_config_t) ||
+	    strncmp(h->build, TMATCH_VERSION, sizeof(h->build)) != 0 || h->ngroups < 0 ||
+	    h->ngroups > 65536 || h->nlocal < 0 || h->nlocal > TMATCH__HELPER_MAX_LOCAL ||
+	    h->node_count < 1 || h->node_index < 0 || h->node_index >= h->node_count)
+		return -1;
+	need = sizeof(*h) + (size_t)h->ngroups * sizeof(gid_t) + (size_t)h->nlocal * 4;
+	if (need > (size_t)(end - p))
+		return -1;
+	d->in.groups = (const gid_t *)(const void *)(p + sizeof(*h));
+	d->in.ranks = (const int *)(const void *)(p + sizeof(*h) + h->ngroups * sizeof(gid_t));
+	p += need;
+	for (;;) {
+		uint32_t tag[2];
+
+		if ((size_t)(end - p) < sizeof(tag))
+			return -1;
+		memcpy(tag, p, sizeof(tag));
+		p += sizeof(tag);
+		if (tag[0] == TMATCH__HIN_END)
+			break;
+		if (tag[0] >= TMATCH__HIN_COUNT || tag[1] < 1 || tag[1] > (size_t)(end - p) ||
+		    p[tag[1] - 1] != '\0')
+			return -1;
+		if (tag[0] == TMATCH__HIN_ARGV) {
+			char **more = realloc(d->argv, (size_t)(argc + 2) * sizeof(*more));
+
+			if (!more)
+				return -1;
+			d->argv = more;
+			d->argv[argc++] = (char *)(uintptr_t)p;
+			d->argv[argc] = NULL;
+		} else {
+			str[tag[0]] = p;
+			len[tag[0]] = tag[1] - 1;
+		}
+		p += tag[1];
+	}
+	d->in.admin = &h->admin;
+	d->in.uid = (uid_t)h->uid;
+	d->in.gid = (gid_t)h->gid;
+	d->in.ngroups = h->ngroups;
+	d->in.node_index = h->node_index;
+	d->in.node_count = h->node_count;
+	d->in.nlocal = h->nlocal;
+	d->in.ntasks_total = h->ntasks_total;
+	d->in.cpus_per_task = h->cpus_per_task;
+	d->in.job_id = h->job_id;
+	d->in.step_id = h->step_id;
+	d->in.user_value = str[TMATCH__HIN_USER_VALUE];
+	d->in.nodelist = str[TMATCH__HIN_NODELIST];
+	d->in.plan_env = str[TMATCH__HIN_PLAN];
+	d->in.job_path = str[TMATCH__HIN_PATH];
+	d->in.job_pwd = str[TMATCH__HIN_PWD];
+	d->in.job_home = str[TMATCH__HIN_HOME];
+	d->in.job_xdg = str[TMATCH__HIN_XDG_CACHE_HOME];
+	d->in.job_ld_path = str[TMATCH__HIN_LD_LIBRARY_PATH];
+	d->in.argv = d->argv;
+	d->in.step_cores = str[TMATCH__HIN_STEP_CORES];
+	d->in.job_cores = str[TMATCH__HIN_JOB_CORES];
+	d->in.topology_conf = str[TMATCH__HIN_TOPOLOGY_CONF];
+	d->node_xml = str[TMATCH__HIN_NODE_XML];
+	d->node_xml_len = len[TMATCH__HIN_NODE_XML];
+	d->in.helper_fd = -1;
 	return 0;
 }
 
-static int printable(int c)
+/* Tests: what the confined helper is, one fact per line. */
+__attribute__((noreturn)) static void probe(int fd)
 {
-	return c >= 0x20 && c < 0x7f;
+	static const char *const keys[] = {"Uid:", "Gid:", "Groups:", "NoNewPrivs:", "Seccomp:"};
+	char line[PATH_MAX + 64], link[64], target[PATH_MAX];
+	FILE *f = fopen("/proc/self/status", "r");
+	int n = 0;
+	ssize_t r;
+
+	while (f && fgets(line, sizeof(line), f))
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strncmp(line, keys[k], strlen(keys[k])) == 0)
+				tmatch__helper_send(fd, line, strlen(line));
+	if (f)
+		fclose(f);
+	for (int i = 0; i <= 5; i++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", i);
+		r = readlink(link, target, sizeof(target) - 1);
+		target[r < 0 ? 0 : r] = '\0';
+		snprintf(line, sizeof(line), "fd %d -> %s\n", i, r < 0 ? "-" : target);
+		tmatch__helper_send(fd, line, strlen(line));
+	}
+	r = readlink("/proc/self/exe", target, sizeof(target) - 1);
+	target[r < 0 ? 0 : r] = '\0';
+	for (char **e = environ; e && *e; e++)
+		n++;
+	snprintf(line, sizeof(line), "exe %s\nenviron %d\nppid %ld\n", target, n, (long)getppid());
+	tmatch__helper_send(fd, line, strlen(line));
+	if ((f = fopen("/proc/self/oom_score_adj", "r")) && fgets(target, 32, f)) {
+		snprintf(line, sizeof(line), "oom_score_adj %s", target);
+		tmatch__helper_send(fd, line, strlen(line));
+	}
+	if (f)
+		fclose(f);
+	_exit(0);
 }
+
+void tmatch__helper_main(void)
+{
+	tmatch__sandbox_t sb;
+	tmatch_place_node_in_t nin;
+	tmatch_place_node_prep_t prep;
+	struct input d;
+	int code, differs;
+
+	if (input_read(TMATCH__HELPER_INPUT_FD, &d) < 0)
+		_exit(TMATCH__SANDBOX_EXIT_INPUT);
+	close(TMATCH__HELPER_INPUT_FD); /* mapped; the descriptor is not needed */
+	memset(&sb, 0, sizeof(sb));
+	sb.become = 1;
+	sb.uid = d.in.uid;
+	sb.gid = d.in.gid;
+	sb.groups = d.in.groups;
+	sb.ngroups = d.in.ngroups;
+	sb.filter = 1;
+	sb.max_time = d.in.admin->max_map_time;
+	sb.max_memory = d.in.admin->max_map_memory;
+	code = tmatch__sandbox_confine(&sb, (pid_t)d.h->parent, tmatch__address_space_now());
+	if (code)
+		_exit(code);
+	if (d.h->probe)
+		probe(3);
+	/* The helper's own environment, which started empty: hwloc without
+	   its plugins, and the job's library path for learn mode's program. */
+	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 1);
+	if (d.in.job_ld_path)
+		setenv("LD_LIBRARY_PATH", d.in.job_ld_path, 1);
+	/* Its own node tree, from the machine the root side loaded, with the
+	   same items: it must be the root side's (the leaves it sends back are
+	   checked on that one). */
+	memset(&nin, 0, sizeof(nin));
+	nin.cfg = d.in.admin;
+	nin.topology_xml_text = d.node_xml;
+	nin.topology_xml_len = d.node_xml_len;
+	nin.step_cores = d.in.step_cores;
+	nin.job_cores = d.in.job_cores;
+	nin.cpus_per_task = d.in.cpus_per_task;
+	nin.nlocal = d.in.nlocal;
+	if (d.h->has_tree && d.node_xml)
+		tmatch_place_node_prepare(&nin, &prep);
+	else
+		memset(&prep, 0, sizeof(prep)), prep.whole = d.h->whole;
+	differs = d.h->has_tree != (prep.tree != NULL) ||
+	          (prep.tree && (prep.smt != d.h->smt || prep.whole != d.h->whole ||
+	                         tmatch_place_node_sig(prep.tree) != d.h->node_sig));
+	d.in.prep = &prep;
+	tmatch__helper_job(&d.in, differs, 3);
+}
+
+/* ---- messages: codes, made into lines by the root side --------------------- */
 
 static int name_char(int c)
 {
@@ -412,38 +417,422 @@ static int name_char(int c)
 	       c == '-' || c == '_' || c == '.' || c == '+';
 }
 
-static double on_hello(void *arg, const char *buf, size_t len)
+/* a path in a message: '?' stands for any other character */
+static int path_char(int c)
 {
-	struct tmatch__helper_hello *hello = arg;
+	return name_char(c) || c == '/' || c == '?';
+}
 
-	memcpy(hello, buf, len < sizeof(*hello) ? len : sizeof(*hello));
-	if (hello->magic != TMATCH__HELPER_HELLO_MAGIC ||
-	    hello->version != TMATCH__HELPER_WIRE_VERSION)
+void tmatch__helper_msg_file(struct tmatch__helper_msg *m, const char *path)
+{
+	size_t n = path ? strlen(path) : 0, cap = sizeof(m->file) - 1, skip = 0, o = 0;
+
+	if (n > cap) { /* the end names the file: "...", then the last characters */
+		memcpy(m->file, "...", 3);
+		o = 3;
+		skip = n - (cap - 3);
+	}
+	for (size_t i = skip; i < n; i++)
+		m->file[o++] = path_char((unsigned char)path[i]) ? path[i] : '?';
+	m->file[o] = '\0';
+}
+
+/* A text field of the wire: terminated, every character passing `ok`. */
+static int field_ok(const char *s, size_t cap, int (*ok)(int))
+{
+	size_t n = strnlen(s, cap);
+
+	if (n == cap)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!ok((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static const char *why_errno(int e)
+{
+	return e == EINVAL ? "not a regular file" : strerror(e);
+}
+
+int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
+                          const tmatch_place_helper_in_t *in, char *line, size_t len)
+{
+	const char *file = m->file, *name = m->name;
+	long long a = (long long)m->num[0], b = (long long)m->num[1], c = (long long)m->num[2];
+	int e = m->err_no;
+
+	if (e < 0 || e >= 4096 || !field_ok(m->file, sizeof(m->file), path_char) ||
+	    !field_ok(m->name, sizeof(m->name), name_char) || !isfinite(m->val[0]) ||
+	    !isfinite(m->val[1]) || fabs(m->val[0]) > 1e12 || fabs(m->val[1]) > 1e12)
 		return -1;
-	/* A limit the user gave counts from now; the site's still holds. */
-	return hello->max_time > 0 && isfinite(hello->max_time) ? hello->max_time : 0;
+	for (int i = 0; i < 3; i++)
+		if (m->num[i] < 0 || m->num[i] > INT64_C(1) << 53)
+			return -1;
+	switch (m->code) {
+	case TMATCH__HMSG_VALUE:
+		snprintf(line, len,
+		         "%s: --treematch is refused here (column %lld): srun checks the value and "
+		         "says why",
+		         node, a);
+		return 0;
+	case TMATCH__HMSG_NOMEM:
+		snprintf(line, len, "%s: out of memory", node);
+		return 0;
+	case TMATCH__HMSG_PROFILE_OPEN:
+		snprintf(line, len, "%s: cannot read profile %s: %s", node, file, why_errno(e));
+		return 0;
+	case TMATCH__HMSG_PROFILE_BAD:
+		snprintf(line, len,
+		         "%s: bad profile %s, line %lld, column %lld (%s): `treematch profile "
+		         "check` says what to fix",
+		         node, file, a, b, strerror(e));
+		return 0;
+	case TMATCH__HMSG_PROFILE_RANKS:
+		snprintf(
+		    line, len,
+		    "%s: the profile has %lld ranks but the job step has %lld tasks: record or "
+		    "convert a profile with %lld ranks, or run %lld tasks",
+		    node, a, b, b, a);
+		return 0;
+	case TMATCH__HMSG_SLOTS:
+		snprintf(line, len,
+		         "%s: %lld tasks on this node but the step has only %lld slot(s) of %lld "
+		         "CPU(s) here: ask for fewer tasks per node or more CPUs",
+		         node, a, b, c);
+		return 0;
+	case TMATCH__HMSG_NO_TREE:                     /* the root side's own words */
+		if (in->prep->tree_errno == EOVERFLOW) /* "node n0: 4 tasks for 2 CPUs: ..." */
+			snprintf(line, len, "node %s: %s", node, in->prep->tree_error);
+		else
+			snprintf(line, len, "%s: cannot build the node topology: %s", node,
+			         in->prep->tree_error[0] ? in->prep->tree_error : "no tree");
+		return 0;
+	case TMATCH__HMSG_TREE_DIFFERS:
+		snprintf(line, len,
+		         "%s: the helper's node tree differs from slurmstepd's: not placed (are "
+		         "treematch.so and treematch-helper of one build?)",
+		         node);
+		return 0;
+	case TMATCH__HMSG_PLAN_NODELIST:
+		snprintf(line, len, "%s: plan %s not used: the step's node list is unknown", node,
+		         file);
+		return 0;
+	case TMATCH__HMSG_PLAN_BAD:
+		if (e == ENOENT)
+			snprintf(line, len, "%s: plan %s not used: it has no slice for this node",
+			         node, file);
+		else
+			snprintf(line, len,
+			         "%s: plan %s not used: %s (`treematch layout --plan` writes it "
+			         "again)",
+			         node, file, e == EINVAL ? "damaged, or not a plan" : strerror(e));
+		return 0;
+	case TMATCH__HMSG_PLAN_PROFILE:
+		snprintf(line, len, "%s: plan not used: cannot read profile %s: %s", node, file,
+		         why_errno(e));
+		return 0;
+	case TMATCH__HMSG_PLAN_OTHER: {
+		char why[128];
+
+		if (a == TMATCH_PLACE_PLAN_OTHER_JOB)
+			snprintf(why, sizeof(why), "it was made for job %lld, this is job %lld", b,
+			         c);
+		else if (a == TMATCH_PLACE_PLAN_OTHER_STEP)
+			snprintf(why, sizeof(why), "it was made for step %lld, this is step %lld",
+			         b, c);
+		else if (a == TMATCH_PLACE_PLAN_OTHER_TASKS)
+			snprintf(why, sizeof(why), "it places %lld tasks, the step has %lld", b, c);
+		else if (a == TMATCH_PLACE_PLAN_OTHER_NODES)
+			snprintf(why, sizeof(why), "it was made for other nodes than the step's");
+		else if (a == TMATCH_PLACE_PLAN_OTHER_PROFILE)
+			snprintf(why, sizeof(why), "the profile changed since it was made");
+		else
+			return -1;
+		snprintf(line, len, "%s: plan %s is not for this step: %s", node, file, why);
+		return 0;
+	}
+	case TMATCH__HMSG_MAP:
+		snprintf(line, len, "%s: the mapping failed: %s", node, strerror(e));
+		return 0;
+	case TMATCH__HMSG_DEFAULT_SIZE:
+		snprintf(line, len,
+		         "default profile has %lld ranks, step has %lld tasks: not applied", a, b);
+		return 0;
+	case TMATCH__HMSG_NOT_WHOLE:
+		snprintf(line, len,
+		         "%s: the job does not have the whole node (exclusive_only=on): Slurm's "
+		         "binding kept",
+		         node);
+		return 0;
+	case TMATCH__HMSG_LEARN_RECORD:
+		snprintf(
+		    line, len,
+		    "%s: learning: nothing stored yet for %s at %lld tasks: this run is recorded",
+		    node, file, a);
+		return 0;
+	case TMATCH__HMSG_LEARN_NO_MPI:
+		snprintf(line, len,
+		         "%s: not learned: the step runs no MPI program that can be recorded",
+		         node);
+		return 0;
+	case TMATCH__HMSG_LEARN_DAMAGED:
+		snprintf(line, len, "%s: the stored profile %s is damaged; not used", node, file);
+		return 0;
+	case TMATCH__HMSG_LEARN_STORE:
+		snprintf(line, len, "%s: learn: the profile store cannot be read (%s)", node,
+		         strerror(e));
+		return 0;
+	case TMATCH__HMSG_MIN_GAIN:
+		snprintf(
+		    line, len,
+		    "%s: the learned profile gains %.1f %% over Slurm's binding here, less than "
+		    "min_gain=%lld %%: Slurm's binding kept",
+		    node, m->val[0], a);
+		return 0;
+	case TMATCH__HMSG_PREDICTED:
+		snprintf(
+		    line, len,
+		    "predicted run time (%s, SimGrid's replay on the machine it names): %s %.4g "
+		    "s, packed %.4g s: %.2fx",
+		    file, name, m->val[0], m->val[1], m->val[0] > 0 ? m->val[1] / m->val[0] : 0.0);
+		return 0;
+	case TMATCH__HMSG_PREDICT_NONE:
+		snprintf(line, len,
+		         "%s has no predicted time for mapper=%s and packed: treematch predict -m "
+		         "packed -m %s --save it",
+		         file, name, name);
+		return 0;
+	case TMATCH__HMSG_PREDICT_BAD:
+		snprintf(line, len, "prediction not read: %s:%lld (%s)", file, a, strerror(e));
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* ---- the answer, written by the helper ------------------------------------- */
+
+void tmatch__helper_send(int fd, const void *what, size_t len)
+{
+	if (tmatch__write_all(fd, what, len) < 0)
+		_exit(TMATCH__SANDBOX_EXIT_WRITE);
+}
+
+void tmatch__helper_send_head(int fd, struct tmatch__helper_head *h)
+{
+	h->magic = TMATCH__HELPER_HEAD_MAGIC;
+	h->version = TMATCH__HELPER_WIRE_VERSION;
+	h->task_size = sizeof(struct tmatch__helper_task);
+	tmatch__helper_send(fd, h, sizeof(*h));
+	if (h->status != TMATCH__HELPER_OUT_PLACED)
+		_exit(0);
+}
+
+/* ---- the answer, read by the root side -------------------------------------- */
+
+enum stage { HELLO, HEAD, TASKS, DONE };
+
+/* The root side's reading in progress. */
+struct take {
+	const tmatch_place_helper_in_t *in;
+	tmatch_place_helper_out_t *out;
+	enum stage stage;
+	union {
+		struct tmatch__helper_hello hello;
+		struct tmatch__helper_head head;
+		struct tmatch__helper_task task;
+	} part; /* the record being read */
+	size_t have;
+	struct tmatch__helper_hello hello;
+	struct tmatch__helper_head head;
+	tmatch_place_node_t *plan; /* PLACED: the tasks so far */
+	unsigned char *seen;       /* leaves taken */
+	const char *bad;           /* why the bytes were refused */
+	int nomem;
+};
+
+static size_t stage_size(enum stage s)
+{
+	return s == HELLO  ? sizeof(struct tmatch__helper_hello)
+	       : s == HEAD ? sizeof(struct tmatch__helper_head)
+	                   : sizeof(struct tmatch__helper_task);
+}
+
+/* The hello: the node's name (checked) and what the user tightened, which
+   holds whatever happens next; a limit the user gave counts from now. */
+static void on_hello(struct take *t, double *limit)
+{
+	const tmatch_config_t *admin = t->in->admin;
+	struct tmatch__helper_hello *h = &t->hello;
+	tmatch_place_helper_out_t *out = t->out;
+
+	*h = t->part.hello;
+	if (h->magic != TMATCH__HELPER_HELLO_MAGIC || h->version != TMATCH__HELPER_WIRE_VERSION) {
+		t->bad = "version";
+		return;
+	}
+	if (h->failure == TMATCH_FAILURE_FAIL)
+		out->cfg.failure = TMATCH_FAILURE_FAIL;
+	out->cfg.dry_run = admin->dry_run || h->dry_run;
+	out->cfg.verbose = h->verbose < 0 ? 0 : h->verbose > 9 ? 9 : h->verbose;
+	out->cfg.mpi_pin = h->mpi_pin != 0;
+	out->user_profile = h->user_profile != 0;
+	if (field_ok(h->node_name, sizeof(h->node_name), name_char) && h->node_name[0])
+		snprintf(out->node_name, sizeof(out->node_name), "%s", h->node_name);
+	if (h->max_time > 0 && isfinite(h->max_time))
+		*limit = h->max_time;
+	t->stage = HEAD;
+}
+
+static void on_head(struct take *t)
+{
+	const tmatch_place_helper_in_t *in = t->in;
+	const tmatch_affinity_tree_t *tree = in->prep->tree;
+	struct tmatch__helper_head *h = &t->head;
+	int nleaves;
+
+	*h = t->part.head;
+	if (h->magic != TMATCH__HELPER_HEAD_MAGIC || h->version != TMATCH__HELPER_WIRE_VERSION) {
+		t->bad = "version";
+		return;
+	}
+	if (h->status < TMATCH__HELPER_OUT_PLACED || h->status > TMATCH__HELPER_OUT_LEARN) {
+		t->bad = "status";
+		return;
+	}
+	if (h->status != TMATCH__HELPER_OUT_PLACED) {
+		t->stage = DONE;
+		return;
+	}
+	/* no more tasks than Slurm's and than the tree has slots: the frame's
+	   size is the root side's own, whatever the helper says */
+	if (h->task_size != sizeof(struct tmatch__helper_task)) {
+		t->bad = "task record";
+		return;
+	}
+	if (!tree || h->ntasks != in->nlocal || h->ntasks < 1 ||
+	    h->ntasks > tmatch_affinity_tree_nb_slots(tree)) {
+		t->bad = "task count";
+		return;
+	}
+	nleaves = tmatch_topo_nb_leaves(tmatch_affinity_tree_topo(tree));
+	t->plan = calloc(1, sizeof(*t->plan));
+	t->seen = calloc((size_t)nleaves, 1);
+	if (!t->plan || !t->seen ||
+	    !(t->plan->task = calloc((size_t)in->nlocal, sizeof(*t->plan->task))) ||
+	    !(t->plan->allowed = hwloc_bitmap_dup(tmatch_affinity_tree_allowed_cpuset(tree, 0)))) {
+		t->nomem = 1;
+		t->bad = "out of memory";
+		return;
+	}
+	t->stage = TASKS;
 }
 
 /* A position as the helper sent it: levels in range, names [a-z0-9]. */
+static int lower_alnum(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
 static int pos_ok(const tmatch_affinity_pos_t *p)
 {
 	if (p->nlevels < 0 || p->nlevels > TMATCH_AFFINITY_MAX_LEVELS)
 		return 0;
-	for (int l = 0; l < p->nlevels; l++) {
-		size_t n = strnlen(p->level[l].name, sizeof(p->level[l].name));
-
-		if (n == 0 || n == sizeof(p->level[l].name) || p->level[l].count < 1 ||
-		    p->level[l].index < 0 || p->level[l].index >= p->level[l].count ||
-		    p->level[l].global < 0)
+	for (int l = 0; l < p->nlevels; l++)
+		if (!p->level[l].name[0] ||
+		    !field_ok(p->level[l].name, sizeof(p->level[l].name), lower_alnum) ||
+		    p->level[l].count < 1 || p->level[l].index < 0 ||
+		    p->level[l].index >= p->level[l].count || p->level[l].global < 0)
 			return 0;
-		for (size_t i = 0; i < n; i++) {
-			int c = (unsigned char)p->level[l].name[i];
-
-			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-				return 0;
-		}
-	}
 	return 1;
+}
+
+/* One task: its record's size and version, its rank Slurm's, its leaf in
+   range, allowed and not taken, its position; its CPU set the tree's. */
+static void on_task(struct take *t)
+{
+	const tmatch_affinity_tree_t *tree = t->in->prep->tree;
+	const tmatch_topo_t *topo = tmatch_affinity_tree_topo(tree);
+	const struct tmatch__helper_task *r = &t->part.task;
+	tmatch_place_node_t *plan = t->plan;
+	tmatch_place_task_t *task = &plan->task[plan->ntasks];
+	hwloc_const_bitmap_t set;
+
+	if (r->size != sizeof(*r) || r->version != TMATCH__HELPER_TASK_VERSION) {
+		t->bad = "task record";
+		return;
+	}
+	if (r->rank != t->in->ranks[plan->ntasks]) {
+		t->bad = "rank";
+		return;
+	}
+	if (r->leaf < 0 || r->leaf >= tmatch_topo_nb_leaves(topo) ||
+	    !tmatch_topo_is_allowed(topo, r->leaf) || t->seen[r->leaf]) {
+		t->bad = "leaf";
+		return;
+	}
+	if (!pos_ok(&r->pos)) {
+		t->bad = "position";
+		return;
+	}
+	set = tmatch_affinity_leaf_cpuset(tree, r->leaf);
+	if (!set || !hwloc_bitmap_isincluded(set, plan->allowed)) {
+		t->bad = "CPU set";
+		return;
+	}
+	if (!(task->cpuset = hwloc_bitmap_dup(set))) {
+		t->nomem = 1;
+		t->bad = "out of memory";
+		return;
+	}
+	t->seen[r->leaf] = 1;
+	task->rank = r->rank;
+	task->leaf = r->leaf;
+	task->pos = r->pos;
+	if (++plan->ntasks == t->in->nlocal)
+		t->stage = DONE;
+}
+
+/* The bytes as they come: each record, once whole, checked and kept. */
+static int take_feed(void *arg, const char *data, size_t len, double *limit)
+{
+	struct take *t = arg;
+
+	while (len && !t->bad) {
+		size_t size = stage_size(t->stage), n;
+
+		if (t->stage == DONE) {
+			t->bad = "too long";
+			break;
+		}
+		n = size - t->have < len ? size - t->have : len;
+		memcpy((char *)&t->part + t->have, data, n);
+		t->have += n;
+		data += n;
+		len -= n;
+		if (t->have < size)
+			break;
+		t->have = 0;
+		if (t->stage == HELLO)
+			on_hello(t, limit);
+		else if (t->stage == HEAD)
+			on_head(t);
+		else
+			on_task(t);
+	}
+	return t->bad ? -1 : 0;
+}
+
+static void take_start(struct take *t, const tmatch_place_helper_in_t *in,
+                       tmatch_place_helper_out_t *out)
+{
+	memset(t, 0, sizeof(*t));
+	t->in = in;
+	t->out = out;
+	memset(out, 0, sizeof(*out));
+	out->cfg = *in->admin;
+	snprintf(out->node_name, sizeof(out->node_name), "node %d", in->node_index);
 }
 
 static int malformed(tmatch_error_t *err, const char *name, const char *what)
@@ -452,245 +841,201 @@ static int malformed(tmatch_error_t *err, const char *name, const char *what)
 	                        "%s: mapping process sent a malformed result (%s)", name, what);
 }
 
-/* The placed tasks into out->plan: each leaf and rank checked, each CPU set
-   taken from the root side's own tree. */
-static int take_tasks(const tmatch_place_helper_in_t *in, const struct tmatch__helper_head *h,
-                      const char *tasks, tmatch_place_helper_out_t *out, tmatch_error_t *err)
+/* Which messages each ending may carry. */
+static int code_fits(int status, int code)
 {
-	const tmatch_affinity_tree_t *tree = in->prep->tree;
-	const char *name = out->node_name;
-	tmatch_place_node_t *plan;
-	int *leaf_of;
-
-	if (h->ntasks != in->nlocal || !tree)
-		return malformed(err, name, "task count");
-	leaf_of = malloc((size_t)in->nlocal * sizeof(*leaf_of));
-	plan = calloc(1, sizeof(*plan));
-	if (!leaf_of || !plan || !(plan->task = calloc((size_t)in->nlocal, sizeof(*plan->task))) ||
-	    !(plan->allowed = hwloc_bitmap_dup(tmatch_affinity_tree_allowed_cpuset(tree, 0)))) {
-		free(leaf_of);
-		tmatch_place_node_destroy(plan);
-		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory", name);
+	switch (status) {
+	case TMATCH__HELPER_OUT_FAILED:
+		return code >= TMATCH__HMSG_VALUE && code <= TMATCH__HMSG_MAP;
+	case TMATCH__HELPER_OUT_SKIPPED:
+		return code >= TMATCH__HMSG_DEFAULT_SIZE && code <= TMATCH__HMSG_MIN_GAIN &&
+		       code != TMATCH__HMSG_LEARN_RECORD;
+	case TMATCH__HELPER_OUT_LEARN:
+		return code == TMATCH__HMSG_LEARN_RECORD;
+	case TMATCH__HELPER_OUT_PLACED:
+		return code == TMATCH__HMSG_NONE ||
+		       (code >= TMATCH__HMSG_PREDICTED && code <= TMATCH__HMSG_PREDICT_BAD);
+	default:
+		return code == TMATCH__HMSG_NONE;
 	}
-	plan->ntasks = in->nlocal;
-	for (int i = 0; i < in->nlocal; i++) {
-		struct tmatch__helper_task t;
-
-		memcpy(&t, tasks + (size_t)i * sizeof(t), sizeof(t));
-		leaf_of[i] = t.leaf;
-		plan->task[i].rank = t.rank;
-		plan->task[i].leaf = t.leaf;
-		plan->task[i].pos = t.pos;
-		if (t.rank != in->ranks[i] || !pos_ok(&t.pos)) {
-			malformed(err, name, t.rank != in->ranks[i] ? "rank" : "position");
-			goto fail;
-		}
-	}
-	/* In range, allowed (the step's CPUs), distinct. */
-	if (tmatch_map_validate(tmatch_affinity_tree_topo(tree), leaf_of, in->nlocal, NULL) < 0) {
-		malformed(err, name, "leaf");
-		goto fail;
-	}
-	for (int i = 0; i < in->nlocal; i++) {
-		hwloc_const_bitmap_t set = tmatch_affinity_leaf_cpuset(tree, leaf_of[i]);
-
-		if (!set || !hwloc_bitmap_isincluded(set, plan->allowed) ||
-		    !(plan->task[i].cpuset = hwloc_bitmap_dup(set))) {
-			malformed(err, name, "CPU set");
-			goto fail;
-		}
-	}
-	free(leaf_of);
-	plan->status = TMATCH_PLACE_PLACED;
-	plan->cost = isfinite(h->cost) ? h->cost : 0;
-	plan->cost_packed = isfinite(h->cost_packed) ? h->cost_packed : 0;
-	plan->map_seconds = isfinite(h->map_seconds) && h->map_seconds >= 0 ? h->map_seconds : 0;
-	if (clean_text(plan->mapper, h->mapper, sizeof(h->mapper), name_char) < 0)
-		snprintf(plan->mapper, sizeof(plan->mapper), "?");
-	if (clean_text(plan->note, h->msg, sizeof(h->msg), printable) < 0)
-		plan->note[0] = '\0';
-	out->plan = plan;
-	return 0;
-fail:
-	free(leaf_of);
-	tmatch_place_node_destroy(plan);
-	return -1;
 }
 
-/* The bytes as they come: the hello, once in, may bring the deadline closer. */
-struct incoming {
-	char *buf;
-	size_t got, cap;
-	struct tmatch__helper_hello *hello;
-	int hello_done;
-};
-
-static int feed(void *arg, const char *data, size_t len, double *limit)
+/* The helper has ended (run_error: how, when not cleanly): the result. */
+static int take_end(struct take *t, const tmatch_error_t *run_error, int run_errno,
+                    tmatch_error_t *err)
 {
-	struct incoming *in = arg;
+	tmatch_place_helper_out_t *out = t->out;
+	struct tmatch__helper_head *h = &t->head;
+	const char *name = out->node_name;
+	tmatch_place_node_t *plan = t->plan;
+	char line[sizeof(plan->why)];
+	int rc = -1;
 
-	if (len > in->cap - in->got)
-		return -1;
-	memcpy(in->buf + in->got, data, len);
-	in->got += len;
-	if (!in->hello_done && in->got >= sizeof(*in->hello)) {
-		in->hello_done = 1;
-		*limit = on_hello(in->hello, in->buf, sizeof(*in->hello));
-		if (*limit < 0)
-			return -1;
+	t->plan = NULL;
+	free(t->seen);
+	t->seen = NULL;
+	if (t->nomem)
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory", name);
+	else if (t->bad)
+		malformed(err, name, t->bad);
+	else if (run_error)
+		tmatch_error_set(err, run_errno > 0 ? run_errno : EIO, NULL, 0, 0, "%s: %s", name,
+		                 run_error->msg);
+	else if (t->stage != DONE)
+		malformed(err, name, "too short");
+	else if (!code_fits(h->status, h->msg.code) ||
+	         (h->msg.code &&
+	          tmatch__helper_format(&h->msg, name, t->in, line, sizeof(line)) < 0))
+		malformed(err, name, "message");
+	else
+		rc = 0;
+	if (rc < 0)
+		goto out;
+	switch (h->status) {
+	case TMATCH__HELPER_OUT_OFF:
+		out->cfg.enabled = 0;
+		break;
+	case TMATCH__HELPER_OUT_FAILED:
+		rc = tmatch_error_set(err, h->msg.err_no > 0 ? h->msg.err_no : EINVAL, NULL, 0, 0,
+		                      "%s", line);
+		break;
+	case TMATCH__HELPER_OUT_SKIPPED:
+	case TMATCH__HELPER_OUT_LEARN:
+		if (!(plan = calloc(1, sizeof(*plan)))) {
+			rc = tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory", name);
+			break;
+		}
+		plan->status = TMATCH_PLACE_SKIPPED;
+		plan->record = h->status == TMATCH__HELPER_OUT_LEARN;
+		plan->why_level =
+		    h->why_level == TMATCH_LOG_DEBUG ? TMATCH_LOG_DEBUG : TMATCH_LOG_INFO;
+		snprintf(plan->why, sizeof(plan->why), "%s", line);
+		break;
+	default: /* PLACED */
+		plan->status = TMATCH_PLACE_PLACED;
+		plan->cost = isfinite(h->cost) ? h->cost : 0;
+		plan->cost_packed = isfinite(h->cost_packed) ? h->cost_packed : 0;
+		plan->map_seconds =
+		    isfinite(h->map_seconds) && h->map_seconds >= 0 ? h->map_seconds : 0;
+		if (field_ok(h->mapper, sizeof(h->mapper), name_char))
+			snprintf(plan->mapper, sizeof(plan->mapper), "%s", h->mapper);
+		else
+			snprintf(plan->mapper, sizeof(plan->mapper), "?");
+		if (h->msg.code)
+			snprintf(plan->note, sizeof(plan->note), "%s", line);
+		break;
 	}
-	return 0;
+	if (rc == 0 && plan) {
+		snprintf(plan->node_name, sizeof(plan->node_name), "%s", out->node_name);
+		plan->node_index = t->in->node_index;
+		plan->node_count = t->in->node_count;
+		plan->cpus_per_task = t->in->cpus_per_task > 1 ? t->in->cpus_per_task : 1;
+		plan->smt = t->in->prep->smt;
+		out->plan = plan;
+		plan = NULL;
+	}
+out:
+	tmatch_place_node_destroy(plan);
+	return rc;
+}
+
+int tmatch__helper_take(const tmatch_place_helper_in_t *in, const char *buf, size_t got,
+                        size_t chunk, const tmatch_error_t *run_error, int run_errno,
+                        tmatch_place_helper_out_t *out, tmatch_error_t *err)
+{
+	struct take t;
+	double limit = 0;
+
+	take_start(&t, in, out);
+	if (chunk == 0)
+		chunk = got ? got : 1;
+	for (size_t at = 0; at < got && !t.bad; at += chunk)
+		take_feed(&t, buf + at, got - at < chunk ? got - at : chunk, &limit);
+	return take_end(&t, run_error, run_errno, err);
+}
+
+static int bad_in(const tmatch_place_helper_in_t *in, const tmatch_place_helper_out_t *out)
+{
+	return !in || !in->admin || !in->prep || !out || in->helper_fd < 0 || in->nlocal < 0 ||
+	       in->nlocal > TMATCH__HELPER_MAX_LOCAL || (in->nlocal > 0 && !in->ranks) ||
+	       in->node_count < 1 || in->node_index < 0 || in->ngroups < 0 ||
+	       (in->ngroups > 0 && !in->groups);
+}
+
+/* The sandbox of the helper program: the admin's limits name its endings
+   (the helper sets them on itself). */
+static void sandbox_of(const tmatch_place_helper_in_t *in, tmatch__sandbox_t *sb, int input)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->max_time = in->admin->max_map_time;
+	sb->max_memory = in->admin->max_map_memory;
+	sb->exec_fd = in->helper_fd;
+	sb->input_fd = input;
 }
 
 int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_helper_out_t *out,
                             tmatch_error_t *err)
 {
-	const tmatch_config_t *admin;
 	tmatch__sandbox_t sb;
-	struct tmatch__helper_hello hello;
-	struct job job = {in};
-	struct incoming inc;
+	struct take t;
 	tmatch_error_t e;
-	int rc = -1, run;
+	int fd, run = -1, run_errno = 0;
 
-	if (!in || !in->admin || !in->prep || !out || in->nlocal < 0 ||
-	    in->nlocal > TMATCH__HELPER_MAX_LOCAL || (in->nlocal > 0 && !in->ranks) ||
-	    in->node_count < 1 || in->node_index < 0 || in->ngroups < 0)
+	if (bad_in(in, out))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_helper_run: invalid argument");
-	admin = in->admin;
-	memset(&sb, 0, sizeof(sb));
-	sb.become = in->become;
-	sb.uid = in->uid;
-	sb.gid = in->gid;
-	sb.groups = in->groups;
-	sb.ngroups = in->ngroups;
-	sb.filter = 1;
-	sb.max_time = admin->max_map_time;
-	sb.max_memory = admin->max_map_memory;
-	memset(&inc, 0, sizeof(inc));
-	inc.cap = sizeof(hello) + sizeof(struct tmatch__helper_head) +
-	          (size_t)in->nlocal * sizeof(struct tmatch__helper_task);
-	inc.hello = &hello;
-	sb.feed = feed;
-	sb.feed_arg = &inc;
-	inc.buf = malloc(inc.cap);
+	take_start(&t, in, out);
 	tmatch_error_clear(&e);
-	if (!inc.buf) {
-		run = -1;
-		tmatch_error_set(&e, ENOMEM, NULL, 0, 0, "out of memory");
-	} else {
-		run = tmatch__sandbox_run(&sb, helper_body, &job, NULL, NULL, &e);
+	fd = input_fd(in, 0, &e);
+	if (fd >= 0) {
+		sandbox_of(in, &sb, fd);
+		sb.feed = take_feed;
+		sb.feed_arg = &t;
+		sb.pending = &out->pending;
+		run = tmatch__sandbox_exec(&sb, &e);
+		close(fd);
 	}
-	rc = tmatch__helper_take(in, inc.buf, inc.got, run < 0 ? &e : NULL, run < 0 ? errno : 0,
-	                         out, err);
-	free(inc.buf);
-	return rc;
+	if (run < 0)
+		run_errno = errno;
+	return take_end(&t, run < 0 ? &e : NULL, run_errno, err);
 }
 
-int tmatch__helper_take(const tmatch_place_helper_in_t *in, const char *buf, size_t got,
-                        const tmatch_error_t *run_error, int run_errno,
-                        tmatch_place_helper_out_t *out, tmatch_error_t *err)
+/* The probe's report, as it comes. */
+struct report {
+	char *buf;
+	size_t cap, *got;
+};
+
+static int report_feed(void *arg, const char *data, size_t len, double *limit)
 {
-	const tmatch_config_t *admin = in->admin;
-	struct tmatch__helper_hello hello;
-	struct tmatch__helper_head h;
-	int rc = -1;
+	struct report *r = arg;
 
-	memset(out, 0, sizeof(*out));
-	out->cfg = *admin;
-	snprintf(out->node_name, sizeof(out->node_name), "node %d", in->node_index);
-	memset(&hello, 0, sizeof(hello));
-	if (buf && got >= sizeof(hello))
-		memcpy(&hello, buf, sizeof(hello));
-	if (hello.magic != TMATCH__HELPER_HELLO_MAGIC ||
-	    hello.version != TMATCH__HELPER_WIRE_VERSION)
-		hello.magic = 0; /* not a hello: nothing in it counts */
-	if (hello.magic) {
-		/* What the user tightened holds, whatever happens next. */
-		if (hello.failure == TMATCH_FAILURE_FAIL)
-			out->cfg.failure = TMATCH_FAILURE_FAIL;
-		out->cfg.dry_run = admin->dry_run || hello.dry_run;
-		out->cfg.verbose = hello.verbose < 0 ? 0 : hello.verbose > 9 ? 9 : hello.verbose;
-		out->cfg.mpi_pin = hello.mpi_pin != 0;
-		out->user_profile = hello.user_profile != 0;
-		if (clean_text(out->node_name, hello.node_name, sizeof(hello.node_name),
-		               name_char) < 0 ||
-		    !out->node_name[0])
-			snprintf(out->node_name, sizeof(out->node_name), "node %d", in->node_index);
-	}
-	if (run_error)
-		return tmatch_error_set(err, run_errno > 0 ? run_errno : EIO, NULL, 0, 0, "%s: %s",
-		                        out->node_name, run_error->msg);
-	if (got < sizeof(hello) + sizeof(h) || !hello.magic) {
-		malformed(err, out->node_name, "too short");
+	(void)limit;
+	if (len > r->cap - *r->got)
 		return -1;
-	}
-	memcpy(&h, buf + sizeof(hello), sizeof(h));
-	if (h.magic != TMATCH__HELPER_HEAD_MAGIC || h.version != TMATCH__HELPER_WIRE_VERSION) {
-		malformed(err, out->node_name, "version");
+	memcpy(r->buf + *r->got, data, len);
+	*r->got += len;
+	return 0;
+}
+
+int tmatch__helper_probe(const tmatch_place_helper_in_t *in, char *buf, size_t cap, size_t *got,
+                         tmatch_error_t *err)
+{
+	tmatch_place_helper_out_t out;
+	tmatch__sandbox_t sb;
+	struct report r = {buf, cap, got};
+	int fd, rc;
+
+	*got = 0;
+	if (bad_in(in, &out) || !buf)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch__helper_probe: invalid argument");
+	if ((fd = input_fd(in, 1, err)) < 0)
 		return -1;
-	}
-	if (got != sizeof(hello) + sizeof(h) +
-	               (h.status == TMATCH__HELPER_OUT_PLACED && h.ntasks >= 0
-	                    ? (size_t)h.ntasks * sizeof(struct tmatch__helper_task)
-	                    : 0)) {
-		malformed(err, out->node_name, "length");
-		return -1;
-	}
-	switch (h.status) {
-	case TMATCH__HELPER_OUT_OFF:
-		out->cfg.enabled = 0;
-		rc = 0;
-		break;
-	case TMATCH__HELPER_OUT_FAILED: {
-		char line[sizeof(h.msg)];
-
-		if (clean_text(line, h.msg, sizeof(h.msg), printable) < 0 || !line[0]) {
-			malformed(err, out->node_name, "message");
-			break;
-		}
-		tmatch_error_set(err, h.err_no > 0 && h.err_no < 4096 ? h.err_no : EINVAL, NULL, 0,
-		                 0, "%s", line);
-		break;
-	}
-	case TMATCH__HELPER_OUT_SKIPPED:
-	case TMATCH__HELPER_OUT_LEARN: {
-		tmatch_place_node_t *plan = calloc(1, sizeof(*plan));
-
-		if (!plan) {
-			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory",
-			                 out->node_name);
-			break;
-		}
-		if (clean_text(plan->why, h.msg, sizeof(h.msg), printable) < 0) {
-			free(plan);
-			malformed(err, out->node_name, "message");
-			break;
-		}
-		plan->status = TMATCH_PLACE_SKIPPED;
-		plan->record = h.status == TMATCH__HELPER_OUT_LEARN;
-		plan->why_level =
-		    h.why_level == TMATCH_LOG_DEBUG ? TMATCH_LOG_DEBUG : TMATCH_LOG_INFO;
-		out->plan = plan;
-		rc = 0;
-		break;
-	}
-	case TMATCH__HELPER_OUT_PLACED:
-		rc = take_tasks(in, &h, buf + sizeof(hello) + sizeof(h), out, err);
-		break;
-	default:
-		malformed(err, out->node_name, "status");
-		break;
-	}
-	if (out->plan) {
-		tmatch_place_node_t *p = out->plan;
-
-		snprintf(p->node_name, sizeof(p->node_name), "%s", out->node_name);
-		p->node_index = in->node_index;
-		p->node_count = in->node_count;
-		p->cpus_per_task = in->cpus_per_task > 1 ? in->cpus_per_task : 1;
-		p->smt = in->prep->smt;
-	}
+	sandbox_of(in, &sb, fd);
+	sb.feed = report_feed;
+	sb.feed_arg = &r;
+	rc = tmatch__sandbox_exec(&sb, err);
+	close(fd);
 	return rc;
 }

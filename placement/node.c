@@ -348,10 +348,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.mapper = cfg->mapper[0] ? cfg->mapper : NULL;
 	mopts.seed = cfg->seed;
 	mopts.time_budget = cfg->max_map_time;
-	/* the site's search, within half of the time the helper may take: the
-	   search is counted in steps, a slow node must still finish in time */
-	mopts.search_time =
-	    cfg->search_time < cfg->max_map_time / 2 ? cfg->search_time : cfg->max_map_time / 2;
+	mopts.search_time = tmatch_place_search_time(cfg);
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
 	if (in->slice && in->slice->bind.node_sig != 0 &&
@@ -451,6 +448,15 @@ static int skipped(const tmatch_place_node_in_t *in, const char *name, int level
 	return 0;
 }
 
+double tmatch_place_search_time(const tmatch_config_t *cfg)
+{
+	/* the search is counted in steps, and a slow node must still finish
+	   within max_map_time: half of it at most */
+	double cap = cfg->max_map_time / 2;
+
+	return cfg->search_time < cap ? cfg->search_time : cap;
+}
+
 int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_node_prep_t *prep)
 {
 	tmatch_affinity_opts_t aopts;
@@ -470,9 +476,9 @@ int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_nod
 	if (in->topology) {
 		if (tmatch_place_node_spec(in->topology, &aopts, &e) < 0)
 			goto fail;
-	} else if (xml) {
+	} else if (xml || in->topology_xml_text) {
 		aopts.source = TMATCH_AFFINITY_SRC_XML;
-		aopts.input = xml;
+		aopts.input = xml ? xml : "the node's XML";
 		aopts.xml_buffer = in->topology_xml_text;
 		aopts.xml_len = in->topology_xml_len;
 		aopts.this_system = !in->cfg->dry_run;

@@ -97,9 +97,20 @@ int tmatch_place_config_user(const tmatch_config_t *admin, const char *user_valu
 /* The admin file named in argv ("admin_file=PATH"), or NULL. Points into argv. */
 const char *tmatch_place_admin_file(int argc, char *const *argv);
 
+/* The helper program named in argv ("helper=PATH": an install elsewhere than
+   the packages', a build tree's), or NULL. Points into argv. */
+const char *tmatch_place_helper_path(int argc, char *const *argv);
+
 /* 1 when the user's --treematch value names a profile itself (then the
    profile is the user's, not the admin's default), 0 otherwise. */
 int tmatch_place_user_profile(const char *user_value);
+
+/*
+ * The step plan a node places from: plan= (the user's or the admin's),
+ * else the job's TREEMATCH_PLAN (plan_env: set by `treematch layout --plan
+ * --exec`; NULL = none). NULL: the node maps from the profile.
+ */
+const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_env);
 
 /*
  * What a problem found before the step starts (the profile unreadable or of
@@ -188,9 +199,11 @@ typedef struct tmatch_place_node_in {
 	   unless dry_run), else this machine; or "xml:FILE" / "synthetic:STRING"
 	   (tests, dry runs; never bound). */
 	const char *topology;
-	/* cfg->topology_xml's bytes, already read (slurmstepd reads the admin's
-	   files at init, while it is root), NUL at [topology_xml_len]; NULL =
-	   read the file. */
+	/* The node's hwloc XML, already read, NUL at [topology_xml_len]:
+	   cfg->topology_xml's bytes (slurmstepd reads the admin's files at init,
+	   while it is root), or, without topology_xml, the machine as the root
+	   side loaded it (tmatch_affinity_tree_xml), for the plugin's helper;
+	   NULL = read cfg->topology_xml, or this machine. */
 	const char *topology_xml_text;
 	size_t topology_xml_len;
 	/* The switches, for the position only (placement stays on the node): a
@@ -320,16 +333,35 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 
 void tmatch_place_node_destroy(tmatch_place_node_t *node);
 
+/* The default mapper's extra search on a node: cfg->search_time, at most
+   half of cfg->max_map_time (the search is counted in steps: a slow node
+   must still finish within the limit). */
+double tmatch_place_search_time(const tmatch_config_t *cfg);
+
 /* ------------------------------------------------------------------------ */
-/* The plugin's privilege separation (helper.c)                              */
+/* The plugin's privilege separation (helper.c, helper_job.c, sandbox.c)     */
 
 /*
  * Load the profile cfg->profile (a regular file, opened without blocking,
  * within cfg's size and rank limits) as whoever calls. NULL with one line
  * in msg ("cannot read profile P: ...", "bad profile: F:L:C: ...") and errno.
+ * _err: the same with the parts apart: *opened 0 when the file could not
+ * be opened (err: errno), 1 when it did not load (err: file, line, column).
  */
 tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_log_fn log,
                                             void *log_arg, char *msg, size_t len);
+tmatch_profile_t *tmatch_place_load_profile_err(const tmatch_config_t *cfg, tmatch_log_fn log,
+                                                void *log_arg, int *opened, tmatch_error_t *err);
+
+/*
+ * The helper program, opened by the root side at init (slurmstepd is root
+ * there) and started from this descriptor for each step: path must name a
+ * regular, executable file owned by root (or by the caller, when the caller
+ * is not root: tests, a developer's build) that neither group nor others may
+ * write, in directories that are the same or sticky. The descriptor
+ * (O_CLOEXEC), or -1 with err saying which condition fails.
+ */
+int tmatch_place_helper_open(const char *path, tmatch_error_t *err);
 
 /*
  * What slurmstepd's root side hands the helper: only what Slurm and the
@@ -338,6 +370,7 @@ tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_l
  * is parsed in the helper.
  */
 typedef struct tmatch_place_helper_in {
+	int helper_fd;                /* tmatch_place_helper_open's descriptor */
 	const tmatch_config_t *admin; /* plugstack.conf + admin file, read as root */
 	const char *user_value;       /* the --treematch value as received; NULL = none */
 	const char *nodelist;         /* SLURM_STEP_NODELIST of the job's environment, NULL */
@@ -346,17 +379,19 @@ typedef struct tmatch_place_helper_in {
 	int nlocal, ntasks_total;     /* S_JOB_LOCAL_TASK_COUNT, S_JOB_TOTAL_TASK_COUNT */
 	int cpus_per_task;            /* S_STEP_CPUS_PER_TASK */
 	const int *ranks;             /* [nlocal] S_JOB_LOCAL_TO_GLOBAL_ID */
+	const char *step_cores;       /* S_STEP_ALLOC_CORES: the helper makes its own tree */
+	const char *job_cores;        /* S_JOB_ALLOC_CORES */
 	uint64_t job_id;              /* S_JOB_ID, what a step plan must be for */
 	uint32_t step_id;             /* S_JOB_STEPID */
 	const char *plan_env;         /* TREEMATCH_PLAN of the job's environment, NULL: the
 	                                 plan when the user's value names none */
 	/* Learn mode: the step's command line (S_JOB_ARGV) and the job's PATH,
-	   PWD, HOME and XDG_CACHE_HOME, copied, not parsed (NULL = none). */
+	   PWD, HOME, XDG_CACHE_HOME and LD_LIBRARY_PATH, copied, not parsed
+	   (NULL = none): the helper has no environment of its own. */
 	char *const *argv;
-	const char *job_path, *job_pwd, *job_home, *job_xdg;
+	const char *job_path, *job_pwd, *job_home, *job_xdg, *job_ld_path;
 	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
-	int become;                           /* 1: become uid/gid/groups for good (checked) */
-	uid_t uid;                            /* S_JOB_UID */
+	uid_t uid;                            /* S_JOB_UID: the helper becomes it for good */
 	gid_t gid;                            /* S_JOB_GID */
 	const gid_t *groups;                  /* the user's supplementary groups */
 	int ngroups;
@@ -370,7 +405,12 @@ typedef struct tmatch_place_helper_out {
 	int user_profile;
 	char node_name[64];        /* this node's name (checked characters) */
 	tmatch_place_node_t *plan; /* PLACED or SKIPPED; NULL when off or failed */
+	pid_t pending;             /* > 0: a helper killed but not ended (uninterruptible sleep):
+	                              reap it later, without waiting (tmatch_place_helper_reap) */
 } tmatch_place_helper_out_t;
+
+/* Reaps a pending helper if it has ended; never waits. */
+void tmatch_place_helper_reap(pid_t pid);
 
 /*
  * Learn mode (learn.c). learn_key: the store key of a step: its MPI program
@@ -453,15 +493,17 @@ int tmatch_place_prediction_read(const char *path, const char *mapping, double *
                                  double *packed, tmatch_error_t *err);
 
 /*
- * Run the helper (placement/sandbox.c: the job's user for good, no other
- * descriptor, no new privileges, a seccomp allow-list, the admin's time and
- * memory limits, which the user may only lower) and check what it sends:
- * versions and lengths, every rank against in->ranks, every leaf in range,
- * allowed and distinct on prep->tree, positions; CPU sets come from
- * prep->tree, text is reduced to printable characters. 0 with *out (plan
- * NULL when the user said off); -1 with one line in err ("n0: bad profile:
- * ...", "n0: mapping exceeded max_map_time=2 s, killed") and out->cfg the
- * policy to follow (failure mode). Free out->plan with
+ * Run the helper program (in->helper_fd; placement/sandbox.c: a clean
+ * memory image with no environment, the job's user for good, no other
+ * descriptor, no new privileges, a seccomp allow-list, the admin's time
+ * and memory limits, which the user may only lower), hand it in's fields
+ * and check what it sends as it comes: versions and lengths, every rank
+ * against in->ranks, every leaf in range, allowed and distinct on
+ * prep->tree, positions; no more tasks than the tree has slots; CPU sets
+ * come from prep->tree; messages are codes the root side formats. 0 with
+ * *out (plan NULL when the user said off); -1 with one line in err ("n0:
+ * bad profile ...", "n0: mapping exceeded max_map_time=2 s, killed") and
+ * out->cfg the policy to follow (failure mode). Free out->plan with
  * tmatch_place_node_destroy.
  */
 int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_helper_out_t *out,
@@ -744,8 +786,15 @@ void tmatch_place_slice_destroy(tmatch_place_slice_t *slice);
 int tmatch_place_plan_read_head(int fd, const char *path, tmatch_place_plan_bind_t *bind,
                                 uint32_t *nnodes, tmatch_error_t *err);
 
-/* The plan's own bindings against the step a node sees: 0, or -1 with one
-   line in why (which binding differs, the plan's value and the step's). */
+/* The plan's own bindings against the step a node sees: 0, or which binding
+   differs (> 0) with one line in why (the plan's value and the step's). */
+enum {
+	TMATCH_PLACE_PLAN_OTHER_JOB = 1,
+	TMATCH_PLACE_PLAN_OTHER_STEP = 2,
+	TMATCH_PLACE_PLAN_OTHER_TASKS = 3,
+	TMATCH_PLACE_PLAN_OTHER_NODES = 4,
+	TMATCH_PLACE_PLAN_OTHER_PROFILE = 5,
+};
 int tmatch_place_plan_matches(const tmatch_place_plan_bind_t *plan,
                               const tmatch_place_plan_bind_t *step, char *why, size_t len);
 

@@ -145,17 +145,65 @@ void tmatch__format_size(size_t bytes, char *buf, size_t len);
 double tmatch__place_now(void);
 
 /*
- * helper.c: the wire format of the plugin's helper (see helper.c), and the
- * root side's reading of it: `buf` (got bytes) as the helper sent it;
- * run_error (and run_errno), when not NULL, is why the sandbox ended it (the hello, if
- * any, still names the node and the user's policy). 0 or -1 as
- * tmatch_place_helper_run. Tests feed it forged bytes.
+ * helper.c: the wire between the plugin's root side and its helper
+ * program (the format is described in helper.c).
+ *
+ * Root side to helper: one sealed memfd, the helper's fd 4: struct
+ * tmatch__helper_input, the groups, the ranks, then tagged strings.
  */
+#define TMATCH__HELPER_INPUT_MAGIC  0x314a4d54u /* "TMJ1" */
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */
 #define TMATCH__HELPER_HEAD_MAGIC   0x31524d54u /* "TMR1" */
-#define TMATCH__HELPER_WIRE_VERSION 1u
+#define TMATCH__HELPER_WIRE_VERSION 2u
+#define TMATCH__HELPER_TASK_VERSION 1u
 #define TMATCH__HELPER_MAX_LOCAL    65536 /* tasks on one node the root side will read back */
+#define TMATCH__HELPER_MAX_INPUT    ((size_t)96 << 20) /* bytes of input the helper takes */
+#define TMATCH__HELPER_INPUT_FD     4
 
+struct tmatch__helper_input {
+	uint32_t magic, version;
+	uint32_t size;        /* sizeof(struct tmatch__helper_input) */
+	uint32_t config_size; /* sizeof(tmatch_config_t) */
+	char build[32];       /* TMATCH_VERSION: plugin and helper of one build */
+	int32_t parent;       /* the root side's pid: the helper's parent */
+	uint32_t uid, gid;    /* S_JOB_UID, S_JOB_GID */
+	int32_t ngroups;      /* gid_t groups[ngroups] follow */
+	int32_t node_index, node_count, nlocal, ntasks_total, cpus_per_task;
+	uint32_t step_id;
+	uint64_t job_id;
+	int32_t probe; /* tests: the helper reports on itself instead */
+	/* the root side's node tree, which the helper's must equal */
+	int32_t has_tree, smt, whole;
+	uint64_t node_sig;
+	tmatch_config_t admin; /* plugstack.conf and the admin file */
+	                       /* int32_t ranks[nlocal], then the strings */
+};
+
+/* The strings: uint32_t tag, uint32_t length (with the final NUL), bytes. */
+enum {
+	TMATCH__HIN_END = 0,
+	TMATCH__HIN_USER_VALUE = 1, /* --treematch as received */
+	TMATCH__HIN_NODELIST,       /* the job's SLURM_STEP_NODELIST (SLURM_NODELIST) */
+	TMATCH__HIN_PLAN,           /* the job's TREEMATCH_PLAN */
+	TMATCH__HIN_PATH,           /* the job's PATH, PWD, HOME, XDG_CACHE_HOME, */
+	TMATCH__HIN_PWD,            /* LD_LIBRARY_PATH (copied by the root side: */
+	TMATCH__HIN_HOME,           /* the helper has no environment of its own) */
+	TMATCH__HIN_XDG_CACHE_HOME,
+	TMATCH__HIN_LD_LIBRARY_PATH,
+	TMATCH__HIN_ARGV,          /* one word of S_JOB_ARGV, in order */
+	TMATCH__HIN_STEP_CORES,    /* S_STEP_ALLOC_CORES */
+	TMATCH__HIN_JOB_CORES,     /* S_JOB_ALLOC_CORES */
+	TMATCH__HIN_NODE_XML,      /* hwloc's XML of the node, as the root side loaded it */
+	TMATCH__HIN_TOPOLOGY_CONF, /* topology.conf's text */
+	TMATCH__HIN_COUNT
+};
+
+/*
+ * Helper to root side, on the pipe (fd 3): a hello as soon as the user's
+ * value is merged, a head, and when placed one record per local task.
+ * No free text: every message is a code whose fields the root side
+ * checks and formats (tmatch__helper_format).
+ */
 enum {
 	TMATCH__HELPER_OUT_PLACED = 0,
 	TMATCH__HELPER_OUT_SKIPPED = 1,
@@ -171,21 +219,108 @@ struct tmatch__helper_hello {
 	char node_name[64];
 };
 
-struct tmatch__helper_head {
-	uint32_t magic, version;
-	int32_t status, err_no, why_level, ntasks;
-	double cost, cost_packed, map_seconds;
-	char mapper[64];
-	char msg[512]; /* FAILED: the line; SKIPPED: why */
+/* The messages: what each code says and which fields it fills. */
+enum tmatch__helper_code {
+	TMATCH__HMSG_NONE = 0,
+	/* FAILED */
+	TMATCH__HMSG_VALUE,         /* the --treematch value: num[0] its column */
+	TMATCH__HMSG_NOMEM,         /* out of memory */
+	TMATCH__HMSG_PROFILE_OPEN,  /* file: the profile, err_no */
+	TMATCH__HMSG_PROFILE_BAD,   /* file, num[0] line, num[1] column, err_no */
+	TMATCH__HMSG_PROFILE_RANKS, /* num[0] the profile's ranks, num[1] the step's tasks */
+	TMATCH__HMSG_SLOTS,         /* num[0] tasks, num[1] slots, num[2] CPUs per slot */
+	TMATCH__HMSG_NO_TREE,       /* the root side's tree error says it */
+	TMATCH__HMSG_TREE_DIFFERS,  /* the helper's node tree is not the root side's */
+	TMATCH__HMSG_PLAN_NODELIST, /* file: the plan; the node list is unknown */
+	TMATCH__HMSG_PLAN_BAD,      /* file, err_no (ENOENT: no slice for this node) */
+	TMATCH__HMSG_PLAN_PROFILE,  /* file: the profile, err_no */
+	TMATCH__HMSG_PLAN_OTHER,    /* file, num[0] which binding, num[1] plan's, num[2] step's */
+	TMATCH__HMSG_MAP,           /* the mapping failed: err_no */
+	/* SKIPPED */
+	TMATCH__HMSG_DEFAULT_SIZE,  /* num[0] the default profile's ranks, num[1] tasks */
+	TMATCH__HMSG_NOT_WHOLE,     /* exclusive_only, the job lacks the whole node */
+	TMATCH__HMSG_LEARN_RECORD,  /* (LEARN) file: the program, num[0] tasks */
+	TMATCH__HMSG_LEARN_NO_MPI,  /* no MPI program to learn */
+	TMATCH__HMSG_LEARN_DAMAGED, /* file: the store entry */
+	TMATCH__HMSG_LEARN_STORE,   /* the store cannot be read: err_no */
+	TMATCH__HMSG_MIN_GAIN,      /* val[0] the gain, num[0] min_gain */
+	/* PLACED: the verbose note */
+	TMATCH__HMSG_PREDICTED,    /* file, name: mapper, val[0] mapped, val[1] packed */
+	TMATCH__HMSG_PREDICT_NONE, /* file, name: mapper */
+	TMATCH__HMSG_PREDICT_BAD,  /* file, num[0] line, err_no */
+	TMATCH__HMSG_COUNT
 };
 
+struct tmatch__helper_msg {
+	int32_t code;   /* enum tmatch__helper_code */
+	int32_t err_no; /* an errno value, or 0 */
+	int64_t num[3];
+	double val[2];
+	char file[128]; /* a path, [A-Za-z0-9._+/-] ('?' for others), long ones cut */
+	char name[64];  /* a mapper's name, [A-Za-z0-9._+-] */
+};
+
+struct tmatch__helper_head {
+	uint32_t magic, version;
+	int32_t status, why_level, ntasks;
+	uint32_t task_size; /* bytes of each task record: sizeof(struct tmatch__helper_task) */
+	double cost, cost_packed, map_seconds;
+	char mapper[64];
+	struct tmatch__helper_msg msg; /* FAILED, SKIPPED: why; PLACED: a note, or none */
+};
+
+/* One local task; versioned with its length, so that fields can be added. */
 struct tmatch__helper_task {
+	uint32_t size;    /* sizeof(struct tmatch__helper_task) */
+	uint32_t version; /* TMATCH__HELPER_TASK_VERSION */
 	int32_t rank, leaf;
 	tmatch_affinity_pos_t pos;
 };
 
+/*
+ * The root side's reading, as the bytes come (tmatch_place_helper_run
+ * feeds it from the pipe; tests and the fuzzer feed it forged bytes, in
+ * chunks of `chunk` bytes, 0 = all at once): the hello, the head, then
+ * each task checked and kept the moment it arrives; nothing is buffered
+ * beyond one record. run_error (and run_errno), when not NULL, is why the
+ * sandbox ended it (the hello, if any, still names the node and the user's
+ * policy). 0 or -1 as tmatch_place_helper_run.
+ */
 int tmatch__helper_take(const tmatch_place_helper_in_t *in, const char *buf, size_t got,
-                        const tmatch_error_t *run_error, int run_errno,
+                        size_t chunk, const tmatch_error_t *run_error, int run_errno,
                         tmatch_place_helper_out_t *out, tmatch_error_t *err);
+
+/* The line a message says, from its code and checked fields only ("n0" is
+   the node's name): 0, or -1 when a field is out of its bounds. */
+int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
+                          const tmatch_place_helper_in_t *in, char *line, size_t len);
+
+/* helper.c, in the helper: a path into a message's file field. */
+void tmatch__helper_msg_file(struct tmatch__helper_msg *m, const char *path);
+
+/*
+ * helper_job.c: what the helper does as the user once confined, in order
+ * (the user's value, the plan or the profile, the learn store, the node's
+ * decision, min_gain, the prediction), sending its hello, head and tasks on
+ * fd. in->prep is its own node tree, made from the root side's machine;
+ * differs: it is not the root side's tree (then it fails, after its
+ * hello). Never returns.
+ */
+__attribute__((noreturn)) void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs,
+                                                  int fd);
+
+/* helper.c: bytes onto the pipe (the helper ends with
+   TMATCH__SANDBOX_EXIT_WRITE when it cannot); send_head ends the helper
+   unless the head says placed (the tasks follow). */
+void tmatch__helper_send(int fd, const void *what, size_t len);
+void tmatch__helper_send_head(int fd, struct tmatch__helper_head *h);
+
+/* The helper program's main (spank/helper_main.c): its input from fd 4,
+   its confinement, then tmatch__helper_job. Never returns. */
+__attribute__((noreturn)) void tmatch__helper_main(void);
+
+/* Tests: run the helper with its input's probe set; its report in buf. */
+int tmatch__helper_probe(const tmatch_place_helper_in_t *in, char *buf, size_t cap, size_t *got,
+                         tmatch_error_t *err);
 
 #endif /* TMATCH_PLACEMENT_PRIVATE_H */

@@ -131,27 +131,35 @@ int tmatch_place_profile_stamp(int fd, const char *path, uint64_t *size, uint64_
 int tmatch_place_plan_matches(const tmatch_place_plan_bind_t *plan,
                               const tmatch_place_plan_bind_t *step, char *why, size_t len)
 {
-	if (plan->job_id == 0 || plan->job_id != step->job_id)
+	if (plan->job_id == 0 || plan->job_id != step->job_id) {
 		snprintf(why, len, "it was made for job %llu, this is job %llu",
 		         (unsigned long long)plan->job_id, (unsigned long long)step->job_id);
-	else if (plan->step_id != TMATCH_PLAN_ANY_STEP && plan->step_id != step->step_id)
+		return TMATCH_PLACE_PLAN_OTHER_JOB;
+	}
+	if (plan->step_id != TMATCH_PLAN_ANY_STEP && plan->step_id != step->step_id) {
 		snprintf(why, len, "it was made for step %u, this is step %u", plan->step_id,
 		         step->step_id);
-	else if (plan->ntasks != step->ntasks)
+		return TMATCH_PLACE_PLAN_OTHER_STEP;
+	}
+	if (plan->ntasks != step->ntasks) {
 		snprintf(why, len, "it places %u tasks, the step has %u", plan->ntasks,
 		         step->ntasks);
-	else if (plan->nodes_hash != step->nodes_hash)
+		return TMATCH_PLACE_PLAN_OTHER_TASKS;
+	}
+	if (plan->nodes_hash != step->nodes_hash) {
 		snprintf(why, len, "it was made for other nodes than the step's");
-	else if (plan->profile_size != step->profile_size ||
-	         plan->profile_mtime_ns != step->profile_mtime_ns)
+		return TMATCH_PLACE_PLAN_OTHER_NODES;
+	}
+	if (plan->profile_size != step->profile_size ||
+	    plan->profile_mtime_ns != step->profile_mtime_ns) {
 		snprintf(why, len,
 		         "the profile changed since (%llu bytes, modified %.3f s after the plan's "
 		         "copy)",
 		         (unsigned long long)step->profile_size,
 		         ((double)step->profile_mtime_ns - (double)plan->profile_mtime_ns) * 1e-9);
-	else
-		return 0;
-	return -1;
+		return TMATCH_PLACE_PLAN_OTHER_PROFILE;
+	}
+	return 0;
 }
 
 /* ---- writer ------------------------------------------------------------- */

@@ -56,16 +56,33 @@ const char *tmatch_place_help_text(void)
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 
-static const char admin_file_key[] = "admin_file=";
+/* The plugin's own arguments, not keys of the policy grammar. */
+static const char *const plugin_keys[] = {"admin_file=", "helper="};
+
+static int plugin_key(const char *arg, const char *key)
+{
+	return arg && strncmp(arg, key, strlen(key)) == 0;
+}
+
+/* The last value of plugin argument `key`, or NULL. */
+static const char *plugin_arg(int argc, char *const *argv, const char *key)
+{
+	const char *value = NULL;
+
+	for (int i = 0; argv && i < argc; i++)
+		if (plugin_key(argv[i], key))
+			value = argv[i] + strlen(key);
+	return value;
+}
 
 const char *tmatch_place_admin_file(int argc, char *const *argv)
 {
-	const char *file = NULL;
+	return plugin_arg(argc, argv, plugin_keys[0]);
+}
 
-	for (int i = 0; argv && i < argc; i++)
-		if (argv[i] && strncmp(argv[i], admin_file_key, sizeof(admin_file_key) - 1) == 0)
-			file = argv[i] + sizeof(admin_file_key) - 1;
-	return file;
+const char *tmatch_place_helper_path(int argc, char *const *argv)
+{
+	return plugin_arg(argc, argv, plugin_keys[1]);
 }
 
 int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *user_value,
@@ -79,12 +96,14 @@ int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *u
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_config: invalid argument");
 	tmatch_config_init(&admin);
-	/* admin_file= is the plugin's own argument, not a key of the grammar. */
+	/* admin_file= and helper= are the plugin's own arguments, not keys of
+	   the grammar. */
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args)
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	for (int i = 0; i < argc; i++)
-		if (argv[i] && strncmp(argv[i], admin_file_key, sizeof(admin_file_key) - 1) != 0)
+		if (argv[i] && !plugin_key(argv[i], plugin_keys[0]) &&
+		    !plugin_key(argv[i], plugin_keys[1]))
 			args[nargs++] = argv[i];
 	if (tmatch_config_parse_argv(&admin, nargs, args, "plugstack.conf", err) < 0)
 		goto out;
@@ -135,6 +154,13 @@ int tmatch_place_user_profile(const char *user_value)
 	       user.profile[0] != '\0';
 }
 
+const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_env)
+{
+	if (cfg && cfg->plan[0])
+		return cfg->plan;
+	return plan_env && plan_env[0] ? plan_env : NULL;
+}
+
 int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile)
 {
 	return user_profile || (cfg && cfg->failure == TMATCH_FAILURE_FAIL);
@@ -147,6 +173,47 @@ void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *li
 		lim->max_ranks = cfg->max_ranks;
 	if (cfg->max_file_size > 0 && cfg->max_file_size < lim->max_file_size)
 		lim->max_file_size = cfg->max_file_size;
+}
+
+tmatch_profile_t *tmatch_place_load_profile_err(const tmatch_config_t *cfg, tmatch_log_fn log,
+                                                void *log_arg, int *opened, tmatch_error_t *err)
+{
+	tmatch_profile_limits_t lim;
+	tmatch_profile_t *p;
+	FILE *f;
+	int err_no;
+
+	*opened = 0;
+	f = tmatch_file_open(cfg->profile, NULL, err); /* regular files only, no FIFO wait */
+	if (!f)
+		return NULL;
+	*opened = 1;
+	tmatch_place_limits(cfg, &lim);
+	p = tmatch_profile_load_fd(fileno(f), cfg->profile, &lim, log, log_arg, err);
+	err_no = errno;
+	fclose(f);
+	errno = err_no;
+	return p;
+}
+
+tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_log_fn log,
+                                            void *log_arg, char *msg, size_t len)
+{
+	tmatch_profile_t *p;
+	tmatch_error_t err;
+	char buf[sizeof(err.msg) + sizeof(err.file) + 32];
+	int opened, err_no;
+
+	tmatch_error_clear(&err);
+	p = tmatch_place_load_profile_err(cfg, log, log_arg, &opened, &err);
+	err_no = errno;
+	if (!p && !opened)
+		snprintf(msg, len, "cannot read profile %.512s: %s", cfg->profile,
+		         err_no == EINVAL ? "not a regular file" : strerror(err_no));
+	else if (!p)
+		snprintf(msg, len, "bad profile: %s", tmatch_error_format(&err, buf, sizeof(buf)));
+	errno = err_no;
+	return p;
 }
 
 int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof, int ntasks,

@@ -324,8 +324,8 @@ TMATCH_API void tmatch_profile_store_key_format(const tmatch_profile_store_key_t
  * The store's directory into dir: site/<uid> when the admin gave a site
  * directory (it must exist; others may write to it only with the sticky
  * bit), else XDG_CACHE_HOME/treematch/store or HOME/.cache/treematch/store
- * (xdg, home: NULL = the caller's environment; the passwd entry's home when
- * HOME is not absolute).
+ * (xdg, home: NULL = the caller's environment, and for home the passwd
+ * entry's when HOME is not absolute; a home given is used as it is).
  * With create, missing directories are made 0700. The directory must be the
  * caller's, not a link, and closed to other users (EPERM says how to fix).
  */

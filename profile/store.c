@@ -301,10 +301,14 @@ int tmatch_profile_store_dir(const char *site, const char *xdg, const char *home
 		} else {
 			struct passwd *pw;
 
-			if (!home)
+			/* the caller's own environment and passwd entry; one who
+			   gives home looks nothing up (the plugin's helper has no
+			   environment and no NSS) */
+			if (!home) {
 				home = getenv("HOME");
-			if ((!home || home[0] != '/') && (pw = getpwuid(geteuid())))
-				home = pw->pw_dir;
+				if ((!home || home[0] != '/') && (pw = getpwuid(geteuid())))
+					home = pw->pw_dir;
+			}
 			if (!home || home[0] != '/')
 				return tmatch_error_set(
 				    err, ENOENT, NULL, 0, 0,

@@ -11,7 +11,14 @@ SPANK_SRCS   := spank/treematch.c $(wildcard spank/record.c spank/learn.c)
 SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
 SPANK_SO     := $(B)/spank/treematch.so
 
-BIN_TARGETS  += $(SPANK_SO) $(B)/tests/e2e/whereami
+# The helper the plugin's root side starts for each step (placement/helper.c),
+# and its path, compiled into the plugin: rewritten only when it changes, so
+# that `make install PREFIX=x` builds the plugin that names x's helper.
+HELPER_BIN    := $(B)/spank/treematch-helper
+HELPER_PATH   := $(LIBEXECDIR)/treematch/treematch-helper
+HELPER_STAMP  := $(B)/spank/helper-path
+
+BIN_TARGETS  += $(SPANK_SO) $(HELPER_BIN) $(B)/tests/e2e/whereami
 MAN_PAGES    += spank/treematch.8
 TEST_SRCS    += tests/unit/test_spank_glue.c
 # `treematch map --ranks` against the plugin's node plan (runs the CLI).
@@ -30,7 +37,26 @@ $(SPANK_SO): $(SPANK_OBJS) $(LIB_A) spank/treematch.map
 	    -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(LIB_DEPLIBS)
 	mv -f $@.tmp $@
 
--include $(SPANK_OBJS:.o=.d)
+-include $(SPANK_OBJS:.o=.d) $(B)/spank/helper_main.d
+
+.PHONY: helper-path-force
+$(HELPER_STAMP): helper-path-force
+	@mkdir -p $(dir $@)
+	@echo '$(HELPER_PATH)' >$@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+$(B)/spank/treematch.o: $(HELPER_STAMP)
+$(B)/spank/treematch.o: ALL_CPPFLAGS += -DTMATCH_HELPER_PATH=\"$(HELPER_PATH)\"
+
+$(HELPER_BIN): $(B)/spank/helper_main.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(B)/spank/helper_main.o $(LIB_A) $(LIB_DEPLIBS)
+
+# The tests start the build tree's helper (helper=), and a stand-in for a
+# helper whose parser runs hostile code.
+$(B)/tests/unit/test_placement_helper $(B)/tests/unit/test_spank_glue: $(HELPER_BIN)
+$(B)/tests/unit/test_placement_helper: $(B)/tests/unit/hostile_helper
+$(B)/tests/unit/hostile_helper: tests/unit/hostile_helper.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
 # The glue test dlopens the plugin from a binary defining mock spank_*.
 $(B)/tests/unit/test_spank_glue: $(SPANK_SO)
@@ -60,13 +86,17 @@ demo:
 bench-launch: all
 	$(E2E_ENV) sh bench/launch_overhead.sh
 
-install-spank: $(SPANK_SO)
-	install -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(MANDIR)/man8
+install-spank: $(SPANK_SO) $(HELPER_BIN)
+	install -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(LIBEXECDIR)/treematch
 	install -m 0755 $(SPANK_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/treematch.so
+	install -m 0755 $(HELPER_BIN) $(DESTDIR)$(LIBEXECDIR)/treematch/treematch-helper
 	install -m 0644 spank/treematch.8 $(DESTDIR)$(MANDIR)/man8/treematch.8
 
 uninstall-spank:
 	rm -f $(DESTDIR)$(SLURM_PLUGINDIR)/treematch.so $(DESTDIR)$(MANDIR)/man8/treematch.8
+	rm -f $(DESTDIR)$(LIBEXECDIR)/treematch/treematch-helper
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/treematch 2>/dev/null
 
 # The SPANK item types the plugin compiles against (spank_private.h's
 # TM_ITEM table) are the ones the spank.h found by the compiler documents.

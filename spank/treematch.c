@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +82,10 @@ static struct {
 	char *topology_xml;  /* topology_xml's bytes, NULL = none */
 	size_t topology_xml_len;
 	char topology_xml_error[600]; /* why topology_xml could not be read */
+	int helper_open;              /* the helper program was opened at init, */
+	int helper_fd;                /* on this descriptor */
+	char helper_error[700];       /* why it could not be */
+	pid_t helper_pending;         /* a helper killed that had not ended yet */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -242,6 +247,25 @@ static int compute_config(int ac, char **av)
 	return 0;
 }
 
+/* The helper program as installed (the Makefile gives LIBEXECDIR's),
+   unless plugstack.conf says helper=PATH. */
+#ifndef TMATCH_HELPER_PATH
+#define TMATCH_HELPER_PATH "/usr/libexec/treematch/treematch-helper"
+#endif
+/* slurmstepd, slurm_spank_init, as root: the helper program, opened once
+   and started from this descriptor at each step's user_init. */
+static void open_helper(int ac, char **av)
+{
+	const char *path = tmatch_place_helper_path(ac, av);
+	tmatch_error_t err;
+
+	tmatch_error_clear(&err);
+	st.helper_fd = tmatch_place_helper_open(path ? path : TMATCH_HELPER_PATH, &err);
+	st.helper_open = st.helper_fd >= 0;
+	if (!st.helper_open)
+		errmsg(&err, st.helper_error, sizeof(st.helper_error));
+}
+
 /* topology.conf beside the slurm.conf slurmstepd itself uses (its own
    SLURM_CONF, not the job's) and the admin's topology_xml: at most 16 and
    64 MiB. */
@@ -263,6 +287,7 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 	if (TM_ITEM(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
 	    !tmatch_place_step_is_handled(stepid) || compute_config(ac, av) < 0)
 		return;
+	open_helper(ac, av);
 	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes > 1 &&
 	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")))) {
 		size_t len;
@@ -397,9 +422,28 @@ static char *job_env_copy(spank_t sp, const char *name)
 }
 
 /* TREEMATCH_PLAN: set by `treematch layout --plan --exec`; learn mode's
-   PATH, PWD, HOME and XDG_CACHE_HOME: where the step's program and the
-   user's store are. */
-static const char *const learn_vars[4] = {"PATH", "PWD", "HOME", "XDG_CACHE_HOME"};
+   PATH, PWD, HOME, XDG_CACHE_HOME and LD_LIBRARY_PATH: where the step's
+   program, its libraries and the user's store are. The helper reads no
+   environment: these copies are all it has. */
+enum { LEARN_VARS = 5 };
+static const char *const learn_vars[LEARN_VARS] = {"PATH", "PWD", "HOME", "XDG_CACHE_HOME",
+                                                   "LD_LIBRARY_PATH"};
+
+/* The job's HOME when it is absolute, else the passwd entry's home of uid
+   (looked up here: the helper makes no NSS call), else NULL. */
+static char *job_home(char *home, uid_t uid)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	if (home && home[0] == '/')
+		return home;
+	free(home);
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found && pw.pw_dir &&
+	    pw.pw_dir[0] == '/')
+		return strdup(pw.pw_dir);
+	return NULL;
+}
 
 /* The job user's supplementary groups: slurmstepd has set them before
    user_init. Group 0 is kept only when it is the job's own group. */
@@ -436,7 +480,7 @@ static void plan_node(spank_t sp)
 	uid_t uid = 0;
 	gid_t gid = 0, *groups = NULL;
 	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL;
-	char *learn_env[4] = {NULL, NULL, NULL, NULL}, **argv = NULL;
+	char *learn_env[LEARN_VARS] = {NULL}, **argv = NULL;
 	int argc = 0;
 	int *ranks = NULL, ngroups;
 
@@ -491,6 +535,11 @@ static void plan_node(spank_t sp)
 		node_fail("node %u: %s", nodeid, st.topology_xml_error);
 		goto out;
 	}
+	if (!st.helper_open) {
+		node_fail("node %u: %s", nodeid,
+		          st.helper_error[0] ? st.helper_error : "no helper program");
+		goto out;
+	}
 	nodelist = job_nodelist(sp);
 	plan = job_env_copy(sp, "TREEMATCH_PLAN");
 
@@ -507,6 +556,7 @@ static void plan_node(spank_t sp)
 
 	ngroups = job_groups(gid, &groups);
 	memset(&hin, 0, sizeof(hin));
+	hin.helper_fd = st.helper_fd;
 	hin.admin = &st.cfg;
 	hin.user_value = st.user_value;
 	hin.nodelist = nodelist;
@@ -518,25 +568,29 @@ static void plan_node(spank_t sp)
 	hin.ntasks_total = (int)ntotal;
 	hin.cpus_per_task = (int)cpt;
 	hin.ranks = ranks;
+	hin.step_cores = step_cores;
+	hin.job_cores = job_cores;
 	hin.job_id = jobid;
 	hin.step_id = stepid;
 	hin.plan_env = plan;
-	/* learn mode: the command line and four variables, copied, not parsed */
+	/* learn mode: the command line and five variables, copied, not parsed */
 	if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
 		hin.argv = argv;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < LEARN_VARS; i++)
 		learn_env[i] = job_env_copy(sp, learn_vars[i]);
+	learn_env[2] = job_home(learn_env[2], uid);
 	hin.job_path = learn_env[0];
 	hin.job_pwd = learn_env[1];
 	hin.job_home = learn_env[2];
 	hin.job_xdg = learn_env[3];
+	hin.job_ld_path = learn_env[4];
 	hin.prep = &prep;
-	hin.become = 1;
 	hin.uid = uid;
 	hin.gid = gid;
 	hin.groups = groups;
 	hin.ngroups = ngroups;
 	if (tmatch_place_helper_run(&hin, &hout, &err) < 0) {
+		st.helper_pending = hout.pending;
 		st.cfg = hout.cfg;
 		node_fail("%s", err.msg);
 		goto out;
@@ -561,7 +615,7 @@ static void plan_node(spank_t sp)
 	st.plan->node_cpu_seconds = cpu_seconds() - c0;
 out:
 	tmatch_place_node_prep_clear(&prep);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < LEARN_VARS; i++)
 		free(learn_env[i]);
 	free(nodelist);
 	free(plan);
@@ -679,6 +733,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	free(st.user_value);
 	free(st.topology_conf);
 	free(st.topology_xml);
+	if (st.helper_open)
+		close(st.helper_fd);
+	/* a helper killed in uninterruptible sleep: reaped if it has ended
+	   since; if it outlives slurmstepd, init reaps it */
+	tmatch_place_helper_reap(st.helper_pending);
 	memset(&st, 0, sizeof(st));
 	return rc;
 }

@@ -12,6 +12,9 @@ set -u
 SRC=${SRCDIR:-$(pwd)}
 B=${BUILDDIR:-$SRC/build}
 SO=$B/spank/treematch.so
+# the plugin and the helper program this build made
+PLUGIN_ARGS=$SO
+[ -x "$B/spank/treematch-helper" ] && PLUGIN_ARGS="$SO helper=$B/spank/treematch-helper"
 W=$B/tests/e2e/whereami
 WORK=$B/demo
 export TMATCH_CLUSTER_DIR=$B/demo/cluster
@@ -50,7 +53,7 @@ profile "$WORK/demo-8.yml" 8
 say "Starting a throwaway Slurm: munged, slurmctld, slurmd on 127.0.0.1 (state in $TMATCH_CLUSTER_DIR)"
 $CLUSTER start --nodes 1 >"$WORK/cluster.out" 2>&1 || { cat "$WORK/cluster.out"; die "cluster did not start"; }
 export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
-echo "required $SO" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 sinfo -N -o '%N %C %T' | sed 's/^/   /'
 echo "   plugstack.conf: $(cat "$TMATCH_CLUSTER_DIR/etc/plugstack.conf")"
 
@@ -73,7 +76,7 @@ if [ "$NCPU" -lt 8 ]; then
 	$CLUSTER start --nodes 1 --task-plugin task/none \
 		--shape "CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1" >"$WORK/cluster.out" 2>&1 ||
 		{ cat "$WORK/cluster.out"; die "cluster did not restart"; }
-	echo "required $SO topology_xml=$WORK/node8.xml" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+	echo "required $PLUGIN_ARGS topology_xml=$WORK/node8.xml" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 	echo "   Slurm's default (block) placement: task i on core i, i.e. ranks 0-3 on package 0, 4-7 on package 1"
 	echo "   srun -n 8 --treematch=demo-8.yml,dry_run=on true"
 	(cd "$WORK" && timeout 120 srun -n 8 --treematch="demo-8.yml,dry_run=on" true >"$WORK/run8.out" 2>&1)

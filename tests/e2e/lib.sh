@@ -10,6 +10,12 @@
 CLUSTER=
 START=
 
+# plugstack.conf's words for the plugin of this build: it names the helper
+# program the build made (a package's plugin starts the one installed with
+# it).
+PLUGIN_ARGS=$B/spank/treematch.so
+[ -x "$B/spank/treematch-helper" ] && PLUGIN_ARGS="$PLUGIN_ARGS helper=$B/spank/treematch-helper"
+
 # The treematch CLI `make` built.
 TM=$B/bin/treematch
 [ -x "$TM" ] || TM=$B/treematch

@@ -74,7 +74,7 @@ profile "$P8" 8 "0, 1, 500" "2, 3, 500" "4, 5, 500" "6, 7, 500" "0, 7, 10" "1, 2
 printf 'format: comm-profile\nversion: 1\nranks: [2\nedges:\n' >"$WORK/bad.yml"
 
 plugstack() { # admin arguments...
-	echo "required $SO $*" >"$PLUGSTACK"
+	echo "required $PLUGIN_ARGS $*" >"$PLUGSTACK"
 }
 
 # run OUT ERR srun-args... : srun with a timeout; returns srun's status.

@@ -43,7 +43,7 @@ if ! $CLUSTER start --cgroup >"$WORK/cluster.out" 2>&1; then
 	exit 0
 fi
 . "$TMATCH_CLUSTER_DIR/env"
-echo "required $SO failure=fail" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $PLUGIN_ARGS failure=fail" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 
 profile() { # FILE RANKS: a chain of RANKS ranks
 	{

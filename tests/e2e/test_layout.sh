@@ -75,7 +75,7 @@ if ! $CLUSTER start --nodes 4 >"$WORK/cluster.out" 2>&1; then
 	exit 1
 fi
 export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
-echo "required $SO" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE SLURM_NTASKS SLURM_NNODES \
 	SLURM_HOSTFILE SLURM_DISTRIBUTION 2>/dev/null || true
 

@@ -56,7 +56,7 @@ start() {
 		return 1
 	fi
 	export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
-	echo "required $B/spank/treematch.so" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+	echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 }
 
 # the plugin placed the step (verbose=1 summary line, no fallback)
@@ -161,7 +161,7 @@ t_learn() {
 	chmod 1777 "$site"
 	conf=$TMATCH_CLUSTER_DIR/etc/plugstack.conf
 	cp "$conf" "$WORK/plugstack.saved"
-	echo "required $B/spank/treematch.so default=learn store=$site verbose=1 min_gain=0" >"$conf"
+	echo "required $PLUGIN_ARGS default=learn store=$site verbose=1 min_gain=0" >"$conf"
 	ompi_retry "$WORK/site1.err" run site1 -n2 --mpi=pmix "$hello"
 	ompi_retry "$WORK/site2.err" run site2 -n2 --mpi=pmix "$hello"
 	ompi_retry "$WORK/site3.err" run site3 -n2 --mpi=pmix --treematch=off "$hello"

@@ -4,11 +4,13 @@
  * side runs on bytes a user can influence: tmatch__helper_take, reading
  * what the plugin's helper sent back (placement/helper.c). Whatever the
  * bytes, an accepted result must hold exactly the step's tasks, their
- * global ranks, distinct CPU sets inside the step's, and printable text.
+ * global ranks, distinct CPU sets inside the step's, and printable text
+ * (the root side's own lines, made from the message codes).
  *
  * The step: 8 tasks (ranks 0-7) on a synthetic 2-package, 4-core node.
  * The first byte chooses whether the sandbox is said to have killed the
- * helper (then only the hello may count).
+ * helper (then only the hello may count), and in which chunks the bytes
+ * arrive (the root side reads them as the pipe gives them).
  */
 #include "placement/placement_private.h"
 
@@ -49,6 +51,7 @@ static int printable(const char *s, size_t cap)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const size_t chunks[8] = {0, 1, 2, 3, 7, 64, 461, 4096};
 	tmatch_place_helper_in_t in;
 	tmatch_place_helper_out_t out;
 	tmatch_error_t err, killed;
@@ -69,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tmatch_error_clear(&err);
 	tmatch_error_clear(&killed);
 	strcpy(killed.msg, "mapping exceeded max_map_time=1 s, killed");
-	rc = tmatch__helper_take(&in, (const char *)data + 1, size - 1,
+	rc = tmatch__helper_take(&in, (const char *)data + 1, size - 1, chunks[(data[0] >> 1) & 7],
 	                         (data[0] & 1) ? &killed : NULL, 62, &out, &err);
 	if (!printable(out.node_name, sizeof(out.node_name)) || out.cfg.verbose < 0 ||
 	    out.cfg.verbose > 9 || out.cfg.failure < admin.failure)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +36,9 @@
 #include "treematch/treematch_private.h"
 #include "hostile.h"
 #include "spank_profiles.h"
+
+/* The build tree's helper program. */
+#define HELPER TMATCH_BUILDDIR "/spank/treematch-helper"
 
 /* The job's user the helper becomes: nobody when the tests run as root,
    else the tester (who has no root to give up). */
@@ -647,10 +652,11 @@ static void fds_body(void *arg, int fd)
    opened as fd 3 and the child's stdin, stdout and stderr all became the
    result pipe. Run from a process whose only descriptors are 0-2 (and the
    report's, far above). */
-Test(placement_helper, descriptors_with_fd_3_free_in_the_parent)
+/* Runs fn(arg) in a child whose only descriptors are 0-2, `keep` (moved to
+   fd 201; -1 = none) and the report, fd 200, which fn writes: into out. */
+static void from_bare_process(void (*fn)(void *arg), void *arg, int keep, char *out, size_t len)
 {
 	int report[2], status;
-	char out[2048];
 	ssize_t n;
 	pid_t pid;
 
@@ -658,28 +664,42 @@ Test(placement_helper, descriptors_with_fd_3_free_in_the_parent)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		tmatch__sandbox_t sb;
-		tmatch_error_t err;
-		char buf[1024];
-		size_t got = 0;
-
-		if (dup2(report[1], 200) < 0 || close_range(3, 199, 0) < 0)
+		if (dup2(report[1], 200) < 0 || (keep >= 0 && dup2(keep, 201) < 0) ||
+		    close_range(3, 199, 0) < 0)
 			_exit(3);
-		sandbox_for(&sb, 1);
-		sb.max_result = sizeof(buf);
-		tmatch_error_clear(&err);
-		if (tmatch__sandbox_run(&sb, fds_body, NULL, buf, &got, &err) < 0)
-			tmatch__write_all(200, err.msg, strlen(err.msg));
-		else
-			tmatch__write_all(200, buf, got);
+		fn(arg);
 		_exit(0);
 	}
 	close(report[1]);
-	n = read(report[0], out, sizeof(out) - 1);
+	n = read(report[0], out, len - 1);
 	close(report[0]);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert_gt(n, 0);
 	out[n] = '\0';
+}
+
+static void sandbox_fds(void *arg)
+{
+	tmatch__sandbox_t sb;
+	tmatch_error_t err;
+	char buf[1024];
+	size_t got = 0;
+
+	(void)arg;
+	sandbox_for(&sb, 1);
+	sb.max_result = sizeof(buf);
+	tmatch_error_clear(&err);
+	if (tmatch__sandbox_run(&sb, fds_body, NULL, buf, &got, &err) < 0)
+		tmatch__write_all(200, err.msg, strlen(err.msg));
+	else
+		tmatch__write_all(200, buf, got);
+}
+
+Test(placement_helper, descriptors_with_fd_3_free_in_the_parent)
+{
+	char out[2048];
+
+	from_bare_process(sandbox_fds, NULL, -1, out, sizeof(out));
 	cr_expect_not_null(strstr(out, "0 -> /dev/null\n"), "%s", out);
 	cr_expect_not_null(strstr(out, "1 -> /dev/null\n"), "%s", out);
 	cr_expect_not_null(strstr(out, "2 -> /dev/null\n"), "%s", out);
@@ -789,6 +809,28 @@ static pid_t child_of(pid_t parent)
 	return (pid_t)pid;
 }
 
+/* kill -9 of the root side: its helper, an orphan of ours now (the test
+   process is a subreaper), must already be dying of SIGKILL. */
+static void kill_root_side(pid_t root_side, pid_t helper)
+{
+	int status;
+	pid_t r = 0;
+
+	cr_assert_eq(kill(root_side, SIGKILL), 0);
+	cr_assert_eq(waitpid(root_side, &status, 0), root_side);
+	for (int i = 0; i < 100 && (r = waitpid(helper, &status, WNOHANG)) == 0; i++) {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+	}
+	if (r == 0) {
+		kill(helper, SIGKILL);
+		waitpid(helper, &status, 0);
+		cr_assert_fail("the helper outlived its parent by 2 s");
+	}
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 /* Finding 5 of issue 33: PR_SET_PDEATHSIG was set before the change of
    uid, which clears it: after kill -9 of the root side the helper lived
    on. Here the root side is a process of ours, killed while its helper
@@ -796,8 +838,8 @@ static pid_t child_of(pid_t parent)
 Test(placement_helper, helper_dies_with_the_root_side, .timeout = 30)
 {
 	char dir[] = "/tmp/tm-pdeath-XXXXXX", fifo[64], c;
-	pid_t root_side, helper = 0, r;
-	int status, f;
+	pid_t root_side, helper = 0;
+	int f;
 
 	if (geteuid() == 0 && target_uid() == geteuid())
 		cr_skip_test("needs a job user other than the tester");
@@ -828,20 +870,7 @@ Test(placement_helper, helper_dies_with_the_root_side, .timeout = 30)
 	close(f);
 	helper = child_of(root_side);
 	cr_assert_gt(helper, 0);
-	cr_assert_eq(kill(root_side, SIGKILL), 0);
-	cr_assert_eq(waitpid(root_side, &status, 0), root_side);
-	/* the orphan is ours now (subreaper): it must already be dying */
-	for (int i = 0; i < 100 && (r = waitpid(helper, &status, WNOHANG)) == 0; i++) {
-		struct timespec ts = {0, 20 * 1000 * 1000};
-
-		nanosleep(&ts, NULL);
-	}
-	if (r == 0) {
-		kill(helper, SIGKILL);
-		waitpid(helper, &status, 0);
-		cr_assert_fail("the helper outlived its parent by 2 s");
-	}
-	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	kill_root_side(root_side, helper);
 	unlink(fifo);
 	rmdir(dir);
 }
@@ -883,10 +912,11 @@ static void node_setup(struct node *n, const char *extra)
 	n->in.cpus_per_task = 1;
 	n->in.ranks = n->ranks;
 	n->in.prep = &n->prep;
-	n->in.become = 1;
 	n->in.uid = target_uid();
 	n->in.gid = target_gid();
 	tmatch_error_clear(&n->err);
+	n->in.helper_fd = tmatch_place_helper_open(HELPER, &n->err);
+	cr_assert_geq(n->in.helper_fd, 0, "%s", n->err.msg);
 }
 
 static int node_run(struct node *n)
@@ -898,6 +928,21 @@ static void node_teardown(struct node *n)
 {
 	tmatch_place_node_destroy(n->out.plan);
 	tmatch_place_node_prep_clear(&n->prep);
+	if (n->in.helper_fd >= 0)
+		close(n->in.helper_fd);
+	n->in.helper_fd = -1;
+}
+
+/* node_setup with a ring of `ranks` ranks as the user's profile (large ones
+   keep the helper busy a while), the step of as many tasks. */
+static void node_with_ring(struct node *n, int ranks, double max_time)
+{
+	node_setup(n, NULL);
+	write_public(n->profile, sizeof(n->profile), "ring.yml", "");
+	cr_assert_eq(write_ring_profile(n->profile, ranks), 0);
+	n->in.user_value = n->profile;
+	n->in.ntasks_total = ranks;
+	n->admin.max_map_time = max_time;
 }
 
 Test(placement_helper, places_the_node_as_the_user)
@@ -955,8 +1000,10 @@ Test(placement_helper, malformed_user_value_is_the_helpers_problem)
 	node_setup(&n, ",bogus=1");
 	cr_assert_eq(node_run(&n), -1);
 	cr_assert_eq(errno, EINVAL);
-	cr_assert_not_null(strstr(n.err.msg, "localhost: --treematch"), "%s", n.err.msg);
-	cr_assert_not_null(strstr(n.err.msg, "bogus"), "%s", n.err.msg);
+	/* where, not what: the root side repeats nothing the user wrote */
+	cr_assert_not_null(strstr(n.err.msg, "localhost: --treematch is refused here (column "),
+	                   "%s", n.err.msg);
+	cr_assert_null(strstr(n.err.msg, "bogus"), "%s", n.err.msg);
 	node_teardown(&n);
 }
 
@@ -1079,14 +1126,9 @@ Test(placement_helper, forged_node_list_and_huge_profile_stay_in_the_helper, .ti
 	double cpu0;
 
 	/* a 1,048,576-rank ring: ~300 MB of parsing, all of it in the helper */
-	node_setup(&n, NULL);
-	write_public(n.profile, sizeof(n.profile), "ring.yml", "");
-	cr_assert_eq(write_ring_profile(n.profile, RANKS), 0);
-	n.in.user_value = n.profile;
+	node_with_ring(&n, RANKS, 50);
 	n.in.node_count = 2;
 	n.in.nodelist = "n[0-999999]"; /* the job's environment, forged */
-	n.in.ntasks_total = RANKS;
-	n.admin.max_map_time = 50;
 
 	rss0 = maxrss_kib();
 	cpu0 = cpu_self();
@@ -1096,6 +1138,277 @@ Test(placement_helper, forged_node_list_and_huge_profile_stay_in_the_helper, .ti
 	/* the forged list names 1,000,000 nodes, not 2: not used */
 	cr_assert_str_eq(n.out.node_name, "localhost");
 	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	node_teardown(&n);
+}
+
+/* ---- the helper program, as the plugin starts it -------------------------- */
+
+/* The probe's report of the helper (the node's input), from fd 201. */
+static void helper_probe(void *arg)
+{
+	tmatch_place_helper_in_t in = *(const tmatch_place_helper_in_t *)arg;
+	tmatch_error_t err;
+	char buf[4096];
+	size_t have = 0;
+
+	in.helper_fd = 201;
+	tmatch_error_clear(&err);
+	if (tmatch__helper_probe(&in, buf, sizeof(buf), &have, &err) < 0)
+		tmatch__write_all(200, err.msg, strlen(err.msg));
+	else
+		tmatch__write_all(200, buf, have);
+}
+
+/* The helper as the plugin runs it: a program of its own (finding 3: it
+   was a fork of slurmstepd), nothing in its environment (finding 10: it
+   read slurmstepd's HOME, XDG_CACHE_HOME and LD_LIBRARY_PATH), the job's
+   user for good, filtered, stdio on /dev/null and the pipe on 3 (finding
+   6), oom_score_adj 0 (finding 2). */
+Test(placement_helper, helper_program_is_a_clean_confined_process)
+{
+	struct node n;
+	char out[4096], want[PATH_MAX + 32], exe[PATH_MAX];
+	ssize_t len;
+
+	node_setup(&n, NULL);
+	/* started from a process with fd 3 free, as finding 6 saw slurmstepd */
+	from_bare_process(helper_probe, &n.in, n.in.helper_fd, out, sizeof(out));
+	snprintf(want, sizeof(want), "Uid:\t%u\t%u\t%u\t%u\n", (unsigned)n.in.uid,
+	         (unsigned)n.in.uid, (unsigned)n.in.uid, (unsigned)n.in.uid);
+	cr_expect_not_null(strstr(out, want), "%s", out);
+	snprintf(want, sizeof(want), "Gid:\t%u\t%u\t%u\t%u\n", (unsigned)n.in.gid,
+	         (unsigned)n.in.gid, (unsigned)n.in.gid, (unsigned)n.in.gid);
+	cr_expect_not_null(strstr(out, want), "%s", out);
+	cr_expect_not_null(strstr(out, "NoNewPrivs:\t1\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "Seccomp:\t2\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "fd 0 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "fd 1 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "fd 2 -> /dev/null\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "fd 3 -> pipe:["), "%s", out);
+	cr_expect_not_null(strstr(out, "fd 4 -> -\n"), "its input is closed: %s", out);
+	cr_expect_not_null(strstr(out, "fd 5 -> -\n"), "%s", out);
+	len = readlink(HELPER, exe, sizeof(exe) - 1);
+	snprintf(want, sizeof(want), "exe %s\n", len > 0 ? (exe[len] = '\0', exe) : HELPER);
+	cr_expect_not_null(strstr(out, want), "%s", out);
+	cr_expect_not_null(strstr(out, "environ 0\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "oom_score_adj 0\n"), "%s", out);
+	node_teardown(&n);
+}
+
+/* Another process's memory holds `needle` (read through /proc, as root). */
+static int memory_holds(pid_t pid, const char *needle)
+{
+	char path[64], line[512];
+	FILE *maps;
+	int mem, found = 0;
+	size_t nlen = strlen(needle);
+	static char chunk[1 << 20];
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
+	mem = open(path, O_RDONLY);
+	while (maps && mem >= 0 && !found && fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r')
+			continue;
+		for (unsigned long at = lo; at < hi && !found;) {
+			size_t want = hi - at < sizeof(chunk) ? hi - at : sizeof(chunk);
+			ssize_t r = pread(mem, chunk, want, (off_t)at);
+
+			if (r <= 0)
+				break;
+			found = memmem(chunk, (size_t)r, needle, nlen) != NULL;
+			at += (size_t)r > nlen ? (size_t)r - nlen : (size_t)r;
+		}
+	}
+	if (maps)
+		fclose(maps);
+	if (mem >= 0)
+		close(mem);
+	return found;
+}
+
+/* What the watcher saw of the helper while the root side waited for it. */
+struct seen_helper {
+	pid_t root_side; /* the thread that starts it */
+	pid_t pid;
+	char exe[PATH_MAX];
+	long environ_bytes;
+	int holds_secret;
+};
+
+static char root_side_secret[64]; /* as slurmstepd holds its plugins' passwords */
+
+static void *watch_helper(void *arg)
+{
+	struct seen_helper *s = arg;
+	char path[64];
+	double t0 = 0;
+
+	for (int i = 0; i < 20000 && !s->pid; i++) { /* its start: at most 20 s */
+		struct timespec ts = {0, 1000 * 1000};
+
+		s->pid = child_of(s->root_side);
+		if (!s->pid)
+			nanosleep(&ts, NULL);
+	}
+	if (!s->pid)
+		return NULL;
+	/* a program of its own once exec'd; a fork keeps the parent's image */
+	for (;;) {
+		struct timespec ts = {0, 1000 * 1000}, now;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%ld/exe", (long)s->pid);
+		n = readlink(path, s->exe, sizeof(s->exe) - 1);
+		s->exe[n > 0 ? n : 0] = '\0';
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!t0)
+			t0 = (double)now.tv_sec + now.tv_nsec * 1e-9;
+		if (n <= 0 || !strstr(s->exe, "test_placement_helper") ||
+		    (double)now.tv_sec + now.tv_nsec * 1e-9 - t0 > 0.3)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (kill(s->pid, SIGSTOP) < 0)
+		return NULL;
+	{
+		char buf[65536];
+		int fd;
+		ssize_t r;
+
+		snprintf(path, sizeof(path), "/proc/%ld/environ", (long)s->pid);
+		fd = open(path, O_RDONLY);
+		s->environ_bytes = 0;
+		while (fd >= 0 && (r = read(fd, buf, sizeof(buf))) > 0)
+			s->environ_bytes += r;
+		if (fd >= 0)
+			close(fd);
+	}
+	s->holds_secret = memory_holds(s->pid, root_side_secret);
+	kill(s->pid, SIGCONT);
+	return NULL;
+}
+
+/* Finding 3 of issue 33: the helper was a fork of slurmstepd and held all
+   its memory (the step credential, acct_gather's passwords) and its
+   environment. Watched while it parses a large profile: another program,
+   with nothing of the root side's memory or environment. */
+Test(placement_helper, helper_holds_nothing_of_the_root_side, .timeout = 120)
+{
+	struct seen_helper seen;
+	struct node n;
+	pthread_t watcher;
+
+	if (geteuid() != 0)
+		cr_skip_test("reading another user's process memory needs root");
+	snprintf(root_side_secret, sizeof(root_side_secret), "ProfileInfluxDBPass=%ld-%ld",
+	         (long)getpid(), (long)time(NULL));
+	node_with_ring(&n, 262144, 60);
+	memset(&seen, 0, sizeof(seen));
+	seen.root_side = (pid_t)syscall(SYS_gettid);
+	cr_assert_eq(pthread_create(&watcher, NULL, watch_helper, &seen), 0);
+	node_run(&n); /* the profile's size is not the step's: fails, after the parse */
+	pthread_join(watcher, NULL);
+	cr_assert_gt(seen.pid, 0, "the helper was never seen");
+	cr_expect_null(strstr(seen.exe, "test_placement_helper"), "a fork of the root side: %s",
+	               seen.exe);
+	cr_expect_not_null(strstr(seen.exe, "treematch-helper"), "%s", seen.exe);
+	cr_expect_eq(seen.environ_bytes, 0, "it has an environment");
+	cr_expect_eq(seen.holds_secret, 0, "the root side's memory is in the helper");
+	node_teardown(&n);
+}
+
+/* Finding 5, as the plugin runs its helper: the root side killed (-9)
+   while the helper parses a large profile; the helper dies with it. */
+Test(placement_helper, helper_program_dies_with_the_root_side, .timeout = 60)
+{
+	struct node n;
+	pid_t root_side, helper = 0;
+
+	if (geteuid() != 0)
+		cr_skip_test("a change of uid (what clears the setting) needs root");
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	node_with_ring(&n, 1048576, 50);
+	root_side = fork();
+	cr_assert_geq(root_side, 0);
+	if (root_side == 0) {
+		node_run(&n);
+		_exit(0);
+	}
+	/* started from its own program, confined (its setup is a few ms) */
+	for (int i = 0; i < 10000; i++) {
+		char path[64], exe[PATH_MAX];
+		struct timespec ts = {0, 1000 * 1000};
+		ssize_t len;
+
+		helper = child_of(root_side);
+		snprintf(path, sizeof(path), "/proc/%ld/exe", (long)helper);
+		len = helper ? readlink(path, exe, sizeof(exe) - 1) : -1;
+		if (len > 0 && (exe[len] = '\0', strstr(exe, "treematch-helper")))
+			break;
+		helper = 0;
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_gt(helper, 0, "the helper was never seen");
+	{
+		struct timespec ts = {0, 300 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+	}
+	kill_root_side(root_side, helper);
+	node_teardown(&n);
+}
+
+/* The stand-in for a helper whose parser runs hostile code. */
+#define HOSTILE TMATCH_BUILDDIR "/tests/unit/hostile_helper"
+
+/* Finding 10 of issue 33: the root side's result buffer grew 460 bytes per
+   local task, so above ~36,000 local tasks (MaxTasksPerNode goes to
+   65,536) a hostile helper took it past +16 MiB. It reads one record at a
+   time now, and a head may not announce more tasks than Slurm's count and
+   the tree's slots. At 65,536 local tasks: a head of 65,536 tasks on an
+   8-slot node, and a helper that floods 100 MB after its last task. */
+Test(placement_helper, hostile_helper_costs_the_root_side_nothing_at_65536_local_tasks,
+     .timeout = 60)
+{
+	enum { LOCAL = 65536 };
+	struct node n;
+	int *ranks = malloc(LOCAL * sizeof(*ranks));
+	tmatch_error_t err;
+	long rss0;
+	double cpu0;
+
+	cr_assert_not_null(ranks);
+	for (int i = 0; i < LOCAL; i++)
+		ranks[i] = i;
+	node_setup(&n, NULL);
+	close(n.in.helper_fd);
+	tmatch_error_clear(&err);
+	n.in.helper_fd = tmatch_place_helper_open(HOSTILE, &err);
+	cr_assert_geq(n.in.helper_fd, 0, "%s", err.msg);
+
+	n.in.ranks = ranks;
+	for (int c = 0; c < 2; c++) {
+		/* "count" for 65,536 local tasks; "flood" after 8 valid tasks */
+		n.in.user_value = c ? "flood" : "count";
+		n.in.nlocal = n.in.ntasks_total = c ? 8 : LOCAL;
+		rss0 = maxrss_kib();
+		cpu0 = cpu_self();
+		cr_assert_eq(node_run(&n), -1);
+		cr_expect_lt(cpu_self() - cpu0, 0.2);
+		cr_expect_leq(maxrss_kib() - rss0, 16 * 1024, "root side peak RSS +%ld KiB",
+		              maxrss_kib() - rss0);
+		cr_expect_str_eq(n.err.msg,
+		                 c ? "n0: mapping process sent a malformed result (too long)"
+		                   : "n0: mapping process sent a malformed result (task "
+		                     "count)");
+	}
+	n.in.ranks = n.ranks;
+	free(ranks);
 	node_teardown(&n);
 }
 
@@ -1118,8 +1431,11 @@ static void frame_init(struct frame *f)
 	f->head.version = TMATCH__HELPER_WIRE_VERSION;
 	f->head.status = TMATCH__HELPER_OUT_PLACED;
 	f->head.ntasks = 8;
+	f->head.task_size = sizeof(f->task[0]);
 	snprintf(f->head.mapper, sizeof(f->head.mapper), "treematch");
 	for (int i = 0; i < 8; i++) {
+		f->task[i].size = sizeof(f->task[i]);
+		f->task[i].version = TMATCH__HELPER_TASK_VERSION;
 		f->task[i].rank = i;
 		f->task[i].leaf = 7 - i;
 		f->task[i].pos.nlevels = 1;
@@ -1130,13 +1446,29 @@ static void frame_init(struct frame *f)
 	}
 }
 
-static int take(struct node *n, const struct frame *f, size_t len)
+/* A head alone, failed with message code `code`. */
+static void failed_init(struct frame *f, int code, int err_no)
+{
+	frame_init(f);
+	f->head.status = TMATCH__HELPER_OUT_FAILED;
+	f->head.msg.code = code;
+	f->head.msg.err_no = err_no;
+}
+
+static int take_in(struct node *n, const void *f, size_t len, size_t chunk)
 {
 	tmatch_place_node_destroy(n->out.plan);
 	n->out.plan = NULL;
 	tmatch_error_clear(&n->err);
-	return tmatch__helper_take(&n->in, (const char *)f, len, NULL, 0, &n->out, &n->err);
+	return tmatch__helper_take(&n->in, f, len, chunk, NULL, 0, &n->out, &n->err);
 }
+
+static int take(struct node *n, const struct frame *f, size_t len)
+{
+	return take_in(n, f, len, 0);
+}
+
+#define HEAD_ONLY (sizeof(struct tmatch__helper_hello) + sizeof(struct tmatch__helper_head))
 
 #define REFUSED(n, f, len, what)                                                                   \
 	do {                                                                                       \
@@ -1160,8 +1492,15 @@ Test(placement_helper, root_side_refuses_every_forged_result)
 	cr_assert(hwloc_bitmap_isequal(n.out.plan->task[0].cpuset,
 	                               tmatch_affinity_leaf_cpuset(n.prep.tree, 7)));
 
-	REFUSED(&n, &f, sizeof(f) - 1, "length");
+	REFUSED(&n, &f, sizeof(f) - 1, "too short");
 	REFUSED(&n, &f, sizeof(f.hello) + 3, "too short");
+	{
+		char longer[sizeof(f) + 1];
+
+		memcpy(longer, &f, sizeof(f));
+		longer[sizeof(f)] = 0;
+		REFUSED(&n, (const struct frame *)(const void *)longer, sizeof(longer), "too long");
+	}
 	frame_init(&f);
 	f.task[3].rank = 4;
 	REFUSED(&n, &f, sizeof(f), "rank");
@@ -1187,55 +1526,143 @@ Test(placement_helper, root_side_refuses_every_forged_result)
 	f.task[5].pos.level[0].index = 8;
 	REFUSED(&n, &f, sizeof(f), "position");
 	frame_init(&f);
+	f.task[4].size = sizeof(f.task[4]) + 8; /* a longer record of a later version */
+	REFUSED(&n, &f, sizeof(f), "task record");
+	frame_init(&f);
+	f.task[4].version = 2;
+	REFUSED(&n, &f, sizeof(f), "task record");
+	frame_init(&f);
+	f.head.task_size = 8;
+	REFUSED(&n, &f, sizeof(f), "task record");
+	frame_init(&f);
 	f.head.ntasks = 7;
 	REFUSED(&n, &f, sizeof(f) - sizeof(f.task[0]), "task count");
 	frame_init(&f);
-	f.head.version = 2;
+	f.head.version = 1;
 	REFUSED(&n, &f, sizeof(f), "version");
 	frame_init(&f);
-	f.head.status = 9;
-	REFUSED(&n, &f, sizeof(f.hello) + sizeof(f.head), "status");
+	f.hello.version = 1; /* nothing of it counts, the node's name neither */
+	cr_assert_eq(take(&n, &f, sizeof(f)), -1);
+	cr_assert_str_eq(n.err.msg, "node 0: mapping process sent a malformed result (version)");
 	frame_init(&f);
-	f.head.status = TMATCH__HELPER_OUT_FAILED;
-	memset(f.head.msg, 'x', sizeof(f.head.msg)); /* not terminated */
-	REFUSED(&n, &f, sizeof(f.hello) + sizeof(f.head), "message");
+	f.head.status = 9;
+	REFUSED(&n, &f, HEAD_ONLY, "status");
+	/* a message: a code of its ending, fields in bounds, nothing else */
+	failed_init(&f, TMATCH__HMSG_COUNT, EINVAL);
+	REFUSED(&n, &f, HEAD_ONLY, "message");
+	failed_init(&f, TMATCH__HMSG_PREDICTED, 0); /* a note, not a failure */
+	REFUSED(&n, &f, HEAD_ONLY, "message");
+	failed_init(&f, TMATCH__HMSG_PROFILE_OPEN, 5000);
+	REFUSED(&n, &f, HEAD_ONLY, "message");
+	failed_init(&f, TMATCH__HMSG_PROFILE_RANKS, 0);
+	f.head.msg.num[0] = -4;
+	REFUSED(&n, &f, HEAD_ONLY, "message");
+	failed_init(&f, TMATCH__HMSG_PROFILE_OPEN, ENOENT);
+	memset(f.head.msg.file, 'x', sizeof(f.head.msg.file)); /* not terminated */
+	REFUSED(&n, &f, HEAD_ONLY, "message");
+	frame_init(&f);
+	f.head.msg.code = TMATCH__HMSG_PREDICTED;
+	f.head.msg.val[0] = NAN;
+	REFUSED(&n, &f, sizeof(f), "message");
 	node_teardown(&n);
 }
 
-Test(placement_helper, root_side_cleans_what_it_repeats)
+/* The bytes as a pipe gives them: any cut between records or inside one
+   reads the same. */
+Test(placement_helper, root_side_reads_the_result_in_any_chunks)
+{
+	static const size_t chunks[] = {1, 3, 64, 461, 4096};
+	struct node n;
+	struct frame f;
+
+	node_setup(&n, NULL);
+	frame_init(&f);
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		cr_assert_eq(take_in(&n, &f, sizeof(f), chunks[c]), 0, "chunk %zu: %s", chunks[c],
+		             n.err.msg);
+		cr_assert_eq(n.out.plan->ntasks, 8);
+		cr_assert_eq(n.out.plan->task[7].leaf, 0);
+		f.task[6].leaf = f.task[5].leaf;
+		cr_assert_eq(take_in(&n, &f, sizeof(f), chunks[c]), -1, "chunk %zu", chunks[c]);
+		cr_assert_not_null(strstr(n.err.msg, "(leaf)"), "%s", n.err.msg);
+		frame_init(&f);
+	}
+	node_teardown(&n);
+}
+
+/* Finding 3 of issue 33: the helper's failure text (511 printable bytes)
+   reached srun. Its messages are codes now: the line the user reads is
+   made on the root side from checked numbers and names. */
+Test(placement_helper, root_side_says_what_the_codes_mean_and_nothing_else)
+{
+	struct node n;
+	struct frame f;
+
+	node_setup(&n, NULL);
+	failed_init(&f, TMATCH__HMSG_PROFILE_BAD, EINVAL);
+	tmatch__helper_msg_file(&f.head.msg, "/home/u/a b\x1b[2J.yml");
+	f.head.msg.num[0] = 12;
+	f.head.msg.num[1] = 5;
+	cr_assert_eq(take(&n, &f, HEAD_ONLY), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_str_eq(n.err.msg, "n7: bad profile /home/u/a?b??2J.yml, line 12, column 5 "
+	                            "(Invalid argument): `treematch profile check` says what "
+	                            "to fix");
+	failed_init(&f, TMATCH__HMSG_PROFILE_RANKS, EINVAL);
+	f.head.msg.num[0] = 1048576;
+	f.head.msg.num[1] = 2;
+	cr_assert_eq(take(&n, &f, HEAD_ONLY), -1);
+	cr_assert_not_null(strstr(n.err.msg, "n7: the profile has 1048576 ranks but the job "
+	                                     "step has 2 tasks"),
+	                   "%s", n.err.msg);
+	/* a long path keeps its end */
+	failed_init(&f, TMATCH__HMSG_PROFILE_OPEN, EACCES);
+	{
+		char path[400];
+
+		memset(path, 'd', sizeof(path));
+		memcpy(path + sizeof(path) - 9, "/p.yml", 7);
+		tmatch__helper_msg_file(&f.head.msg, path);
+	}
+	cr_assert_eq(take(&n, &f, HEAD_ONLY), -1);
+	cr_assert_not_null(strstr(n.err.msg, "n7: cannot read profile ...ddd"), "%s", n.err.msg);
+	cr_assert_not_null(strstr(n.err.msg, "/p.yml: Permission denied"), "%s", n.err.msg);
+	node_teardown(&n);
+}
+
+Test(placement_helper, policy_of_a_hello_holds_when_the_helper_is_killed)
 {
 	struct node n;
 	struct frame f;
 	tmatch_error_t killed;
 
 	node_setup(&n, NULL);
+	/* killed after its hello: the node's name and the user's failure=fail
+	   still count; a hello cannot loosen the site's */
 	frame_init(&f);
-	f.head.status = TMATCH__HELPER_OUT_FAILED;
-	f.head.err_no = EINVAL;
-	snprintf(f.head.msg, sizeof(f.head.msg), "n7: bad\x1b[2J profile\n");
-	cr_assert_eq(take(&n, &f, sizeof(f.hello) + sizeof(f.head)), -1);
-	cr_assert_str_eq(n.err.msg, "n7: bad?[2J profile?");
-
-	/* killed after its hello: the node's name (checked) and the user's
-	   failure=fail still count; a hello cannot loosen the site's */
-	frame_init(&f);
-	snprintf(f.hello.node_name, sizeof(f.hello.node_name), "../\n");
 	f.hello.failure = TMATCH_FAILURE_FAIL;
 	f.hello.dry_run = 0;
 	n.admin.dry_run = 1;
 	tmatch_error_clear(&killed);
 	snprintf(killed.msg, sizeof(killed.msg), "mapping exceeded max_map_time=2 s, killed");
-	cr_assert_eq(tmatch__helper_take(&n.in, (const char *)&f, sizeof(f.hello), &killed, ETIME,
-	                                 &n.out, &n.err),
+	cr_assert_eq(tmatch__helper_take(&n.in, (const char *)&f, sizeof(f.hello), 0, &killed,
+	                                 ETIME, &n.out, &n.err),
 	             -1);
 	cr_assert_eq(errno, ETIME);
-	cr_assert_str_eq(n.err.msg, "..??: mapping exceeded max_map_time=2 s, killed");
+	cr_assert_str_eq(n.err.msg, "n7: mapping exceeded max_map_time=2 s, killed");
 	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FAIL);
 	cr_assert_eq(n.out.cfg.dry_run, 1);
 
+	/* a node name of other characters is not repeated */
+	snprintf(f.hello.node_name, sizeof(f.hello.node_name), "../\n");
+	cr_assert_eq(tmatch__helper_take(&n.in, (const char *)&f, sizeof(f.hello), 0, &killed,
+	                                 ETIME, &n.out, &n.err),
+	             -1);
+	cr_assert_str_eq(n.err.msg, "node 0: mapping exceeded max_map_time=2 s, killed");
+
 	/* killed before it: the node's index, the site's policy */
 	n.admin.failure = TMATCH_FAILURE_FALLBACK;
-	cr_assert_eq(tmatch__helper_take(&n.in, NULL, 0, &killed, ETIME, &n.out, &n.err), -1);
+	cr_assert_eq(tmatch__helper_take(&n.in, NULL, 0, 0, &killed, ETIME, &n.out, &n.err), -1);
 	cr_assert_str_eq(n.err.msg, "node 0: mapping exceeded max_map_time=2 s, killed");
 	cr_assert_eq(n.out.cfg.failure, TMATCH_FAILURE_FALLBACK);
 	node_teardown(&n);

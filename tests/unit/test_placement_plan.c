@@ -225,11 +225,54 @@ Test(placement_plan, option_values)
 
 Test(placement_plan, admin_file_argument)
 {
-	char *argv[] = {"failure=fail", "admin_file=/etc/a.conf", "verbose=1"};
+	char *argv[] = {"failure=fail", "admin_file=/etc/a.conf", "verbose=1",
+	                "helper=/opt/tm/libexec/treematch/treematch-helper"};
+	tmatch_config_t cfg;
+	tmatch_error_t err;
 
 	cr_expect_null(tmatch_place_admin_file(0, NULL));
 	cr_expect_null(tmatch_place_admin_file(1, argv));
 	cr_expect_str_eq(tmatch_place_admin_file(3, argv), "/etc/a.conf");
+	cr_expect_null(tmatch_place_helper_path(3, argv));
+	cr_expect_str_eq(tmatch_place_helper_path(4, argv),
+	                 "/opt/tm/libexec/treematch/treematch-helper");
+	/* the plugin's own arguments, not keys of the policy */
+	tmatch_error_clear(&err);
+	cr_expect_eq(tmatch_place_config(4, argv, -1, NULL, &cfg, &err), 0, "%s", err.msg);
+}
+
+/* Which plan a node places from: plan= (the user's or the site's) over
+   the job's TREEMATCH_PLAN, else none (the profile). */
+Test(placement_plan, plan_path_decision)
+{
+	tmatch_config_t cfg;
+
+	tmatch_config_init(&cfg);
+	cr_expect_null(tmatch_place_plan_path(&cfg, NULL));
+	cr_expect_null(tmatch_place_plan_path(&cfg, ""));
+	cr_expect_str_eq(tmatch_place_plan_path(&cfg, "/job/env.plan"), "/job/env.plan");
+	snprintf(cfg.plan, sizeof(cfg.plan), "/user.plan");
+	cr_expect_str_eq(tmatch_place_plan_path(&cfg, "/job/env.plan"), "/user.plan");
+	cr_expect_str_eq(tmatch_place_plan_path(&cfg, NULL), "/user.plan");
+}
+
+/* The default mapper's search on a node: search_time, within half of
+   max_map_time. */
+Test(placement_plan, search_time_decision)
+{
+	tmatch_config_t cfg;
+
+	tmatch_config_init(&cfg);
+	cfg.max_map_time = 10;
+	cfg.search_time = 0;
+	cr_expect_float_eq(tmatch_place_search_time(&cfg), 0, 1e-12);
+	cfg.search_time = 3;
+	cr_expect_float_eq(tmatch_place_search_time(&cfg), 3, 1e-12);
+	cfg.search_time = 30;
+	cr_expect_float_eq(tmatch_place_search_time(&cfg), 5, 1e-12, "half of max_map_time");
+	cfg.max_map_time = 0.5;
+	cfg.search_time = 1;
+	cr_expect_float_eq(tmatch_place_search_time(&cfg), 0.25, 1e-12);
 }
 
 Test(placement_plan, config_admin_then_user)

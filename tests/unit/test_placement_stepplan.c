@@ -196,30 +196,36 @@ Test(stepplan, every_binding_that_differs_is_named)
 	step.step_id = 3;
 	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), 0, "any step");
 	step.job_id = 11;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_JOB);
 	cr_expect_not_null(strstr(why, "job 10, this is job 11"), "%s", why);
 	step = plan;
 	plan.step_id = 2;
 	step.step_id = 3;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_STEP);
 	cr_expect_not_null(strstr(why, "step 2, this is step 3"), "%s", why);
 	step = plan;
 	step.ntasks = 32;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_TASKS);
 	cr_expect_not_null(strstr(why, "places 64 tasks, the step has 32"), "%s", why);
 	step = plan;
 	step.nodes_hash = 98;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_NODES);
 	cr_expect_not_null(strstr(why, "other nodes"), "%s", why);
 	step = plan;
 	step.profile_mtime_ns += 1500000000;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_PROFILE);
 	cr_expect_not_null(strstr(why, "profile changed since"), "%s", why);
 	cr_expect_not_null(strstr(why, "1.500 s after"), "%s", why);
 	step = plan;
 	plan.job_id = 0; /* made outside a job: never used */
 	step.job_id = 0;
-	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)), -1);
+	cr_expect_eq(tmatch_place_plan_matches(&plan, &step, why, sizeof(why)),
+	             TMATCH_PLACE_PLAN_OTHER_JOB);
 }
 
 Test(stepplan, node_sets_hash_alike_in_any_order)
