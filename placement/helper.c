@@ -189,13 +189,9 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 		                        strerror(errno));
 	}
 	put(&w, &h, sizeof(h));
-	for (int i = 0; i < in->ngroups; i++)
-		put(&w, &in->groups[i], sizeof(gid_t));
-	for (int i = 0; i < in->nlocal; i++) {
-		int32_t r = in->ranks[i];
-
-		put(&w, &r, sizeof(r));
-	}
+	put(&w, in->groups, (size_t)in->ngroups * sizeof(gid_t));
+	_Static_assert(sizeof(int) == sizeof(int32_t), "ranks travel as the ints they are");
+	put(&w, in->ranks, (size_t)in->nlocal * sizeof(int));
 	put_str(&w, TMATCH__HIN_USER_VALUE, in->user_value);
 	put_str(&w, TMATCH__HIN_NODELIST, in->nodelist);
 	put_str(&w, TMATCH__HIN_PLAN, in->plan_env);

@@ -71,7 +71,8 @@ REPLAY_PREDICT_BIN := $(B)/fuzz/replay_predict
 
 $(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ_PREDICT_BIN): $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HW_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -D_GNU_SOURCE -I. $(HWLOC_CFLAGS) $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
+	$(FUZZ_CC) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(HWLOC_CFLAGS) $(YAML_CFLAGS) \
+	    -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) -lmetis -lm
 
