@@ -394,10 +394,10 @@ void tmatch__helper_main(void)
 	nin.job_cores = d.in.job_cores;
 	nin.cpus_per_task = d.in.cpus_per_task;
 	nin.nlocal = d.in.nlocal;
+	memset(&prep, 0, sizeof(prep));
+	prep.whole = d.h->whole; /* the root side has no tree: nor has the helper */
 	if (d.h->has_tree && d.node_xml)
 		tmatch_place_node_prepare(&nin, &prep);
-	else
-		memset(&prep, 0, sizeof(prep)), prep.whole = d.h->whole;
 	differs = d.h->has_tree != (prep.tree != NULL) ||
 	          (prep.tree && (prep.smt != d.h->smt || prep.whole != d.h->whole ||
 	                         tmatch_place_node_sig(prep.tree) != d.h->node_sig));

@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #define RESULT_FD   3
+#define HIGH_FD     10  /* above every descriptor the child arranges (0 to 6) */
 #define GRACE_SLEEP 2.0 /* seconds after SIGKILL before giving up on the child's end */
 
 double tmatch__place_now(void)
@@ -102,7 +103,7 @@ size_t tmatch__address_space_now(void)
 
 /*
  * keep[i] on fd 3 + i, stdio on /dev/null, every other descriptor closed.
- * Everything is first copied above the range it will land in, so that no
+ * Everything is first copied above the range it will land in (HIGH_FD), so that no
  * descriptor is overwritten before it is moved, whichever numbers they
  * had (/dev/null opening as fd 3 once put the pipe on 0, 1 and 2).
  * Async-signal-safe: it runs between fork and exec in slurmstepd.
@@ -114,10 +115,10 @@ int tmatch__sandbox_fds(const int *keep, int nkeep)
 	if (nkeep < 0 || nkeep > 4)
 		return -1;
 	for (int i = 0; i < nkeep; i++)
-		if ((high[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 64)) < 0)
+		if ((high[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, HIGH_FD)) < 0)
 			return -1;
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0 || (null_high = fcntl(null, F_DUPFD_CLOEXEC, 64)) < 0)
+	if (null < 0 || (null_high = fcntl(null, F_DUPFD_CLOEXEC, HIGH_FD)) < 0)
 		return -1;
 	close(null);
 	for (int fd = 0; fd < 3; fd++)
