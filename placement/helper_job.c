@@ -73,8 +73,10 @@ static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_pl
 		                            in->ntasks_total, &key, exe, sizeof(exe), &e);
 	if (rc == 1 || (rc < 0 && !(in->argv && in->argv[0])))
 		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_NO_MPI);
-	if (rc == 0 &&
-	    tmatch_place_learn_dir(cfg, in->job_xdg, in->job_home, 0, dir, sizeof(dir), &e) < 0)
+	/* a home always given: without one the store's code would ask NSS,
+	   which the helper does not reach (the root side looked it up) */
+	if (rc == 0 && tmatch_place_learn_dir(cfg, in->job_xdg, in->job_home ? in->job_home : "", 0,
+	                                      dir, sizeof(dir), &e) < 0)
 		rc = errno == ENOENT ? 2 : -1; /* no store yet: nothing stored */
 	if (rc == 0) {
 		found = tmatch_profile_store_get(dir, &key, TMATCH_STORE_READONLY, path,

@@ -1792,3 +1792,31 @@ Test(placement_helper, learn_records_first_then_places_from_the_store)
 	snprintf(prof, sizeof(prof), "rm -rf '%s'", xdg);
 	cr_assert_eq(system(prof), 0);
 }
+
+/* Finding 10 of issue 33: with no HOME in its environment the helper asked
+   getpwuid, whose NSS client (nscd's socket) got it killed by its own
+   filter. The helper reads no environment and asks NSS nothing: the root
+   side hands it the job's HOME (or the passwd entry's, looked up there). */
+Test(placement_helper, learn_without_home_asks_nss_nothing)
+{
+	char xdg[64], dir[PATH_MAX], cmd[PATH_MAX + 64], program[128];
+	char *mpi_argv[] = {"/usr/bin/env", program, NULL};
+	struct node n;
+
+	learn_store(xdg, sizeof(xdg), dir, sizeof(dir));
+	snprintf(program, sizeof(program), "%s/pattern.openmpi", xdg);
+	snprintf(cmd, sizeof(cmd), "cp %s '%s' && chmod 755 '%s'", MPIDIR "pattern.openmpi",
+	         program, program);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	/* as slurmstepd, started without HOME or XDG_CACHE_HOME; the job has
+	   none either */
+	unsetenv("HOME");
+	unsetenv("XDG_CACHE_HOME");
+	learn_run(&n, "learn,verbose=1", mpi_argv, NULL);
+	cr_assert_not_null(n.out.plan);
+	cr_expect_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
+	cr_expect_eq(n.out.plan->record, 1, "%s", n.out.plan->why);
+	node_teardown(&n);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", xdg);
+	cr_assert_eq(system(cmd), 0);
+}
