@@ -11,9 +11,9 @@
  * side opened at init: a clean memory image, an empty environment); the
  * CLI's children (a mapping, an XML reader) are forks of the CLI.
  *
- * Between fork and exec (or the body) the child only arranges its
- * descriptors: stdio on /dev/null, the result pipe as fd 3 (and the
- * helper's input as fd 4), every other one closed. Then, in this order
+ * Between fork (for the helper, a vfork-like clone) and exec (or the body)
+ * the child only arranges its descriptors: stdio on /dev/null, the result
+ * pipe as fd 3 (and the helper's input as fd 4), every other one closed. Then, in this order
  * (tmatch__sandbox_confine, which the helper runs after exec):
  *   1. default signal handlers and an empty mask; oom_score_adj raised to
  *      0 when it inherited less (slurmstepd runs at -1000, its tasks at 0);
@@ -51,6 +51,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -59,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -428,6 +430,50 @@ __attribute__((noreturn)) static void child_exec(const tmatch__sandbox_t *sb, in
 	_exit(TMATCH__SANDBOX_EXIT_EXEC);
 }
 
+/* The helper program's child, as vfork makes it: slurmstepd's memory is
+   shared, not copied (its page tables are large; fork copied them for a
+   child that only moves descriptors and calls execveat), and slurmstepd
+   waits until the exec. Every signal stays blocked until then, so no
+   handler of slurmstepd's runs on the child's stack; the helper resets the
+   mask itself. The child touches nothing but its own stack and
+   descriptors. */
+struct spawned {
+	const tmatch__sandbox_t *sb;
+	int wfd;
+};
+
+static int spawned_child(void *arg)
+{
+	const struct spawned *s = arg;
+
+	child_exec(s->sb, s->wfd);
+}
+
+#define SPAWN_STACK (64 * 1024)
+
+static pid_t spawn(const tmatch__sandbox_t *sb, int wfd)
+{
+	struct spawned s = {sb, wfd};
+	sigset_t all, old;
+	char *stack;
+	pid_t pid;
+	int saved;
+
+	stack = mmap(NULL, SPAWN_STACK, PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* the stack grows down on every architecture Debian builds for */
+	pid = clone(spawned_child, stack + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+	saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, SPAWN_STACK);
+	errno = saved;
+	return pid;
+}
+
 /* ---- parent -------------------------------------------------------------- */
 
 /* "1G", "64M", "300K" or bytes: as the admin would write max_map_memory. */
@@ -661,7 +707,10 @@ static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *ar
 		return tmatch_error_set(err, errno, NULL, 0, 0,
 		                        "cannot start the %s process: pipe: %s", what,
 		                        strerror(errno));
-	pid = fork();
+	if (!body) /* tmatch__sandbox_exec */
+		pid = spawn(sb, pfd[1]);
+	else if ((pid = fork()) == 0)
+		child_run(sb, parent, pfd[1], body, arg);
 	if (pid < 0) {
 		saved = errno;
 		close(pfd[0]);
@@ -669,11 +718,6 @@ static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *ar
 		return tmatch_error_set(err, saved, NULL, 0, 0,
 		                        "cannot start the %s process: fork: %s", what,
 		                        strerror(saved));
-	}
-	if (pid == 0) {
-		if (!body) /* tmatch__sandbox_exec */
-			child_exec(sb, pfd[1]);
-		child_run(sb, parent, pfd[1], body, arg);
 	}
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
