@@ -8,7 +8,7 @@
 
 #include "placement/placement.h"
 #include "treematch/treematch.h"
-#include "treematch/binfmt.h"
+#include "treematch/internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 /*
  * plan.c - the compiled step plan (placement.h says what it is for).
  *
- * Layout (little endian, treematch/binfmt.h; sections start at multiples of 8):
+ * Layout (little endian, treematch/internal.h; sections start at multiples of 8):
  *   0    "TMPLAN1\n"
  *   8    u32 version (1), u32 nnodes (slices)
  *   16   u64 job_id
@@ -27,7 +27,7 @@
  * these carries its own checksum.
  */
 #include "placement/placement_private.h"
-#include "treematch/binfmt.h"
+#include "treematch/internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -25,7 +25,7 @@
  * have made.
  */
 #include "profile/profile_private.h"
-#include "treematch/binfmt.h"
+#include "treematch/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

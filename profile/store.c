@@ -25,7 +25,7 @@
  * caller is told in one line.
  */
 #include "profile/profile_private.h"
-#include "treematch/binfmt.h"
+#include "treematch/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,6 +6,7 @@
 #ifndef TMATCH_TREEMATCH_PRIVATE_H
 #define TMATCH_TREEMATCH_PRIVATE_H
 
+#include "treematch/internal.h"
 #include "treematch/treematch.h"
 
 #include <stdarg.h>
@@ -151,23 +152,6 @@ int tmatch__search(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                    tmatch_error_t *err);
 
 /* tmatch_map_validate, also saying which rank is wrong (*bad_rank, -1 if none). */
-/* Lines of a text file (textfile.c), none longer than max bytes. next returns
-   the line without its end, NULL at the end of the file or when it stopped:
-   then errnum is set (EINVAL: a NUL byte or a line too long; ENOMEM; EIO) and
-   why says it in words for the message at line lineno + 1. */
-typedef struct tmatch__lines {
-	FILE *f;
-	char *line;
-	size_t cap, max;
-	int lineno, errnum;
-	char why[64];
-} tmatch__lines_t;
-
-int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
-                       unsigned long long *size, tmatch_error_t *err);
-char *tmatch__lines_next(tmatch__lines_t *l);
-void tmatch__lines_close(tmatch__lines_t *l);
-
 int tmatch__map_check(const tmatch_topo_t *topo, const int *leaf_of_rank, int n, int *bad_rank,
                       tmatch_error_t *err);
 

@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * binfmt.h - the pieces of the project's binary files (the compiled profile,
- * the step plan): little-endian words whatever the host, sections aligned on
- * 8 bytes, a word-wise FNV-1a checksum, pread of an exact length and write
- * of all of a buffer.
+ * internal.h - the project's cross-module internal tier: the one owner of a
+ * few small pieces the formats of every module are made of, so that no
+ * module keeps a copy of its own. Any module of ours may include it (the
+ * front ends too); it is not installed and its functions are not exported
+ * (HACKING.md, "Header tiers"; STYLE.md).
+ *
+ * - the pieces of the binary files (the compiled profile, the step plan,
+ *   the store): little-endian words whatever the host, sections aligned on
+ *   8 bytes, a word-wise FNV-1a checksum, pread of an exact length and write
+ *   of all of a buffer;
+ * - the bounded line reader of the text formats (textfile.c).
  */
-#ifndef TMATCH_BINFMT_H
-#define TMATCH_BINFMT_H
+#ifndef TMATCH_INTERNAL_H
+#define TMATCH_INTERNAL_H
+
+#include "treematch/treematch.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -89,5 +99,22 @@ static inline int tmatch__write_all(int fd, const void *buf, size_t len)
 	}
 	return 0;
 }
+
+/* Lines of a text file (textfile.c), none longer than max bytes. next returns
+   the line without its end, NULL at the end of the file or when it stopped:
+   then errnum is set (EINVAL: a NUL byte or a line too long; ENOMEM; EIO) and
+   why says it in words for the message at line lineno + 1. */
+typedef struct tmatch__lines {
+	FILE *f;
+	char *line;
+	size_t cap, max;
+	int lineno, errnum;
+	char why[64];
+} tmatch__lines_t;
+
+int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
+                       unsigned long long *size, tmatch_error_t *err);
+char *tmatch__lines_next(tmatch__lines_t *l);
+void tmatch__lines_close(tmatch__lines_t *l);
 
 #endif
