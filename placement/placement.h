@@ -363,6 +363,11 @@ tmatch_profile_t *tmatch_place_load_profile_err(const tmatch_config_t *cfg, tmat
  */
 int tmatch_place_helper_open(const char *path, tmatch_error_t *err);
 
+/* The helper program's main (spank/helper_main.c, a front end of its own,
+   so declared here): its input from fd 4, its confinement, then
+   tmatch__helper_job. Never returns. */
+__attribute__((noreturn)) void tmatch__helper_main(void);
+
 /*
  * What slurmstepd's root side hands the helper: only what Slurm and the
  * admin gave it, read but not parsed. Everything the user wrote (the

@@ -315,10 +315,6 @@ __attribute__((noreturn)) void tmatch__helper_job(const tmatch_place_helper_in_t
 void tmatch__helper_send(int fd, const void *what, size_t len);
 void tmatch__helper_send_head(int fd, struct tmatch__helper_head *h);
 
-/* The helper program's main (spank/helper_main.c): its input from fd 4,
-   its confinement, then tmatch__helper_job. Never returns. */
-__attribute__((noreturn)) void tmatch__helper_main(void);
-
 /* Tests: run the helper with its input's probe set; its report in buf. */
 int tmatch__helper_probe(const tmatch_place_helper_in_t *in, char *buf, size_t cap, size_t *got,
                          tmatch_error_t *err);
