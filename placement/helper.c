@@ -353,7 +353,7 @@ __attribute__((noreturn)) static void probe(int fd)
 	_exit(0);
 }
 
-void tmatch__helper_main(void)
+void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program)
 {
 	tmatch__sandbox_t sb;
 	tmatch_place_node_in_t nin;
@@ -402,7 +402,7 @@ void tmatch__helper_main(void)
 	          (prep.tree && (prep.smt != d.h->smt || prep.whole != d.h->whole ||
 	                         tmatch_place_node_sig(prep.tree) != d.h->node_sig));
 	d.in.prep = &prep;
-	tmatch__helper_job(&d.in, differs, 3);
+	tmatch__helper_job(&d.in, differs, 3, mpi_program);
 }
 
 /* ---- messages: codes, made into lines by the root side --------------------- */

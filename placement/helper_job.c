@@ -58,7 +58,7 @@ static void tighten_memory(size_t admin, size_t user)
    or the helper ends here, saying why. Nothing stored yet: record this run
    (TMATCH__HELPER_OUT_LEARN), bound as Slurm binds. */
 static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_place_helper_in_t *in,
-                          tmatch_config_t *cfg)
+                          tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program)
 {
 	tmatch_profile_store_key_t key;
 	tmatch_error_t e;
@@ -69,7 +69,7 @@ static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_pl
 	/* learning is quiet: said in verbose mode, else in slurmd's log */
 	h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
 	if (in->argv && in->argv[0])
-		rc = tmatch_place_learn_key(cfg, in->argv, in->job_path, in->job_pwd,
+		rc = tmatch_place_learn_key(cfg, mpi_program, in->argv, in->job_path, in->job_pwd,
 		                            in->ntasks_total, &key, exe, sizeof(exe), &e);
 	if (rc == 1 || (rc < 0 && !(in->argv && in->argv[0])))
 		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_NO_MPI);
@@ -236,7 +236,8 @@ __attribute__((noreturn)) static void decide_failed(int fd, struct tmatch__helpe
 	failed(fd, h, err_no == ENOMEM ? TMATCH__HMSG_NOMEM : TMATCH__HMSG_MAP, err_no);
 }
 
-void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
+void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
+                        tmatch_place_mpi_program_fn mpi_program)
 {
 	const tmatch_place_node_prep_t *prep = in->prep;
 	tmatch_place_node_in_t nin;
@@ -289,7 +290,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 		failed(fd, &h, TMATCH__HMSG_TREE_DIFFERS, EPROTO);
 	plan_path = tmatch_place_plan_path(&cfg, in->plan_env);
 	if (cfg.enabled && cfg.learn && !plan_path)
-		learn_profile(fd, &h, in, &cfg);
+		learn_profile(fd, &h, in, &cfg, mpi_program);
 	if (!cfg.enabled || !cfg.profile[0])
 		finish(fd, &h, TMATCH__HELPER_OUT_OFF, TMATCH__HMSG_NONE);
 	tighten_memory(in->admin->max_map_memory, cfg.max_map_memory);

@@ -4,7 +4,8 @@
  * a step uses, and where its recording goes.
  *
  * The entry is keyed by the step's MPI program: the first word of its
- * command line that links an MPI library (profiler/mpiabi.c), so that
+ * command line that links an MPI library (profiler/mpiabi.c, handed over
+ * by the front end as mpi_program: placement includes no profiler), so that
  * `srun ./wrapper.sh ./app` learns about app, and a step that runs no MPI
  * program learns nothing. srun (the user, before the step) and each node's
  * helper (the user, sandboxed) compute the same key from the same command
@@ -12,7 +13,6 @@
  * recorded (spank/learn.c), the nodes only read.
  */
 #include "placement/placement_private.h"
-#include "profiler/mpiabi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,16 +22,16 @@
 
 #define MAX_WORDS 64 /* words of the command line examined */
 
-int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const char *path_env,
-                           const char *cwd, int ntasks, tmatch_profile_store_key_t *key, char *exe,
-                           size_t len, tmatch_error_t *err)
+int tmatch_place_learn_key(const tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program,
+                           char *const argv[], const char *path_env, const char *cwd, int ntasks,
+                           tmatch_profile_store_key_t *key, char *exe, size_t len,
+                           tmatch_error_t *err)
 {
 	char *words[MAX_WORDS + 1], *joined[MAX_WORDS];
-	tmatch_mpiabi_t abi;
 	tmatch_error_t e;
 	int n = 0, rc;
 
-	if (!cfg || !argv || !argv[0] || !key || !exe || len == 0 || ntasks < 1)
+	if (!cfg || !mpi_program || !argv || !argv[0] || !key || !exe || len == 0 || ntasks < 1)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "learn: no command or no tasks");
 	/* relative names with a '/' are the job's, from its directory */
 	for (; n < MAX_WORDS && argv[n]; n++) {
@@ -50,7 +50,7 @@ int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const
 	}
 	words[n] = NULL;
 	tmatch_error_clear(&e);
-	rc = tmatch_mpiabi_of_command(words, path_env ? path_env : "", &abi, exe, len, &e);
+	rc = mpi_program(words, path_env ? path_env : "", exe, len, &e);
 	for (int i = 0; i < n; i++)
 		free(joined[i]);
 	if (rc != 0) {

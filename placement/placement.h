@@ -354,6 +354,16 @@ tmatch_profile_t *tmatch_place_load_profile_err(const tmatch_config_t *cfg, tmat
                                                 void *log_arg, int *opened, tmatch_error_t *err);
 
 /*
+ * The MPI program of a command line: the first word of argv that names an
+ * executable (a path, or found in path_env) linking an MPI library, its path
+ * in exe; 0, or -1 with err. Reading ELF files is the profiler's
+ * (profiler/mpiabi.c, tmatch_mpiabi_program), which placement does not
+ * include: the front end that starts the decision hands it over.
+ */
+typedef int (*tmatch_place_mpi_program_fn)(char *const argv[], const char *path_env, char *exe,
+                                           size_t len, tmatch_error_t *err);
+
+/*
  * The helper program, opened by the root side at init (slurmstepd is root
  * there) and started from this descriptor for each step: path must name a
  * regular, executable file owned by root (or by the caller, when the caller
@@ -365,8 +375,8 @@ int tmatch_place_helper_open(const char *path, tmatch_error_t *err);
 
 /* The helper program's main (spank/helper_main.c, a front end of its own,
    so declared here): its input from fd 4, its confinement, then
-   tmatch__helper_job. Never returns. */
-__attribute__((noreturn)) void tmatch__helper_main(void);
+   tmatch__helper_job (mpi_program: for learn mode's key). Never returns. */
+__attribute__((noreturn)) void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program);
 
 /*
  * What slurmstepd's root side hands the helper: only what Slurm and the
@@ -419,17 +429,18 @@ void tmatch_place_helper_reap(pid_t pid);
 
 /*
  * Learn mode (learn.c). learn_key: the store key of a step: its MPI program
- * (the first word of argv that links MPI, found with path_env, relative
- * names against cwd; its path in exe), ntasks and cfg->learn_name. 0; 1
- * when the step runs no MPI program (nothing is learned, why in err); -1.
+ * (mpi_program's answer, relative names of argv taken against cwd; its
+ * path in exe), ntasks and cfg->learn_name. 0; 1 when the step runs no MPI
+ * program (nothing is learned, why in err); -1.
  * learn_dir: the store (cfg->store's DIR/UID, else the user's XDG cache;
  * tmatch_profile_store_dir). learn_recording: where the recorder writes the
  * profile of a learning step (a hidden file of the store, which srun then
  * stores under the step's key).
  */
-int tmatch_place_learn_key(const tmatch_config_t *cfg, char *const argv[], const char *path_env,
-                           const char *cwd, int ntasks, tmatch_profile_store_key_t *key, char *exe,
-                           size_t len, tmatch_error_t *err);
+int tmatch_place_learn_key(const tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program,
+                           char *const argv[], const char *path_env, const char *cwd, int ntasks,
+                           tmatch_profile_store_key_t *key, char *exe, size_t len,
+                           tmatch_error_t *err);
 int tmatch_place_learn_dir(const tmatch_config_t *cfg, const char *xdg, const char *home,
                            int create, char *dir, size_t len, tmatch_error_t *err);
 int tmatch_place_learn_recording(const char *dir, uint64_t job_id, uint32_t step_id, char *path,

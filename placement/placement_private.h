@@ -304,10 +304,10 @@ void tmatch__helper_msg_file(struct tmatch__helper_msg *m, const char *path);
  * decision, min_gain, the prediction), sending its hello, head and tasks on
  * fd. in->prep is its own node tree, made from the root side's machine;
  * differs: it is not the root side's tree (then it fails, after its
- * hello). Never returns.
+ * hello). mpi_program: learn mode's (tmatch_place_learn_key). Never returns.
  */
 __attribute__((noreturn)) void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs,
-                                                  int fd);
+                                                  int fd, tmatch_place_mpi_program_fn mpi_program);
 
 /* helper.c: bytes onto the pipe (the helper ends with
    TMATCH__SANDBOX_EXIT_WRITE when it cannot); send_head ends the helper

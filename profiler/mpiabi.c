@@ -416,6 +416,14 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
 	    examined);
 }
 
+int tmatch_mpiabi_program(char *const argv[], const char *path_env, char *exe, size_t len,
+                          tmatch_error_t *err)
+{
+	tmatch_mpiabi_t abi;
+
+	return tmatch_mpiabi_of_command(argv, path_env, &abi, exe, len, err);
+}
+
 int tmatch_mpiabi_recorder(const char *libdir, tmatch_mpiabi_t abi, char *buf, size_t len,
                            tmatch_error_t *err)
 {

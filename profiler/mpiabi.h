@@ -52,6 +52,14 @@ int tmatch_mpiabi_of_command(char *const argv[], const char *path_env, tmatch_mp
                              char *which, size_t which_len, tmatch_error_t *err);
 
 /*
+ * tmatch_mpiabi_of_command without the ABI: the program that decided in
+ * `exe`. The shape of placement's tmatch_place_mpi_program_fn (learn mode's
+ * key), which the front ends hand to placement.
+ */
+int tmatch_mpiabi_program(char *const argv[], const char *path_env, char *exe, size_t len,
+                          tmatch_error_t *err);
+
+/*
  * The recorder library for `abi` in `libdir`: writes
  * "<libdir>/libtreematch-record-<name>.so" to buf. -1/ENAMETOOLONG, or
  * ENOENT when the file does not exist (message names the path).

@@ -26,6 +26,7 @@
 #include <slurm/spank.h>
 
 #include "placement/placement.h"
+#include "profiler/mpiabi.h"
 #include "spank/spank_private.h"
 
 static struct {
@@ -58,8 +59,8 @@ int tmatch__spank_learn_local_user_init(spank_t sp, const tmatch_config_t *cfg)
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
-	rc = tmatch_place_learn_key(cfg, argv, getenv("PATH"), cwd, (int)ntasks, &ln.key, ln.exe,
-	                            sizeof(ln.exe), &err);
+	rc = tmatch_place_learn_key(cfg, tmatch_mpiabi_program, argv, getenv("PATH"), cwd,
+	                            (int)ntasks, &ln.key, ln.exe, sizeof(ln.exe), &err);
 	if (rc == 0 && tmatch_place_learn_dir(cfg, NULL, NULL, 1, ln.dir, sizeof(ln.dir), &err) < 0)
 		rc = -1;
 	if (rc != 0) {

@@ -34,6 +34,7 @@
 
 #include "placement/placement_private.h"
 #include "treematch/treematch_private.h"
+#include "profiler/mpiabi.h"
 #include "hostile.h"
 #include "spank_profiles.h"
 
@@ -1743,8 +1744,9 @@ Test(placement_helper, learn_records_first_then_places_from_the_store)
 	node_teardown(&n);
 
 	/* what the run recorded, stored by srun: the next run is placed */
-	cr_assert_eq(tmatch_place_learn_key(&n.admin, mpi_argv, "/usr/bin:/bin", "/", 8, &key, exe,
-	                                    sizeof(exe), &n.err),
+	cr_assert_eq(tmatch_place_learn_key(&n.admin, tmatch_mpiabi_program, mpi_argv,
+	                                    "/usr/bin:/bin", "/", 8, &key, exe, sizeof(exe),
+	                                    &n.err),
 	             0, "%s", n.err.msg);
 	node_setup(&n, NULL);
 	cr_assert_eq(tmatch_profile_store_put(dir, &key, n.profile, exe, 0, &n.err), 0, "%s",
