@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/: what is not one module's: the fuzz harnesses (tests/fuzz/) and their
 # replay in `make check`. Unit tests are listed by the module they test.
-CHECK_TARGETS += fuzz-replay
+CHECK_TARGETS += fuzz-replay check-layers
+
+# Every #include of another module's header is an arrow of HACKING.md's
+# table (read from HACKING.md itself), and the check can fail: its own test
+# plants forbidden includes in a copy of the tree.
+.PHONY: check-layers
+check-layers:
+	@if sh tests/check_layers.sh . && sh tests/test_check_layers.sh; then \
+	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add check-layers 1 0; \
+	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add check-layers 0 1; exit 1; fi
 
 # ---------------------------------------------------------------------------
 # Fuzzing the profile loader (profile/), the compiled profile's two readers

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test_check_layers.sh - check_layers.sh can fail: on a copy of the tree's
+# sources and HACKING.md it passes, then fails on each planted forbidden
+# include (naming the file and line), and cannot pass without the table.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-layers.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+say() { printf 'test_check_layers: %s\n' "$*"; }
+expect() { # expect RC PATTERN: run the check on the copy
+	out=$(sh "$here/tests/check_layers.sh" "$tmp/src" 2>&1); rc=$?
+	if [ "$rc" -ne "$1" ] || ! printf '%s\n' "$out" | grep -q -- "$2"; then
+		say "FAIL ($3): exit $rc, wanted $1 and a line matching '$2':"; printf '%s\n' "$out"
+		fails=$((fails + 1))
+	else
+		say "ok: $3"
+	fi
+}
+fresh() {
+	rm -rf "$tmp/src" && mkdir -p "$tmp/src" &&
+	    (cd "$here" && git ls-files '*.c' '*.h' HACKING.md 2>/dev/null ||
+	     { find . -name '*.[ch]' -not -path './build*'; echo HACKING.md; }) |
+	    (cd "$here" && xargs tar cf -) | (cd "$tmp/src" && tar xf -)
+}
+
+fresh
+expect 0 'every one an arrow' "the tree as it is"
+
+printf '#include "placement/placement_private.h"\n' >>"$tmp/src/spank/helper_main.c"
+line=$(wc -l <"$tmp/src/spank/helper_main.c")
+expect 1 "spank/helper_main.c:$line: #include \"placement/placement_private.h\"" \
+    "a front end including placement's private header"
+
+fresh
+sed -i '1a #include "profiler/mpiabi.h"' "$tmp/src/placement/step.c"
+expect 1 'placement/step.c:2: #include "profiler/mpiabi.h".*placement/ may use affinity/, profile/, treematch/' \
+    "placement including the profiler"
+
+fresh
+printf '#include "cli/cli.h"\n' >>"$tmp/src/treematch/topo.c"
+expect 1 'treematch/topo.c:.*may use nothing of ours' "the core including a front end"
+
+fresh
+mkdir -p "$tmp/src/newmod" && printf '#include "treematch/treematch.h"\n' >"$tmp/src/newmod/x.c"
+expect 1 'no row for newmod/' "a module the table does not name"
+
+fresh
+printf '#include "treematch/internal.h"\n' >>"$tmp/src/cli/main.c"
+expect 0 'every one an arrow' "the internal tier from a front end"
+
+fresh
+sed -i '/^Allowed arrows/,/^$/d' "$tmp/src/HACKING.md"
+expect 2 'no table' "HACKING.md without the table"
+
+[ "$fails" -eq 0 ] || { say "$fails case(s) failed"; exit 1; }
+say "all cases passed"
