@@ -28,6 +28,11 @@
  * "virtual resources" of the TreeMatch paper). No core the step may use is
  * lost, except cores left over when cpus_per_task does not divide them.
  *
+ * A node tree loaded with its I/O devices (opts.io) also describes the
+ * node's GPUs and network cards (tmatch_affinity_tree_devices): hwloc's PCI
+ * and OS devices, each with the CPUs it is closest to, and the links hwloc
+ * measured between GPUs.
+ *
  * Of hwloc, this header exposes the bitmap type only; topologies stay
  * inside affinity/ behind the opaque tree type.
  *
@@ -108,6 +113,10 @@ typedef struct tmatch_affinity_opts {
 	const char *node_name; /* name recorded in the leaves; NULL = "localhost" */
 	tmatch_log_fn log;     /* warnings (e.g. cores left over); NULL = silence */
 	void *log_arg;
+	/* 1: also load the PCI and OS devices (GPUs, network cards) and the
+	   distances between them, for tmatch_affinity_tree_devices; the CPU
+	   tree is the same. 0 (default): CPUs only, hwloc's cheapest load. */
+	int io;
 } tmatch_affinity_opts_t;
 
 /* Defaults: LIVE, no restriction, cpus_per_task 1, SMT_ONE. */
@@ -191,6 +200,112 @@ TMATCH_API int tmatch_affinity_leaf_node(const tmatch_affinity_tree_t *tree, int
 /* The leaf's CPU set, owned by the tree; NULL/EINVAL for padding or out of range. */
 TMATCH_API hwloc_const_bitmap_t tmatch_affinity_leaf_cpuset(const tmatch_affinity_tree_t *tree,
                                                             int leaf);
+
+/* ------------------------------------------------------------------------ */
+/* GPUs and network cards of a node                                          */
+
+enum tmatch_affinity_gpu_vendor {
+	TMATCH_GPU_VENDOR_OTHER = 0,
+	TMATCH_GPU_VENDOR_NVIDIA = 1, /* CUDA_VISIBLE_DEVICES */
+	TMATCH_GPU_VENDOR_AMD = 2,    /* ROCR_VISIBLE_DEVICES */
+	TMATCH_GPU_VENDOR_INTEL = 3,  /* ZE_AFFINITY_MASK */
+};
+
+/*
+ * A GPU as Slurm counts them: a whole device, or one partition of a device
+ * split in several (AMD MI300A in CPX mode: six per APU, one PCI device).
+ * `index` is the number in hwloc's name of it, nvmlN, rsmiN, zeN (else
+ * cudaN, openclPdN; for a device hwloc knows only as PCI, its rank in PCI
+ * bus order): the order NVML, ROCm SMI and Level Zero enumerate GPUs,
+ * which is the order Slurm's AutoDetect numbers them in (and a gres.conf
+ * listing /dev/nvidia0.. in order).
+ */
+typedef struct tmatch_affinity_gpu {
+	int index;
+	char name[32];         /* hwloc's OS device: "nvml0", "rsmi3", "cuda1", "opencl0d2" */
+	char backend[16];      /* "NVML", "RSMI", "LevelZero", "CUDA", "OpenCL", "PCI" */
+	int vendor;            /* enum tmatch_affinity_gpu_vendor */
+	char model[64];        /* "NVIDIA H100 80GB HBM3", "" when unknown */
+	char busid[16];        /* its PCI device, "0000:6b:00.0" ("" when none) */
+	char uuid[48];         /* NVIDIAUUID, AMDUUID..., "" when unknown */
+	int device;            /* its PCI device among the node's GPU devices (0..) */
+	int partition;         /* its rank among the GPUs of that device (0 unless split) */
+	int npartitions;       /* GPUs of that device (1 unless split) */
+	hwloc_bitmap_t cpuset; /* locality: the CPUs of its nearest non-I/O ancestor
+	                          (pu_os; owned by the devices) */
+	int package;           /* logical index of the package of that ancestor, -1 when
+	                          the ancestor spans packages */
+	int numa;              /* OS index of the NUMA node of that ancestor, -1 when several */
+	int island;            /* GPUs with the same island are joined by GPU links
+	                          (NVLink, xGMI; directly or through NVSwitches); -1 when
+	                          hwloc knows no link of this GPU */
+} tmatch_affinity_gpu_t;
+
+/* A network card for MPI's traffic: an OpenFabrics device (InfiniBand,
+   RoCE, EFA), or an HPE Slingshot interface. */
+typedef struct tmatch_affinity_nic {
+	char name[32];   /* "mlx5_0", "rdmap197s0", "hsi0" */
+	char netdev[32]; /* its network interface when it has one ("ibp94s0"), else "" */
+	char kind[16];   /* "OpenFabrics", "Slingshot" */
+	char busid[16];
+	hwloc_bitmap_t cpuset; /* locality, as for GPUs (owned) */
+	int package, numa;
+} tmatch_affinity_nic_t;
+
+/* A matrix hwloc measured between the GPUs (NVLinkBandwidth, XGMIBandwidth
+   in MB/s, XGMIHops): value[i * ngpus + j] between gpu[i] and gpu[j], 0
+   where hwloc gives no value (a link through a switch is not a value). */
+typedef struct tmatch_affinity_links {
+	char name[32];
+	int bandwidth; /* 1 for a bandwidth (larger is closer), 0 for hops */
+	double *value; /* [ngpus * ngpus], owned */
+} tmatch_affinity_links_t;
+
+typedef struct tmatch_affinity_devices {
+	int ngpus;
+	tmatch_affinity_gpu_t *gpu; /* by index */
+	int nnics;
+	tmatch_affinity_nic_t *nic; /* by name */
+	int nlinks;
+	tmatch_affinity_links_t *link;
+	int npackages; /* the node's packages (1 when hwloc shows none) */
+	/* nic_rank[g * nnics + k]: how close NIC k is to GPU g, smaller is
+	   closer: first the deepest CPU-side object the two share (same NUMA
+	   node, same package, the machine), then the hops between them in the
+	   PCI tree (the same PCIe switch is closer) */
+	int *nic_rank;
+} tmatch_affinity_devices_t;
+
+/*
+ * The GPUs and network cards of node `node` of a tree loaded with opts.io
+ * (with io = 0, or a machine without any, an empty set: ngpus = nnics = 0).
+ * The GPUs are those of the first kind of hwloc OS device the node has, in
+ * this order: NVML, RSMI, Level Zero (hwloc's management libraries), CUDA,
+ * OpenCL, then PCI display and accelerator devices of NVIDIA, AMD or Intel
+ * (a node read without the vendors' libraries, as slurmstepd does). NULL
+ * with errno (ENOMEM, EINVAL). Free with tmatch_affinity_devices_destroy.
+ */
+TMATCH_API tmatch_affinity_devices_t *
+tmatch_affinity_tree_devices(const tmatch_affinity_tree_t *tree, int node, tmatch_error_t *err);
+TMATCH_API void tmatch_affinity_devices_destroy(tmatch_affinity_devices_t *devices);
+
+/* The GPU of a given index, -1 when the node has none of that index. */
+TMATCH_API int tmatch_affinity_devices_gpu_of_index(const tmatch_affinity_devices_t *devices,
+                                                    int index);
+
+/* The value of matrix `name` between gpu[a] and gpu[b] (positions in
+   gpu[]), 0 when there is no such matrix or value. */
+TMATCH_API double tmatch_affinity_devices_link(const tmatch_affinity_devices_t *devices,
+                                               const char *name, int a, int b);
+
+/*
+ * What `treematch topology show` prints of them: one line per GPU and per
+ * NIC (name, kind, PCI bus id, locality as a CPU list, package, NUMA node,
+ * island), each GPU's nearest NIC, and the link matrices. snprintf-style;
+ * "" when there is neither GPU nor NIC.
+ */
+TMATCH_API int tmatch_affinity_devices_describe(const tmatch_affinity_devices_t *devices, char *buf,
+                                                size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* CPU sets as text                                                          */

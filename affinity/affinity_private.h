@@ -101,6 +101,15 @@ struct tmatch_affinity_conf {
 	char file[256];
 };
 
+/* Text of any length into a caller's buffer, snprintf-style: pos counts
+   what the whole text needs, buf (len bytes) holds what fits. */
+struct tmatch__out {
+	char *buf;
+	size_t len, pos;
+};
+void tmatch__emit(struct tmatch__out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Kind names ("package", "l3", ...). */
 const char *tmatch__kind_name(int kind);
 

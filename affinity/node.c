@@ -430,7 +430,14 @@ static hwloc_topology_t topo_load(const tmatch_affinity_opts_t *opts, int *this_
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "cannot initialise hwloc");
 		return NULL;
 	}
-	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+	/* I/O only when asked (GPU steps, `topology show`): the CPU tree is the
+	   same either way. From a file, every device (NVSwitches are bridges of
+	   class "other", and GPU link matrices name them); from this machine
+	   what hwloc deems important (GPUs, network cards, their bridges). */
+	hwloc_topology_set_io_types_filter(topo, !opts->io ? HWLOC_TYPE_FILTER_KEEP_NONE
+	                                         : opts->source == TMATCH_AFFINITY_SRC_LIVE
+	                                             ? HWLOC_TYPE_FILTER_KEEP_IMPORTANT
+	                                             : HWLOC_TYPE_FILTER_KEEP_ALL);
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
 	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
 	if (opts->source == TMATCH_AFFINITY_SRC_XML) {

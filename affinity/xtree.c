@@ -511,13 +511,7 @@ char *tmatch_affinity_pos_string(const tmatch_affinity_pos_t *pos, int what)
 
 /* ------------------------------------------------------------------------ */
 
-struct out {
-	char *buf;
-	size_t len, pos;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(struct out *o, const char *fmt, ...)
+void tmatch__emit(struct tmatch__out *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -531,7 +525,7 @@ static void emit(struct out *o, const char *fmt, ...)
 
 int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf, size_t len)
 {
-	struct out o = {buf, buf ? len : 0, 0};
+	struct tmatch__out o = {buf, buf ? len : 0, 0};
 	char tleaf[512];
 	int d, depth, leaf, node;
 	if (!tree || (!buf && len)) {
@@ -542,23 +536,24 @@ int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf,
 		buf[0] = '\0';
 	depth = tmatch_topo_depth(tree->topo);
 	tmatch_topo_format(tree->topo, tleaf, sizeof(tleaf));
-	emit(&o, "tree: %d levels, %d leaves, %d usable (%d padding or unused)\n", depth,
-	     tree->nb_leaves, tree->nb_slots, tree->nb_leaves - tree->nb_slots);
-	emit(&o, "tleaf: %s\n", tleaf);
+	tmatch__emit(&o, "tree: %d levels, %d leaves, %d usable (%d padding or unused)\n", depth,
+	             tree->nb_leaves, tree->nb_slots, tree->nb_leaves - tree->nb_slots);
+	tmatch__emit(&o, "tleaf: %s\n", tleaf);
 	for (d = 0; d < depth; d++) {
 		const char *name = tmatch_topo_level_name(tree->topo, d);
-		emit(&o, "level %d: %-8s arity %d\n", d, name && *name ? name : "?",
-		     tmatch_topo_arity(tree->topo, d));
+		tmatch__emit(&o, "level %d: %-8s arity %d\n", d, name && *name ? name : "?",
+		             tmatch_topo_arity(tree->topo, d));
 	}
-	emit(&o, "level %d: %-8s (leaves)\n", depth, tree->leaf_name[0] ? tree->leaf_name : "leaf");
+	tmatch__emit(&o, "level %d: %-8s (leaves)\n", depth,
+	             tree->leaf_name[0] ? tree->leaf_name : "leaf");
 	for (node = 0; node < tree->nb_nodes; node++) {
 		char *list = tmatch_affinity_cpuset_list(tree->nodes[node].allowed);
 		char *mask = tmatch_affinity_cpuset_mask(tree->nodes[node].allowed);
 
 		if (!list || !mask)
 			goto nomem;
-		emit(&o, "node %d: %s allowed cpus %s mask %s\n", node, tree->nodes[node].name,
-		     list, mask);
+		tmatch__emit(&o, "node %d: %s allowed cpus %s mask %s\n", node,
+		             tree->nodes[node].name, list, mask);
 		free(list);
 		free(mask);
 		continue;
@@ -586,8 +581,8 @@ int tmatch_affinity_tree_describe(const tmatch_affinity_tree_t *tree, char *buf,
 			errno = ENOMEM;
 			return -1;
 		}
-		emit(&o, "leaf %d: node %s cpus %s mask %s at %s\n", leaf,
-		     tree->nodes[tree->leaf[leaf]->node].name, list, mask, pstr);
+		tmatch__emit(&o, "leaf %d: node %s cpus %s mask %s at %s\n", leaf,
+		             tree->nodes[tree->leaf[leaf]->node].name, list, mask, pstr);
 		free(list);
 		free(mask);
 		free(pstr);

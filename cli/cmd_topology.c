@@ -2,7 +2,8 @@
 /*
  * cmd_topology.c - `treematch topology show`: the tree of a node (live, XML,
  * synthetic) or of a step's nodes under topology.conf switches, with its
- * levels, arities, CPU sets and leaf positions.
+ * levels, arities, CPU sets and leaf positions, and a node's GPUs and
+ * network cards with their locality and the links between GPUs.
  */
 #include "cli/cli.h"
 #include "placement/placement.h"
@@ -25,7 +26,35 @@ static void usage(FILE *out)
 	             "Prints the tree the mapper sees: one line per level (name, arity), the\n"
 	             "allowed CPUs of each node, and one line per usable leaf (node, CPU list,\n"
 	             "mask as Slurm prints them, position at every hardware level).\n"
+	             "A node's GPUs and network cards follow, from hwloc's PCI and OS devices:\n"
+	             "each with the CPUs it is closest to, its package and NUMA node, a GPU's\n"
+	             "island (GPUs joined by NVLink or xGMI) and nearest card, and the link\n"
+	             "matrices hwloc has (NVLinkBandwidth, XGMIBandwidth, XGMIHops).\n"
 	             "--nodes alone gives one flat switch over the nodes.\n");
+}
+
+/* The node's GPUs and network cards, when it has any. */
+static int show_devices(const tmatch_affinity_tree_t *tree)
+{
+	tmatch_affinity_devices_t *dev;
+	tmatch_error_t err;
+	char *text;
+	int len;
+
+	tmatch_error_clear(&err);
+	if (!(dev = tmatch_affinity_tree_devices(tree, 0, &err)))
+		return tmatch_cli_report(&err), -1;
+	len = tmatch_affinity_devices_describe(dev, NULL, 0);
+	if (len > 0 && (text = malloc((size_t)len + 1))) {
+		tmatch_affinity_devices_describe(dev, text, (size_t)len + 1);
+		fputs(text, stdout);
+		free(text);
+	} else if (len > 0) {
+		tmatch_cli_error("out of memory");
+		len = -1;
+	}
+	tmatch_affinity_devices_destroy(dev);
+	return len < 0 ? -1 : 0;
 }
 
 int tmatch_cli_topology(int argc, char **argv)
@@ -145,6 +174,7 @@ int tmatch_cli_topology(int argc, char **argv)
 		tmatch_cli_error("--topology-conf needs --nodes LIST (the step's nodes)");
 		goto usage;
 	}
+	opts.io = 1; /* the GPUs and network cards too */
 	tree = tmatch_place_tree_load(spec, &opts, conf, nodes, &err);
 	if (!tree) {
 		char buf[1024];
@@ -159,6 +189,8 @@ int tmatch_cli_topology(int argc, char **argv)
 	}
 	tmatch_affinity_tree_describe(tree, text, (size_t)len + 1);
 	fputs(text, stdout);
+	if (tmatch_affinity_tree_nb_nodes(tree) == 1 && show_devices(tree) < 0)
+		goto out;
 	rc = 0;
 	goto out;
 usage:

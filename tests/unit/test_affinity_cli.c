@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_affinity_cli.c - `treematch topology show`: levels, arities, CPU sets
- * and positions printed for XML, synthetic and cluster trees; usage errors
+ * and positions printed for XML, synthetic and cluster trees, a GPU node's
+ * GPUs, cards and links after them; usage errors
  * exit 2, bad input exits 1 with a message naming file, line and column.
  * Runs the CLI that `make` built in TMATCH_BUILDDIR.
  */
 #include "cli_helpers.h"
+#include "gpu_xml.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -46,6 +48,33 @@ Test(cli, show_xml)
 	                      "node=0/1,package=1/2,numa=0/1,l3=0/1,l2=0/2,core=0/2\n"),
 	          "%s", out);
 	free(out);
+}
+
+/* A GPU node: the CPU tree as without I/O, then its GPUs and cards. */
+Test(cli, show_gpus_and_cards)
+{
+	gpu_node_spec_t s = {.packages = 2,
+	                     .numa_per_package = 1,
+	                     .cores_per_numa = 2,
+	                     .gpus_per_numa = 1,
+	                     .nics_per_numa = 1,
+	                     .backend = "nvml",
+	                     .links = "NVLinkBandwidth"};
+	char xml[64], *out;
+	const char *args[] = {"topology", "show", "--xml", xml, NULL};
+
+	cr_assert_eq(gpu_xml_write(&s, xml, sizeof(xml)), 0);
+	cr_assert_eq(run(&out, args), 0, "%s", out);
+	cr_expect(strstr(out, "tleaf: tleaf 2 2 1 2 1\n"), "%s", out);
+	cr_expect(strstr(out, "gpus: 2 (NVML)\ngpu 0: nvml0 \"Test GPU\" pci 0000:10:00.0 cpus "
+	                      "0-1 package 0 numa 0 island 0 nic mlx5_0\n"),
+	          "%s", out);
+	cr_expect(strstr(out, "nics: 2\nnic 0: mlx5_0 (OpenFabrics, ib0) pci 0000:80:00.0 cpus 0-1 "
+	                      "package 0 numa 0\n"),
+	          "%s", out);
+	cr_expect(strstr(out, "links NVLinkBandwidth (MB/s):\n"), "%s", out);
+	free(out);
+	unlink(xml);
 }
 
 Test(cli, show_cluster)
