@@ -29,6 +29,16 @@
 #   --plugstack FILE   copy FILE to the cluster's plugstack.conf (tests may
 #                      also rewrite DIR/etc/plugstack.conf between steps:
 #                      Slurm reads it again for every srun and every step)
+#   --gpus N           a GPU GRES of N stand-in devices (character files
+#                      DIR/dev/fakegpuI, major 195 minor I, which no driver
+#                      serves), gres.conf AutoDetect=off; with two sockets
+#                      each socket's half gets Cores= of that socket
+#   --sockets2         one node of two sockets of one core (slurmd sees
+#                      hwloc's HWLOC_SYNTHETIC="package:2 core:1 pu:1"; the
+#                      machine needs 2 CPUs): GPUs and NICs on both sides
+#   --constrain-devices  --cgroup with ConstrainDevices=yes (each step, and
+#                      each task Slurm binds GPUs to, confined to its
+#                      devices; Slurm then numbers GPUs as the task sees them)
 #
 # Start is idempotent: a cluster already running in DIR is stopped first.
 # Stop is safe to call at any time, any number of times, and never kills a
@@ -37,6 +47,7 @@ set -eu
 
 usage() {
 	echo "usage: cluster.sh start [--dir D] [--nodes 1|4|4lo] [--task-plugin P] [--cgroup] [--plugstack F]" >&2
+	echo "                        [--gpus N] [--sockets2] [--constrain-devices]" >&2
 	echo "       cluster.sh stop|status [--dir D]" >&2
 	exit 2
 }
@@ -56,6 +67,9 @@ TASK_PLUGIN=task/affinity
 CGROUP=0
 PLUGSTACK=
 SHAPE=${TMATCH_NODE_SHAPE:-}
+GPUS=0
+SOCKETS2=0
+CONSTRAIN_DEVICES=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dir) DIR=$2; shift 2 ;;
@@ -64,10 +78,17 @@ while [ $# -gt 0 ]; do
 	--plugstack) PLUGSTACK=$2; shift 2 ;;
 	--shape) SHAPE=$2; shift 2 ;;
 	--cgroup) CGROUP=1; shift ;;
+	--gpus) GPUS=$2; shift 2 ;;
+	--sockets2) SOCKETS2=1; shift ;;
+	--constrain-devices) CGROUP=1; CONSTRAIN_DEVICES=1; shift ;;
 	*) usage ;;
 	esac
 done
 case $NODES in 1 | 4 | 4lo) ;; *) usage ;; esac
+case $GPUS in '' | *[!0-9]*) usage ;; esac
+if [ "$GPUS" -gt 0 ] || [ "$SOCKETS2" = 1 ]; then
+	[ "$NODES" = 1 ] || { echo "cluster.sh: --gpus and --sockets2 take one node" >&2; exit 2; }
+fi
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd -P)
 CONF=$DIR/etc/slurm.conf
@@ -173,6 +194,12 @@ do_stop() {
 	done
 	if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || true; fi
 	sweep
+	# ConstrainDevices: Slurm 22.05 leaves its empty devices cgroups behind
+	# (rmdir takes only those without tasks or children)
+	if [ -f "$DIR/constrain-devices" ] && [ -d /sys/fs/cgroup/devices/slurm_n0 ]; then
+		find /sys/fs/cgroup/devices/slurm_n0 -depth -type d -exec rmdir {} \; 2>/dev/null || true
+	fi
+	rm -f "$DIR/constrain-devices"
 	stop_pidfile "$PIDS/slurmctld.pid" 10
 	stop_pidfile "$PIDS/munged.pid" 5
 	rm -rf "$MUNGE_DIR"
@@ -192,6 +219,9 @@ write_conf() {
 	threads=$(field ThreadsPerCore)
 	shape="CPUs=$cpus Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=$threads RealMemory=1000"
 	[ -z "$SHAPE" ] || shape="$SHAPE RealMemory=1000"
+	[ "$SOCKETS2" = 0 ] || shape="CPUs=2 Sockets=2 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000"
+	gres=
+	[ "$GPUS" = 0 ] || gres=" Gres=gpu:$GPUS"
 	case $NODES in
 	4) ctl_addr=$NET.1 ;;
 	*) ctl_addr=127.0.0.1 ;;
@@ -237,9 +267,11 @@ SlurmctldTimeout=30
 MessageTimeout=30
 EOF
 	[ -z "$SHAPE" ] || echo "SlurmdParameters=config_overrides" >>"$CONF"
+	[ "$GPUS" = 0 ] || printf 'GresTypes=gpu\nDebugFlags=Gres\n' >>"$CONF"
+	write_gres
 	case $NODES in
 	1)
-		echo "NodeName=n0 NodeHostname=$(hostname) NodeAddr=127.0.0.1 $shape State=UNKNOWN" >>"$CONF"
+		echo "NodeName=n0 NodeHostname=$(hostname) NodeAddr=127.0.0.1 $shape$gres State=UNKNOWN" >>"$CONF"
 		;;
 	4)
 		echo "TopologyPlugin=topology/tree" >>"$CONF"
@@ -270,6 +302,7 @@ EOF
 	major=$(slurmd -V | sed -n 's/^slurm[^ ]* \([0-9]*\)\..*/\1/p')
 	if [ "$CGROUP" = 1 ]; then
 		printf 'CgroupPlugin=autodetect\nConstrainCores=yes\nIgnoreSystemd=yes\n' >"$DIR/etc/cgroup.conf"
+		[ "$CONSTRAIN_DEVICES" = 0 ] || echo "ConstrainDevices=yes" >>"$DIR/etc/cgroup.conf"
 	elif [ "${major:-0}" -ge 23 ] 2>/dev/null; then
 		echo "CgroupPlugin=disabled" >"$DIR/etc/cgroup.conf"
 	else
@@ -279,6 +312,31 @@ EOF
 		cp "$PLUGSTACK" "$DIR/etc/plugstack.conf"
 	elif [ ! -f "$DIR/etc/plugstack.conf" ]; then
 		: >"$DIR/etc/plugstack.conf"
+	fi
+}
+
+# The stand-in GPUs: character devices of NVIDIA's major that no driver
+# serves (opening one gives ENXIO, or EPERM when a devices cgroup forbids
+# it), and gres.conf without autodetection. Two sockets: the first half of
+# the GPUs on socket 0's core, the rest on socket 1's.
+write_gres() {
+	: >"$DIR/etc/gres.conf"
+	[ "$GPUS" -gt 0 ] || return 0
+	rm -rf "$DIR/dev"
+	mkdir -p "$DIR/dev"
+	i=0
+	while [ "$i" -lt "$GPUS" ]; do
+		mknod "$DIR/dev/fakegpu$i" c 195 "$i"
+		i=$((i + 1))
+	done
+	echo "AutoDetect=off" >"$DIR/etc/gres.conf"
+	last=$((GPUS - 1))
+	if [ "$SOCKETS2" = 1 ] && [ "$GPUS" -ge 2 ]; then
+		half=$((GPUS / 2))
+		echo "Name=gpu File=$DIR/dev/fakegpu[0-$((half - 1))] Cores=0" >>"$DIR/etc/gres.conf"
+		echo "Name=gpu File=$DIR/dev/fakegpu[$half-$last] Cores=1" >>"$DIR/etc/gres.conf"
+	else
+		echo "Name=gpu File=$DIR/dev/fakegpu[0-$last]" >>"$DIR/etc/gres.conf"
 	fi
 }
 
@@ -352,13 +410,20 @@ do_start() {
 	mkdir -p "$DIR/etc" "$DIR/state" "$DIR/log" "$DIR/run" "$PIDS"
 	for n in n0 n1 n2 n3 n4; do mkdir -p "$DIR/spool/$n" "$DIR/tmpfs/$n"; done
 	write_conf
+	[ "$CONSTRAIN_DEVICES" = 0 ] || : >"$DIR/constrain-devices"
 	start_munge
 	export SLURM_CONF="$CONF"
 	setsid slurmctld -D -c -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 &
 	echo $! >"$PIDS/slurmctld.pid"
 	case $NODES in
 	1)
-		setsid slurmd -D -N n0 -f "$CONF" </dev/null >>"$DIR/log/slurmd-n0.out" 2>&1 &
+		if [ "$SOCKETS2" = 1 ]; then
+			# slurmd reads the node's shape from hwloc: two sockets here
+			HWLOC_SYNTHETIC="package:2 core:1 pu:1" setsid slurmd -D -N n0 -f "$CONF" \
+				</dev/null >>"$DIR/log/slurmd-n0.out" 2>&1 &
+		else
+			setsid slurmd -D -N n0 -f "$CONF" </dev/null >>"$DIR/log/slurmd-n0.out" 2>&1 &
+		fi
 		echo $! >"$PIDS/slurmd-n0.pid"
 		want=1
 		;;
