@@ -233,12 +233,14 @@ typedef struct tmatch_affinity_gpu {
 	int npartitions;       /* GPUs of that device (1 unless split) */
 	hwloc_bitmap_t cpuset; /* locality: the CPUs of its nearest non-I/O ancestor
 	                          (pu_os; owned by the devices) */
-	int package;           /* logical index of the package of that ancestor, -1 when
-	                          the ancestor spans packages */
-	int numa;              /* OS index of the NUMA node of that ancestor, -1 when several */
-	int island;            /* GPUs with the same island are joined by GPU links
-	                          (NVLink, xGMI; directly or through NVSwitches); -1 when
-	                          hwloc knows no link of this GPU */
+	hwloc_bitmap_t package_cpuset; /* the CPUs of its package (the machine's when
+	                                  package is -1; owned) */
+	int package;                   /* logical index of the package of that ancestor, -1 when
+	                                  the ancestor spans packages */
+	int numa;   /* OS index of the NUMA node of that ancestor, -1 when several */
+	int island; /* GPUs with the same island are joined by GPU links
+	               (NVLink, xGMI; directly or through NVSwitches); -1 when
+	               hwloc knows no link of this GPU */
 } tmatch_affinity_gpu_t;
 
 /* A network card for MPI's traffic: an OpenFabrics device (InfiniBand,

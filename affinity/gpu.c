@@ -192,8 +192,10 @@ void tmatch_affinity_devices_destroy(tmatch_affinity_devices_t *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; d->gpu && i < d->ngpus; i++)
+	for (int i = 0; d->gpu && i < d->ngpus; i++) {
 		hwloc_bitmap_free(d->gpu[i].cpuset);
+		hwloc_bitmap_free(d->gpu[i].package_cpuset);
+	}
 	for (int i = 0; d->nic && i < d->nnics; i++)
 		hwloc_bitmap_free(d->nic[i].cpuset);
 	for (int i = 0; d->link && i < d->nlinks; i++)
@@ -346,6 +348,18 @@ static int find_gpus(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct
 		g->island = -1;
 		if (locality(topo, os ? os : pci, &g->cpuset, &g->package, &g->numa) < 0)
 			return -1;
+		{
+			hwloc_obj_t pk = g->package >= 0
+			                     ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE,
+			                                             (unsigned)g->package)
+			                     : NULL;
+
+			g->package_cpuset = hwloc_bitmap_dup(
+			    pk && pk->cpuset ? pk->cpuset
+			                     : hwloc_topology_get_topology_cpuset(topo));
+			if (!g->package_cpuset)
+				return -1;
+		}
 	}
 	/* devices and partitions: GPUs sharing a PCI device, in index order */
 	for (int i = 0, ndev = 0; i < n; i++) {

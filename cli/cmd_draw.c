@@ -9,6 +9,9 @@
  *               placement gathers the heavy cells into blocks on the diagonal
  *   bottom      the machine tree, each leaf coloured by the traffic of the
  *               rank placed there
+ *   with a placement of GPUs (--bindings): the node's GPUs under the tree,
+ *               by package, each with the ranks it holds and its card,
+ *               coloured by their traffic
  *
  * Both matrices share one log colour scale. Matrices larger than --max-cells
  * are summed into blocks of ranks, trees with more than --max-leaves leaves
@@ -60,6 +63,9 @@ static void usage(FILE *out)
 	        "  -t, --topology SPEC    machine tree (tleaf string, synthetic:, xml:, local, "
 	        "cluster:)\n"
 	        "  -m, --mapping FILE     placement to draw (as written by 'treematch map')\n"
+	        "  -b, --bindings FILE    a placement with GPUs (treematch map's bindings "
+	        "format):\n"
+	        "                         one node's slots, and its GPUs with their ranks\n"
 	        "  -M, --mapper NAME      compute the placement with this mapper instead "
 	        "(default %s)\n"
 	        "  -s, --seed N           seed of the mapper (default 1, as treematch map)\n"
@@ -92,6 +98,9 @@ struct picture {
 	const char *title;
 	const char *mapping_name;
 	const char *topo_spec;
+	/* --bindings: the node's GPUs and each rank's */
+	const tmatch_affinity_devices_t *dev;
+	const tmatch_place_gpu_out_t *gpus;
 };
 
 static int cmp_by_leaf(const void *a, const void *b, void *arg)
@@ -466,6 +475,90 @@ out:
 	return ret;
 }
 
+#define GPU_H 110.0
+
+/* The node's GPUs in index order, a gap between packages, each box with
+   its name, its ranks and card, coloured by the traffic of its ranks. */
+static int draw_gpus(FILE *f, const struct picture *pic, double y0)
+{
+	const tmatch_affinity_devices_t *d = pic->dev;
+	double x0 = TREE_LEFT, w = PAGE_W - MARGIN - TREE_LEFT, bw, gap = 10, x;
+	double *traffic = calloc((size_t)d->ngpus + 1, sizeof(double));
+	char **ranks = calloc((size_t)d->ngpus + 1, sizeof(char *));
+	tmatch_cli_svg_scale_t s = {HUGE_VAL, 0};
+	int npk = 1, ret = -1;
+	char buf[300], col[8];
+
+	if (!traffic || !ranks) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	for (int g = 1; g < d->ngpus; g++)
+		npk += d->gpu[g].package != d->gpu[g - 1].package;
+	bw = (w - gap * (npk - 1)) / d->ngpus;
+	for (int r = 0; r < pic->n; r++)
+		for (int j = 0; j < pic->gpus->ngpus[r]; j++) {
+			int g = pic->gpus->gpu[(size_t)r * (size_t)pic->gpus->stride + j];
+			char *old = ranks[g];
+
+			traffic[g] += pic->traffic[r];
+			if (asprintf(&ranks[g], "%s%s%d", old ? old : "", old ? "," : "", r) < 0)
+				ranks[g] = NULL;
+			free(old);
+		}
+	for (int g = 0; g < d->ngpus; g++) {
+		if (traffic[g] > 0 && traffic[g] < s.lo)
+			s.lo = traffic[g];
+		if (traffic[g] > s.hi)
+			s.hi = traffic[g];
+	}
+	if (s.hi <= 0)
+		s.lo = s.hi = 1;
+	tmatch_cli_svg_text(f, x0, y0 + 8, 12, "start",
+	                    "GPUs (index order, by package), each with its ranks and card, "
+	                    "coloured by their traffic");
+	tmatch_cli_svg_text(f, x0 - 8, y0 + 46, 9, "end", "gpu");
+	x = x0;
+	for (int g = 0; g < d->ngpus; g++) {
+		const tmatch_affinity_gpu_t *x_ = &d->gpu[g];
+		const char *fill = "#ffffff";
+		const char *nic = "-";
+
+		if (g && x_->package != d->gpu[g - 1].package)
+			x += gap;
+		if (ranks[g]) {
+			tmatch_cli_svg_ramp(tmatch_cli_svg_scale_pos(&s, traffic[g]), col);
+			fill = col;
+		}
+		for (int r = 0; r < pic->n; r++)
+			if (pic->gpus->ngpus[r] &&
+			    pic->gpus->gpu[(size_t)r * (size_t)pic->gpus->stride] == g &&
+			    pic->gpus->nic[r] >= 0)
+				nic = d->nic[pic->gpus->nic[r]].name;
+		snprintf(buf, sizeof(buf),
+		         "%s (package %d, numa %d): ranks %s, card %s, traffic %.6g", x_->name,
+		         x_->package, x_->numa, ranks[g] ? ranks[g] : "none", nic, traffic[g]);
+		tmatch_cli_svg_rect(f, x + 1, y0 + 30, bw - 2, 32, fill, "#555555", "gpu", buf);
+		if (bw >= 30) {
+			tmatch_cli_svg_text(f, x + bw / 2, y0 + 44, bw >= 50 ? 9.0 : 7.0, "middle",
+			                    x_->name);
+			tmatch_cli_svg_text(f, x + bw / 2, y0 + 56, bw >= 50 ? 8.0 : 6.0, "middle",
+			                    ranks[g] ? ranks[g] : "-");
+			tmatch_cli_svg_text(f, x + bw / 2, y0 + 74, 7.0, "middle", nic);
+		}
+		x += bw;
+	}
+	tmatch_cli_svg_text(f, x0, y0 + 92, 9, "start",
+	                    "box: the GPU's name, its ranks; below: the card of its ranks");
+	ret = 0;
+out:
+	for (int g = 0; ranks && g < d->ngpus; g++)
+		free(ranks[g]);
+	free(ranks);
+	free(traffic);
+	return ret;
+}
+
 static int write_svg(FILE *f, const struct picture *pic)
 {
 	int depth = tmatch_topo_depth(pic->topo), cut = depth;
@@ -491,7 +584,8 @@ static int write_svg(FILE *f, const struct picture *pic)
 	}
 	free(packed);
 
-	tmatch_cli_svg_begin(f, PAGE_W, tree_y + tree_height(cut));
+	tmatch_cli_svg_begin(f, PAGE_W,
+	                     tree_y + tree_height(cut) + (pic->dev && pic->dev->ngpus ? GPU_H : 0));
 	fputs("<defs>\n", f);
 	tmatch_cli_svg_ramp_gradient(f, "ramp-v", 1);
 	tmatch_cli_svg_ramp_gradient(f, "ramp-h", 0);
@@ -528,6 +622,12 @@ static int write_svg(FILE *f, const struct picture *pic)
 	if (draw_tree(f, pic, tree_y, cut) < 0)
 		return -1;
 	fputs("</g>\n", f);
+	if (pic->dev && pic->dev->ngpus) {
+		fputs("<g id=\"gpus\">\n", f);
+		if (draw_gpus(f, pic, tree_y + tree_height(cut)) < 0)
+			return -1;
+		fputs("</g>\n", f);
+	}
 	tmatch_cli_svg_end(f);
 	return 0;
 }
@@ -606,6 +706,7 @@ int tmatch_cli_draw(int argc, char **argv)
 	    {"profile", required_argument, NULL, 'p'},
 	    {"topology", required_argument, NULL, 't'},
 	    {"mapping", required_argument, NULL, 'm'},
+	    {"bindings", required_argument, NULL, 'b'},
 	    {"mapper", required_argument, NULL, 'M'},
 	    {"seed", required_argument, NULL, 's'},
 	    {"output", required_argument, NULL, 'o'},
@@ -617,6 +718,10 @@ int tmatch_cli_draw(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *topo_spec = NULL, *mapping = NULL, *mapper = NULL;
+	const char *bindings = NULL;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_affinity_devices_t *dev = NULL;
+	tmatch_place_gpu_out_t gpus = {0};
 	const char *output = NULL, *png = NULL, *title = NULL;
 	int max_cells = DEFAULT_MAX_CELLS, max_leaves = DEFAULT_MAX_LEAVES;
 	unsigned long long seed = 1;
@@ -632,8 +737,11 @@ int tmatch_cli_draw(int argc, char **argv)
 	tmatch_error_clear(&err);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:t:m:M:s:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:t:m:b:M:s:o:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			bindings = optarg;
+			break;
 		case 'p':
 			profile = optarg;
 			break;
@@ -700,11 +808,26 @@ int tmatch_cli_draw(int argc, char **argv)
 		tmatch_cli_error("draw: give --mapping FILE or --mapper NAME, not both");
 		return 2;
 	}
+	if (bindings && (mapping || mapper)) {
+		tmatch_cli_error("draw: give --bindings FILE or --mapping/--mapper, not both");
+		return 2;
+	}
 
 	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
 	if (!comm)
 		goto fail;
-	topo = tmatch_place_topo_load(topo_spec, &err);
+	if (bindings) {
+		/* one node as the plugin sees it: its task slots and devices */
+		int n = tmatch_comm_order(comm);
+
+		if (!(tree = tmatch_place_node_tree_load(topo_spec, n > 0 ? n : 1, 1, 1, NULL,
+		                                         &err)) ||
+		    !(dev = tmatch_affinity_tree_devices(tree, 0, &err)) ||
+		    !(topo = tmatch_affinity_tree_topo_dup(tree, &err)))
+			goto fail;
+	} else {
+		topo = tmatch_place_topo_load(topo_spec, &err);
+	}
 	if (!topo)
 		goto fail;
 	pic.n = tmatch_comm_order(comm);
@@ -717,7 +840,16 @@ int tmatch_cli_draw(int argc, char **argv)
 		tmatch_cli_error("out of memory");
 		goto out;
 	}
-	if (mapping) {
+	if (bindings) {
+		if (tmatch_place_bindings_read(bindings, tree, dev, pic.n, &gpus, &err) < 0) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		memcpy(leaf_of_rank, gpus.leaf, (size_t)pic.n * sizeof(int));
+		pic.dev = dev;
+		pic.gpus = &gpus;
+		snprintf(mapping_name, sizeof(mapping_name), "bindings %.250s", bindings);
+	} else if (mapping) {
 		if (tmatch_map_load(mapping, topo, pic.n, leaf_of_rank, &err) < 0) {
 			tmatch_cli_report(&err);
 			goto out;
@@ -780,6 +912,9 @@ out:
 	free(pic.rank_at);
 	free(pic.traffic);
 	free(leaf_of_rank);
+	tmatch_place_gpu_out_free(&gpus);
+	tmatch_affinity_devices_destroy(dev);
+	tmatch_affinity_tree_destroy(tree);
 	tmatch_topo_destroy(topo);
 	tmatch_comm_destroy(comm);
 	return ret;

@@ -270,7 +270,8 @@ static void map_usage(FILE *out)
 	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES] [--ranks "
 	    "LIST]\n"
 	    "                     [--mapper NAME] [--seed N] [--budget SECONDS] [--format FMT]\n"
-	    "                     [--stats]\n"
+	    "                     [--stats] [--gpus-per-task N] [--gpus LIST]\n"
+	    "                     [--tasks-per-gpu N] [--gpu-bind SPEC]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
 	    "tree and print the placement.\n"
@@ -299,8 +300,24 @@ static void map_usage(FILE *out)
 	        "                        or --map-by rankfile:file=F, Open MPI 5);\n"
 	        "                        mpich: \"-bind-to user:...\" for mpiexec (Hydra);\n"
 	        "                        impi: I_MPI_PIN_PROCESSOR_LIST=... (Intel MPI);\n"
-	        "                        srun: \"--cpu-bind=map_cpu:...\"\n"
+	        "                        srun: \"--cpu-bind=map_cpu:...\" (and with GPUs\n"
+	        "                        \"--gpu-bind=map_gpu:...\");\n"
+	        "                        bindings: \"RANK cpus=CPULIST gpus=LIST nic=NAME\"\n"
+	        "                        (CPUs as /proc's Cpus_allowed_list, GPUs by the N of\n"
+	        "                        hwloc's nvmlN, rsmiN...; - where none)\n"
 	        "      --stats           metrics and run time of the placement on stderr\n"
+	        "\n"
+	        "GPUs (one node: --topology xml:FILE or local; CPUs as the plugin gives a task,\n"
+	        "a core each): each rank gets its CPUs, GPUs and network card together, the\n"
+	        "ranks that exchange most the GPUs with the fastest links, CPUs inside their\n"
+	        "GPU's locality, the card closest to their GPU.\n"
+	        "      --gpus-per-task N GPUs of each rank (default: the GPUs over the ranks,\n"
+	        "                        at least 1)\n"
+	        "      --gpus LIST       the GPUs the step has (\"0-3\", by index; default all)\n"
+	        "      --tasks-per-gpu N ranks sharing a GPU (default: as many as needed)\n"
+	        "      --gpu-bind SPEC   keep a binding as Slurm makes it (map_gpu:L,\n"
+	        "                        mask_gpu:L, single:N, per_task:N; closest: ours)\n"
+	        "                        and make the CPUs follow it\n"
 	        "  -h, --help            this help\n",
 	        TMATCH_DEFAULT_MAPPER);
 }
@@ -374,6 +391,286 @@ static int print_launcher(const char *topology, const int *leaf, const int *rank
 	return 0;
 }
 
+/* The GPU options of map. */
+enum { OPT_GPUS_PER_TASK = 256, OPT_GPUS, OPT_TASKS_PER_GPU, OPT_GPU_BIND };
+struct gpu_args {
+	int on, per_task, per_gpu;
+	const char *list, *bind;
+};
+
+/* One of the GPU options into *g (the GPU decision is on). 0, or -1 after
+   saying what the option wants. */
+static int gpu_option(int opt, const char *arg, struct gpu_args *g)
+{
+	uint64_t v;
+
+	g->on = 1;
+	if (opt == OPT_GPUS) {
+		g->list = arg;
+	} else if (opt == OPT_GPU_BIND) {
+		g->bind = arg;
+	} else if (tmatch_cli_number(arg, TMATCH_PLACE_MAX_GPUS * 64, &v) || v < 1) {
+		tmatch_cli_error("--%s '%s': expected a positive integer",
+		                 opt == OPT_GPUS_PER_TASK ? "gpus-per-task" : "tasks-per-gpu", arg);
+		return -1;
+	} else {
+		*(opt == OPT_GPUS_PER_TASK ? &g->per_task : &g->per_gpu) = (int)v;
+	}
+	return 0;
+}
+
+/* Every GPU of the node as a SLURM_STEP_GPUS list ("0,1,2"), in buf. */
+static void all_gpus(const tmatch_affinity_devices_t *dev, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int g = 0; g < dev->ngpus && used + 12 < len; g++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", g ? "," : "",
+		                         dev->gpu[g].index);
+}
+
+static void print_gpu_stats(const char *what, const tmatch_place_gpu_eval_t *e)
+{
+	fprintf(stderr, "treematch: %s:", what);
+	for (int k = 0; k < TMATCH_GPU_LINK_KINDS; k++)
+		fprintf(stderr, " %s %.6g", tmatch_place_gpu_link_names[k], e->traffic[k]);
+	fprintf(stderr,
+	        "; GPUs on two packages %.6g of %.6g; outside their GPU's CPUs %d, CPUs shared "
+	        "%d, GPUs shared %d, cards off the GPU's package %d\n",
+	        e->across_packages, e->total, e->outside, e->cpu_shared, e->gpu_shared,
+	        e->nic_astray);
+}
+
+/*
+ * map on one node with its GPUs (or only --format bindings): the plugin's
+ * tree of task slots, the node's devices, the decision of placement/gpu.c.
+ */
+static int map_node(const char *profile, const char *topology, const int *ranks, int nranks,
+                    const char *mapper, uint64_t seed, const char *format, int launcher, int stats,
+                    const struct gpu_args *gpu)
+{
+	tmatch_error_t err;
+	tmatch_comm_t *comm = NULL;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_affinity_devices_t *dev = NULL;
+	tmatch_place_gpu_step_t *step = NULL;
+	tmatch_place_gpu_in_t in;
+	tmatch_place_gpu_out_t out = {0}, hint = {0}, inorder = {0};
+	int *fixed = NULL, *fixed_count = NULL, *leaf = NULL, *index = NULL, n, rc = 1, kind;
+	char all[4 * TMATCH_PLACE_MAX_GPUS], *tres = NULL;
+	double t0, t1;
+
+	tmatch_error_clear(&err);
+	comm =
+	    ranks ? tmatch_place_comm_load_ranks(profile, ranks, nranks, tmatch_cli_log, NULL, &err)
+	          : tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
+	if (!comm) {
+		if (ranks && !err.file[0])
+			snprintf(err.file, sizeof(err.file), "--ranks");
+		tmatch_cli_report(&err);
+		goto out;
+	}
+	n = tmatch_comm_order(comm);
+	if (n < 1) {
+		tmatch_cli_error("%s: the profile has no ranks", profile);
+		goto out;
+	}
+	if (!(tree = tmatch_place_node_tree_load(topology, n, 1, gpu->on, NULL, &err)) ||
+	    !(dev = tmatch_affinity_tree_devices(tree, 0, &err))) {
+		tmatch_cli_report(&err);
+		goto out;
+	}
+	if (!(step = calloc(1, sizeof(*step))) || !(leaf = malloc((size_t)n * sizeof(int)))) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	memset(&in, 0, sizeof(in));
+	in.tree = tree;
+	in.dev = dev;
+	in.step = step;
+	in.comm = comm;
+	in.nlocal = n;
+	in.gpus_per_task = gpu->per_task;
+	in.tasks_per_gpu = gpu->per_gpu;
+	in.mapper = mapper;
+	in.seed = seed;
+	t0 = now();
+	if (gpu->on) {
+		tmatch_place_gpu_env_t env = {0};
+
+		if (!dev->ngpus) {
+			tmatch_cli_error("%s: hwloc shows no GPU on this node", topology);
+			goto out;
+		}
+		all_gpus(dev, all, sizeof(all));
+		env.step_gpus = gpu->list ? gpu->list : all;
+		if (tmatch_place_gpu_step(dev, &env, step, &err) != 0) {
+			if (!err.msg[0])
+				snprintf(err.msg, sizeof(err.msg), "--gpus: no GPU listed");
+			snprintf(err.file, sizeof(err.file), "--gpus");
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		kind = TMATCH_GPU_BIND_NONE;
+		if (gpu->bind) {
+			size_t l = strlen(gpu->bind) + 8;
+
+			if (!(tres = malloc(l)) ||
+			    !(fixed = malloc((size_t)n * (size_t)step->ngpus * sizeof(int))) ||
+			    !(fixed_count = malloc((size_t)n * sizeof(int)))) {
+				tmatch_cli_error("out of memory");
+				goto out;
+			}
+			snprintf(tres, l, "gpu:%s", gpu->bind);
+			if (tmatch_place_gpu_slurm_bind(tres, step, n, &kind, fixed, fixed_count,
+			                                &err) < 0) {
+				snprintf(err.file, sizeof(err.file), "--gpu-bind");
+				tmatch_cli_report(&err);
+				goto out;
+			}
+			if (kind == TMATCH_GPU_BIND_NONE) {
+				tmatch_cli_error(
+				    "--gpu-bind '%s': use map_gpu:LIST, mask_gpu:LIST, "
+				    "single:N, per_task:N or closest",
+				    gpu->bind);
+				goto out;
+			}
+		}
+		if (tmatch_place_gpu_decide(
+		        &in,
+		        kind == TMATCH_GPU_BIND_NONE || kind == TMATCH_GPU_BIND_CLOSEST ? &out
+		                                                                        : &hint,
+		        &err) < 0) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		if (kind != TMATCH_GPU_BIND_NONE && kind != TMATCH_GPU_BIND_CLOSEST) {
+			/* Slurm's GPUs kept, the CPUs follow them */
+			in.fixed = fixed;
+			in.fixed_count = fixed_count;
+			in.hint = hint.leaf;
+			if (tmatch_place_gpu_decide(&in, &out, &err) < 0) {
+				tmatch_cli_report(&err);
+				goto out;
+			}
+		}
+		for (int r = 0; r < n; r++)
+			leaf[r] = out.leaf[r];
+	} else {
+		tmatch_map_opts_t opts;
+		int verbose = 1;
+
+		tmatch_map_opts_init(&opts);
+		opts.mapper = mapper;
+		opts.seed = seed;
+		opts.log = tmatch_cli_log;
+		opts.log_arg = &verbose;
+		if (tmatch_map_compute(comm, tmatch_affinity_tree_topo(tree), &opts, leaf, &err)) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+	}
+	t1 = now();
+	if (!(index = malloc(((size_t)n * (size_t)(out.stride ? out.stride : 1)) * sizeof(int)))) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	for (int r = 0; gpu->on && r < n; r++)
+		for (int j = 0; j < out.ngpus[r]; j++)
+			index[(size_t)r * (size_t)out.stride + j] =
+			    dev->gpu[out.gpu[(size_t)r * (size_t)out.stride + j]].index;
+	if (!strcmp(format, "bindings")) {
+		for (int r = 0; r < n; r++) {
+			char *line = tmatch_place_bindings_line(
+			    ranks ? ranks[r] : r, tmatch_affinity_leaf_cpuset(tree, leaf[r]),
+			    gpu->on ? index + (size_t)r * (size_t)out.stride : NULL,
+			    gpu->on ? out.ngpus[r] : 0,
+			    gpu->on && out.nic[r] >= 0 ? dev->nic[out.nic[r]].name : NULL);
+
+			if (!line) {
+				tmatch_cli_error("out of memory");
+				goto out;
+			}
+			fputs(line, stdout);
+			free(line);
+		}
+	} else if (launcher >= 0) {
+		char *text, *gtext = NULL;
+		int hwthreads = 0;
+
+		text = tmatch_place_launcher_text(tree, leaf, ranks, n, launcher,
+		                                  !strcmp(topology, "local"), &hwthreads, &err);
+		if (text && gpu->on && launcher == TMATCH_LAUNCHER_SRUN)
+			gtext = tmatch_place_launcher_gpus(launcher, index, out.ngpus, out.stride,
+			                                   n, &err);
+		if (!text || (gpu->on && launcher == TMATCH_LAUNCHER_SRUN && !gtext)) {
+			free(text);
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		if (gtext) /* one line: srun $(treematch map ... --format srun) */
+			text[strlen(text) - 1] = ' ';
+		fputs(text, stdout);
+		if (gtext)
+			fputs(gtext, stdout);
+		free(text);
+		free(gtext);
+		if (gpu->on && launcher != TMATCH_LAUNCHER_SRUN)
+			tmatch_cli_error("note: %s has no way to give each rank its GPUs: use "
+			                 "--format srun or bindings",
+			                 format);
+	} else {
+		for (int r = 0; r < n; r++)
+			printf("%d %d\n", ranks ? ranks[r] : r, leaf[r]);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		tmatch_cli_error("cannot write the mapping to stdout");
+		goto out;
+	}
+	if (stats && gpu->on) {
+		tmatch_place_gpu_eval_t e_map, e_in;
+		tmatch_place_gpu_in_t plain = in;
+
+		plain.fixed = NULL;
+		plain.fixed_count = NULL;
+		if (tmatch_place_gpu_in_order(&plain, &inorder, &err) < 0 ||
+		    tmatch_place_gpu_evaluate(&in, &out, &e_map, &err) < 0 ||
+		    tmatch_place_gpu_evaluate(&in, &inorder, &e_in, &err) < 0) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		fprintf(stderr, "treematch: %d ranks on %d GPU%s of %s, decided in %.3f s\n", n,
+		        step->ngpus, step->ngpus == 1 ? "" : "s", topology, t1 - t0);
+		print_gpu_stats("traffic by GPU link, this placement", &e_map);
+		print_gpu_stats("traffic by GPU link, in order", &e_in);
+	} else if (stats) {
+		tmatch_metrics_t m;
+
+		if (tmatch_eval(comm, tmatch_affinity_tree_topo(tree), leaf, &m, &err)) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
+		print_metrics_stderr(&m, tmatch_topo_depth(tmatch_affinity_tree_topo(tree)),
+		                     t1 - t0);
+	}
+	rc = 0;
+out:
+	tmatch_place_gpu_out_free(&out);
+	tmatch_place_gpu_out_free(&hint);
+	tmatch_place_gpu_out_free(&inorder);
+	tmatch_affinity_devices_destroy(dev);
+	tmatch_affinity_tree_destroy(tree);
+	tmatch_comm_destroy(comm);
+	free(step);
+	free(fixed);
+	free(fixed_count);
+	free(leaf);
+	free(index);
+	free(tres);
+	return rc;
+}
+
 /* --budget: seconds, 0 to 3600, a plain decimal number. */
 static int parse_budget(const char *s, double *out)
 {
@@ -401,9 +698,14 @@ int tmatch_cli_map(int argc, char **argv)
 	    {"allowed", required_argument, NULL, 'a'},
 	    {"ranks", required_argument, NULL, 'r'},
 	    {"budget", required_argument, NULL, 'b'},
+	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
+	    {"gpus", required_argument, NULL, OPT_GPUS},
+	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
+	    {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct gpu_args gpu = {0, 0, 0, NULL, NULL};
 	const char *profile = NULL, *topology = NULL, *mapper = TMATCH_DEFAULT_MAPPER;
 	const char *allowed = NULL, *ranks_arg = NULL;
 	int *ranks = NULL, nranks = 0;
@@ -458,6 +760,13 @@ int tmatch_cli_map(int argc, char **argv)
 		case 'S':
 			stats = 1;
 			break;
+		case OPT_GPUS_PER_TASK:
+		case OPT_TASKS_PER_GPU:
+		case OPT_GPUS:
+		case OPT_GPU_BIND:
+			if (gpu_option(opt, optarg, &gpu) < 0)
+				return 2;
+			break;
 		case 'h':
 			map_usage(stdout);
 			return 0;
@@ -476,9 +785,22 @@ int tmatch_cli_map(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0 &&
-	    tmatch_place_launcher_parse(format, &launcher)) {
-		tmatch_cli_error(
-		    "map: --format '%s': use plain, yaml, openmpi, mpich, impi or srun", format);
+	    strcmp(format, "bindings") != 0 && tmatch_place_launcher_parse(format, &launcher)) {
+		tmatch_cli_error("map: --format '%s': use plain, yaml, bindings, openmpi, mpich, "
+		                 "impi or srun",
+		                 format);
+		return 2;
+	}
+	if ((gpu.on || !strcmp(format, "bindings")) &&
+	    (!strncmp(topology, "tleaf", 5) || !strncmp(topology, "cluster:", 8) ||
+	     isdigit((unsigned char)topology[0]))) {
+		tmatch_cli_error("map: %s needs one node's hardware: give --topology xml:FILE, "
+		                 "synthetic:... or local",
+		                 gpu.on ? "GPUs" : "--format bindings");
+		return 2;
+	}
+	if (gpu.on && !strcmp(format, "yaml")) {
+		tmatch_cli_error("map: --format yaml has no GPUs: use bindings, plain or srun");
 		return 2;
 	}
 	if (launcher >= 0 && !strncmp(topology, "tleaf", 5)) {
@@ -494,6 +816,18 @@ int tmatch_cli_map(int argc, char **argv)
 	}
 	if (ranks_arg && parse_ranks(ranks_arg, &ranks, &nranks))
 		return 2;
+	if (gpu.on || !strcmp(format, "bindings")) {
+		if (allowed) {
+			tmatch_cli_error("map: --allowed is for leaves of a tree: with GPUs or "
+			                 "bindings, give the step's CPUs in the topology");
+			free(ranks);
+			return 2;
+		}
+		rc = map_node(profile, topology, ranks, nranks, mapper, seed, format, launcher,
+		              stats, &gpu);
+		free(ranks);
+		return rc;
+	}
 	if (load_inputs(topology, allowed, ranks ? NULL : profile, &topo, &comm))
 		goto out;
 	if (ranks) {
@@ -593,6 +927,8 @@ static void eval_usage(FILE *out)
 	    out,
 	    "usage: treematch eval --profile FILE --topology SPEC --mapping FILE\n"
 	    "                      [--allowed LEAVES]\n"
+	    "       treematch eval --profile FILE --topology SPEC --bindings FILE\n"
+	    "                      [--gpus-per-task N] [--gpus LIST] [--tasks-per-gpu N]\n"
 	    "\n"
 	    "Print the metrics of a placement (hop-bytes, tree cost, congestion, dilation,\n"
 	    "traffic per level) next to those of the packed and round-robin placements.\n"
@@ -603,16 +939,129 @@ static void eval_usage(FILE *out)
 	    "                        blank lines and lines starting with '#' are ignored\n"
 	    "  -a, --allowed LEAVES  the leaves the placement may use, as for map (the\n"
 	    "                        packed and round-robin columns use them too)\n"
+	    "  -B, --bindings FILE   a placement with GPUs (treematch map's bindings\n"
+	    "                        format) on one node: its traffic by the kind of link\n"
+	    "                        between the ranks' GPUs (same GPU, partitions of one\n"
+	    "                        device, NVLink/xGMI link, one island, one package, two\n"
+	    "                        packages), ranks outside their GPU's CPUs, CPUs and\n"
+	    "                        GPUs shared, cards off their GPU's package, next to\n"
+	    "                        Slurm's in-order binding (--gpus-per-task, --gpus and\n"
+	    "                        --tasks-per-gpu as for map)\n"
 	    "  -h, --help            this help\n");
+}
+
+/* eval --bindings: the placement of a bindings file next to in-order. */
+static int eval_bindings(const char *profile, const char *topology, const char *bindings,
+                         const struct gpu_args *gpu)
+{
+	tmatch_error_t err;
+	tmatch_comm_t *comm = NULL;
+	tmatch_affinity_tree_t *tree = NULL;
+	tmatch_affinity_devices_t *dev = NULL;
+	tmatch_place_gpu_step_t *step = NULL;
+	tmatch_place_gpu_in_t in;
+	tmatch_place_gpu_out_t got = {0}, inorder = {0};
+	tmatch_place_gpu_eval_t e[2];
+	tmatch_metrics_t m[2];
+	tmatch_place_gpu_env_t env = {0};
+	char all[4 * TMATCH_PLACE_MAX_GPUS];
+	int n, rc = 1, have_gpus;
+
+	tmatch_error_clear(&err);
+	if (!strncmp(topology, "tleaf", 5) || !strncmp(topology, "cluster:", 8) ||
+	    isdigit((unsigned char)topology[0])) {
+		tmatch_cli_error("eval: --bindings needs one node's hardware: give --topology "
+		                 "xml:FILE, synthetic:... or local");
+		return 2;
+	}
+	if (!(comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err)))
+		goto fail;
+	n = tmatch_comm_order(comm);
+	if (!(tree = tmatch_place_node_tree_load(topology, n > 0 ? n : 1, 1, 1, NULL, &err)) ||
+	    !(dev = tmatch_affinity_tree_devices(tree, 0, &err)) ||
+	    tmatch_place_bindings_read(bindings, tree, dev, n, &got, &err) < 0)
+		goto fail;
+	if (!(step = calloc(1, sizeof(*step)))) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	all_gpus(dev, all, sizeof(all));
+	env.step_gpus = gpu->list ? gpu->list : all;
+	have_gpus = dev->ngpus && tmatch_place_gpu_step(dev, &env, step, &err) == 0;
+	if (!have_gpus && err.msg[0])
+		goto fail;
+	memset(&in, 0, sizeof(in));
+	in.tree = tree;
+	in.dev = dev;
+	in.step = step;
+	in.comm = comm;
+	in.nlocal = n;
+	in.gpus_per_task = gpu->per_task;
+	in.tasks_per_gpu = gpu->per_gpu;
+	if (have_gpus && tmatch_place_gpu_in_order(&in, &inorder, &err) < 0)
+		goto fail;
+	if (tmatch_place_gpu_evaluate(&in, &got, &e[0], &err) < 0 ||
+	    (have_gpus && tmatch_place_gpu_evaluate(&in, &inorder, &e[1], &err) < 0) ||
+	    tmatch_eval(comm, tmatch_affinity_tree_topo(tree), got.leaf, &m[0], &err) < 0 ||
+	    (have_gpus &&
+	     tmatch_eval(comm, tmatch_affinity_tree_topo(tree), inorder.leaf, &m[1], &err) < 0))
+		goto fail;
+	printf("%-28s %16s", "metric", "bindings");
+	if (have_gpus)
+		printf(" %16s", "in-order");
+	printf("\n");
+#define ROW2(label, fmt, a, b)                                                                     \
+	do {                                                                                       \
+		printf("%-28s " fmt, label, a);                                                    \
+		if (have_gpus)                                                                     \
+			printf(" " fmt, b);                                                        \
+		printf("\n");                                                                      \
+	} while (0)
+	for (int k = 0; k < TMATCH_GPU_LINK_KINDS; k++) {
+		char label[48];
+
+		snprintf(label, sizeof(label), "gpu_traffic_%s", tmatch_place_gpu_link_names[k]);
+		ROW2(label, "%16.10g", e[0].traffic[k], e[1].traffic[k]);
+	}
+	ROW2("gpus_on_two_packages", "%16.10g", e[0].across_packages, e[1].across_packages);
+	ROW2("gpu_traffic_total", "%16.10g", e[0].total, e[1].total);
+	ROW2("ranks_outside_gpu_cpus", "%16d", e[0].outside, e[1].outside);
+	ROW2("ranks_sharing_cpus", "%16d", e[0].cpu_shared, e[1].cpu_shared);
+	ROW2("gpus_shared", "%16d", e[0].gpu_shared, e[1].gpu_shared);
+	ROW2("cards_off_gpu_package", "%16d", e[0].nic_astray, e[1].nic_astray);
+	ROW2("hop_bytes", "%16.10g", m[0].hop_bytes, m[1].hop_bytes);
+	ROW2("cost", "%16.10g", m[0].cost, m[1].cost);
+#undef ROW2
+	rc = 0;
+	goto out;
+fail:
+	tmatch_cli_report(&err);
+out:
+	tmatch_place_gpu_out_free(&got);
+	tmatch_place_gpu_out_free(&inorder);
+	tmatch_affinity_devices_destroy(dev);
+	tmatch_affinity_tree_destroy(tree);
+	tmatch_comm_destroy(comm);
+	free(step);
+	return rc;
 }
 
 int tmatch_cli_eval(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"profile", required_argument, NULL, 'p'}, {"topology", required_argument, NULL, 't'},
-	    {"mapping", required_argument, NULL, 'M'}, {"allowed", required_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"mapping", required_argument, NULL, 'M'},
+	    {"allowed", required_argument, NULL, 'a'},
+	    {"bindings", required_argument, NULL, 'B'},
+	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
+	    {"gpus", required_argument, NULL, OPT_GPUS},
+	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
+	struct gpu_args gpu = {0, 0, 0, NULL, NULL};
+	const char *bindings = NULL;
 	const char *profile = NULL, *topology = NULL, *mapping = NULL, *allowed = NULL;
 	const char *names[3] = {"mapping", "packed", "round-robin"};
 	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL};
@@ -624,10 +1073,19 @@ int tmatch_cli_eval(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:M:a:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:t:M:a:B:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			allowed = optarg;
+			break;
+		case 'B':
+			bindings = optarg;
+			break;
+		case OPT_GPUS_PER_TASK:
+		case OPT_TASKS_PER_GPU:
+		case OPT_GPUS:
+			if (gpu_option(opt, optarg, &gpu) < 0)
+				return 2;
 			break;
 		case 'p':
 			profile = optarg;
@@ -650,8 +1108,11 @@ int tmatch_cli_eval(int argc, char **argv)
 		eval_usage(stderr);
 		return 2;
 	}
-	if (!profile || !topology || !mapping) {
-		tmatch_cli_error("eval: --profile, --topology and --mapping are required");
+	if (bindings && !mapping && profile && topology && !allowed)
+		return eval_bindings(profile, topology, bindings, &gpu);
+	if (!profile || !topology || !mapping || bindings) {
+		tmatch_cli_error("eval: --profile, --topology and --mapping (or --bindings) are "
+		                 "required");
 		eval_usage(stderr);
 		return 2;
 	}

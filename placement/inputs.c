@@ -82,18 +82,16 @@ static void xml_child(void *arg, int fd)
 	_exit(0);
 }
 
-tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opts,
-                                               tmatch_error_t *err)
+/* hwloc's export of the XML file of opts, made by a child (see
+   tmatch_place_node_load): a buffer the caller frees, the export at
+   buf + 1 (*len bytes, NUL-terminated). NULL with err. */
+static char *xml_via_child(const tmatch_affinity_opts_t *opts, size_t *len, tmatch_error_t *err)
 {
 	tmatch__sandbox_t sb;
-	tmatch_affinity_opts_t o;
-	tmatch_affinity_tree_t *tree = NULL;
 	tmatch_error_t e;
 	size_t got = 0, cap = XML_CHILD_MAX_BYTES + 1 + sizeof(int) + sizeof(e);
 	char *buf;
 
-	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input || opts->xml_buffer)
-		return tmatch_affinity_node_load(opts, err);
 	if (!(buf = malloc(cap + 1))) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
@@ -111,11 +109,9 @@ tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opt
 		                 "lstopo --input FILE, or write it again with lstopo FILE.xml",
 		                 e.msg);
 	} else if (got > 0 && buf[0] == 'X') {
-		o = *opts;
 		buf[got] = '\0';
-		o.xml_buffer = buf + 1;
-		o.xml_len = got - 1;
-		tree = tmatch_affinity_node_load(&o, err);
+		*len = got - 1;
+		return buf;
 	} else if (got == 1 + sizeof(int) + sizeof(e) && buf[0] == 'E') {
 		int code;
 
@@ -130,6 +126,50 @@ tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opt
 		tmatch_error_set(err, EPROTO, opts->input, 0, 0,
 		                 "the XML reader process sent no result");
 	}
+	free(buf);
+	return NULL;
+}
+
+tmatch_affinity_tree_t *tmatch_place_node_load(const tmatch_affinity_opts_t *opts,
+                                               tmatch_error_t *err)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *tree;
+	size_t len = 0;
+	char *buf;
+
+	if (!opts || opts->source != TMATCH_AFFINITY_SRC_XML || !opts->input || opts->xml_buffer)
+		return tmatch_affinity_node_load(opts, err);
+	if (!(buf = xml_via_child(opts, &len, err)))
+		return NULL;
+	o = *opts;
+	o.xml_buffer = buf + 1;
+	o.xml_len = len;
+	tree = tmatch_affinity_node_load(&o, err);
+	free(buf);
+	return tree;
+}
+
+tmatch_affinity_tree_t *tmatch_place_node_tree_load(const char *spec, int nlocal, int cpus_per_task,
+                                                    int io, int *smt, tmatch_error_t *err)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_affinity_tree_t *tree;
+	size_t len = 0;
+	char *buf = NULL;
+
+	tmatch_affinity_opts_init(&o);
+	o.cpus_per_task = cpus_per_task;
+	o.io = io;
+	if (tmatch_place_node_spec(spec, &o, err) < 0)
+		return NULL;
+	if (o.source == TMATCH_AFFINITY_SRC_XML) {
+		if (!(buf = xml_via_child(&o, &len, err)))
+			return NULL;
+		o.xml_buffer = buf + 1;
+		o.xml_len = len;
+	}
+	tree = tmatch_place_node_tree(&o, nlocal, smt, err);
 	free(buf);
 	return tree;
 }

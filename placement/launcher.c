@@ -266,3 +266,58 @@ fail:
 	free(t.s);
 	return NULL;
 }
+
+char *tmatch_place_launcher_gpus(int launcher, const int *gpu_index, const int *ngpus, int stride,
+                                 int n, tmatch_error_t *err)
+{
+	struct text t = {0};
+	int one = 1;
+
+	if (!gpu_index || !ngpus || n <= 0 || stride <= 0 || launcher < 0 ||
+	    launcher >= NB_LAUNCHERS) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_place_launcher_gpus: bad argument");
+		return NULL;
+	}
+	if (launcher != TMATCH_LAUNCHER_SRUN) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "%s cannot give each rank its GPUs: use --format srun, "
+		                 "--format bindings, or srun --treematch",
+		                 launcher_names[launcher]);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if (ngpus[i] != 1)
+			one = 0;
+	text_add(&t, one ? "--gpu-bind=map_gpu:" : "--gpu-bind=mask_gpu:");
+	for (int i = 0; i < n; i++) {
+		unsigned long long mask = 0;
+
+		if (i)
+			text_add(&t, ",");
+		if (one) {
+			text_add(&t, "%d", gpu_index[(size_t)i * (size_t)stride]);
+			continue;
+		}
+		for (int j = 0; j < ngpus[i]; j++) {
+			int g = gpu_index[(size_t)i * (size_t)stride + j];
+
+			if (g < 0 || g >= 64) {
+				free(t.s);
+				tmatch_error_set(
+				    err, EINVAL, NULL, 0, 0,
+				    "srun's mask_gpu counts 64 GPUs, rank %d has GPU %d", i, g);
+				return NULL;
+			}
+			mask |= 1ULL << g;
+		}
+		text_add(&t, "0x%llx", mask);
+	}
+	text_add(&t, "\n");
+	if (t.failed) {
+		free(t.s);
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	return t.s;
+}
