@@ -155,3 +155,18 @@ bench-viem-figures: bench-tools $(CLI_BIN)
 .PHONY: bench-node
 bench-node: bench-tools $(CLI_BIN)
 	sh bench/node_time.sh $(abspath $(B)) $(or $(NODE_REPS),5) bench/results/node-time.md
+
+# Issue 36: GPU steps - the node's whole work (tree with devices, the step's
+# GPUs, the decision) at 8 GPUs and 128 ranks against 50 ms, and the
+# targets measured on every real node of ../shared/topologies. Results in
+# bench/results/gpu-place.md.
+.PHONY: bench-gpu
+$(B)/bench/gpu_place: bench/gpu_place.c bench/patterns.c bench/patterns.h tests/unit/gpu_xml.h \
+                      $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -DTMATCH_SRCDIR=\"$(CURDIR)\" $(ALL_CFLAGS) -o $@ bench/gpu_place.c \
+	    bench/patterns.c $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS) -lm
+bench-gpu: $(B)/bench/gpu_place
+	@mkdir -p bench/results
+	$(B)/bench/gpu_place --reps $(or $(GPU_REPS),11) --out bench/results/gpu-place.md
+	@cat bench/results/gpu-place.md
