@@ -67,8 +67,96 @@ static char *omp_places(hwloc_const_bitmap_t set)
 	return s;
 }
 
-/* Most entries an environment has (9 TREEMATCH_*, 3 OMP_*, 5 MPI). */
-#define MAX_ENV 17
+/* Most entries an environment has (9 TREEMATCH_*, 3 OMP_*, 5 MPI; GPU
+   steps: 2 TREEMATCH_*, 4 vendors' variables, CUDA_DEVICE_ORDER,
+   SLURM_STEP_GPUS, 2 for the card). */
+#define MAX_ENV 27
+
+/* Unset `name` in the task (an entry without a value). */
+static void env_unset(tmatch_place_env_t *env, int *n, const char *name)
+{
+	snprintf(env[*n].name, sizeof(env[*n].name), "%s", name);
+	env[*n].value = NULL;
+	env[*n].overwrite = 1;
+	(*n)++;
+}
+
+/* A task's GPUs as a list: their indices, or (visible) the numbers the
+   task's variables give them: their rank among the step's GPUs when Slurm
+   numbers them as the task sees them (ConstrainDevices). */
+static char *gpu_list(const tmatch_place_node_t *node, const tmatch_place_task_t *t, int visible)
+{
+	const tmatch_place_gpu_step_t *st = node->gpu_step;
+	char *s = malloc((size_t)t->ngpus * 12 + 1);
+	size_t used = 0;
+
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s[0] = '\0';
+	for (int j = 0; j < t->ngpus; j++) {
+		int v = -1;
+
+		for (int i = 0; i < st->ngpus; i++)
+			if (st->gpu[i] == t->gpu[j])
+				v = visible && st->relative ? i : st->index[i];
+		used += (size_t)snprintf(s + used, 13, "%s%d", j ? "," : "", v);
+	}
+	return s;
+}
+
+/* The GPU entries of task t (see tmatch_place_task_env). */
+static int gpu_env(const tmatch_place_node_t *node, const tmatch_place_task_t *t,
+                   const tmatch_config_t *cfg, tmatch_place_env_t *e, int *n)
+{
+	static const struct {
+		const char *name;
+		int vendor;
+		unsigned var;
+	} vars[] = {
+	    {"CUDA_VISIBLE_DEVICES", TMATCH_GPU_VENDOR_NVIDIA, TMATCH_GPU_VAR_CUDA},
+	    {"ROCR_VISIBLE_DEVICES", TMATCH_GPU_VENDOR_AMD, TMATCH_GPU_VAR_ROCR},
+	    {"ZE_AFFINITY_MASK", TMATCH_GPU_VENDOR_INTEL, TMATCH_GPU_VAR_ZE},
+	    {"GPU_DEVICE_ORDINAL", -1, TMATCH_GPU_VAR_ORDINAL},
+	};
+	const tmatch_affinity_nic_t *nic =
+	    node->devices && t->nic >= 0 && t->nic < node->devices->nnics
+	        ? &node->devices->nic[t->nic]
+	        : NULL;
+	int keep = t->gpu_mode == TMATCH_GPU_MODE_KEEP;
+
+	if (env_put(e, n, "TREEMATCH_GPUS", 1, keep ? format("%s", "") : gpu_list(node, t, 0)) ||
+	    env_put(e, n, "TREEMATCH_NIC", 1, format("%s", nic && !keep ? nic->name : "")))
+		return -1;
+	if (cfg->dry_run || keep)
+		return 0;
+	if (t->gpu_mode == TMATCH_GPU_MODE_OURS) {
+		/* the vendor's variable (or, for a vendor we cannot tell, those
+		   Slurm set); the others unset: one device, one vendor's word */
+		for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++) {
+			int mine = node->gpu_vendor == TMATCH_GPU_VENDOR_OTHER
+			               ? vars[v].vendor >= 0 && (node->gpu_step->vars & vars[v].var)
+			               : vars[v].vendor == node->gpu_vendor;
+
+			if (!mine)
+				env_unset(e, n, vars[v].name);
+			else if (env_put(e, n, vars[v].name, 1, gpu_list(node, t, 1)))
+				return -1;
+		}
+		if ((node->gpu_vendor == TMATCH_GPU_VENDOR_NVIDIA &&
+		     env_put(e, n, "CUDA_DEVICE_ORDER", 1, format("PCI_BUS_ID"))) ||
+		    env_put(e, n, "SLURM_STEP_GPUS", 1, gpu_list(node, t, 0)))
+			return -1;
+	}
+	/* UCX (Open MPI's pml ucx, MPICH's ch4:ucx) and Open MPI 4's openib
+	   take the card of NVIDIA's (Mellanox's) InfiniBand and RoCE devices */
+	if (nic && !strcmp(nic->kind, "OpenFabrics") && !strncmp(nic->name, "mlx", 3) &&
+	    (env_put(e, n, "UCX_NET_DEVICES", 0, format("%s:1", nic->name)) ||
+	     env_put(e, n, "OMPI_MCA_btl_openib_if_include", 0, format("%s:1", nic->name))))
+		return -1;
+	return 0;
+}
 
 int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg, int local,
                           tmatch_place_env_t **env)
@@ -115,6 +203,8 @@ int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t
 	     env_put(e, &n, "MV2_ENABLE_AFFINITY", 0, format("0")) ||
 	     env_put(e, &n, "MVP_ENABLE_AFFINITY", 0, format("0"))))
 		goto nomem;
+	if (node->gpu_step && t->ngpus > 0 && gpu_env(node, t, cfg, e, &n) < 0)
+		goto nomem;
 	*env = e;
 	return n;
 nomem:
@@ -151,6 +241,51 @@ char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long
 		           dry_run ? "not set (dry-run)" : "set");
 	free(list);
 	free(mask);
+	if (!line)
+		errno = ENOMEM;
+	return line;
+}
+
+char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, long pid,
+                                    int dry_run, const char *why)
+{
+	const tmatch_place_task_t *t;
+	char *names = NULL, *list = NULL, *line = NULL;
+	size_t len = 0;
+
+	if (!node || node->status != TMATCH_PLACE_PLACED || local < 0 || local >= node->ntasks ||
+	    !node->gpu_step || node->task[local].ngpus < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = &node->task[local];
+	if (t->gpu_mode == TMATCH_GPU_MODE_KEEP)
+		return format("treematch: gpu-bind=SLURM - %s, task %2d %2d [%ld]: Slurm's binding "
+		              "kept%s%s",
+		              node->node_name, local, t->rank, pid, why && *why ? ": " : "",
+		              why ? why : "");
+	if (!(list = gpu_list(node, t, 0)))
+		return NULL;
+	for (int j = 0; node->devices && j < t->ngpus; j++) {
+		const char *nm = node->devices->gpu[t->gpu[j]].name;
+		char *more = realloc(names, len + strlen(nm) + 3);
+
+		if (!more)
+			goto out;
+		names = more;
+		len += (size_t)sprintf(names + len, "%s%s", j ? ", " : "", nm);
+	}
+	line = format("treematch: gpu-bind=%s - %s, task %2d %2d [%ld]: gpus %s (%s) nic %s%s %s",
+	              t->gpu_mode == TMATCH_GPU_MODE_FOLLOW ? "SLURM" : "MAP", node->node_name,
+	              local, t->rank, pid, list, names ? names : "?",
+	              node->devices && t->nic >= 0 && t->nic < node->devices->nnics
+	                  ? node->devices->nic[t->nic].name
+	                  : "-",
+	              t->gpu_mode == TMATCH_GPU_MODE_FOLLOW ? ", Slurm's GPUs, cpus follow" : "",
+	              dry_run ? "not set (dry-run)" : "set");
+out:
+	free(list);
+	free(names);
 	if (!line)
 		errno = ENOMEM;
 	return line;

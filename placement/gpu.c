@@ -29,6 +29,31 @@ const char *const tmatch_place_gpu_link_names[TMATCH_GPU_LINK_KINDS] = {
 /* ------------------------------------------------------------------------ */
 /* The step's GPUs                                                           */
 
+int tmatch_place_gpu_env_has_gpus(const tmatch_place_gpu_env_t *env)
+{
+	return env && env->step_gpus && env->step_gpus[0];
+}
+
+int tmatch_place_gpu_unknown(const tmatch_affinity_devices_t *dev,
+                             const tmatch_place_gpu_env_t *env)
+{
+	hwloc_bitmap_t set;
+	int i, bad = -1;
+
+	if (!dev || !tmatch_place_gpu_env_has_gpus(env) || !(set = hwloc_bitmap_alloc()))
+		return -1;
+	if (tmatch_affinity_cpuset_parse(env->step_gpus, NULL, set, NULL) == 0) {
+		hwloc_bitmap_foreach_begin(i, set)
+		{
+			if (bad < 0 && tmatch_affinity_devices_gpu_of_index(dev, i) < 0)
+				bad = i;
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	hwloc_bitmap_free(set);
+	return bad;
+}
+
 /* cgroup.conf says ConstrainDevices=yes (keys are case-insensitive). */
 static int constrain_devices(const char *conf)
 {
@@ -169,6 +194,23 @@ static long long bind_value(const char *list, int task, const char **tok_out)
 		p = *end == ',' ? end + 1 : end;
 	}
 	return -1;
+}
+
+/* N of "gpu:per_task:N" (0 when the binding is not per task). */
+static int tres_bind_per_task(const char *tres_bind)
+{
+	const char *p = tres_bind ? strstr(tres_bind, "gpu:") : NULL;
+	long n;
+
+	if (!p)
+		return 0;
+	p += 4;
+	if (!strncasecmp(p, "verbose,", 8))
+		p += 8;
+	if (strncasecmp(p, "per_task:", 9) != 0)
+		return 0;
+	n = strtol(p + 9, NULL, 10);
+	return n > 0 && n <= TMATCH_PLACE_MAX_GPUS ? (int)n : 0;
 }
 
 int tmatch_place_gpu_slurm_bind(const char *tres_bind, const tmatch_place_gpu_step_t *step,
@@ -347,8 +389,8 @@ static int make_units_free(struct plan *p, int k, int per_unit, tmatch_error_t *
 		return tmatch_error_set(
 		    err, EINVAL, NULL, 0, 0, "%d tasks here for %d GPU unit%s of %d task%s each",
 		    nl, p->nu, p->nu == 1 ? "" : "s", per_unit, per_unit == 1 ? "" : "s");
-	if (!(p->ugpu = malloc((size_t)ng * sizeof(int))) ||
-	    !(p->u = calloc((size_t)p->nu, sizeof(*p->u))))
+	if (!(p->ugpu = calloc((size_t)ng, sizeof(int))) ||
+	    !(p->u = calloc((size_t)p->nu + 1, sizeof(*p->u))))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	for (int i = 0; i < ng; i++) {
 		int g = in->step->gpu[i], j = i;
@@ -379,8 +421,8 @@ static int make_units_fixed(struct plan *p, int *unit_of, tmatch_error_t *err)
 	const tmatch_place_gpu_in_t *in = p->in;
 	int nl = in->nlocal, stride = in->step->ngpus, used = 0;
 
-	if (!(p->ugpu = malloc((size_t)nl * (size_t)stride * sizeof(int) + sizeof(int))) ||
-	    !(p->u = calloc((size_t)nl, sizeof(*p->u))))
+	if (!(p->ugpu = calloc((size_t)nl * (size_t)stride + 1, sizeof(int))) ||
+	    !(p->u = calloc((size_t)nl + 1, sizeof(*p->u))))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	for (int i = 0; i < nl; i++) {
 		const int *row = in->fixed + (size_t)i * (size_t)stride;
@@ -442,9 +484,9 @@ static int assign_slots(struct plan *p, tmatch_error_t *err)
 
 	if (p->nu < 1 || !p->u || nleaves < 1)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "no GPU unit or CPU slot here");
-	if (!(p->real = malloc((size_t)nleaves * sizeof(int))) ||
+	if (!(p->real = calloc((size_t)nleaves + 1, sizeof(int))) ||
 	    !(p->used = calloc((size_t)nleaves + 1, 1)) ||
-	    !(order = malloc(((size_t)p->nu + 1) * sizeof(int))))
+	    !(order = calloc((size_t)p->nu + 1, sizeof(int))))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	for (int l = 0; l < nleaves; l++)
 		if (tmatch_affinity_leaf_is_real(p->in->tree, l))
@@ -452,7 +494,7 @@ static int assign_slots(struct plan *p, tmatch_error_t *err)
 	for (int u = 0; u < p->nu; u++) {
 		int j = u, w = hwloc_bitmap_weight(p->u[u].where);
 
-		if (!(p->u[u].slot = malloc(((size_t)p->u[u].cap + 1) * sizeof(int)))) {
+		if (!(p->u[u].slot = calloc((size_t)p->u[u].cap + 1, sizeof(int)))) {
 			free(order);
 			return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		}
@@ -615,10 +657,10 @@ static int out_alloc(tmatch_place_gpu_out_t *out, int nlocal, int stride)
 	memset(out, 0, sizeof(*out));
 	out->nlocal = nlocal;
 	out->stride = stride > 0 ? stride : 1;
-	out->leaf = malloc((size_t)nlocal * sizeof(int));
-	out->ngpus = calloc((size_t)nlocal, sizeof(int));
-	out->gpu = malloc((size_t)nlocal * (size_t)out->stride * sizeof(int));
-	out->nic = malloc((size_t)nlocal * sizeof(int));
+	out->leaf = calloc((size_t)nlocal + 1, sizeof(int));
+	out->ngpus = calloc((size_t)nlocal + 1, sizeof(int));
+	out->gpu = calloc((size_t)nlocal * (size_t)out->stride + 1, sizeof(int));
+	out->nic = calloc((size_t)nlocal + 1, sizeof(int));
 	return out->leaf && out->ngpus && out->gpu && out->nic ? 0 : -1;
 }
 
@@ -647,30 +689,38 @@ static void give(const struct plan *p, tmatch_place_gpu_out_t *out, int i, int u
 
 static int check_in(const tmatch_place_gpu_in_t *in, tmatch_error_t *err)
 {
+	/* -1 spelled out after each message: the static analysers do not see
+	   what tmatch_error_set returns */
 	if (!in || !in->tree || !in->dev || !in->step || in->nlocal < 1 || in->step->ngpus < 1 ||
 	    in->step->ngpus > TMATCH_PLACE_MAX_GPUS || in->gpus_per_task < 0 ||
-	    in->tasks_per_gpu < 0 || (in->fixed && !in->fixed_count))
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "tmatch_place_gpu_decide: invalid argument");
+	    in->tasks_per_gpu < 0 || (in->fixed && !in->fixed_count)) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "tmatch_place_gpu_decide: invalid argument");
+		return -1;
+	}
 	for (int i = 0; i < in->step->ngpus; i++)
-		if (in->step->gpu[i] < 0 || in->step->gpu[i] >= in->dev->ngpus)
-			return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-			                        "the step's GPU %d is not one of the node's",
-			                        in->step->gpu[i]);
-	if (in->comm && tmatch_comm_order(in->comm) != in->nlocal)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "the traffic has %d ranks for %d tasks here",
-		                        tmatch_comm_order(in->comm), in->nlocal);
+		if (in->step->gpu[i] < 0 || in->step->gpu[i] >= in->dev->ngpus) {
+			tmatch_error_set(err, EINVAL, NULL, 0, 0,
+			                 "the step's GPU %d is not one of the node's",
+			                 in->step->gpu[i]);
+			return -1;
+		}
+	if (in->comm && tmatch_comm_order(in->comm) != in->nlocal) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                 "the traffic has %d ranks for %d tasks here",
+		                 tmatch_comm_order(in->comm), in->nlocal);
+		return -1;
+	}
 	return 0;
 }
 
 /* GPUs per task of a free decision. */
 static int units_of(const tmatch_place_gpu_in_t *in)
 {
-	int k = in->gpus_per_task;
+	int k = in->gpus_per_task, n = in->nlocal, ng = in->step->ngpus;
 
 	if (k <= 0)
-		k = in->step->ngpus >= in->nlocal ? in->step->ngpus / in->nlocal : 1;
+		k = n > 0 && ng >= n ? ng / n : 1;
 	return k;
 }
 
@@ -691,7 +741,7 @@ int tmatch_place_gpu_decide(const tmatch_place_gpu_in_t *in, tmatch_place_gpu_ou
 	p.in = in;
 	k = units_of(in);
 	if (out_alloc(&o, in->nlocal, in->fixed ? in->step->ngpus : k) < 0 ||
-	    !(unit_of = calloc((size_t)in->nlocal, sizeof(int)))) {
+	    !(unit_of = calloc((size_t)in->nlocal + 1, sizeof(int)))) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
@@ -711,7 +761,7 @@ int tmatch_place_gpu_decide(const tmatch_place_gpu_in_t *in, tmatch_place_gpu_ou
 		/* each unit's tasks on its slots, in the hint's order */
 		int *next = calloc((size_t)p.nu, sizeof(int)), *tasks;
 
-		if (!next || !(tasks = malloc((size_t)in->nlocal * sizeof(int)))) {
+		if (!next || !(tasks = calloc((size_t)in->nlocal + 1, sizeof(int)))) {
 			free(next);
 			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 			goto out;
@@ -739,9 +789,9 @@ int tmatch_place_gpu_decide(const tmatch_place_gpu_in_t *in, tmatch_place_gpu_ou
 		for (int u = 0; u < p.nu; u++)
 			if (p.u[u].nslot > maxcap)
 				maxcap = p.u[u].nslot;
-		order = malloc(((size_t)p.nu + 1) * sizeof(int));
-		leaf_of = malloc(((size_t)p.nu * (size_t)maxcap + 1) * sizeof(int));
-		leaf_of_rank = malloc((size_t)in->nlocal * sizeof(int));
+		order = calloc((size_t)p.nu + 1, sizeof(int));
+		leaf_of = calloc((size_t)p.nu * (size_t)maxcap + 1, sizeof(int));
+		leaf_of_rank = calloc((size_t)in->nlocal + 1, sizeof(int));
 		if (!order || !leaf_of || !leaf_of_rank) {
 			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 			goto out;
@@ -1099,5 +1149,144 @@ out:
 	hwloc_bitmap_free(set);
 	free(seen);
 	free(text);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A task of a placed GPU step, in its own task_init                         */
+
+int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_t *tree, int local,
+                          const char *tres_bind, const char *own_gpus, char *why, size_t len)
+{
+	const tmatch_place_gpu_step_t *st;
+	tmatch_place_task_t *t;
+	tmatch_place_gpu_in_t in;
+	tmatch_place_gpu_out_t out = {0};
+	tmatch_error_t err;
+	int kind, *fixed = NULL, *count = NULL, *hint = NULL, rc = -1, mode;
+
+	if (why && len)
+		why[0] = '\0';
+	if (!node || !tree || local < 0 || local >= node->ntasks || !node->gpu_step ||
+	    !node->devices) {
+		errno = EINVAL;
+		return -1;
+	}
+	st = node->gpu_step;
+	t = &node->task[local];
+	if (tmatch_place_gpu_slurm_bind(tres_bind, st, node->ntasks, &kind, NULL, NULL, NULL) < 0)
+		kind = TMATCH_GPU_BIND_NONE;
+	switch (kind) {
+	case TMATCH_GPU_BIND_NONE:
+		mode = TMATCH_GPU_MODE_OURS;
+		break;
+	case TMATCH_GPU_BIND_CLOSEST:
+		/* ours are the closest to the CPUs; a task confined to Slurm's keeps them */
+		mode = st->constrained ? TMATCH_GPU_MODE_KEEP : TMATCH_GPU_MODE_OURS;
+		break;
+	default:
+		/* --gpus-per-task: the same count, ours unless the devices are confined */
+		mode = kind == TMATCH_GPU_BIND_PER_TASK && !st->constrained &&
+		               tres_bind_per_task(tres_bind) == node->gpus_per_task
+		           ? TMATCH_GPU_MODE_OURS
+		           : TMATCH_GPU_MODE_FOLLOW;
+		break;
+	}
+	if (mode == TMATCH_GPU_MODE_KEEP)
+		snprintf(why, len,
+		         "--gpu-bind=closest with ConstrainDevices: Slurm's GPUs follow its CPU "
+		         "binding, both kept");
+	if (mode != TMATCH_GPU_MODE_FOLLOW) {
+		t->gpu_mode = mode;
+		return 0;
+	}
+	/* Slurm's GPUs for every task of the node, as slurmstepd computes them,
+	   and the CPUs after them: the same in every task, so they agree */
+	fixed = calloc((size_t)node->ntasks * (size_t)st->ngpus + 1, sizeof(int));
+	count = calloc((size_t)node->ntasks + 1, sizeof(int));
+	hint = calloc((size_t)node->ntasks + 1, sizeof(int));
+	if (!fixed || !count || !hint) {
+		errno = ENOMEM;
+		goto out;
+	}
+	tmatch_error_clear(&err);
+	if (tmatch_place_gpu_slurm_bind(tres_bind, st, node->ntasks, &kind, fixed, count, &err) <
+	    0) {
+		t->gpu_mode = TMATCH_GPU_MODE_KEEP;
+		snprintf(why, len, "Slurm's GPU binding not understood (%.200s): kept", err.msg);
+		rc = 0;
+		goto out;
+	}
+	if (kind == TMATCH_GPU_BIND_SINGLE && !st->relative && own_gpus && *own_gpus) {
+		/* single takes the GPUs near the task's CPUs (gres.conf's Cores=):
+		   the task sees which it got; computed without Cores= otherwise */
+		hwloc_bitmap_t set = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc();
+		int same = 0;
+
+		if (set && mine && tmatch_affinity_cpuset_parse(own_gpus, NULL, set, NULL) == 0) {
+			for (int j = 0; j < count[local]; j++)
+				hwloc_bitmap_set(
+				    mine, (unsigned)node->devices
+				              ->gpu[fixed[(size_t)local * (size_t)st->ngpus + j]]
+				              .index);
+			same = hwloc_bitmap_isequal(set, mine);
+		}
+		hwloc_bitmap_free(set);
+		hwloc_bitmap_free(mine);
+		if (!same) {
+			t->gpu_mode = TMATCH_GPU_MODE_KEEP;
+			snprintf(why, len,
+			         "--gpu-bind=single gave GPU %.64s by the task's CPUs (gres.conf "
+			         "Cores=): Slurm's binding kept",
+			         own_gpus);
+			rc = 0;
+			goto out;
+		}
+	}
+	for (int i = 0; i < node->ntasks; i++)
+		hint[i] = node->task[i].leaf;
+	memset(&in, 0, sizeof(in));
+	in.tree = tree;
+	in.dev = node->devices;
+	in.step = st;
+	in.nlocal = node->ntasks;
+	in.fixed = fixed;
+	in.fixed_count = count;
+	in.hint = hint;
+	if (tmatch_place_gpu_decide(&in, &out, &err) < 0) {
+		t->gpu_mode = TMATCH_GPU_MODE_KEEP;
+		snprintf(why, len, "the CPUs cannot follow Slurm's GPU binding (%.200s): kept",
+		         err.msg);
+		rc = 0;
+		goto out;
+	}
+	{
+		hwloc_const_bitmap_t set = tmatch_affinity_leaf_cpuset(tree, out.leaf[local]);
+		int *g = malloc(((size_t)out.ngpus[local] + 1) * sizeof(int));
+		hwloc_bitmap_t cpus = set ? hwloc_bitmap_dup(set) : NULL;
+
+		if (!g || !cpus) {
+			free(g);
+			hwloc_bitmap_free(cpus);
+			errno = ENOMEM;
+			goto out;
+		}
+		memcpy(g, out.gpu + (size_t)local * (size_t)out.stride,
+		       (size_t)out.ngpus[local] * sizeof(int));
+		free(t->gpu);
+		hwloc_bitmap_free(t->cpuset);
+		t->gpu = g;
+		t->ngpus = out.ngpus[local];
+		t->cpuset = cpus;
+		t->leaf = out.leaf[local];
+		t->nic = out.nic[local];
+		t->gpu_mode = TMATCH_GPU_MODE_FOLLOW;
+	}
+	rc = 0;
+out:
+	tmatch_place_gpu_out_free(&out);
+	free(fixed);
+	free(count);
+	free(hint);
 	return rc;
 }

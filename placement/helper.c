@@ -53,6 +53,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,14 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 	put_str(&w, TMATCH__HIN_JOB_CORES, in->job_cores);
 	put_tagged(&w, TMATCH__HIN_NODE_XML, xml, xml_len);
 	put_str(&w, TMATCH__HIN_TOPOLOGY_CONF, in->topology_conf);
+	if (in->gpu_env) {
+		put_str(&w, TMATCH__HIN_STEP_GPUS, in->gpu_env->step_gpus);
+		put_str(&w, TMATCH__HIN_CUDA, in->gpu_env->cuda);
+		put_str(&w, TMATCH__HIN_ROCR, in->gpu_env->rocr);
+		put_str(&w, TMATCH__HIN_ZE, in->gpu_env->ze);
+		put_str(&w, TMATCH__HIN_ORDINAL, in->gpu_env->ordinal);
+		put_str(&w, TMATCH__HIN_CGROUP_CONF, in->gpu_env->cgroup_conf);
+	}
 	put(&w, (const uint32_t[2]){TMATCH__HIN_END, 0}, 2 * sizeof(uint32_t));
 	free(xml);
 	if (w.failed || fcntl(w.fd, F_ADD_SEALS,
@@ -228,6 +237,7 @@ struct input {
 	const char *node_xml;
 	size_t node_xml_len;
 	char **argv;
+	tmatch_place_gpu_env_t gpu; /* a GPU step's variables */
 };
 
 /* The input on fd (mapped whole, read only), every length and count
@@ -310,6 +320,13 @@ static int input_read(int fd, struct input *d)
 	d->in.step_cores = str[TMATCH__HIN_STEP_CORES];
 	d->in.job_cores = str[TMATCH__HIN_JOB_CORES];
 	d->in.topology_conf = str[TMATCH__HIN_TOPOLOGY_CONF];
+	d->gpu.step_gpus = str[TMATCH__HIN_STEP_GPUS];
+	d->gpu.cuda = str[TMATCH__HIN_CUDA];
+	d->gpu.rocr = str[TMATCH__HIN_ROCR];
+	d->gpu.ze = str[TMATCH__HIN_ZE];
+	d->gpu.ordinal = str[TMATCH__HIN_ORDINAL];
+	d->gpu.cgroup_conf = str[TMATCH__HIN_CGROUP_CONF];
+	d->in.gpu_env = &d->gpu;
 	d->node_xml = str[TMATCH__HIN_NODE_XML];
 	d->node_xml_len = len[TMATCH__HIN_NODE_XML];
 	d->in.helper_fd = -1;
@@ -394,6 +411,7 @@ void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program)
 	nin.job_cores = d.in.job_cores;
 	nin.cpus_per_task = d.in.cpus_per_task;
 	nin.nlocal = d.in.nlocal;
+	nin.gpu_env = d.in.gpu_env; /* a GPU step: the devices too, as the root side */
 	memset(&prep, 0, sizeof(prep));
 	prep.whole = d.h->whole; /* the root side has no tree: nor has the helper */
 	if (d.h->has_tree && d.node_xml)
@@ -503,6 +521,12 @@ int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
 		else
 			snprintf(line, len, "%s: cannot build the node topology: %s", node,
 			         in->prep->tree_error[0] ? in->prep->tree_error : "no tree");
+		return 0;
+	case TMATCH__HMSG_GPU_UNKNOWN:
+		snprintf(line, len,
+		         "%s: SLURM_STEP_GPUS names GPU %lld, and this node has %lld GPU%s (%s): "
+		         "check the node's gres.conf against hwloc",
+		         node, a, b, b == 1 ? "" : "s", name[0] ? name : "none found");
 		return 0;
 	case TMATCH__HMSG_TREE_DIFFERS:
 		snprintf(line, len,
@@ -627,7 +651,7 @@ void tmatch__helper_send_head(int fd, struct tmatch__helper_head *h)
 
 /* ---- the answer, read by the root side -------------------------------------- */
 
-enum stage { HELLO, HEAD, TASKS, DONE };
+enum stage { HELLO, HEAD, TASKS, GPU, GPU_TASKS, DONE };
 
 /* The root side's reading in progress. */
 struct take {
@@ -638,21 +662,38 @@ struct take {
 		struct tmatch__helper_hello hello;
 		struct tmatch__helper_head head;
 		struct tmatch__helper_task task;
+		struct tmatch__helper_gpu gpu;
+		struct tmatch__helper_gpu_task gpu_task;
 	} part; /* the record being read */
 	size_t have;
 	struct tmatch__helper_hello hello;
 	struct tmatch__helper_head head;
 	tmatch_place_node_t *plan; /* PLACED: the tasks so far */
 	unsigned char *seen;       /* leaves taken */
-	const char *bad;           /* why the bytes were refused */
+	/* a GPU step: the devices of the root side's tree, the step's GPUs as
+	   the helper sent them (checked), the GPU records taken so far */
+	tmatch_affinity_devices_t *dev;
+	tmatch_place_gpu_step_t *gpu_step;
+	int stride, gpu_tasks;
+	const char *bad; /* why the bytes were refused */
 	int nomem;
 };
 
-static size_t stage_size(enum stage s)
+static size_t stage_size(const struct take *t)
 {
-	return s == HELLO  ? sizeof(struct tmatch__helper_hello)
-	       : s == HEAD ? sizeof(struct tmatch__helper_head)
-	                   : sizeof(struct tmatch__helper_task);
+	switch (t->stage) {
+	case HELLO:
+		return sizeof(struct tmatch__helper_hello);
+	case HEAD:
+		return sizeof(struct tmatch__helper_head);
+	case GPU:
+		return sizeof(struct tmatch__helper_gpu);
+	case GPU_TASKS: /* stride is 1 .. TMATCH_PLACE_MAX_GPUS, checked */
+		return offsetof(struct tmatch__helper_gpu_task, gpu) +
+		       (size_t)t->stride * sizeof(int32_t);
+	default:
+		return sizeof(struct tmatch__helper_task);
+	}
 }
 
 /* The hello: the node's name (checked) and what the user tightened, which
@@ -699,6 +740,11 @@ static void on_head(struct take *t)
 	}
 	if (h->status != TMATCH__HELPER_OUT_PLACED) {
 		t->stage = DONE;
+		return;
+	}
+	/* a GPU section only where the root side loaded the devices for one */
+	if (h->gpu_step != 0 && (h->gpu_step != 1 || !tmatch_place_gpu_env_has_gpus(in->gpu_env))) {
+		t->bad = "GPU step";
 		return;
 	}
 	/* no more tasks than Slurm's and than the tree has slots: the frame's
@@ -786,8 +832,99 @@ static void on_task(struct take *t)
 	task->rank = r->rank;
 	task->leaf = r->leaf;
 	task->pos = r->pos;
+	task->nic = -1;
 	if (++plan->ntasks == t->in->nlocal)
+		t->stage = t->head.gpu_step ? GPU : DONE;
+}
+
+/* The GPU section's head, against the devices of the root side's own tree:
+   the step's GPUs among them, ascending, with their indices; the numbering
+   flags 0 or 1; the stride within the step's GPUs. */
+static void on_gpu(struct take *t)
+{
+	const struct tmatch__helper_gpu *g = &t->part.gpu;
+	tmatch_affinity_devices_t *dev;
+	tmatch_place_gpu_step_t *st;
+
+	if (g->magic != TMATCH__HELPER_GPU_MAGIC || g->version != TMATCH__HELPER_GPU_VERSION) {
+		t->bad = "GPU version";
+		return;
+	}
+	if (!(t->dev = dev = tmatch_affinity_tree_devices(t->in->prep->tree, 0, NULL)) ||
+	    !(t->gpu_step = st = calloc(1, sizeof(*st)))) {
+		t->nomem = 1;
+		t->bad = "out of memory";
+		return;
+	}
+	if (dev->ngpus > TMATCH_PLACE_MAX_GPUS || g->ngpus < 1 || g->ngpus > dev->ngpus ||
+	    g->node_gpus != dev->ngpus || g->stride < 1 || g->stride > g->ngpus ||
+	    (g->relative != 0 && g->relative != 1) ||
+	    (g->constrained != 0 && g->constrained != 1) || g->vars > 15u) {
+		t->bad = "GPU step";
+		return;
+	}
+	for (int i = 0; i < g->ngpus; i++) {
+		if (g->gpu[i] < 0 || g->gpu[i] >= dev->ngpus || (i && g->gpu[i] <= g->gpu[i - 1]) ||
+		    g->index[i] != dev->gpu[g->gpu[i]].index) {
+			t->bad = "GPU";
+			return;
+		}
+		st->gpu[i] = g->gpu[i];
+		st->index[i] = g->index[i];
+	}
+	st->ngpus = g->ngpus;
+	st->relative = g->relative;
+	st->constrained = g->constrained;
+	st->node_gpus = g->node_gpus;
+	st->vars = g->vars;
+	t->stride = g->stride;
+	t->stage = GPU_TASKS;
+}
+
+/* A task's GPUs and card: its record's size and version, 1 .. stride GPUs
+   of the step's, a card of the node's (or none). */
+static void on_gpu_task(struct take *t)
+{
+	const struct tmatch__helper_gpu_task *r = &t->part.gpu_task;
+	const tmatch_place_gpu_step_t *st = t->gpu_step;
+	tmatch_place_task_t *task = &t->plan->task[t->gpu_tasks];
+
+	if (r->size != stage_size(t) || r->version != TMATCH__HELPER_GPU_VERSION) {
+		t->bad = "task's GPU record";
+		return;
+	}
+	if (r->ngpus < 1 || r->ngpus > t->stride || r->nic < -1 || r->nic >= t->dev->nnics) {
+		t->bad = "task's GPUs";
+		return;
+	}
+	for (int j = 0; j < r->ngpus; j++) {
+		int in_step = 0;
+
+		for (int i = 0; i < st->ngpus && !in_step; i++)
+			in_step = st->gpu[i] == r->gpu[j];
+		if (!in_step) {
+			t->bad = "task's GPUs";
+			return;
+		}
+	}
+	if (!(task->gpu = calloc((size_t)r->ngpus, sizeof(int)))) {
+		t->nomem = 1;
+		t->bad = "out of memory";
+		return;
+	}
+	for (int j = 0; j < r->ngpus; j++)
+		task->gpu[j] = r->gpu[j];
+	task->ngpus = r->ngpus;
+	task->nic = r->nic;
+	if (++t->gpu_tasks == t->in->nlocal) {
+		/* the plan's GPUs refer to the root side's devices */
+		t->plan->gpu_step = t->gpu_step;
+		t->plan->gpus_per_task = t->stride;
+		t->plan->gpu_vendor = t->dev->gpu[st->gpu[0]].vendor;
+		t->plan->devices = t->dev;
+		t->gpu_step = NULL;
 		t->stage = DONE;
+	}
 }
 
 /* The bytes as they come: each record, once whole, checked and kept. */
@@ -796,7 +933,7 @@ static int take_feed(void *arg, const char *data, size_t len, double *limit)
 	struct take *t = arg;
 
 	while (len && !t->bad) {
-		size_t size = stage_size(t->stage), n;
+		size_t size = stage_size(t), n;
 
 		if (t->stage == DONE) {
 			t->bad = "too long";
@@ -814,6 +951,10 @@ static int take_feed(void *arg, const char *data, size_t len, double *limit)
 			on_hello(t, limit);
 		else if (t->stage == HEAD)
 			on_head(t);
+		else if (t->stage == GPU)
+			on_gpu(t);
+		else if (t->stage == GPU_TASKS)
+			on_gpu_task(t);
 		else
 			on_task(t);
 	}
@@ -870,6 +1011,8 @@ static int take_end(struct take *t, const tmatch_error_t *run_error, int run_err
 	t->plan = NULL;
 	free(t->seen);
 	t->seen = NULL;
+	free(t->gpu_step);
+	t->gpu_step = NULL;
 	if (t->nomem)
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "%s: out of memory", name);
 	else if (t->bad)
@@ -927,10 +1070,16 @@ static int take_end(struct take *t, const tmatch_error_t *run_error, int run_err
 		plan->node_count = t->in->node_count;
 		plan->cpus_per_task = t->in->cpus_per_task > 1 ? t->in->cpus_per_task : 1;
 		plan->smt = t->in->prep->smt;
+		if (plan->gpu_step) {
+			out->devices = t->dev; /* the caller's, after the plan */
+			t->dev = NULL;
+		}
 		out->plan = plan;
 		plan = NULL;
 	}
 out:
+	tmatch_affinity_devices_destroy(t->dev);
+	t->dev = NULL;
 	tmatch_place_node_destroy(plan);
 	return rc;
 }

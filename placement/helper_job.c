@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,45 @@ static void predicted_gain(const tmatch_config_t *cfg, struct tmatch__helper_msg
 	}
 }
 
+/* A placed GPU step's section, after the task records (helper.c checks
+   it): the step's GPUs, then each task's GPUs and card. */
+static void send_gpus(int fd, const tmatch_place_node_t *plan)
+{
+	const tmatch_place_gpu_step_t *st = plan->gpu_step;
+	struct tmatch__helper_gpu g;
+	struct tmatch__helper_gpu_task r;
+	int stride = plan->gpus_per_task > 0 ? plan->gpus_per_task : 1;
+	size_t size =
+	    offsetof(struct tmatch__helper_gpu_task, gpu) + (size_t)stride * sizeof(int32_t);
+
+	memset(&g, 0, sizeof(g));
+	g.magic = TMATCH__HELPER_GPU_MAGIC;
+	g.version = TMATCH__HELPER_GPU_VERSION;
+	g.ngpus = st->ngpus;
+	g.relative = st->relative;
+	g.constrained = st->constrained;
+	g.stride = stride;
+	g.node_gpus = st->node_gpus;
+	g.vars = st->vars;
+	for (int i = 0; i < st->ngpus && i < TMATCH_PLACE_MAX_GPUS; i++) {
+		g.gpu[i] = st->gpu[i];
+		g.index[i] = st->index[i];
+	}
+	tmatch__helper_send(fd, &g, sizeof(g));
+	for (int i = 0; i < plan->ntasks; i++) {
+		const tmatch_place_task_t *t = &plan->task[i];
+
+		memset(&r, 0, sizeof(r));
+		r.size = (uint32_t)size;
+		r.version = TMATCH__HELPER_GPU_VERSION;
+		r.ngpus = t->ngpus;
+		r.nic = t->nic;
+		for (int j = 0; j < t->ngpus && j < stride; j++)
+			r.gpu[j] = t->gpu[j];
+		tmatch__helper_send(fd, &r, size);
+	}
+}
+
 /* The node's decision failed: which of its reasons (from the outcome, the
    decision itself is node.c's). */
 __attribute__((noreturn)) static void decide_failed(int fd, struct tmatch__helper_head *h,
@@ -222,6 +262,21 @@ __attribute__((noreturn)) static void decide_failed(int fd, struct tmatch__helpe
 
 	if (!prep->tree)
 		failed(fd, h, TMATCH__HMSG_NO_TREE, prep->tree_errno);
+	if (tmatch_place_gpu_env_has_gpus(nin->gpu_env)) {
+		/* Slurm names a GPU this node's hwloc does not show */
+		tmatch_affinity_devices_t *dev = tmatch_affinity_tree_devices(prep->tree, 0, NULL);
+		int bad = tmatch_place_gpu_unknown(dev, nin->gpu_env);
+
+		if (bad >= 0) {
+			h->msg.num[0] = bad;
+			h->msg.num[1] = dev->ngpus;
+			if (dev->ngpus)
+				snprintf(h->msg.name, sizeof(h->msg.name), "%s",
+				         dev->gpu[0].backend);
+			failed(fd, h, TMATCH__HMSG_GPU_UNKNOWN, EINVAL);
+		}
+		tmatch_affinity_devices_destroy(dev);
+	}
 	if (err_no == EOVERFLOW) {
 		h->msg.num[0] = nin->nlocal;
 		h->msg.num[1] = tmatch_affinity_tree_nb_slots(prep->tree);
@@ -334,6 +389,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
 	nin.ntasks_total = in->ntasks_total;
 	nin.cluster = cluster;
 	nin.isolate = 0; /* this process is the isolation */
+	nin.gpu_env = in->gpu_env;
 	tmatch_error_clear(&e);
 	if (tmatch_place_node_decide(&nin, prep, &plan, &e) < 0)
 		decide_failed(fd, &h, &nin, prep, errno);
@@ -356,6 +412,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
 	h.cost_packed = plan->cost_packed;
 	h.map_seconds = plan->map_seconds;
 	snprintf(h.mapper, sizeof(h.mapper), "%s", plan->mapper);
+	h.gpu_step = plan->gpu_step != NULL;
 	tmatch__helper_send_head(fd, &h);
 	for (int i = 0; i < plan->ntasks; i++) {
 		struct tmatch__helper_task t;
@@ -368,5 +425,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
 		t.pos = plan->task[i].pos;
 		tmatch__helper_send(fd, &t, sizeof(t));
 	}
+	if (plan->gpu_step)
+		send_gpus(fd, plan);
 	_exit(0); /* nothing to free: the process ends */
 }

@@ -205,9 +205,12 @@ void tmatch_place_node_destroy(tmatch_place_node_t *node)
 {
 	if (!node)
 		return;
-	for (int i = 0; node->task && i < node->ntasks; i++)
+	for (int i = 0; node->task && i < node->ntasks; i++) {
 		hwloc_bitmap_free(node->task[i].cpuset);
+		free(node->task[i].gpu);
+	}
 	free(node->task);
+	free(node->gpu_step);
 	hwloc_bitmap_free(node->allowed);
 	free(node);
 }
@@ -282,6 +285,70 @@ static int *slice_order(const tmatch_place_node_in_t *in, tmatch_error_t *err)
 	return at;
 }
 
+/*
+ * A GPU step's decision (placement/gpu.c) into leaf_of and res: the node's
+ * devices, the step's GPUs from Slurm's words, each task's GPUs and card.
+ * 0 with res->gpu_step set; 0 with nothing done when Slurm names no GPU
+ * here (or the tree has no devices); -1 with err.
+ */
+static int gpu_map(const tmatch_place_node_in_t *in, const tmatch_affinity_tree_t *node,
+                   const tmatch_comm_t *sub, tmatch_place_node_t *res, int *leaf_of,
+                   tmatch_error_t *err)
+{
+	tmatch_affinity_devices_t *dev = tmatch_affinity_tree_devices(node, 0, err);
+	tmatch_place_gpu_step_t *step = calloc(1, sizeof(*step));
+	tmatch_place_gpu_in_t gin;
+	tmatch_place_gpu_out_t out = {0};
+	int rc = -1, r;
+
+	if (!dev || !step) {
+		if (dev)
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	r = tmatch_place_gpu_step(dev, in->gpu_env, step, err);
+	if (r != 0) {
+		rc = r > 0 ? 0 : -1; /* no GPU here: CPUs only */
+		goto out;
+	}
+	memset(&gin, 0, sizeof(gin));
+	gin.tree = node;
+	gin.dev = dev;
+	gin.step = step;
+	gin.comm = sub;
+	gin.nlocal = in->nlocal;
+	gin.mapper = in->cfg->mapper[0] ? in->cfg->mapper : NULL;
+	gin.seed = in->cfg->seed;
+	gin.time_budget = in->cfg->max_map_time;
+	if (tmatch_place_gpu_decide(&gin, &out, err) < 0)
+		goto out;
+	for (int a = 0; a < in->nlocal; a++) {
+		tmatch_place_task_t *t = &res->task[a];
+
+		leaf_of[a] = out.leaf[a];
+		t->ngpus = out.ngpus[a];
+		t->nic = out.nic[a];
+		if (!(t->gpu = malloc(((size_t)t->ngpus + 1) * sizeof(int)))) {
+			tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		memcpy(t->gpu, out.gpu + (size_t)a * (size_t)out.stride,
+		       (size_t)t->ngpus * sizeof(int));
+	}
+	res->gpus_per_task = out.stride;
+	res->gpu_vendor = dev->gpu[step->gpu[0]].vendor;
+	res->gpu_step = step;
+	step = NULL;
+	snprintf(res->mapper + strlen(res->mapper), sizeof(res->mapper) - strlen(res->mapper),
+	         "+gpus");
+	rc = 0;
+out:
+	tmatch_place_gpu_out_free(&out);
+	tmatch_affinity_devices_destroy(dev);
+	free(step);
+	return rc;
+}
+
 int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinity_tree_t *node,
                           tmatch_place_node_t **out, tmatch_error_t *err)
 {
@@ -351,8 +418,12 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.search_time = tmatch_place_search_time(cfg);
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
-	if (in->slice && in->slice->bind.node_sig != 0 &&
-	    in->slice->bind.node_sig == tmatch_place_node_sig(node)) {
+	if (in->gpu_env && !in->slice && gpu_map(in, node, sub, res, leaf_of, err) < 0)
+		goto out; /* a GPU step: CPUs, GPUs and cards decided together */
+	if (res->gpu_step) {
+		/* decided above */
+	} else if (in->slice && slice_of && in->slice->bind.node_sig != 0 &&
+	           in->slice->bind.node_sig == tmatch_place_node_sig(node)) {
 		/* the planner modelled this very tree: its leaves, checked below */
 		for (int a = 0; a < in->nlocal; a++)
 			leaf_of[a] = in->slice->leaf[slice_of[a]];
@@ -393,6 +464,8 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 
 		t->rank = in->ranks[a];
 		t->leaf = leaf_of[a];
+		if (!res->gpu_step)
+			t->nic = -1;
 		set = tmatch_affinity_leaf_cpuset(node, t->leaf);
 		if (!set) {
 			tmatch_error_set(err, EINVAL, NULL, 0, 0,
@@ -487,6 +560,9 @@ int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_nod
 	aopts.cpus_per_task = in->cpus_per_task;
 	aopts.log = in->log;
 	aopts.log_arg = in->log_arg;
+	/* a GPU step (Slurm named GPUs, the list not read here): the devices
+	   too; CPU-only steps keep hwloc's cheapest load */
+	aopts.io = tmatch_place_gpu_env_has_gpus(in->gpu_env);
 
 	if (in->cfg->exclusive_only) {
 		tmatch_affinity_opts_t whole = aopts;

@@ -203,6 +203,15 @@ typedef struct tmatch_place_gpu_step {
 	unsigned vars; /* TMATCH_GPU_VAR_* Slurm set */
 } tmatch_place_gpu_step_t;
 
+/* 1 when Slurm names GPUs (SLURM_STEP_GPUS is set and not empty; nothing
+   read of it): the node tree is then loaded with its devices. */
+int tmatch_place_gpu_env_has_gpus(const tmatch_place_gpu_env_t *env);
+
+/* The first GPU SLURM_STEP_GPUS names that dev lacks, or -1 (none, or no
+   list that parses). */
+int tmatch_place_gpu_unknown(const tmatch_affinity_devices_t *dev,
+                             const tmatch_place_gpu_env_t *env);
+
 /*
  * The step's GPUs from what Slurm says (SLURM_STEP_GPUS, checked against
  * the node's devices), whether its numbering is relative (the vendors'
@@ -391,6 +400,11 @@ typedef struct tmatch_place_node_in {
 	int isolate;
 	tmatch_log_fn log; /* the node tree's warnings; NULL = silence */
 	void *log_arg;
+	/* A GPU step (NULL: none): what Slurm says of its GPUs here. The node
+	   tree is then loaded with its devices (prepare), and each task gets
+	   its CPUs, GPUs and card together (tmatch_place_gpu_decide, in
+	   process even with isolate); without SLURM_STEP_GPUS, as without. */
+	const tmatch_place_gpu_env_t *gpu_env;
 } tmatch_place_node_in_t;
 
 /* One local task's placement. */
@@ -399,7 +413,20 @@ typedef struct tmatch_place_task {
 	int leaf;                  /* leaf of the node tree */
 	hwloc_bitmap_t cpuset;     /* its CPUs (pu_os), owned by the result */
 	tmatch_affinity_pos_t pos; /* switch levels, node, then the node's levels */
+	/* A GPU step: its GPUs (positions in the node's devices, ngpus of them,
+	   owned by the result) and card (-1: none); gpu_mode says whose they are */
+	int ngpus;
+	int *gpu;
+	int nic;
+	int gpu_mode; /* enum tmatch_place_gpu_mode */
 } tmatch_place_task_t;
+
+/* Whose GPUs a task has (tmatch_place_gpu_task). */
+enum tmatch_place_gpu_mode {
+	TMATCH_GPU_MODE_OURS = 0, /* the decision's: its variables set to them */
+	TMATCH_GPU_MODE_FOLLOW,   /* Slurm's binding kept, the CPUs and card follow */
+	TMATCH_GPU_MODE_KEEP,     /* Slurm's binding of CPUs and GPUs both kept */
+};
 
 enum tmatch_place_status {
 	TMATCH_PLACE_PLACED = 0,  /* task[] holds the placement */
@@ -427,6 +454,14 @@ typedef struct tmatch_place_node {
 	double node_cpu_seconds; /* CPU time of the whole node's work; set by the front end */
 	double node_seconds;     /* wall time of the whole node's work (profile, tree, mapping);
 	                            set by the front end, 0 = unknown */
+	/* A GPU step (PLACED): its GPUs here (NULL: not a GPU step), the GPUs
+	   each task got from the decision, the vendor of its GPUs (enum
+	   tmatch_affinity_gpu_vendor), and the node's devices when known (the
+	   front end's, to name GPUs and cards; not owned) */
+	tmatch_place_gpu_step_t *gpu_step;
+	int gpus_per_task;
+	int gpu_vendor;
+	const tmatch_affinity_devices_t *devices;
 } tmatch_place_node_t;
 
 /*
@@ -511,6 +546,25 @@ void tmatch_place_node_destroy(tmatch_place_node_t *node);
    must still finish within the limit). */
 double tmatch_place_search_time(const tmatch_config_t *cfg);
 
+/*
+ * Task `local` of a placed GPU step (node->gpu_step, node->devices), in its
+ * own task_init, where Slurm's per-task binding shows: tres_bind is the
+ * task's SLURMD_TRES_BIND, own_gpus its SLURM_STEP_GPUS. Which GPUs the
+ * task has (task->gpu_mode):
+ *   no binding, or --gpu-bind=closest, or --gpus-per-task with the
+ *   decision's count and devices not confined: the decision's (OURS);
+ *   --gpu-bind=map_gpu, mask_gpu, single, or --gpus-per-task with
+ *   ConstrainDevices: Slurm's, and the task's CPUs, GPUs and card become
+ *   those the decision gives when it follows Slurm's binding of every task
+ *   of the node (the same computation in each task, so they agree)
+ *   (FOLLOW); single is computed as without Cores= in gres.conf, and a
+ *   task that sees another GPU (Cores= chose by its CPUs), or closest with
+ *   ConstrainDevices: Slurm's CPUs and GPUs both kept (KEEP, why says it).
+ * 0, or -1 with errno (EINVAL: not a placed GPU step; ENOMEM).
+ */
+int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_t *tree, int local,
+                          const char *tres_bind, const char *own_gpus, char *why, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* The plugin's privilege separation (helper.c, helper_job.c, sandbox.c)     */
 
@@ -579,9 +633,12 @@ typedef struct tmatch_place_helper_in {
 	char *const *argv;
 	const char *job_path, *job_pwd, *job_home, *job_xdg, *job_ld_path;
 	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
-	uid_t uid;                            /* S_JOB_UID: the helper becomes it for good */
-	gid_t gid;                            /* S_JOB_GID */
-	const gid_t *groups;                  /* the user's supplementary groups */
+	/* A GPU step: Slurm's variables of the job's environment and the admin's
+	   cgroup.conf, copied, not parsed (NULL: none) */
+	const tmatch_place_gpu_env_t *gpu_env;
+	uid_t uid;           /* S_JOB_UID: the helper becomes it for good */
+	gid_t gid;           /* S_JOB_GID */
+	const gid_t *groups; /* the user's supplementary groups */
 	int ngroups;
 } tmatch_place_helper_in_t;
 
@@ -595,6 +652,9 @@ typedef struct tmatch_place_helper_out {
 	tmatch_place_node_t *plan; /* PLACED or SKIPPED; NULL when off or failed */
 	pid_t pending;             /* > 0: a helper killed but not ended (uninterruptible sleep):
 	                              reap it later, without waiting (tmatch_place_helper_reap) */
+	/* a GPU step placed: the node's devices, from the root side's own tree,
+	   that plan's GPUs and cards refer to (destroy it after the plan) */
+	tmatch_affinity_devices_t *devices;
 } tmatch_place_helper_out_t;
 
 /* Reaps a pending helper if it has ended; never waits. */
@@ -703,7 +763,7 @@ int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_hel
 
 typedef struct tmatch_place_env {
 	char name[48];
-	char *value;   /* any length; freed by tmatch_place_env_free */
+	char *value;   /* any length; freed by tmatch_place_env_free; NULL: unset */
 	int overwrite; /* 0: only when the user has not set it */
 } tmatch_place_env_t;
 
@@ -714,9 +774,17 @@ typedef struct tmatch_place_env {
  * OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND when cpus_per_task > 1 (only if
  * unset); with mpi_pin (and not dry_run) the variables that keep Open MPI,
  * MPICH/Hydra, Intel MPI and MVAPICH from re-pinning (only if unset).
- * Values are as long as they need to be. Returns the number of entries in
- * *env (free with tmatch_place_env_free), -1 with errno (EINVAL for a bad
- * local id or a skipped node, ENOMEM).
+ * A GPU step: TREEMATCH_GPUS (the GPUs' indices) and TREEMATCH_NIC (the
+ * card, "" for none); when the GPUs are the decision's (gpu_mode OURS) and
+ * not dry_run, the vendor's variable, numbered as the task sees its GPUs
+ * (CUDA_VISIBLE_DEVICES with CUDA_DEVICE_ORDER=PCI_BUS_ID, ROCR_VISIBLE_DEVICES
+ * or ZE_AFFINITY_MASK; another vendor's, and GPU_DEVICE_ORDINAL, unset:
+ * value NULL) and SLURM_STEP_GPUS; with Slurm's GPUs (FOLLOW) its
+ * variables stay; not dry_run and an InfiniBand/RoCE card of NVIDIA
+ * (mlx*): UCX_NET_DEVICES and OMPI_MCA_btl_openib_if_include (only if
+ * unset). Values are as long as they need to be. Returns the number of
+ * entries in *env (free with tmatch_place_env_free), -1 with errno (EINVAL
+ * for a bad local id or a skipped node, ENOMEM).
  */
 int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg, int local,
                           tmatch_place_env_t **env);
@@ -728,6 +796,17 @@ void tmatch_place_env_free(tmatch_place_env_t *env, int n);
  * ("... not set (dry-run)" in dry-run). NULL with errno.
  */
 char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long pid, int dry_run);
+
+/*
+ * A GPU step's second line per task, in the style of --gpu-bind=verbose:
+ * "treematch: gpu-bind=MAP - n0, task  1  1 [4242]: gpus 2 (nvml2) nic
+ * mlx5_0 set" (the decision's GPUs), "... gpus 3 (nvml3) nic hsi0, Slurm's
+ * GPUs, cpus follow" (FOLLOW), "... Slurm's binding kept: WHY" (KEEP; why
+ * may be NULL); "not set (dry-run)". NULL with errno (EINVAL when the task
+ * has no GPU).
+ */
+char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, long pid,
+                                    int dry_run, const char *why);
 
 /*
  * The node's summary, in a new string: "treematch: n0: 4 task(s) mapped by

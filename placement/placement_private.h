@@ -154,7 +154,7 @@ double tmatch__place_now(void);
 #define TMATCH__HELPER_INPUT_MAGIC  0x314a4d54u /* "TMJ1" */
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */
 #define TMATCH__HELPER_HEAD_MAGIC   0x31524d54u /* "TMR1" */
-#define TMATCH__HELPER_WIRE_VERSION 2u
+#define TMATCH__HELPER_WIRE_VERSION 3u
 #define TMATCH__HELPER_TASK_VERSION 1u
 #define TMATCH__HELPER_MAX_LOCAL    65536 /* tasks on one node the root side will read back */
 #define TMATCH__HELPER_MAX_INPUT    ((size_t)96 << 20) /* bytes of input the helper takes */
@@ -195,12 +195,20 @@ enum {
 	TMATCH__HIN_JOB_CORES,     /* S_JOB_ALLOC_CORES */
 	TMATCH__HIN_NODE_XML,      /* hwloc's XML of the node, as the root side loaded it */
 	TMATCH__HIN_TOPOLOGY_CONF, /* topology.conf's text */
+	TMATCH__HIN_STEP_GPUS,     /* a GPU step: the job's SLURM_STEP_GPUS, */
+	TMATCH__HIN_CUDA,          /* CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, */
+	TMATCH__HIN_ROCR,          /* ZE_AFFINITY_MASK, GPU_DEVICE_ORDINAL */
+	TMATCH__HIN_ZE,
+	TMATCH__HIN_ORDINAL,
+	TMATCH__HIN_CGROUP_CONF, /* the admin's cgroup.conf (read at init) */
 	TMATCH__HIN_COUNT
 };
 
 /*
  * Helper to root side, on the pipe (fd 3): a hello as soon as the user's
- * value is merged, a head, and when placed one record per local task.
+ * value is merged, a head, and when placed one record per local task; a
+ * GPU step placed then has a GPU section: its head, and one record per
+ * local task.
  * No free text: every message is a code whose fields the root side
  * checks and formats (tmatch__helper_format).
  */
@@ -235,6 +243,7 @@ enum tmatch__helper_code {
 	TMATCH__HMSG_PLAN_BAD,      /* file, err_no (ENOENT: no slice for this node) */
 	TMATCH__HMSG_PLAN_PROFILE,  /* file: the profile, err_no */
 	TMATCH__HMSG_PLAN_OTHER,    /* file, num[0] which binding, num[1] plan's, num[2] step's */
+	TMATCH__HMSG_GPU_UNKNOWN,   /* num[0] a GPU Slurm names, num[1] the node's, name: backend */
 	TMATCH__HMSG_MAP,           /* the mapping failed: err_no */
 	/* SKIPPED */
 	TMATCH__HMSG_DEFAULT_SIZE,  /* num[0] the default profile's ranks, num[1] tasks */
@@ -264,6 +273,7 @@ struct tmatch__helper_head {
 	uint32_t magic, version;
 	int32_t status, why_level, ntasks;
 	uint32_t task_size; /* bytes of each task record: sizeof(struct tmatch__helper_task) */
+	int32_t gpu_step;   /* 1: a GPU section follows the tasks */
 	double cost, cost_packed, map_seconds;
 	char mapper[64];
 	struct tmatch__helper_msg msg; /* FAILED, SKIPPED: why; PLACED: a note, or none */
@@ -275,6 +285,30 @@ struct tmatch__helper_task {
 	uint32_t version; /* TMATCH__HELPER_TASK_VERSION */
 	int32_t rank, leaf;
 	tmatch_affinity_pos_t pos;
+};
+
+/*
+ * A GPU step placed: after the task records, the GPU section's head (the
+ * step's GPUs as positions in the node's devices and their indices, how
+ * Slurm numbers them, the most GPUs a task holds), then one record per
+ * local task of offsetof(gpu) + stride * 4 bytes: its GPU count, its card
+ * (-1: none) and its GPUs (positions in the devices; unused words 0).
+ */
+#define TMATCH__HELPER_GPU_MAGIC   0x31474d54u /* "TMG1" */
+#define TMATCH__HELPER_GPU_VERSION 1u
+struct tmatch__helper_gpu {
+	uint32_t magic, version;
+	int32_t ngpus, relative, constrained, stride, node_gpus;
+	uint32_t vars;
+	int32_t gpu[TMATCH_PLACE_MAX_GPUS];
+	int32_t index[TMATCH_PLACE_MAX_GPUS];
+};
+
+struct tmatch__helper_gpu_task {
+	uint32_t size;    /* offsetof(gpu) + stride * sizeof(int32_t) */
+	uint32_t version; /* TMATCH__HELPER_GPU_VERSION */
+	int32_t ngpus, nic;
+	int32_t gpu[TMATCH_PLACE_MAX_GPUS]; /* stride of them are sent */
 };
 
 /*

@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -80,12 +81,14 @@ static struct {
 	   to 26.05 call user_init with the job user's effective uid) */
 	char *topology_conf; /* topology.conf's text, NULL = none */
 	char *topology_xml;  /* topology_xml's bytes, NULL = none */
+	char *cgroup_conf;   /* cgroup.conf's text (GPU steps: ConstrainDevices), NULL = none */
 	size_t topology_xml_len;
-	char topology_xml_error[600]; /* why topology_xml could not be read */
-	int helper_open;              /* the helper program was opened at init, */
-	int helper_fd;                /* on this descriptor */
-	char helper_error[700];       /* why it could not be */
-	pid_t helper_pending;         /* a helper killed that had not ended yet */
+	char topology_xml_error[600];       /* why topology_xml could not be read */
+	int helper_open;                    /* the helper program was opened at init, */
+	int helper_fd;                      /* on this descriptor */
+	char helper_error[700];             /* why it could not be */
+	pid_t helper_pending;               /* a helper killed that had not ended yet */
+	tmatch_affinity_devices_t *devices; /* a GPU step's devices (the plan's refer to them) */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -272,9 +275,30 @@ static void open_helper(int ac, char **av)
 #define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
 #define MAX_TOPOLOGY_XML  (64 * 1024 * 1024)
 
+/* cgroup.conf beside slurmstepd's slurm.conf (ConstrainDevices: how Slurm
+   numbers a GPU step's GPUs): the admin's text, at most 64 KiB, or NULL. */
+#define MAX_CGROUP_CONF (64 * 1024)
+
+static char *cgroup_conf_text(void)
+{
+	const char *conf = getenv("SLURM_CONF");
+	const char *slash;
+	char path[PATH_MAX];
+	size_t len;
+
+	if (!conf || !*conf)
+		conf = "/etc/slurm/slurm.conf";
+	slash = strrchr(conf, '/');
+	if (snprintf(path, sizeof(path), "%.*s/cgroup.conf", slash ? (int)(slash - conf) : 1,
+	             slash ? conf : ".") >= (int)sizeof(path))
+		return NULL;
+	return tmatch_file_read(path, MAX_CGROUP_CONF, &len, NULL);
+}
+
 /*
  * slurmstepd, slurm_spank_init: the admin's policy (plugstack.conf, the
- * admin_file), topology.conf and topology_xml, read now, as root, and kept
+ * admin_file), topology.conf, topology_xml and cgroup.conf (for GPU steps,
+ * not parsed here), read now, as root, and kept
  * for user_init, which Slurm calls with the job user's effective uid: a
  * file only root may read was lost there. Nothing the user wrote is read.
  */
@@ -295,6 +319,7 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 		st.topology_conf = tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL);
 		free(path);
 	}
+	st.cgroup_conf = cgroup_conf_text();
 	if (st.cfg.topology_xml[0]) {
 		tmatch_error_clear(&err);
 		st.topology_xml = tmatch_file_read(st.cfg.topology_xml, MAX_TOPOLOGY_XML,
@@ -445,6 +470,13 @@ static char *job_home(char *home, uid_t uid)
 	return NULL;
 }
 
+/* Slurm's words on a step's GPUs in the job's environment (user_init: the
+   step's lists), copied, not parsed: the helper reads them. */
+enum { GPU_VARS = 5 };
+static const char *const gpu_vars[GPU_VARS] = {"SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES",
+                                               "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+                                               "GPU_DEVICE_ORDINAL"};
+
 /* The job user's supplementary groups: slurmstepd has set them before
    user_init. Group 0 is kept only when it is the job's own group. */
 static int job_groups(gid_t job_gid, gid_t **groups)
@@ -481,6 +513,8 @@ static void plan_node(spank_t sp)
 	gid_t gid = 0, *groups = NULL;
 	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL;
 	char *learn_env[LEARN_VARS] = {NULL}, **argv = NULL;
+	char *gpu_copy[GPU_VARS] = {NULL};
+	tmatch_place_gpu_env_t gpu_env;
 	int argc = 0;
 	int *ranks = NULL, ngroups;
 
@@ -543,10 +577,23 @@ static void plan_node(spank_t sp)
 	nodelist = job_nodelist(sp);
 	plan = job_env_copy(sp, "TREEMATCH_PLAN");
 
+	/* A GPU step: Slurm's lists and the admin's cgroup.conf, for the helper */
+	memset(&gpu_env, 0, sizeof(gpu_env));
+	for (int i = 0; i < GPU_VARS; i++)
+		gpu_copy[i] = job_env_copy(sp, gpu_vars[i]);
+	gpu_env.step_gpus = gpu_copy[0];
+	gpu_env.cuda = gpu_copy[1];
+	gpu_env.rocr = gpu_copy[2];
+	gpu_env.ze = gpu_copy[3];
+	gpu_env.ordinal = gpu_copy[4];
+	if (tmatch_place_gpu_env_has_gpus(&gpu_env))
+		gpu_env.cgroup_conf = st.cgroup_conf;
+
 	memset(&in, 0, sizeof(in));
 	in.cfg = &st.cfg;
 	in.topology_xml_text = st.topology_xml;
 	in.topology_xml_len = st.topology_xml_len;
+	in.gpu_env = &gpu_env;
 	in.step_cores = step_cores;
 	in.job_cores = job_cores;
 	in.cpus_per_task = (int)cpt;
@@ -585,6 +632,7 @@ static void plan_node(spank_t sp)
 	hin.job_xdg = learn_env[3];
 	hin.job_ld_path = learn_env[4];
 	hin.prep = &prep;
+	hin.gpu_env = &gpu_env;
 	hin.uid = uid;
 	hin.gid = gid;
 	hin.groups = groups;
@@ -592,6 +640,7 @@ static void plan_node(spank_t sp)
 	if (tmatch_place_helper_run(&hin, &hout, &err) < 0) {
 		st.helper_pending = hout.pending;
 		st.cfg = hout.cfg;
+		tmatch_affinity_devices_destroy(hout.devices);
 		node_fail("%s", err.msg);
 		goto out;
 	}
@@ -609,6 +658,7 @@ static void plan_node(spank_t sp)
 		goto out;
 	}
 	st.plan = hout.plan;
+	st.devices = hout.devices;
 	st.node = prep.tree; /* the tree the helper's leaves were checked on */
 	prep.tree = NULL;
 	st.plan->node_seconds = wall_seconds() - t0;
@@ -617,6 +667,8 @@ out:
 	tmatch_place_node_prep_clear(&prep);
 	for (int i = 0; i < LEARN_VARS; i++)
 		free(learn_env[i]);
+	for (int i = 0; i < GPU_VARS; i++)
+		free(gpu_copy[i]);
 	free(nodelist);
 	free(plan);
 	free(groups);
@@ -640,11 +692,34 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	return HOOK(tmatch__spank_record_user_init, sp, ac, av);
 }
 
+/* A GPU step's task: what Slurm did to it (SLURMD_TRES_BIND, its own
+   SLURM_STEP_GPUS), read here in the task as its user, decides whose GPUs
+   it has and, following Slurm's, its CPUs and card (placement/gpu.c). */
+#define MAX_TRES_BIND 4096
+
+static void gpu_task(spank_t sp, int local, char *why, size_t len)
+{
+	char *tres = malloc(MAX_TRES_BIND), *own = malloc(MAX_JOB_VAR);
+
+	if (tres && spank_getenv(sp, "SLURMD_TRES_BIND", tres, MAX_TRES_BIND) != ESPANK_SUCCESS)
+		tres[0] = '\0';
+	if (own && spank_getenv(sp, "SLURM_STEP_GPUS", own, MAX_JOB_VAR) != ESPANK_SUCCESS)
+		own[0] = '\0';
+	if (!tres || !own ||
+	    tmatch_place_gpu_task(st.plan, st.node, local, tres, own, why, len) < 0) {
+		/* cannot tell: keep Slurm's binding rather than guess */
+		st.plan->task[local].gpu_mode = TMATCH_GPU_MODE_KEEP;
+		snprintf(why, len, "Slurm's GPU binding could not be read: kept");
+	}
+	free(tres);
+	free(own);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	tmatch_place_env_t *env = NULL;
 	tmatch_error_t err;
-	char *line = NULL, *list = NULL, buf[900];
+	char *line = NULL, *list = NULL, buf[900], why[400] = "";
 	int local = -1, n, rc = 0;
 	pid_t pid = getpid();
 	double t0 = wall_seconds();
@@ -656,11 +731,17 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (st.plan && local >= 0 && local < st.plan->ntasks) {
 		const tmatch_place_task_t *t = &st.plan->task[local];
 
+		if (st.plan->gpu_step)
+			gpu_task(sp, local, why, sizeof(why));
 		n = tmatch_place_task_env(st.plan, &st.cfg, local, &env);
-		for (int i = 0; i < n; i++)
-			spank_setenv(sp, env[i].name, env[i].value, env[i].overwrite);
+		for (int i = 0; i < n; i++) {
+			if (env[i].value)
+				spank_setenv(sp, env[i].name, env[i].value, env[i].overwrite);
+			else
+				spank_unsetenv(sp, env[i].name);
+		}
 		tmatch_place_env_free(env, n);
-		if (!st.cfg.dry_run) {
+		if (!st.cfg.dry_run && t->gpu_mode != TMATCH_GPU_MODE_KEEP) {
 			tmatch_error_clear(&err);
 			if (tmatch_affinity_bind_cpuset(st.node, 0, 0, t->cpuset, &err) < 0) {
 				list = tmatch_affinity_cpuset_list(t->cpuset);
@@ -697,12 +778,25 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			}
 			if (local == 0 && st.plan->note[0])
 				slurm_spank_log("treematch: %s", st.plan->note);
-			line = tmatch_place_verbose_line(st.plan, local, (long)pid, st.cfg.dry_run);
+			/* Slurm's binding kept: no CPU line of ours */
+			line = t->gpu_mode == TMATCH_GPU_MODE_KEEP
+			           ? NULL
+			           : tmatch_place_verbose_line(st.plan, local, (long)pid,
+			                                       st.cfg.dry_run);
 			if (line && st.cfg.verbose >= 2)
 				slurm_spank_log("%s (task_init %.3f ms)", line,
 				                (wall_seconds() - t0) * 1e3);
 			else if (line)
 				slurm_spank_log("%s", line);
+			free(line);
+			line = NULL;
+			if (t->ngpus > 0 && (line = tmatch_place_gpu_verbose_line(
+			                         st.plan, local, (long)pid, st.cfg.dry_run, why)))
+				slurm_spank_log("%s", line);
+		} else if (why[0] && local == 0) {
+			/* Slurm's binding kept for this task: said once */
+			slurm_spank_log("treematch: %s: task %d: %s", st.plan->node_name, local,
+			                why);
 		}
 	}
 	if (st.learn_record && local >= 0 && tmatch__spank_record_learn)
@@ -728,11 +822,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		tmatch__spank_learn_exit();
 
 	tmatch_place_node_destroy(st.plan);
+	tmatch_affinity_devices_destroy(st.devices);
 	tmatch_affinity_tree_destroy(st.node);
 	tmatch_profile_destroy(st.prof);
 	free(st.user_value);
 	free(st.topology_conf);
 	free(st.topology_xml);
+	free(st.cgroup_conf);
 	if (st.helper_open)
 		close(st.helper_fd);
 	/* a helper killed in uninterruptible sleep: reaped if it has ended

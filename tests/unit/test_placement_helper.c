@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "profiler/mpiabi.h"
 #include "hostile.h"
 #include "spank_profiles.h"
+#include "gpu_xml.h"
 
 /* The build tree's helper program. */
 #define HELPER TMATCH_BUILDDIR "/spank/treematch-helper"
@@ -1821,4 +1823,236 @@ Test(placement_helper, learn_without_home_asks_nss_nothing)
 	node_teardown(&n);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", xdg);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- GPU steps ------------------------------------------------------------ */
+
+/* The node of node_setup with GPUs: 2 packages of 4 cores, 2 GPUs and a
+   card per package (an XML of our design), Slurm naming GPUs as env says. */
+static void gpu_node_setup(struct node *n, tmatch_place_gpu_env_t *env, char *xml, size_t len,
+                           char *spec, size_t slen)
+{
+	gpu_node_spec_t s = {.packages = 2,
+	                     .numa_per_package = 1,
+	                     .cores_per_numa = 4,
+	                     .gpus_per_numa = 2,
+	                     .nics_per_numa = 1,
+	                     .backend = "nvml"};
+
+	cr_assert_eq(gpu_xml_write(&s, xml, len), 0);
+	snprintf(spec, slen, "xml:%s", xml);
+	node_setup(n, NULL);
+	tmatch_place_node_prep_clear(&n->prep);
+	n->nin.topology = spec;
+	n->nin.gpu_env = env;
+	cr_assert_eq(tmatch_place_node_prepare(&n->nin, &n->prep), 0, "%s", n->prep.tree_error);
+	n->in.gpu_env = env;
+}
+
+static void gpu_node_teardown(struct node *n, const char *xml)
+{
+	tmatch_affinity_devices_destroy(n->out.devices);
+	n->out.devices = NULL;
+	node_teardown(n);
+	unlink(xml);
+}
+
+/* The helper decides GPUs and cards with the CPUs, from Slurm's variables
+   in its input; the root side takes them against its own tree's devices. */
+Test(placement_helper, gpu_step_through_the_helper)
+{
+	tmatch_place_gpu_env_t env = {.step_gpus = "0-3", .cuda = "0,1,2,3"};
+	struct node n;
+	char xml[64], spec[80];
+	int held[4] = {0};
+
+	gpu_node_setup(&n, &env, xml, sizeof(xml), spec, sizeof(spec));
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(n.out.devices);
+	cr_assert_not_null(n.out.plan->gpu_step);
+	cr_assert_eq(n.out.plan->devices, n.out.devices);
+	cr_assert_eq(n.out.plan->gpu_step->ngpus, 4);
+	cr_assert_eq(n.out.plan->gpus_per_task, 1);
+	cr_assert_eq(n.out.plan->gpu_vendor, TMATCH_GPU_VENDOR_NVIDIA);
+	for (int i = 0; i < 8; i++) {
+		const tmatch_place_task_t *t = &n.out.plan->task[i];
+
+		cr_assert_eq(t->ngpus, 1);
+		held[t->gpu[0]]++;
+		cr_expect(hwloc_bitmap_isincluded(t->cpuset, n.out.devices->gpu[t->gpu[0]].cpuset),
+		          "task %d outside its GPU's CPUs", i);
+		cr_expect_eq(n.out.devices->nic[t->nic].package, t->gpu[0] / 2);
+	}
+	for (int g = 0; g < 4; g++)
+		cr_expect_eq(held[g], 2, "GPU %d holds %d tasks", g, held[g]);
+	cr_expect(strstr(n.out.plan->mapper, "+gpus") != NULL, "%s", n.out.plan->mapper);
+	/* no GPU in Slurm's variables: the same node placed for its CPUs only */
+	tmatch_affinity_devices_destroy(n.out.devices);
+	n.out.devices = NULL;
+	tmatch_place_node_destroy(n.out.plan);
+	n.out.plan = NULL;
+	n.in.gpu_env = NULL;
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_null(n.out.plan->gpu_step);
+	cr_assert_null(n.out.devices);
+	gpu_node_teardown(&n, xml);
+}
+
+/* A GPU step's whole answer, as the helper sends it: the frame of 8 tasks,
+   the section's head, then per task its 20-byte record (stride 1). */
+#define GPU_ROW (offsetof(struct tmatch__helper_gpu_task, gpu) + sizeof(int32_t))
+struct gpu_wire {
+	struct frame f;
+	struct tmatch__helper_gpu g;
+	struct tmatch__helper_gpu_task row[8];
+	unsigned char bytes[sizeof(struct frame) + sizeof(struct tmatch__helper_gpu) + 8 * GPU_ROW];
+	size_t len;
+};
+
+static void gpu_wire_pack(struct gpu_wire *w)
+{
+	unsigned char *p = w->bytes;
+
+	memcpy(p, &w->f, sizeof(w->f));
+	p += sizeof(w->f);
+	memcpy(p, &w->g, sizeof(w->g));
+	p += sizeof(w->g);
+	for (int i = 0; i < 8; i++, p += GPU_ROW)
+		memcpy(p, &w->row[i], GPU_ROW);
+	w->len = (size_t)(p - w->bytes);
+}
+
+/* A well-formed GPU result: task i on leaf 7 - i, GPU (7 - i) / 2 and its
+   package's card. */
+static void gpu_wire_init(struct gpu_wire *w)
+{
+	memset(w, 0, sizeof(*w));
+	frame_init(&w->f);
+	w->f.head.gpu_step = 1;
+	w->g.magic = TMATCH__HELPER_GPU_MAGIC;
+	w->g.version = TMATCH__HELPER_GPU_VERSION;
+	w->g.ngpus = 4;
+	w->g.stride = 1;
+	w->g.node_gpus = 4;
+	w->g.vars = TMATCH_GPU_VAR_CUDA;
+	for (int i = 0; i < 4; i++)
+		w->g.gpu[i] = w->g.index[i] = i;
+	for (int i = 0; i < 8; i++) {
+		w->row[i].size = GPU_ROW;
+		w->row[i].version = TMATCH__HELPER_GPU_VERSION;
+		w->row[i].ngpus = 1;
+		w->row[i].nic = (7 - i) / 4;
+		w->row[i].gpu[0] = (7 - i) / 2;
+	}
+}
+
+static int gpu_take(struct node *n, struct gpu_wire *w, size_t chunk)
+{
+	gpu_wire_pack(w);
+	tmatch_affinity_devices_destroy(n->out.devices);
+	n->out.devices = NULL;
+	return take_in(n, w->bytes, w->len, chunk);
+}
+
+#define GPU_REFUSED(n, w, what)                                                                    \
+	do {                                                                                       \
+		cr_assert_eq(gpu_take((n), (w), 0), -1, "accepted: %s", what);                     \
+		cr_assert_eq(errno, EPROTO);                                                       \
+		cr_assert_not_null(strstr((n)->err.msg, "n7: mapping process sent a malformed "    \
+		                                        "result (" what ")"),                      \
+		                   "%s", (n)->err.msg);                                            \
+		cr_assert_null((n)->out.plan);                                                     \
+		cr_assert_null((n)->out.devices);                                                  \
+	} while (0)
+
+Test(placement_helper, root_side_refuses_every_forged_gpu_result)
+{
+	static const size_t chunks[] = {0, 1, 7, 20, 333};
+	tmatch_place_gpu_env_t env = {.step_gpus = "0-3", .cuda = "0,1,2,3"};
+	struct node n;
+	struct gpu_wire w;
+	char xml[64], spec[80];
+
+	gpu_node_setup(&n, &env, xml, sizeof(xml), spec, sizeof(spec));
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		gpu_wire_init(&w);
+		cr_assert_eq(gpu_take(&n, &w, chunks[c]), 0, "chunk %zu: %s", chunks[c], n.err.msg);
+		cr_assert_not_null(n.out.devices);
+		cr_assert_eq(n.out.plan->task[0].ngpus, 1);
+		cr_assert_eq(n.out.plan->task[0].gpu[0], 3);
+		cr_assert_eq(n.out.plan->task[0].nic, 1);
+		cr_assert_eq(n.out.plan->task[7].gpu[0], 0);
+		cr_assert_eq(n.out.plan->gpu_step->ngpus, 4);
+	}
+	/* a CPU-only result of a GPU step is still taken (the tasks keep Slurm's GPUs) */
+	gpu_wire_init(&w);
+	w.f.head.gpu_step = 0;
+	cr_assert_eq(take_in(&n, &w.f, sizeof(w.f), 0), 0, "%s", n.err.msg);
+	cr_assert_null(n.out.plan->gpu_step);
+
+	gpu_wire_init(&w);
+	w.f.head.gpu_step = 2;
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_wire_init(&w);
+	w.g.magic = 0;
+	GPU_REFUSED(&n, &w, "GPU version");
+	gpu_wire_init(&w);
+	w.g.version = 2;
+	GPU_REFUSED(&n, &w, "GPU version");
+	gpu_wire_init(&w);
+	w.g.ngpus = 5;
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_wire_init(&w);
+	w.g.stride = 0;
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_wire_init(&w);
+	w.g.node_gpus = 8;
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_wire_init(&w);
+	w.g.relative = 7;
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_wire_init(&w);
+	w.g.gpu[1] = 0; /* not ascending */
+	GPU_REFUSED(&n, &w, "GPU");
+	gpu_wire_init(&w);
+	w.g.index[2] = 7; /* not the device's index */
+	GPU_REFUSED(&n, &w, "GPU");
+	gpu_wire_init(&w);
+	w.g.ngpus = 2; /* the step has GPUs 0 and 1: task 0's GPU 3 is not its */
+	GPU_REFUSED(&n, &w, "task's GPUs");
+	gpu_wire_init(&w);
+	w.row[3].nic = 2; /* 2 cards */
+	GPU_REFUSED(&n, &w, "task's GPUs");
+	gpu_wire_init(&w);
+	w.row[3].ngpus = 0;
+	GPU_REFUSED(&n, &w, "task's GPUs");
+	gpu_wire_init(&w);
+	w.row[6].gpu[0] = -1;
+	GPU_REFUSED(&n, &w, "task's GPUs");
+	gpu_wire_init(&w);
+	w.row[5].size = sizeof(w.row[5]); /* a record larger than its stride */
+	GPU_REFUSED(&n, &w, "task's GPU record");
+	gpu_wire_init(&w);
+	w.row[0].version = 9;
+	GPU_REFUSED(&n, &w, "task's GPU record");
+	/* cut short, or more after the last task's GPUs */
+	gpu_wire_init(&w);
+	gpu_wire_pack(&w);
+	cr_assert_eq(take_in(&n, w.bytes, w.len - 1, 0), -1);
+	cr_assert_not_null(strstr(n.err.msg, "(too short)"), "%s", n.err.msg);
+	cr_assert_eq(take_in(&n, w.bytes, sizeof(w.f) + 8, 0), -1);
+	cr_assert_not_null(strstr(n.err.msg, "(too short)"), "%s", n.err.msg);
+	{
+		unsigned char more[sizeof(w.bytes) + 1];
+
+		memcpy(more, w.bytes, w.len);
+		more[w.len] = 0;
+		cr_assert_eq(take_in(&n, more, w.len + 1, 0), -1);
+		cr_assert_not_null(strstr(n.err.msg, "(too long)"), "%s", n.err.msg);
+	}
+	/* a GPU section the root side did not ask for (no GPU step) */
+	n.in.gpu_env = NULL;
+	gpu_wire_init(&w);
+	GPU_REFUSED(&n, &w, "GPU step");
+	gpu_node_teardown(&n, xml);
 }

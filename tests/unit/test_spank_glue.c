@@ -3,7 +3,8 @@
  * test_spank_glue.c - loads the real treematch.so with dlopen, from a
  * binary that defines mock spank_* and slurm_* functions (linked with
  * -rdynamic so the plugin's undefined symbols resolve here), and drives its
- * callbacks the way srun, sbatch and slurmstepd do. Also checks that the
+ * callbacks the way srun, sbatch and slurmstepd do, GPU steps too (Slurm's
+ * variables as 22.05 sets them on the test cluster). Also checks that the
  * man page documents every option and argument the plugin accepts.
  */
 #include <criterion/criterion.h>
@@ -25,6 +26,7 @@
 
 #include "placement/config.h"
 #include "hostile.h"
+#include "gpu_xml.h"
 
 /* ------------------------------------------------------------------------ */
 /* The mock Slurm                                                            */
@@ -553,6 +555,197 @@ Test(spank_glue, binds_task_on_this_machine)
 	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
 	cr_expect_eq(CPU_COUNT(&set), 1);
 	cr_expect(CPU_ISSET(atoi(set_value("TREEMATCH_CPUS")), &set));
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU steps                                                                  */
+
+/* A node of 2 packages of one core (CPUs 0 and 1 of this machine), 2 GPUs
+   and an InfiniBand card per package; 2 tasks of a profile of 2 ranks; the
+   step's GPUs and the vendors' lists as Slurm sets them in user_init. */
+static void gpu_step(const char *step_gpus, const char *vendor, const char *opts)
+{
+	gpu_node_spec_t spec = {.packages = 2,
+	                        .numa_per_package = 1,
+	                        .cores_per_numa = 1,
+	                        .gpus_per_numa = 2,
+	                        .nics_per_numa = 1,
+	                        .backend = "nvml"};
+	static char xmlarg[96];
+	static char *argv[1];
+	char value[160];
+
+	write_profile(2);
+	snprintf(value, sizeof(value), "%s%s", profile_path, opts);
+	cr_assert_eq(gpu_xml_write(&spec, xml_path, sizeof(xml_path)), 0);
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	argv[0] = xmlarg;
+	/* no site cgroup.conf: the numbering shows in the lists */
+	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+	load_plugin(S_CTX_REMOTE);
+	snprintf(step_cores, sizeof(step_cores), "0-1");
+	mock.nlocal = mock.ntotal = 2;
+	job_setenv("SLURM_STEP_NODELIST", "n0");
+	job_setenv("SLURM_STEP_GPUS", step_gpus);
+	job_setenv("CUDA_VISIBLE_DEVICES", vendor);
+	job_setenv("ROCR_VISIBLE_DEVICES", vendor);
+	job_setenv("GPU_DEVICE_ORDINAL", vendor);
+	cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
+	{
+		struct spank_option *o = treematch_option();
+
+		cr_assert_eq(o->cb(o->val, value, 1), 0);
+	}
+	cr_assert_eq(call("slurm_spank_init_post_opt", 1, argv), 0);
+	cr_assert_eq(call("slurm_spank_user_init", 1, argv), 0, "%s", mock.log);
+}
+
+static char *const *gpu_argv(void)
+{
+	static char xmlarg[96];
+	static char *argv[1];
+
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	argv[0] = xmlarg;
+	return argv;
+}
+
+/* The GPU's package: GPUs 0 and 1 are package 0's, 2 and 3 package 1's. */
+static int gpu_cpu(int gpu)
+{
+	return gpu / 2;
+}
+
+/* --gpus=4, 2 tasks: each task its two GPUs of one package, its CPU there,
+   CUDA's variable alone (AMD's and OpenCL's unset: NVIDIA GPUs), the card
+   of its package for UCX. */
+Test(spank_glue, gpu_step_gets_gpus_cpus_and_card)
+{
+	int seen[2] = {0, 0};
+
+	gpu_step("0,1,2,3", "0,1,2,3", ",verbose=1");
+	for (int t = 0; t < 2; t++) {
+		const char *cvd, *cpus, *nic;
+		cpu_set_t set;
+
+		mock.task_id = t;
+		mock.nsetenv = 0;
+		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
+		             mock.log);
+		cvd = set_value("CUDA_VISIBLE_DEVICES");
+		cpus = set_value("TREEMATCH_CPUS");
+		nic = set_value("TREEMATCH_NIC");
+		cr_assert_not_null(cvd, "task %d: %s", t, mock.log);
+		cr_assert_not_null(cpus);
+		cr_expect(!strcmp(cvd, "0,1") || !strcmp(cvd, "2,3"), "task %d: %s", t, cvd);
+		cr_expect_eq(atoi(cpus), gpu_cpu(atoi(cvd)), "task %d: GPUs %s, CPUs %s", t, cvd,
+		             cpus);
+		cr_expect_str_eq(set_value("TREEMATCH_GPUS"), cvd);
+		cr_expect_str_eq(set_value("SLURM_STEP_GPUS"), cvd);
+		cr_expect_str_eq(set_value("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+		cr_expect_null(set_value("ROCR_VISIBLE_DEVICES"));
+		cr_expect_null(set_value("GPU_DEVICE_ORDINAL"));
+		cr_expect_str_eq(nic, gpu_cpu(atoi(cvd)) ? "mlx5_8" : "mlx5_0");
+		cr_expect_not_null(set_value("UCX_NET_DEVICES"));
+		cr_expect_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+		cr_expect(CPU_ISSET(atoi(cpus), &set) && CPU_COUNT(&set) == 1, "task %d", t);
+		seen[atoi(cvd) / 2]++;
+	}
+	cr_expect(seen[0] == 1 && seen[1] == 1, "GPUs given twice");
+	cr_expect(strstr(mock.log, "gpu-bind=MAP - n0, task  0  0 [") != NULL, "%s", mock.log);
+}
+
+/* ConstrainDevices: Slurm numbers the step's GPUs 1 and 3 as 0 and 1. */
+Test(spank_glue, gpu_step_numbers_as_the_task_sees_them)
+{
+
+	gpu_step("1,3", "0,1", "");
+	for (int t = 0; t < 2; t++) {
+		const char *cvd, *gpus;
+
+		mock.task_id = t;
+		mock.nsetenv = 0;
+		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
+		             mock.log);
+		cvd = set_value("CUDA_VISIBLE_DEVICES");
+		gpus = set_value("TREEMATCH_GPUS");
+		cr_assert_not_null(cvd, "%s", mock.log);
+		cr_assert_not_null(gpus);
+		cr_expect(!strcmp(gpus, "1") || !strcmp(gpus, "3"), "%s", gpus);
+		cr_expect_eq(atoi(cvd), atoi(gpus) == 1 ? 0 : 1, "GPU %s numbered %s", gpus, cvd);
+		cr_expect_eq(atoi(set_value("TREEMATCH_CPUS")), gpu_cpu(atoi(gpus)));
+	}
+}
+
+/* --gpu-bind=map_gpu:3,0: Slurm's GPUs kept (its variables untouched), the
+   CPUs and cards follow them. */
+Test(spank_glue, gpu_step_follows_slurms_binding)
+{
+	static const int want[2] = {3, 0};
+
+	gpu_step("0,1,2,3", "0,1,2,3", ",verbose=1");
+	job_setenv("SLURMD_TRES_BIND", "gpu:map_gpu:3,0");
+	for (int t = 0; t < 2; t++) {
+		mock.task_id = t;
+		mock.nsetenv = 0;
+		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
+		             mock.log);
+		cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"), "task %d: Slurm's variable set",
+		               t);
+		cr_assert_not_null(set_value("TREEMATCH_GPUS"), "%s", mock.log);
+		cr_expect_eq(atoi(set_value("TREEMATCH_GPUS")), want[t]);
+		cr_expect_eq(atoi(set_value("TREEMATCH_CPUS")), gpu_cpu(want[t]), "task %d", t);
+	}
+	cr_expect(strstr(mock.log, "Slurm's GPUs, cpus follow") != NULL, "%s", mock.log);
+}
+
+/* --gpu-bind=closest with ConstrainDevices: Slurm's binding kept whole. */
+Test(spank_glue, gpu_step_keeps_closest_when_devices_are_confined)
+{
+	cpu_set_t before, after;
+
+	gpu_step("1,3", "0,1", "");
+	job_setenv("SLURMD_TRES_BIND", "gpu:closest");
+	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after), "bound although Slurm's binding is kept");
+	cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"));
+	cr_expect_str_eq(set_value("TREEMATCH_GPUS"), "");
+	cr_expect(strstr(mock.log, "closest with ConstrainDevices") != NULL, "%s", mock.log);
+}
+
+/* dry_run: said, nothing set but TREEMATCH_*, nothing bound. */
+Test(spank_glue, gpu_step_dry_run_reports_only)
+{
+	cpu_set_t before, after;
+
+	gpu_step("0,1,2,3", "0,1,2,3", ",dry_run=on");
+	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
+	mock.task_id = 1;
+	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
+	cr_expect(CPU_EQUAL(&before, &after));
+	cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"));
+	cr_expect_null(set_value("UCX_NET_DEVICES"));
+	cr_expect_not_null(set_value("TREEMATCH_GPUS"));
+	cr_expect(strstr(mock.log, "gpu-bind=MAP - n0, task  1  1") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "not set (dry-run)") != NULL, "%s", mock.log);
+}
+
+/* Slurm names a GPU hwloc does not show: one line, Slurm's binding. */
+Test(spank_glue, gpu_step_with_an_unknown_gpu_falls_back)
+{
+
+	gpu_step("0,9", "0,9", "");
+	cr_expect(strstr(mock.log, "SLURM_STEP_GPUS names GPU 9, and this node has 4 GPUs") != NULL,
+	          "%s", mock.log);
+	cr_expect(strstr(mock.log, "falling back to Slurm's binding") != NULL, "%s", mock.log);
+	mock.task_id = 0;
+	mock.nsetenv = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_expect_null(set_value("TREEMATCH_CPUS"));
 }
 
 Test(spank_glue, batch_step_is_left_alone)
