@@ -69,7 +69,7 @@ $(B)/tests/e2e/whereami: tests/e2e/whereami.c
 
 E2E_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: e2e e2e-cgroup demo bench-launch install-spank uninstall-spank
+.PHONY: e2e e2e-cgroup e2e-gpu demo bench-launch install-spank uninstall-spank
 e2e: all
 	$(E2E_ENV) sh tests/e2e/run.sh
 
@@ -77,6 +77,12 @@ e2e: all
 CHECK_TARGETS += e2e-cgroup
 e2e-cgroup: all
 	$(E2E_ENV) sh tests/e2e/test_cgroup.sh
+
+# GPU steps (issue 36): a GPU GRES on stand-in devices, with and without
+# ConstrainDevices; each task's GPU variables and CPUs read from inside it.
+CHECK_TARGETS += e2e-gpu
+e2e-gpu: all
+	$(E2E_ENV) sh tests/e2e/test_gpu.sh
 
 demo:
 	sh tests/install-deps.sh

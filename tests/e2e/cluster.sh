@@ -194,12 +194,17 @@ do_stop() {
 	done
 	if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE" 2>/dev/null || true; fi
 	sweep
-	# ConstrainDevices: Slurm 22.05 leaves its empty devices cgroups behind
-	# (rmdir takes only those without tasks or children)
-	if [ -f "$DIR/constrain-devices" ] && [ -d /sys/fs/cgroup/devices/slurm_n0 ]; then
-		find /sys/fs/cgroup/devices/slurm_n0 -depth -type d -exec rmdir {} \; 2>/dev/null || true
+	# task/cgroup: Slurm 22.05 leaves its empty cgroups behind (v1: the
+	# cpuset and, with ConstrainDevices, devices hierarchies); rmdir takes
+	# only those without tasks or children, so a cluster still running
+	# elsewhere keeps its own
+	if [ -f "$DIR/cgroup-used" ]; then
+		for c in devices cpuset; do
+			[ -d "/sys/fs/cgroup/$c/slurm_n0" ] || continue
+			find "/sys/fs/cgroup/$c/slurm_n0" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+		done
 	fi
-	rm -f "$DIR/constrain-devices"
+	rm -f "$DIR/cgroup-used"
 	stop_pidfile "$PIDS/slurmctld.pid" 10
 	stop_pidfile "$PIDS/munged.pid" 5
 	rm -rf "$MUNGE_DIR"
@@ -410,7 +415,7 @@ do_start() {
 	mkdir -p "$DIR/etc" "$DIR/state" "$DIR/log" "$DIR/run" "$PIDS"
 	for n in n0 n1 n2 n3 n4; do mkdir -p "$DIR/spool/$n" "$DIR/tmpfs/$n"; done
 	write_conf
-	[ "$CONSTRAIN_DEVICES" = 0 ] || : >"$DIR/constrain-devices"
+	[ "$CGROUP" = 0 ] || : >"$DIR/cgroup-used"
 	start_munge
 	export SLURM_CONF="$CONF"
 	setsid slurmctld -D -c -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 &
