@@ -7,26 +7,35 @@
  * global ranks, distinct CPU sets inside the step's, and printable text
  * (the root side's own lines, made from the message codes).
  *
- * The step: 8 tasks (ranks 0-7) on a synthetic 2-package, 4-core node.
- * The first byte chooses whether the sandbox is said to have killed the
- * helper (then only the hello may count), and in which chunks the bytes
- * arrive (the root side reads them as the pipe gives them).
+ * The step: 8 tasks (ranks 0-7) on a synthetic 2-package, 4-core node, or
+ * (bit 4 of the first byte) on a node of the same CPUs with 4 GPUs and 2
+ * cards, whose GPU section must then name only the step's GPUs and the
+ * node's cards. Bit 0 of the first byte says whether the sandbox is said
+ * to have killed the helper (then only the hello may count), bits 1-3 in
+ * which chunks the bytes arrive (the root side reads them as the pipe
+ * gives them).
  */
 #include "placement/placement_private.h"
+#include "tests/fuzz/fuzz_gpu_node.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static tmatch_config_t admin;
-static tmatch_place_node_prep_t prep;
+static tmatch_place_node_prep_t prep, gprep;
 static int ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+static const tmatch_place_gpu_env_t gpu_env = {.step_gpus = "0-3"};
 
 static void setup(void)
 {
 	tmatch_place_node_in_t nin;
+	char spec[64];
+	const char *path;
 
 	tmatch_config_init(&admin);
 	memset(&nin, 0, sizeof(nin));
@@ -35,6 +44,13 @@ static void setup(void)
 	nin.nlocal = 8;
 	if (tmatch_place_node_prepare(&nin, &prep) < 0)
 		abort();
+	path = fuzz_gpu_node_file();
+	snprintf(spec, sizeof(spec), "xml:%s", path);
+	nin.topology = spec;
+	nin.gpu_env = &gpu_env;
+	if (tmatch_place_node_prepare(&nin, &gprep) < 0)
+		abort();
+	unlink(path);
 }
 
 static int printable(const char *s, size_t cap)
@@ -68,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.nlocal = 8;
 	in.ntasks_total = 8;
 	in.ranks = ranks;
-	in.prep = &prep;
+	in.prep = (data[0] & 0x10) ? &gprep : &prep;
+	in.gpu_env = (data[0] & 0x10) ? &gpu_env : NULL;
 	tmatch_error_clear(&err);
 	tmatch_error_clear(&killed);
 	strcpy(killed.msg, "mapping exceeded max_map_time=1 s, killed");
@@ -106,7 +123,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!printable(out.plan->mapper, sizeof(out.plan->mapper)) ||
 		    !printable(out.plan->note, sizeof(out.plan->note)))
 			abort();
+		/* GPUs: only the step's, each task's at most the stride, cards the
+		   node's; only on the GPU node */
+		if (out.plan->gpu_step) {
+			const tmatch_place_gpu_step_t *st = out.plan->gpu_step;
+
+			if (!(data[0] & 0x10) || !out.devices || st->ngpus < 1 ||
+			    st->ngpus > out.devices->ngpus)
+				abort();
+			for (int i = 0; i < 8; i++) {
+				const tmatch_place_task_t *t = &out.plan->task[i];
+
+				if (t->ngpus < 1 || t->ngpus > out.plan->gpus_per_task ||
+				    t->nic < -1 || t->nic >= out.devices->nnics)
+					abort();
+				for (int j = 0; j < t->ngpus; j++) {
+					int in_step = 0;
+
+					for (int g = 0; g < st->ngpus; g++)
+						in_step |= st->gpu[g] == t->gpu[j];
+					if (!in_step)
+						abort();
+				}
+			}
+		} else if (out.devices) {
+			abort();
+		}
 	}
 	tmatch_place_node_destroy(out.plan);
+	tmatch_affinity_devices_destroy(out.devices);
 	return 0;
 }
