@@ -156,7 +156,7 @@ static const char *bind_token(const char *p, long long *mult)
 {
 	const char *star = NULL, *end = p;
 
-	while (*end && *end != ',' && *end != ';') {
+	while (*end && *end != ',' && *end != ';' && *end != '+') {
 		if (*end == '*')
 			star = end;
 		end++;
@@ -176,7 +176,7 @@ static long long bind_value(const char *list, int task, const char **tok_out)
 	long long total = 0, at, mult;
 	const char *p, *end;
 
-	for (p = list; *p && *p != ';' && total <= (long long)INT_MAX * 16;) {
+	for (p = list; *p && *p != ';' && *p != '+' && total <= (long long)INT_MAX * 16;) {
 		end = bind_token(p, &mult);
 		total += mult;
 		p = *end == ',' ? end + 1 : end;
@@ -184,7 +184,7 @@ static long long bind_value(const char *list, int task, const char **tok_out)
 	if (total <= 0)
 		return -1;
 	at = task % total;
-	for (p = list; *p && *p != ';';) {
+	for (p = list; *p && *p != ';' && *p != '+';) {
 		end = bind_token(p, &mult);
 		if (at < mult) {
 			*tok_out = p;
@@ -235,12 +235,13 @@ int tmatch_place_gpu_slurm_bind(const char *tres_bind, const tmatch_place_gpu_st
 				per = 1; /* Slurm: "Defaulting to 1" */
 		} else if (!strncasecmp(p, "closest", 7)) {
 			k = TMATCH_GPU_BIND_CLOSEST;
-		} else if (!strncasecmp(p, "map_gpu:", 8)) {
+		} else if (!strncasecmp(p, "map_gpu:", 8) || !strncasecmp(p, "map:", 4)) {
+			/* map: and mask: are 23.11's words for them (--tres-bind) */
 			k = TMATCH_GPU_BIND_MAP;
-			list = p + 8;
-		} else if (!strncasecmp(p, "mask_gpu:", 9)) {
+			list = strchr(p, ':') + 1;
+		} else if (!strncasecmp(p, "mask_gpu:", 9) || !strncasecmp(p, "mask:", 5)) {
 			k = TMATCH_GPU_BIND_MASK;
-			list = p + 9;
+			list = strchr(p, ':') + 1;
 		} else if (!strncasecmp(p, "per_task:", 9)) {
 			k = TMATCH_GPU_BIND_PER_TASK;
 			per = strtol(p + 9, NULL, 10);
@@ -1156,7 +1157,8 @@ out:
 /* A task of a placed GPU step, in its own task_init                         */
 
 int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_t *tree, int local,
-                          const char *tres_bind, const char *own_gpus, char *why, size_t len)
+                          const char *tres_bind, const char *own_gpus, unsigned slurm_version,
+                          char *why, size_t len)
 {
 	const tmatch_place_gpu_step_t *st;
 	tmatch_place_task_t *t;
@@ -1192,7 +1194,19 @@ int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_
 		           : TMATCH_GPU_MODE_FOLLOW;
 		break;
 	}
-	if (mode == TMATCH_GPU_MODE_KEEP)
+	/* Slurm 23.02 (single) and 23.11 (per_task) choose these by each task's
+	   CPUs: where a task sees only its own GPUs (ConstrainDevices) which
+	   they are cannot be computed nor seen here; Slurm's CPUs go with them */
+	if (mode == TMATCH_GPU_MODE_FOLLOW && st->relative &&
+	    ((kind == TMATCH_GPU_BIND_SINGLE && slurm_version >= TMATCH_SLURM_23_02) ||
+	     (kind == TMATCH_GPU_BIND_PER_TASK && slurm_version >= TMATCH_SLURM_23_11))) {
+		mode = TMATCH_GPU_MODE_KEEP;
+		snprintf(why, len,
+		         "with ConstrainDevices this Slurm binds %s by the tasks' CPUs: Slurm's "
+		         "CPUs and GPUs kept",
+		         kind == TMATCH_GPU_BIND_SINGLE ? "single" : "per_task");
+	}
+	if (kind == TMATCH_GPU_BIND_CLOSEST && mode == TMATCH_GPU_MODE_KEEP)
 		snprintf(why, len,
 		         "--gpu-bind=closest with ConstrainDevices: Slurm's GPUs follow its CPU "
 		         "binding, both kept");

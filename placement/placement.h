@@ -560,10 +560,17 @@ double tmatch_place_search_time(const tmatch_config_t *cfg);
  *   (FOLLOW); single is computed as without Cores= in gres.conf, and a
  *   task that sees another GPU (Cores= chose by its CPUs), or closest with
  *   ConstrainDevices: Slurm's CPUs and GPUs both kept (KEEP, why says it).
+ *   slurm_version (SLURM_VERSION_NUMBER of the Slurm the plugin runs in)
+ *   says how Slurm computes single (by the task's CPUs from 23.02) and
+ *   per_task (from 23.11): where ConstrainDevices hides which GPUs those
+ *   gave, Slurm's CPUs and GPUs are kept (KEEP).
  * 0, or -1 with errno (EINVAL: not a placed GPU step; ENOMEM).
  */
+#define TMATCH_SLURM_23_02 0x170200u /* SLURM_VERSION_NUMBER of 23.02.0 */
+#define TMATCH_SLURM_23_11 0x170b00u
 int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_t *tree, int local,
-                          const char *tres_bind, const char *own_gpus, char *why, size_t len);
+                          const char *tres_bind, const char *own_gpus, unsigned slurm_version,
+                          char *why, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* The plugin's privilege separation (helper.c, helper_job.c, sandbox.c)     */

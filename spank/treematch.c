@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
 #include "placement/placement.h"
@@ -706,7 +707,8 @@ static void gpu_task(spank_t sp, int local, char *why, size_t len)
 	if (own && spank_getenv(sp, "SLURM_STEP_GPUS", own, MAX_JOB_VAR) != ESPANK_SUCCESS)
 		own[0] = '\0';
 	if (!tres || !own ||
-	    tmatch_place_gpu_task(st.plan, st.node, local, tres, own, why, len) < 0) {
+	    tmatch_place_gpu_task(st.plan, st.node, local, tres, own, SLURM_VERSION_NUMBER, why,
+	                          len) < 0) {
 		/* cannot tell: keep Slurm's binding rather than guess */
 		st.plan->task[local].gpu_mode = TMATCH_GPU_MODE_KEEP;
 		snprintf(why, len, "Slurm's GPU binding could not be read: kept");

@@ -558,6 +558,11 @@ Test(placement_gpu, slurm_bindings)
 	    {"gpu:map_gpu:0", "2,3", "2,3", 1, TMATCH_GPU_BIND_MAP, "2"},
 	    {"gpu:map_gpu:0*2,3", "0-3", "0-3", 4, TMATCH_GPU_BIND_MAP, "0|0|3|0"},
 	    {"gpu:mask_gpu:0x3,0xc", "0-3", "0-3", 2, TMATCH_GPU_BIND_MASK, "0,1|2,3"},
+	    /* Slurm 23.11's words (--tres-bind), another TRES after a '+' */
+	    {"gres/gpu:map:3,2+gres/nic:closest", "0-3", "0-3", 2, TMATCH_GPU_BIND_MAP, "3|2"},
+	    {"gres/gpu:verbose,mask:0xc,0x3", "0-3", "0-3", 2, TMATCH_GPU_BIND_MASK, "2,3|0,1"},
+	    {"gres/gpu:per_task:2", "0-3", "0-3", 2, TMATCH_GPU_BIND_PER_TASK, "0,1|2,3"},
+	    {"gres/gpu:none", "0-3", "0-3", 2, TMATCH_GPU_BIND_NONE, ""},
 	    {"gpu:single:2", "0-3", "0-3", 4, TMATCH_GPU_BIND_SINGLE, "0|0|1|1"},
 	    {"gpu:single:1", "0,1", "0,1", 3, TMATCH_GPU_BIND_SINGLE, "0|1|0"},
 	    {"gpu:closest", "0-3", "0-3", 2, TMATCH_GPU_BIND_CLOSEST, ""},
@@ -769,4 +774,128 @@ Test(placement_gpu, bad_arguments)
 	cr_expect_eq(tmatch_place_gpu_evaluate(&in, &out, &e, &err), -1);
 	cr_expect_eq(tmatch_place_bindings_read(NULL, NULL, NULL, 1, &out, &err), -1);
 	tmatch_place_gpu_out_free(NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A task of a placed GPU step in its task_init                              */
+
+struct placed {
+	tmatch_place_node_t *plan;
+	tmatch_affinity_tree_t *tree;
+	tmatch_affinity_devices_t *dev;
+	char xml[64];
+};
+
+/* 4 tasks of a 4-rank step on 2 packages of 2 cores with 2 GPUs each,
+   Slurm naming `gpus` (vendor list `vendor`), placed as the plugin does. */
+static void placed_step(struct placed *x, const char *gpus, const char *vendor)
+{
+	gpu_node_spec_t s = {.packages = 2,
+	                     .numa_per_package = 1,
+	                     .cores_per_numa = 2,
+	                     .gpus_per_numa = 2,
+	                     .nics_per_numa = 1,
+	                     .backend = "nvml"};
+	tmatch_place_gpu_env_t env = {.step_gpus = gpus, .cuda = vendor};
+	static const int ranks[4] = {0, 1, 2, 3};
+	tmatch_place_node_in_t in;
+	tmatch_config_t cfg;
+	tmatch_comm_t *c = cliques(4, 2, 1000, 1);
+	tmatch_error_t err;
+	char spec[80];
+
+	cr_assert_eq(gpu_xml_write(&s, x->xml, sizeof(x->xml)), 0);
+	snprintf(spec, sizeof(spec), "xml:%s", x->xml);
+	tmatch_config_init(&cfg);
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.comm = c;
+	in.user_profile = 1;
+	in.node_count = 1;
+	in.ranks = ranks;
+	in.nlocal = in.ntasks_total = 4;
+	in.topology = spec;
+	in.gpu_env = &env;
+	cr_assert_eq(tmatch_place_node(&in, &x->plan, &x->tree, &err), 0, "%s", err.msg);
+	cr_assert_not_null(x->plan->gpu_step);
+	x->dev = tmatch_affinity_tree_devices(x->tree, 0, &err);
+	x->plan->devices = x->dev;
+	tmatch_comm_destroy(c);
+}
+
+static void placed_free(struct placed *x)
+{
+	tmatch_place_node_destroy(x->plan);
+	tmatch_affinity_devices_destroy(x->dev);
+	tmatch_affinity_tree_destroy(x->tree);
+	unlink(x->xml);
+}
+
+static int mode_of(struct placed *x, int local, const char *tres, const char *own, unsigned version,
+                   char *why)
+{
+	cr_assert_eq(tmatch_place_gpu_task(x->plan, x->tree, local, tres, own, version, why, 256),
+	             0);
+	return x->plan->task[local].gpu_mode;
+}
+
+#define SLURM_22_05 0x160508u
+#define SLURM_24_11 0x180b00u
+
+Test(placement_gpu, task_init_decides_whose_gpus)
+{
+	struct placed x;
+	char why[256];
+	int leaf;
+
+	/* global numbering (no ConstrainDevices) */
+	placed_step(&x, "0-3", "0,1,2,3");
+	leaf = x.plan->task[0].leaf;
+	cr_expect_eq(mode_of(&x, 0, NULL, "0-3", SLURM_22_05, why), TMATCH_GPU_MODE_OURS);
+	cr_expect_eq(x.plan->task[0].leaf, leaf);
+	cr_expect_eq(mode_of(&x, 0, "gpu:per_task:1", "0", SLURM_24_11, why), TMATCH_GPU_MODE_OURS);
+	cr_expect_eq(mode_of(&x, 0, "gres/gpu:closest", "0,1", SLURM_24_11, why),
+	             TMATCH_GPU_MODE_OURS);
+	/* an explicit map, in 22.05's and 23.11's words: kept, the CPUs follow */
+	for (int v = 0; v < 2; v++) {
+		const char *tres = v ? "gres/gpu:map:3,2,1,0" : "gpu:map_gpu:3,2,1,0";
+
+		for (int t = 0; t < 4; t++) {
+			const tmatch_place_task_t *k = &x.plan->task[t];
+
+			cr_expect_eq(mode_of(&x, t, tres, NULL, SLURM_24_11, why),
+			             TMATCH_GPU_MODE_FOLLOW, "%s: %s", tres, why);
+			cr_expect_eq(k->ngpus, 1);
+			cr_expect_eq(k->gpu[0], 3 - t);
+			cr_expect(hwloc_bitmap_isincluded(k->cpuset, x.dev->gpu[k->gpu[0]].cpuset),
+			          "task %d outside GPU %d's CPUs", t, k->gpu[0]);
+			cr_expect_eq(x.dev->nic[k->nic].package, x.dev->gpu[k->gpu[0]].package);
+		}
+	}
+	/* single, seen to differ from the rule without Cores=: kept */
+	cr_expect_eq(mode_of(&x, 1, "gpu:single:1", "3", SLURM_22_05, why), TMATCH_GPU_MODE_KEEP);
+	cr_expect(strstr(why, "--gpu-bind=single gave GPU 3"), "%s", why);
+	cr_expect_eq(mode_of(&x, 1, "gpu:single:1", "1", SLURM_22_05, why), TMATCH_GPU_MODE_FOLLOW,
+	             "%s", why);
+	placed_free(&x);
+
+	/* ConstrainDevices: the step's GPUs 1 and 3 numbered 0 and 1 */
+	placed_step(&x, "0-3", "0-3");
+	x.plan->gpu_step->relative = x.plan->gpu_step->constrained = 1;
+	cr_expect_eq(mode_of(&x, 0, "gpu:closest", NULL, SLURM_22_05, why), TMATCH_GPU_MODE_KEEP);
+	cr_expect(strstr(why, "closest with ConstrainDevices"), "%s", why);
+	cr_expect_eq(mode_of(&x, 0, "gpu:per_task:1", NULL, SLURM_22_05, why),
+	             TMATCH_GPU_MODE_FOLLOW, "%s", why);
+	cr_expect_eq(x.plan->task[0].gpu[0], 0);
+	cr_expect_eq(mode_of(&x, 0, "gres/gpu:per_task:1", NULL, SLURM_24_11, why),
+	             TMATCH_GPU_MODE_KEEP);
+	cr_expect(strstr(why, "binds per_task by the tasks' CPUs"), "%s", why);
+	cr_expect_eq(mode_of(&x, 2, "gres/gpu:single:1", NULL, SLURM_24_11, why),
+	             TMATCH_GPU_MODE_KEEP);
+	cr_expect_eq(mode_of(&x, 2, "gpu:single:1", NULL, SLURM_22_05, why),
+	             TMATCH_GPU_MODE_FOLLOW);
+	errno = 0;
+	cr_expect_eq(tmatch_place_gpu_task(x.plan, x.tree, 9, NULL, NULL, 0, why, 256), -1);
+	cr_expect_eq(errno, EINVAL);
+	placed_free(&x);
 }
