@@ -111,7 +111,7 @@ start_cluster() { # cluster.sh options
 		return 1
 	fi
 	. "$TMATCH_CLUSTER_DIR/env"
-	echo "required $SO failure=fail topology_xml=$XML" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+	echo "required $PLUGIN_ARGS failure=fail topology_xml=$XML" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 }
 
 # gpus_ok OUT: each rank's GPUs are one package's (0,1 with CPU 0 or 2,3
@@ -198,7 +198,7 @@ if start_cluster; then
 
 	# 6. a real node's XML (dry run: its CPUs are not this machine's)
 	if [ -r "$SHARED/flux-tuo.SPX.xml" ]; then
-		echo "required $SO failure=fail dry_run=on topology_xml=$SHARED/flux-tuo.SPX.xml" \
+		echo "required $PLUGIN_ARGS failure=fail dry_run=on topology_xml=$SHARED/flux-tuo.SPX.xml" \
 			>"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 		timeout "$T" srun -n2 --gpus=4 --treematch="$P2,verbose=1" sh -c "$REPORT" \
 			>"$WORK/tuo.out" 2>"$WORK/tuo.err"
