@@ -137,9 +137,10 @@ struct node {
 	tmatch_place_gpu_step_t step;
 };
 
-/* What the plugin's root side and helper do on the node, timed. */
-static int node_load(struct node *x, const char *xml, int nlocal, double *t_tree, double *t_dev,
-                     double *t_step)
+/* What the plugin's root side and helper do on the node, timed; the step
+   has the GPUs of `gpus` (Slurm's indices), NULL: all the node's. */
+static int node_load(struct node *x, const char *xml, int nlocal, const char *gpus, double *t_tree,
+                     double *t_dev, double *t_step)
 {
 	tmatch_affinity_opts_t o;
 	tmatch_place_gpu_env_t env = {0};
@@ -162,7 +163,7 @@ static int node_load(struct node *x, const char *xml, int nlocal, double *t_tree
 	for (int g = 0; g < x->dev->ngpus; g++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", g ? "," : "",
 		         x->dev->gpu[g].index);
-	env.step_gpus = list;
+	env.step_gpus = gpus ? gpus : list;
 	t0 = now();
 	if (tmatch_place_gpu_step(x->dev, &env, &x->step, &err) != 0)
 		return -1;
@@ -175,6 +176,34 @@ static void node_free(struct node *x)
 	tmatch_affinity_devices_destroy(x->dev);
 	tmatch_affinity_tree_destroy(x->tree);
 	memset(x, 0, sizeof(*x));
+}
+
+/* At most max of the node's GPUs whose CPUs the tree holds, in turns of
+   one per package (each package's first not yet taken), as Slurm's
+   indices in list: how many. */
+static int gpus_near(const struct node *x, int max, char *list, size_t len)
+{
+	hwloc_const_bitmap_t allowed = tmatch_affinity_tree_allowed_cpuset(x->tree, 0);
+	int taken[TMATCH_PLACE_MAX_GPUS] = {0}, n = 0, took = 1;
+
+	list[0] = '\0';
+	while (took && n < max) {
+		int used[66] = {0}; /* packages (-1 .. 64) given one this turn */
+
+		took = 0;
+		for (int g = 0; g < x->dev->ngpus && g < TMATCH_PLACE_MAX_GPUS && n < max; g++) {
+			const tmatch_affinity_gpu_t *d = &x->dev->gpu[g];
+			int p = d->package < -1 ? 0 : d->package > 64 ? 65 : d->package + 1;
+
+			if (taken[g] || used[p] || !hwloc_bitmap_intersects(d->cpuset, allowed))
+				continue;
+			taken[g] = used[p] = took = 1;
+			snprintf(list + strlen(list), len - strlen(list), "%s%d", n ? "," : "",
+			         d->index);
+			n++;
+		}
+	}
+	return n;
 }
 
 static void in_init(tmatch_place_gpu_in_t *in, const struct node *x, const tmatch_comm_t *c, int n)
@@ -204,7 +233,7 @@ static void time_row(FILE *out, const char *xml, const char *label, const char *
 		tmatch_error_t err;
 		double t0 = now(), c0 = cpu();
 
-		if (node_load(&x, xml, n, &tt[r], &td[r], &ts[r]) < 0) {
+		if (node_load(&x, xml, n, NULL, &tt[r], &td[r], &ts[r]) < 0) {
 			fprintf(stderr, "gpu_place: %s: cannot load\n", xml);
 			exit(1);
 		}
@@ -265,18 +294,29 @@ static void target_row(FILE *out, const char *label, const char *xml, int per_gp
 	tmatch_place_gpu_eval_t e, he, hi;
 	tmatch_error_t err;
 	double t0, t;
+	char list[1024] = "";
+	const char *gpus = NULL;
 
-	if (node_load(&x, xml, 1, &a, &b, &c) < 0) {
+	if (node_load(&x, xml, 1, NULL, &a, &b, &c) < 0) {
 		fprintf(stderr, "gpu_place: %s: cannot load\n", xml);
 		exit(1);
 	}
 	n = per_gpu * x.step.ngpus;
 	if (n > tmatch_affinity_tree_nb_slots(x.tree)) {
+		/* an export bound to a few CPUs (DGX-2's holds 4): a step of the
+		   GPUs next to them, as Slurm with Cores= in gres.conf gives */
+		int ng = gpus_near(&x, tmatch_affinity_tree_nb_slots(x.tree) / per_gpu, list,
+		                   sizeof(list));
+
 		node_free(&x);
-		return;
+		if (ng < 2)
+			return;
+		gpus = list;
+		n = per_gpu * ng;
+	} else {
+		node_free(&x);
 	}
-	node_free(&x);
-	node_load(&x, xml, n, &a, &b, &c);
+	node_load(&x, xml, n, gpus, &a, &b, &c);
 	k = 0;
 	for (int i = 0; i < x.step.ngpus; i++) {
 		int p = x.dev->gpu[x.step.gpu[i]].package + 1;
