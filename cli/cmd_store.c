@@ -71,7 +71,6 @@ static const struct {
 struct args {
 	const char *name, *site;
 	uint64_t ranks, max_size;
-	char dir[PATH_MAX];
 };
 
 static int parse(int argc, char **argv, struct args *a, const char *help)
@@ -145,15 +144,16 @@ static void print_entry(const tmatch_profile_store_entry_t *e, const char *dir)
 	printf("last used: %s\n", local_time(e->used_ns, 1, when, sizeof(when)));
 }
 
-static int list(struct args *a, const char *match)
+static int list(const tmatch_profile_store_t *s, const char *match)
 {
 	tmatch_profile_store_entry_t *v;
 	tmatch_error_t err;
+	const char *dir = tmatch_profile_store_path(s);
 	int n, damaged, i, shown = 0;
 	uint64_t total = 0;
 
 	tmatch_error_clear(&err);
-	if (tmatch_profile_store_list(a->dir, &v, &n, &damaged, &err) < 0)
+	if (tmatch_profile_store_list(s, &v, &n, &damaged, &err) < 0)
 		return tmatch_cli_report(&err);
 	for (i = 0; i < n; i++) {
 		total += v[i].size;
@@ -161,7 +161,7 @@ static int list(struct args *a, const char *match)
 			if (strncmp(v[i].stem, match, strlen(match)) != 0 &&
 			    strcmp(v[i].key.name, match) != 0)
 				continue;
-			print_entry(&v[i], a->dir);
+			print_entry(&v[i], dir);
 		} else {
 			char when[32];
 
@@ -175,24 +175,97 @@ static int list(struct args *a, const char *match)
 	}
 	free(v);
 	if (!match)
-		printf("%d entries, %llu bytes in %s\n", n, (unsigned long long)total, a->dir);
+		printf("%d entries, %llu bytes in %s\n", n, (unsigned long long)total, dir);
 	if (damaged)
 		tmatch_cli_error("%d damaged entries: treematch store gc removes them", damaged);
 	if (match && !shown) {
-		tmatch_cli_error("no entry '%s' in %s", match, a->dir);
+		tmatch_cli_error("no entry '%s' in %s", match, dir);
 		return 1;
 	}
 	return 0;
 }
 
+/* One command on the opened store. */
+static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd, int npos,
+               char **argv, const char *help)
+{
+	tmatch_profile_store_key_t key;
+	tmatch_error_t err;
+	char path[PATH_MAX], exe[PATH_MAX];
+	int rc, removed = 0;
+
+	tmatch_error_clear(&err);
+	if (!strcmp(cmd, "list") && npos == 0)
+		return list(s, NULL);
+	if (!strcmp(cmd, "show") && npos == 1)
+		return list(s, argv[0]);
+	if (!strcmp(cmd, "forget") && npos == 1) {
+		if (tmatch_profile_store_forget(s, argv[0], &removed, &err) < 0)
+			return tmatch_cli_report(&err);
+		printf("removed %d entries\n", removed);
+		return removed ? 0 : 1;
+	}
+	if (!strcmp(cmd, "gc") && npos == 0) {
+		if (tmatch_profile_store_gc(s, a->max_size, &removed, &err) < 0)
+			return tmatch_cli_report(&err);
+		printf("evicted %d entries\n", removed);
+		return 0;
+	}
+	if ((!strcmp(cmd, "find") && npos == 1) || (!strcmp(cmd, "put") && npos == 2)) {
+		int put = cmd[0] == 'p';
+		uint64_t ranks = a->ranks;
+		FILE *f = NULL;
+
+		if (!realpath(argv[0], exe)) {
+			tmatch_cli_error("%s: %s", argv[0], strerror(errno));
+			return 1;
+		}
+		if (put) {
+			tmatch_profile_t *p = tmatch_profile_load(argv[1], NULL, NULL, NULL, &err);
+			if (!p)
+				return tmatch_cli_report(&err);
+			ranks = (uint64_t)tmatch_profile_ranks(p);
+			tmatch_profile_destroy(p);
+		} else if (!ranks) {
+			tmatch_cli_error("store find: give the run's --ranks");
+			return 2;
+		}
+		if (tmatch_profile_store_key(exe, (int)ranks, a->name, &key, &err) < 0)
+			return tmatch_cli_report(&err);
+		if (put) {
+			if (!(f = tmatch_file_open(argv[1], NULL, &err)))
+				return tmatch_cli_report(&err);
+			rc = tmatch_profile_store_put(s, &key, fileno(f), argv[1], exe, a->max_size,
+			                              &err);
+			fclose(f);
+			if (rc < 0)
+				return tmatch_cli_report(&err);
+			tmatch_profile_store_stem(&key, path, sizeof(path));
+			printf("stored %s\n", path);
+			return 0;
+		}
+		rc = tmatch_profile_store_get(s, &key, 0, path, sizeof(path), NULL, &err);
+		if (rc < 0)
+			return tmatch_cli_report(&err);
+		if (rc == 0) {
+			tmatch_profile_store_key_format(&key, exe, sizeof(exe));
+			tmatch_cli_error("no stored profile for %s (%s)", argv[0], exe);
+			return 1;
+		}
+		printf("%s\n", path);
+		return 0;
+	}
+	fputs(help, stderr);
+	return 2;
+}
+
 int tmatch_cli_store(int argc, char **argv)
 {
 	struct args a;
-	tmatch_profile_store_key_t key;
+	tmatch_profile_store_t *s;
 	tmatch_error_t err;
 	const char *cmd, *help = NULL;
-	char path[PATH_MAX], exe[PATH_MAX];
-	int rc, removed = 0, npos;
+	int rc, npos;
 	size_t c;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -213,64 +286,9 @@ int tmatch_cli_store(int argc, char **argv)
 	npos = argc - 1 - optind;
 	argv += 1 + optind;
 	tmatch_error_clear(&err);
-	if (tmatch_profile_store_dir(a.site, NULL, NULL, 1, a.dir, sizeof(a.dir), &err) < 0)
+	if (!(s = tmatch_profile_store_open(a.site, NULL, NULL, TMATCH_STORE_CREATE, &err)))
 		return tmatch_cli_report(&err);
-
-	if (!strcmp(cmd, "list") && npos == 0)
-		return list(&a, NULL);
-	if (!strcmp(cmd, "show") && npos == 1)
-		return list(&a, argv[0]);
-	if (!strcmp(cmd, "forget") && npos == 1) {
-		if (tmatch_profile_store_forget(a.dir, argv[0], &removed, &err) < 0)
-			return tmatch_cli_report(&err);
-		printf("removed %d entries\n", removed);
-		return removed ? 0 : 1;
-	}
-	if (!strcmp(cmd, "gc") && npos == 0) {
-		if (tmatch_profile_store_gc(a.dir, a.max_size, &removed, &err) < 0)
-			return tmatch_cli_report(&err);
-		printf("evicted %d entries\n", removed);
-		return 0;
-	}
-	if ((!strcmp(cmd, "find") && npos == 1) || (!strcmp(cmd, "put") && npos == 2)) {
-		int put = cmd[0] == 'p';
-		uint64_t ranks = a.ranks;
-
-		if (!realpath(argv[0], exe)) {
-			tmatch_cli_error("%s: %s", argv[0], strerror(errno));
-			return 1;
-		}
-		if (put) {
-			tmatch_profile_t *p = tmatch_profile_load(argv[1], NULL, NULL, NULL, &err);
-			if (!p)
-				return tmatch_cli_report(&err);
-			ranks = (uint64_t)tmatch_profile_ranks(p);
-			tmatch_profile_destroy(p);
-		} else if (!ranks) {
-			tmatch_cli_error("store find: give the run's --ranks");
-			return 2;
-		}
-		if (tmatch_profile_store_key(exe, (int)ranks, a.name, &key, &err) < 0)
-			return tmatch_cli_report(&err);
-		if (put) {
-			if (tmatch_profile_store_put(a.dir, &key, argv[1], exe, a.max_size, &err) <
-			    0)
-				return tmatch_cli_report(&err);
-			tmatch_profile_store_stem(&key, path, sizeof(path));
-			printf("stored %s\n", path);
-			return 0;
-		}
-		rc = tmatch_profile_store_get(a.dir, &key, 0, path, sizeof(path), &err);
-		if (rc < 0)
-			return tmatch_cli_report(&err);
-		if (rc == 0) {
-			tmatch_profile_store_key_format(&key, exe, sizeof(exe));
-			tmatch_cli_error("no stored profile for %s (%s)", argv[0], exe);
-			return 1;
-		}
-		printf("%s\n", path);
-		return 0;
-	}
-	fputs(help, stderr);
-	return 2;
+	rc = run(s, &a, cmd, npos, argv, help);
+	tmatch_profile_store_close(s);
+	return rc;
 }

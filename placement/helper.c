@@ -21,12 +21,11 @@
  *     int32_t ranks[nlocal]
  *     strings, each uint32_t tag, uint32_t length, bytes with their NUL:
  *                                   the user's value, the job's node list,
- *                                   plan and PATH, PWD, HOME,
- *                                   XDG_CACHE_HOME, LD_LIBRARY_PATH (copied
- *                                   from the job's environment: the helper
- *                                   reads no environment), the command line,
- *                                   the step's and job's cores, hwloc's XML
- *                                   of the node, topology.conf's text;
+ *                                   plan and learn decision (copied from
+ *                                   the job's environment: the helper reads
+ *                                   no environment), the step's and job's
+ *                                   cores, hwloc's XML of the node,
+ *                                   topology.conf's text;
  *
  * and answers on fd 3 (a pipe):
  *     struct tmatch__helper_hello   as soon as the user's value is merged:
@@ -196,13 +195,7 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 	put_str(&w, TMATCH__HIN_USER_VALUE, in->user_value);
 	put_str(&w, TMATCH__HIN_NODELIST, in->nodelist);
 	put_str(&w, TMATCH__HIN_PLAN, in->plan_env);
-	put_str(&w, TMATCH__HIN_PATH, in->job_path);
-	put_str(&w, TMATCH__HIN_PWD, in->job_pwd);
-	put_str(&w, TMATCH__HIN_HOME, in->job_home);
-	put_str(&w, TMATCH__HIN_XDG_CACHE_HOME, in->job_xdg);
-	put_str(&w, TMATCH__HIN_LD_LIBRARY_PATH, in->job_ld_path);
-	for (int i = 0; in->argv && in->argv[i] && i < 4096; i++)
-		put_str(&w, TMATCH__HIN_ARGV, in->argv[i]);
+	put_str(&w, TMATCH__HIN_LEARN, in->learn_env);
 	put_str(&w, TMATCH__HIN_STEP_CORES, in->step_cores);
 	put_str(&w, TMATCH__HIN_JOB_CORES, in->job_cores);
 	put_tagged(&w, TMATCH__HIN_NODE_XML, xml, xml_len);
@@ -236,7 +229,6 @@ struct input {
 	tmatch_place_helper_in_t in;
 	const char *node_xml;
 	size_t node_xml_len;
-	char **argv;
 	tmatch_place_gpu_env_t gpu; /* a GPU step's variables */
 };
 
@@ -248,7 +240,6 @@ static int input_read(int fd, struct input *d)
 	struct stat st;
 	const char *p, *end, *str[TMATCH__HIN_COUNT] = {0};
 	size_t len[TMATCH__HIN_COUNT] = {0}, need;
-	int argc = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
@@ -283,18 +274,8 @@ static int input_read(int fd, struct input *d)
 		if (tag[0] >= TMATCH__HIN_COUNT || tag[1] < 1 || tag[1] > (size_t)(end - p) ||
 		    p[tag[1] - 1] != '\0')
 			return -1;
-		if (tag[0] == TMATCH__HIN_ARGV) {
-			char **more = realloc(d->argv, (size_t)(argc + 2) * sizeof(*more));
-
-			if (!more)
-				return -1;
-			d->argv = more;
-			d->argv[argc++] = (char *)(uintptr_t)p;
-			d->argv[argc] = NULL;
-		} else {
-			str[tag[0]] = p;
-			len[tag[0]] = tag[1] - 1;
-		}
+		str[tag[0]] = p;
+		len[tag[0]] = tag[1] - 1;
 		p += tag[1];
 	}
 	d->in.admin = &h->admin;
@@ -311,12 +292,7 @@ static int input_read(int fd, struct input *d)
 	d->in.user_value = str[TMATCH__HIN_USER_VALUE];
 	d->in.nodelist = str[TMATCH__HIN_NODELIST];
 	d->in.plan_env = str[TMATCH__HIN_PLAN];
-	d->in.job_path = str[TMATCH__HIN_PATH];
-	d->in.job_pwd = str[TMATCH__HIN_PWD];
-	d->in.job_home = str[TMATCH__HIN_HOME];
-	d->in.job_xdg = str[TMATCH__HIN_XDG_CACHE_HOME];
-	d->in.job_ld_path = str[TMATCH__HIN_LD_LIBRARY_PATH];
-	d->in.argv = d->argv;
+	d->in.learn_env = str[TMATCH__HIN_LEARN];
 	d->in.step_cores = str[TMATCH__HIN_STEP_CORES];
 	d->in.job_cores = str[TMATCH__HIN_JOB_CORES];
 	d->in.topology_conf = str[TMATCH__HIN_TOPOLOGY_CONF];
@@ -370,7 +346,7 @@ __attribute__((noreturn)) static void probe(int fd)
 	_exit(0);
 }
 
-void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program)
+void tmatch__helper_main(void)
 {
 	tmatch__sandbox_t sb;
 	tmatch_place_node_in_t nin;
@@ -396,10 +372,8 @@ void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program)
 	if (d.h->probe)
 		probe(3);
 	/* The helper's own environment, which started empty: hwloc without
-	   its plugins, and the job's library path for learn mode's program. */
+	   its plugins. */
 	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 1);
-	if (d.in.job_ld_path)
-		setenv("LD_LIBRARY_PATH", d.in.job_ld_path, 1);
 	/* Its own node tree, from the machine the root side loaded, with the
 	   same items: it must be the root side's (the leaves it sends back are
 	   checked on that one). */
@@ -420,7 +394,7 @@ void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program)
 	          (prep.tree && (prep.smt != d.h->smt || prep.whole != d.h->whole ||
 	                         tmatch_place_node_sig(prep.tree) != d.h->node_sig));
 	d.in.prep = &prep;
-	tmatch__helper_job(&d.in, differs, 3, mpi_program);
+	tmatch__helper_job(&d.in, differs, 3);
 }
 
 /* ---- messages: codes, made into lines by the root side --------------------- */
@@ -586,22 +560,32 @@ int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
 		         node);
 		return 0;
 	case TMATCH__HMSG_LEARN_RECORD:
-		snprintf(
-		    line, len,
-		    "%s: learning: nothing stored yet for %s at %lld tasks: this run is recorded",
-		    node, file, a);
-		return 0;
-	case TMATCH__HMSG_LEARN_NO_MPI:
 		snprintf(line, len,
-		         "%s: not learned: the step runs no MPI program that can be recorded",
+		         "%s: learning: nothing stored yet for this program at %lld tasks: this "
+		         "run is recorded",
+		         node, a);
+		return 0;
+	case TMATCH__HMSG_LEARN_NONE:
+		snprintf(line, len, "%s: learn: not learned (srun said why): Slurm's binding kept",
 		         node);
 		return 0;
-	case TMATCH__HMSG_LEARN_DAMAGED:
-		snprintf(line, len, "%s: the stored profile %s is damaged; not used", node, file);
+	case TMATCH__HMSG_LEARN_NO_DECISION:
+		snprintf(line, len,
+		         "%s: learn: %s: Slurm's binding kept (srun and treematch.so of one "
+		         "release?)",
+		         node,
+		         e == ENOENT ? "srun made no learn decision for this step"
+		                     : "srun's learn decision is malformed");
 		return 0;
-	case TMATCH__HMSG_LEARN_STORE:
-		snprintf(line, len, "%s: learn: the profile store cannot be read (%s)", node,
-		         strerror(e));
+	case TMATCH__HMSG_LEARN_GONE:
+		snprintf(line, len,
+		         "%s: learn: the stored profile %s that srun chose is %s here: Slurm's "
+		         "binding kept (not recorded)",
+		         node, file,
+		         e == ENOENT   ? "gone"
+		         : e == ESTALE ? "replaced since"
+		         : e == EPROTO ? "damaged"
+		                       : strerror(e));
 		return 0;
 	case TMATCH__HMSG_MIN_GAIN:
 		snprintf(

@@ -54,66 +54,51 @@ static void tighten_memory(size_t admin, size_t user)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
-/* Learn mode: cfg->profile becomes the store's entry for this step, read
-   only (srun discarded a damaged one and stores what a first run recorded);
-   or the helper ends here, saying why. Nothing stored yet: record this run
-   (TMATCH__HELPER_OUT_LEARN), bound as Slurm binds. */
+/* Learn mode: srun's decision for the step, which every node follows
+   (tmatch_place_learn_follow): cfg->profile becomes the entry srun chose,
+   read only; or the helper ends here, saying why in codes. RECORD: this
+   run is recorded (TMATCH__HELPER_OUT_LEARN), bound as Slurm binds. */
 static void learn_profile(int fd, struct tmatch__helper_head *h, const tmatch_place_helper_in_t *in,
-                          tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program)
+                          tmatch_config_t *cfg)
 {
-	tmatch_profile_store_key_t key;
-	tmatch_error_t e;
-	char dir[PATH_MAX], exe[PATH_MAX] = "", path[PATH_MAX] = "", stem[17];
-	int rc = -1, found;
+	char stem[17];
+	int err_no;
 
-	tmatch_error_clear(&e);
-	/* learning is quiet: said in verbose mode, else in slurmd's log */
-	h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
-	if (in->argv && in->argv[0])
-		rc = tmatch_place_learn_key(cfg, mpi_program, in->argv, in->job_path, in->job_pwd,
-		                            in->ntasks_total, &key, exe, sizeof(exe), &e);
-	if (rc == 1 || (rc < 0 && !(in->argv && in->argv[0])))
-		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_NO_MPI);
-	/* a home always given: without one the store's code would ask NSS,
-	   which the helper does not reach (the root side looked it up) */
-	if (rc == 0 && tmatch_place_learn_dir(cfg, in->job_xdg, in->job_home ? in->job_home : "", 0,
-	                                      dir, sizeof(dir), &e) < 0)
-		rc = errno == ENOENT ? 2 : -1; /* no store yet: nothing stored */
-	if (rc == 0) {
-		found = tmatch_profile_store_get(dir, &key, TMATCH_STORE_READONLY, path,
-		                                 sizeof(path), &e);
-		if (found == 1 && snprintf(cfg->profile, sizeof(cfg->profile), "%s", path) <
-		                      (int)sizeof(cfg->profile))
-			return;
-		if (found < 0 && errno == EPROTO) { /* damaged: srun discards it */
-			tmatch_profile_store_stem(&key, stem, sizeof(stem));
-			tmatch__helper_msg_file(&h->msg, stem);
-			finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_DAMAGED);
-		}
-		rc = found == 0 ? 2 : -1;
-	}
-	if (rc == 2) {
-		tmatch__helper_msg_file(&h->msg, exe);
+	switch (
+	    tmatch_place_learn_follow(cfg, in->learn_env, in->job_id, in->step_id, stem, &err_no)) {
+	case TMATCH_PLACE_LEARN_PLACE_STEP:
+		return;
+	case TMATCH_PLACE_LEARN_RECORD_STEP:
+		/* learning is quiet: said in verbose mode, else in slurmd's log */
+		h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
 		h->msg.num[0] = in->ntasks_total;
 		finish(fd, h, TMATCH__HELPER_OUT_LEARN, TMATCH__HMSG_LEARN_RECORD);
+	case TMATCH_PLACE_LEARN_NOT_LEARNED:
+		h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
+		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_NONE);
+	case TMATCH_PLACE_LEARN_NO_DECISION:
+		h->why_level = TMATCH_LOG_INFO;
+		h->msg.err_no = err_no;
+		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_NO_DECISION);
+	default: /* GONE */
+		h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
+		h->msg.err_no = err_no > 0 && err_no < 4096 ? err_no : EIO;
+		tmatch__helper_msg_file(&h->msg, stem);
+		finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_GONE);
 	}
-	h->msg.err_no = errno > 0 && errno < 4096 ? errno : EIO;
-	finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_LEARN_STORE);
 }
 
-/* Learned, not asked for: a placement worth it only above min_gain; the
-   helper ends here when it is not. */
+/* Learned, not asked for: a placement worth it only above min_gain
+   (tmatch_place_learn_gain_ok); the helper ends here when it is not. */
 static void learn_min_gain(int fd, struct tmatch__helper_head *h, const tmatch_config_t *cfg,
                            const tmatch_place_node_t *plan)
 {
-	double gain = plan->cost_packed > 0
-	                  ? 100.0 * (plan->cost_packed - plan->cost) / plan->cost_packed
-	                  : 0;
+	double gain;
 
-	if (!cfg->learn || plan->status != TMATCH_PLACE_PLACED || gain >= cfg->min_gain)
+	if (tmatch_place_learn_gain_ok(cfg, plan, &gain))
 		return;
 	h->why_level = cfg->verbose > 0 ? TMATCH_LOG_INFO : TMATCH_LOG_DEBUG;
-	h->msg.val[0] = gain < 0 ? 0 : gain;
+	h->msg.val[0] = gain;
 	h->msg.num[0] = cfg->min_gain;
 	finish(fd, h, TMATCH__HELPER_OUT_SKIPPED, TMATCH__HMSG_MIN_GAIN);
 }
@@ -291,8 +276,7 @@ __attribute__((noreturn)) static void decide_failed(int fd, struct tmatch__helpe
 	failed(fd, h, err_no == ENOMEM ? TMATCH__HMSG_NOMEM : TMATCH__HMSG_MAP, err_no);
 }
 
-void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
-                        tmatch_place_mpi_program_fn mpi_program)
+void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 {
 	const tmatch_place_node_prep_t *prep = in->prep;
 	tmatch_place_node_in_t nin;
@@ -345,7 +329,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd,
 		failed(fd, &h, TMATCH__HMSG_TREE_DIFFERS, EPROTO);
 	plan_path = tmatch_place_plan_path(&cfg, in->plan_env);
 	if (cfg.enabled && cfg.learn && !plan_path)
-		learn_profile(fd, &h, in, &cfg, mpi_program);
+		learn_profile(fd, &h, in, &cfg);
 	if (!cfg.enabled || !cfg.profile[0])
 		finish(fd, &h, TMATCH__HELPER_OUT_OFF, TMATCH__HMSG_NONE);
 	tighten_memory(in->admin->max_map_memory, cfg.max_map_memory);

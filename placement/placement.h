@@ -609,8 +609,8 @@ int tmatch_place_helper_open(const char *path, tmatch_error_t *err);
 
 /* The helper program's main (spank/helper_main.c, a front end of its own,
    so declared here): its input from fd 4, its confinement, then
-   tmatch__helper_job (mpi_program: for learn mode's key). Never returns. */
-__attribute__((noreturn)) void tmatch__helper_main(tmatch_place_mpi_program_fn mpi_program);
+   tmatch__helper_job. Never returns. */
+__attribute__((noreturn)) void tmatch__helper_main(void);
 
 /*
  * What slurmstepd's root side hands the helper: only what Slurm and the
@@ -634,11 +634,8 @@ typedef struct tmatch_place_helper_in {
 	uint32_t step_id;             /* S_JOB_STEPID */
 	const char *plan_env;         /* TREEMATCH_PLAN of the job's environment, NULL: the
 	                                 plan when the user's value names none */
-	/* Learn mode: the step's command line (S_JOB_ARGV) and the job's PATH,
-	   PWD, HOME, XDG_CACHE_HOME and LD_LIBRARY_PATH, copied, not parsed
-	   (NULL = none): the helper has no environment of its own. */
-	char *const *argv;
-	const char *job_path, *job_pwd, *job_home, *job_xdg, *job_ld_path;
+	const char *learn_env;        /* TREEMATCH_LEARN of the job's environment (srun's
+	                                 learn decision, tmatch_place_learn_follow), NULL */
 	const tmatch_place_node_prep_t *prep; /* the node tree, built from the items */
 	/* A GPU step: Slurm's variables of the job's environment and the admin's
 	   cgroup.conf, copied, not parsed (NULL: none) */
@@ -672,19 +669,106 @@ void tmatch_place_helper_reap(pid_t pid);
  * (mpi_program's answer, relative names of argv taken against cwd; its
  * path in exe), ntasks and cfg->learn_name. 0; 1 when the step runs no MPI
  * program (nothing is learned, why in err); -1.
- * learn_dir: the store (cfg->store's DIR/UID, else the user's XDG cache;
- * tmatch_profile_store_dir). learn_recording: where the recorder writes the
- * profile of a learning step (a hidden file of the store, which srun then
- * stores under the step's key).
  */
 int tmatch_place_learn_key(const tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program,
                            char *const argv[], const char *path_env, const char *cwd, int ntasks,
                            tmatch_profile_store_key_t *key, char *exe, size_t len,
                            tmatch_error_t *err);
-int tmatch_place_learn_dir(const tmatch_config_t *cfg, const char *xdg, const char *home,
-                           int create, char *dir, size_t len, tmatch_error_t *err);
-int tmatch_place_learn_recording(const char *dir, uint64_t job_id, uint32_t step_id, char *path,
-                                 size_t len);
+
+/*
+ * The one learn decision of a step: srun makes it (learn_decide), every node
+ * follows it (learn_follow, and the tasks record when it says so). It
+ * travels with the step in the job's environment, TMATCH_PLACE_LEARN_ENV.
+ */
+#define TMATCH_PLACE_LEARN_ENV "TREEMATCH_LEARN"
+typedef enum {
+	TMATCH_PLACE_LEARN_NONE = 0,   /* not learned: Slurm's binding, nothing recorded */
+	TMATCH_PLACE_LEARN_RECORD = 1, /* nothing stored: every task of the step records */
+	TMATCH_PLACE_LEARN_PLACE = 2,  /* placed from the entry stem, the version checksum */
+} tmatch_place_learn_what_t;
+
+typedef struct tmatch_place_learn {
+	tmatch_place_learn_what_t what;
+	uint64_t job_id;
+	uint32_t step_id;
+	char stem[17];        /* the store entry (RECORD: the one the recording is stored as) */
+	uint64_t checksum;    /* PLACE: the version srun found (its .meta's checksum) */
+	char store[PATH_MAX]; /* the store's directory (RECORD, PLACE) */
+	/* srun only, not on the wire: the key and the MPI program */
+	tmatch_profile_store_key_t key;
+	char exe[PATH_MAX];
+} tmatch_place_learn_t;
+
+typedef struct tmatch_place_learn_in {
+	const tmatch_config_t *cfg; /* srun's: learn mode, learn_name, store (the site's) */
+	tmatch_place_mpi_program_fn mpi_program; /* the front end's (tmatch_mpiabi_program) */
+	char *const *argv;                       /* the step's command line (S_JOB_ARGV) */
+	const char *path_env;                    /* PATH */
+	const char *job_cwd;    /* the step's working directory (tmatch_place_job_cwd) */
+	const char *xdg, *home; /* XDG_CACHE_HOME, HOME (NULL: the environment's) */
+	int ntasks;
+	uint64_t job_id;
+	uint32_t step_id;
+} tmatch_place_learn_in_t;
+
+/*
+ * srun, before the step: key the step, open the store (the site's, or the
+ * user's own when the site's directory for them cannot be used: said once;
+ * a site directory not made yet is recorded into, root makes it on the
+ * nodes), look the entry up (a damaged one is discarded, said): PLACE with
+ * its stem and checksum, else RECORD; NONE when the step runs no MPI
+ * program (said at TMATCH_LOG_INFO) or the store cannot be used (said at
+ * TMATCH_LOG_WARNING). What a user is told goes to log: WARNING always,
+ * INFO in verbose mode. -1 only on bad arguments.
+ */
+int tmatch_place_learn_decide(const tmatch_place_learn_in_t *in, tmatch_place_learn_t *d,
+                              tmatch_log_fn log, void *log_arg);
+/* "1 JOB STEP none", "1 JOB STEP record STEM STORE", "1 JOB STEP place STEM
+   SUM STORE" (SUM 16 hex digits, STORE the rest of the line). parse: 0 and
+   *d when text is a decision for job_id.step_id; -1 with err (ENOENT: none,
+   or another step's, EINVAL: malformed). */
+int tmatch_place_learn_format(const tmatch_place_learn_t *d, char *buf, size_t len);
+int tmatch_place_learn_parse(const char *text, uint64_t job_id, uint32_t step_id,
+                             tmatch_place_learn_t *d, tmatch_error_t *err);
+
+/*
+ * A node (the helper, as the user): follow srun's decision (decision: the
+ * job's TMATCH_PLACE_LEARN_ENV). PLACE_STEP: the entry srun chose checks
+ * (read only, by its checksum): cfg->profile is its path. RECORD_STEP: the
+ * step records (every node, whatever its own view of the store). The
+ * others keep Slurm's binding and record nothing: NOT_LEARNED, srun
+ * decided so (and said why); NO_DECISION, none for this step (*err_no
+ * ENOENT) or a malformed one (EINVAL); GONE, the entry stem is gone
+ * (ENOENT), replaced (ESTALE) or damaged (EPROTO) here, or the store cannot
+ * be read (*err_no). Codes, not text: the helper sends them as they are.
+ */
+typedef enum {
+	TMATCH_PLACE_LEARN_PLACE_STEP = 0,
+	TMATCH_PLACE_LEARN_RECORD_STEP = 1,
+	TMATCH_PLACE_LEARN_NOT_LEARNED = 2,
+	TMATCH_PLACE_LEARN_NO_DECISION = 3,
+	TMATCH_PLACE_LEARN_GONE = 4,
+} tmatch_place_learn_step_t;
+tmatch_place_learn_step_t tmatch_place_learn_follow(tmatch_config_t *cfg, const char *decision,
+                                                    uint64_t job_id, uint32_t step_id,
+                                                    char stem[17], int *err_no);
+
+/* Is a placement from a learned profile worth it: 1 when it is not learned
+   or gains at least cfg->min_gain percent over the packed placement; 0
+   when it does not. *gain (NULL: not wanted): the gain in percent, 0 when
+   not learned or below 0. */
+int tmatch_place_learn_gain_ok(const tmatch_config_t *cfg, const tmatch_place_node_t *plan,
+                               double *gain);
+
+/* RECORD: where the tasks record (the store's .rec-JOB.STEP.yml). collect
+   (srun, when the step ends): store what the step recorded under d->key and
+   remove the recording, said through log. site_prepare (the root side, as
+   root): the user's directory in the admin's site store, made at their
+   first step when the site directory is root's. */
+int tmatch_place_learn_recording(const tmatch_place_learn_t *d, char *path, size_t len);
+int tmatch_place_learn_collect(const tmatch_place_learn_t *d, tmatch_log_fn log, void *log_arg);
+int tmatch_place_learn_site_prepare(const tmatch_config_t *cfg, uid_t uid, gid_t gid,
+                                    tmatch_error_t *err);
 
 /*
  * predict.c: what `treematch predict` hands SimGrid's trace replay.

@@ -185,19 +185,16 @@ enum {
 	TMATCH__HIN_USER_VALUE = 1, /* --treematch as received */
 	TMATCH__HIN_NODELIST,       /* the job's SLURM_STEP_NODELIST (SLURM_NODELIST) */
 	TMATCH__HIN_PLAN,           /* the job's TREEMATCH_PLAN */
-	TMATCH__HIN_PATH,           /* the job's PATH, PWD, HOME, XDG_CACHE_HOME, */
-	TMATCH__HIN_PWD,            /* LD_LIBRARY_PATH (copied by the root side: */
-	TMATCH__HIN_HOME,           /* the helper has no environment of its own) */
-	TMATCH__HIN_XDG_CACHE_HOME,
-	TMATCH__HIN_LD_LIBRARY_PATH,
-	TMATCH__HIN_ARGV,          /* one word of S_JOB_ARGV, in order */
-	TMATCH__HIN_STEP_CORES,    /* S_STEP_ALLOC_CORES */
-	TMATCH__HIN_JOB_CORES,     /* S_JOB_ALLOC_CORES */
-	TMATCH__HIN_NODE_XML,      /* hwloc's XML of the node, as the root side loaded it */
-	TMATCH__HIN_TOPOLOGY_CONF, /* topology.conf's text */
-	TMATCH__HIN_STEP_GPUS,     /* a GPU step: the job's SLURM_STEP_GPUS, */
-	TMATCH__HIN_CUDA,          /* CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, */
-	TMATCH__HIN_ROCR,          /* ZE_AFFINITY_MASK, GPU_DEVICE_ORDINAL */
+	TMATCH__HIN_LEARN,          /* the job's TREEMATCH_LEARN: srun's learn decision
+	                               (copied by the root side: the helper has no
+	                               environment of its own) */
+	TMATCH__HIN_STEP_CORES,     /* S_STEP_ALLOC_CORES */
+	TMATCH__HIN_JOB_CORES,      /* S_JOB_ALLOC_CORES */
+	TMATCH__HIN_NODE_XML,       /* hwloc's XML of the node, as the root side loaded it */
+	TMATCH__HIN_TOPOLOGY_CONF,  /* topology.conf's text */
+	TMATCH__HIN_STEP_GPUS,      /* a GPU step: the job's SLURM_STEP_GPUS, */
+	TMATCH__HIN_CUDA,           /* CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, */
+	TMATCH__HIN_ROCR,           /* ZE_AFFINITY_MASK, GPU_DEVICE_ORDINAL */
 	TMATCH__HIN_ZE,
 	TMATCH__HIN_ORDINAL,
 	TMATCH__HIN_CGROUP_CONF, /* the admin's cgroup.conf (read at init) */
@@ -246,13 +243,13 @@ enum tmatch__helper_code {
 	TMATCH__HMSG_GPU_UNKNOWN,   /* num[0] a GPU Slurm names, num[1] the node's, name: backend */
 	TMATCH__HMSG_MAP,           /* the mapping failed: err_no */
 	/* SKIPPED */
-	TMATCH__HMSG_DEFAULT_SIZE,  /* num[0] the default profile's ranks, num[1] tasks */
-	TMATCH__HMSG_NOT_WHOLE,     /* exclusive_only, the job lacks the whole node */
-	TMATCH__HMSG_LEARN_RECORD,  /* (LEARN) file: the program, num[0] tasks */
-	TMATCH__HMSG_LEARN_NO_MPI,  /* no MPI program to learn */
-	TMATCH__HMSG_LEARN_DAMAGED, /* file: the store entry */
-	TMATCH__HMSG_LEARN_STORE,   /* the store cannot be read: err_no */
-	TMATCH__HMSG_MIN_GAIN,      /* val[0] the gain, num[0] min_gain */
+	TMATCH__HMSG_DEFAULT_SIZE,      /* num[0] the default profile's ranks, num[1] tasks */
+	TMATCH__HMSG_NOT_WHOLE,         /* exclusive_only, the job lacks the whole node */
+	TMATCH__HMSG_LEARN_RECORD,      /* (LEARN) srun decided: the step records */
+	TMATCH__HMSG_LEARN_NONE,        /* srun decided: not learned (srun said why) */
+	TMATCH__HMSG_LEARN_NO_DECISION, /* no decision of srun's for this step: err_no */
+	TMATCH__HMSG_LEARN_GONE,        /* file: srun's entry, gone, replaced or damaged here */
+	TMATCH__HMSG_MIN_GAIN,          /* val[0] the gain, num[0] min_gain */
 	/* PLACED: the verbose note */
 	TMATCH__HMSG_PREDICTED,    /* file, name: mapper, val[0] mapped, val[1] packed */
 	TMATCH__HMSG_PREDICT_NONE, /* file, name: mapper */
@@ -338,10 +335,10 @@ void tmatch__helper_msg_file(struct tmatch__helper_msg *m, const char *path);
  * decision, min_gain, the prediction), sending its hello, head and tasks on
  * fd. in->prep is its own node tree, made from the root side's machine;
  * differs: it is not the root side's tree (then it fails, after its
- * hello). mpi_program: learn mode's (tmatch_place_learn_key). Never returns.
+ * hello). Never returns.
  */
 __attribute__((noreturn)) void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs,
-                                                  int fd, tmatch_place_mpi_program_fn mpi_program);
+                                                  int fd);
 
 /* helper.c: bytes onto the pipe (the helper ends with
    TMATCH__SANDBOX_EXIT_WRITE when it cannot); send_head ends the helper

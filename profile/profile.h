@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -303,6 +304,7 @@ typedef struct tmatch_profile_store_entry {
 	char exe[256];      /* the executable's path when it was recorded */
 	uint64_t size;      /* of STEM.compiled */
 	uint64_t checksum;  /* of STEM.compiled */
+	uint64_t meta_sum;  /* of STEM.meta: this version of the entry (each put makes a new one) */
 	int64_t created_ns; /* CLOCK_REALTIME */
 	int64_t used_ns;    /* last found by a run */
 } tmatch_profile_store_entry_t;
@@ -321,44 +323,90 @@ TMATCH_API void tmatch_profile_store_key_format(const tmatch_profile_store_key_t
                                                 size_t len);
 
 /*
- * The store's directory into dir: site/<uid> when the admin gave a site
- * directory (it must exist; others may write to it only with the sticky
- * bit), else XDG_CACHE_HOME/treematch/store or HOME/.cache/treematch/store
- * (xdg, home: NULL = the caller's environment, and for home the passwd
- * entry's when HOME is not absolute; a home given is used as it is).
- * With create, missing directories are made 0700. The directory must be the
- * caller's, not a link, and closed to other users (EPERM says how to fix).
+ * A store, opened once: open finds its directory (site/<uid> when the admin
+ * gave a site directory, else XDG_CACHE_HOME/treematch/store, else
+ * HOME/.cache/treematch/store; xdg, home: NULL = the caller's environment,
+ * and for home the passwd entry's when HOME is not absolute; a home given
+ * is used as it is), open_path takes it by
+ * name (a store another process chose). The path is walked from "/" through
+ * descriptors: every directory on the way must be root's or the caller's
+ * and not writable by others unless sticky, a link on the way root's or the
+ * caller's; the store itself must be a directory (not a link) of the
+ * caller's, closed to others (EPERM says how to fix). With
+ * TMATCH_STORE_CREATE, missing directories are made 0700 (not a site
+ * directory itself). A site store: the site directory must be root's or
+ * the caller's, closed to others unless sticky; the caller's directory in it
+ * must be theirs; when it is missing and cannot be made (the site directory
+ * is root's), ENOENT with its path in err->file (root makes it:
+ * make_user_dir). Every later operation goes through the directory's
+ * descriptor. path: the store's name, links resolved. make_user_dir (root):
+ * site/<uid>, mode 0700, owned by uid and gid, made in a site directory of
+ * root's; 0 when it is there and uid's; EPERM when it is another user's.
  */
-TMATCH_API int tmatch_profile_store_dir(const char *site, const char *xdg, const char *home,
-                                        int create, char *dir, size_t len, tmatch_error_t *err);
+#define TMATCH_STORE_READONLY 0x1u /* get: no lock file made, no last use, no removal */
+#define TMATCH_STORE_CREATE   0x2u /* open: make what is missing */
+typedef struct tmatch_profile_store tmatch_profile_store_t;
+TMATCH_API tmatch_profile_store_t *tmatch_profile_store_open(const char *site, const char *xdg,
+                                                             const char *home, unsigned flags,
+                                                             tmatch_error_t *err);
+TMATCH_API tmatch_profile_store_t *tmatch_profile_store_open_path(const char *dir, unsigned flags,
+                                                                  tmatch_error_t *err);
+TMATCH_API const char *tmatch_profile_store_path(const tmatch_profile_store_t *s);
+TMATCH_API void tmatch_profile_store_close(tmatch_profile_store_t *s);
+TMATCH_API int tmatch_profile_store_make_user_dir(const char *site, uid_t uid, gid_t gid,
+                                                  tmatch_error_t *err);
 
 /*
- * get: 1 and the path of the key's profile (its compiled form) when the
- * store holds it and it checks (header, key, size, checksum); its last use
- * becomes now. 0 when there is none. -1/EPROTO when the entry was damaged:
- * it is removed, err says so in one line ("discarded the stored profile
- * ...: ...; it will be recorded again"); other errors -1 with errno.
- * put: load and check `profile` (any format), which must have key->ranks
- * ranks, and store it compiled under key (replacing an older one), crash-
- * safe (temporary file, fsync, rename); then, when cap > 0, evict the least
- * recently used other entries until the store holds at most cap bytes.
+ * get: 1 and the path of the key's profile (its compiled form; its entry in
+ * *entry when not NULL) when the store holds it and it checks (header, key,
+ * size, checksum); its last use becomes now. 0 when there is none. -1/EPROTO
+ * when the entry was damaged: it is removed, err says so in one line
+ * ("discarded the stored profile ...: ...; it will be recorded again"); with
+ * TMATCH_STORE_READONLY it is only reported. Other errors -1 with errno.
+ * find (read only): the entry named stem, the version of it whose meta_sum
+ * is `meta_sum` (an entry another process chose): 1 and its path; -1 with
+ * ENOENT (gone), ESTALE (replaced since) or EPROTO (damaged).
+ * put: load and check the profile read from profile_fd (any format; `name`
+ * in messages), which must have key->ranks ranks, and store it compiled
+ * under key (replacing an older one): both files are written in full first,
+ * then committed, the .meta last, so that no half entry is ever seen or
+ * left; then, when cap > 0, evict the least recently used other entries
+ * until the store holds at most cap bytes.
+ * recording_name: ".rec-JOB.STEP.yml", where a learning step records.
+ * take_recording: put the step's recording under key, then remove it and
+ * the recorder's temporaries of it, stored or not: 1 stored, 0 nothing
+ * recorded, -1 not stored (why in err).
  * list: every entry, least recently used first (free *out); damaged ones
  * counted in *damaged. forget: remove the entries whose stem starts with
  * prefix, or whose name is prefix. gc: evict until at most cap bytes, and
- * remove damaged entries and leftovers of interrupted writes.
+ * remove damaged entries and what interrupted writes left (a put's
+ * temporaries older than an hour, a profile without its .meta, recordings
+ * older than a day); nothing but the store's own names is ever removed.
  */
-#define TMATCH_STORE_READONLY 0x1u /* get: no lock file made, no last use, no removal */
-TMATCH_API int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key,
-                                        unsigned flags, char *path, size_t len,
+TMATCH_API int tmatch_profile_store_get(const tmatch_profile_store_t *s,
+                                        const tmatch_profile_store_key_t *key, unsigned flags,
+                                        char *path, size_t len, tmatch_profile_store_entry_t *entry,
                                         tmatch_error_t *err);
-TMATCH_API int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *key,
-                                        const char *profile, const char *exe, uint64_t cap,
+TMATCH_API int tmatch_profile_store_find(const tmatch_profile_store_t *s, const char *stem,
+                                         uint64_t meta_sum, char *path, size_t len,
+                                         tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_put(const tmatch_profile_store_t *s,
+                                        const tmatch_profile_store_key_t *key, int profile_fd,
+                                        const char *name, const char *exe, uint64_t cap,
                                         tmatch_error_t *err);
-TMATCH_API int tmatch_profile_store_list(const char *dir, tmatch_profile_store_entry_t **out,
-                                         int *n, int *damaged, tmatch_error_t *err);
-TMATCH_API int tmatch_profile_store_forget(const char *dir, const char *prefix, int *removed,
-                                           tmatch_error_t *err);
-TMATCH_API int tmatch_profile_store_gc(const char *dir, uint64_t cap, int *removed,
+TMATCH_API int tmatch_profile_store_recording_name(uint64_t job_id, uint32_t step_id, char *buf,
+                                                   size_t len);
+TMATCH_API int tmatch_profile_store_take_recording(const tmatch_profile_store_t *s,
+                                                   const tmatch_profile_store_key_t *key,
+                                                   uint64_t job_id, uint32_t step_id,
+                                                   const char *exe, uint64_t cap,
+                                                   tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_list(const tmatch_profile_store_t *s,
+                                         tmatch_profile_store_entry_t **out, int *n, int *damaged,
+                                         tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_forget(const tmatch_profile_store_t *s, const char *prefix,
+                                           int *removed, tmatch_error_t *err);
+TMATCH_API int tmatch_profile_store_gc(const tmatch_profile_store_t *s, uint64_t cap, int *removed,
                                        tmatch_error_t *err);
 
 #ifdef __cplusplus

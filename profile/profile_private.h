@@ -78,8 +78,4 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
                                                 const tmatch_profile_limits_t *lim,
                                                 tmatch_error_t *err);
 
-/* store.c: gc with the store's lock already held; `keep` (a stem) stays. */
-int tmatch__store_gc_locked(const char *dir, uint64_t cap, const char *keep, int *removed,
-                            tmatch_error_t *err);
-
 #endif /* TMATCH_PROFILE_PRIVATE_H */

@@ -19,10 +19,25 @@
  *              Its mtime is the entry's last use (least recently used goes
  *              first when the store is over its cap).
  * Writers (put, forget, gc) hold an exclusive flock on DIR/.lock, readers a
- * shared one: a reader never sees a new .compiled with an old .meta. Files are
- * written to a temporary name, fsynced and renamed, then the directory is
- * fsynced. An entry whose .meta or .compiled does not check is removed, and the
- * caller is told in one line.
+ * shared one: a reader never sees a new .compiled with an old .meta. A put
+ * writes both files in full to temporary names (.STEM.compiled.XXXXXX,
+ * .STEM.meta.XXXXXX) and fsyncs them, then, under the lock, removes the old
+ * .meta, renames the profile in and the .meta last, and fsyncs the
+ * directory: a full file system leaves no entry and no temporary, a crash at
+ * most a profile without its .meta, which is never an entry and which the
+ * next gc removes. An entry whose .meta or .compiled does not check is
+ * removed, and the caller is told in one line. A step that learns records
+ * into .rec-JOB.STEP.yml, which srun stores and removes when the step ends.
+ *
+ * The directory is the user's, mode 0700. It is opened once, walking its
+ * path from "/" through descriptors: every directory on the way must be
+ * root's or the user's and not writable by others unless it is sticky, a
+ * link on the way must be root's or the user's, the store itself a
+ * directory (O_NOFOLLOW); everything after goes through that descriptor
+ * (openat, renameat, unlinkat, fstatat), so nobody can move it under the
+ * user's feet. Clean-up removes only names of the store's own patterns. A
+ * site store's per-user directory (DIR/UID) is made by root
+ * (tmatch_profile_store_make_user_dir) when the site directory is root's.
  */
 #include "profile/profile_private.h"
 #include "treematch/internal.h"
@@ -225,125 +240,557 @@ void tmatch_profile_store_key_format(const tmatch_profile_store_key_t *key, char
 
 /* ---- the directory ------------------------------------------------------ */
 
-/* mkdir -p, mode 0700 for what it makes. */
-static int make_dirs(char *path)
+struct tmatch_profile_store {
+	int fd;              /* the store's directory, opened once */
+	char path[PATH_MAX]; /* its name (links resolved): messages, other processes */
+};
+
+#define MAX_LINKS 40 /* symbolic links followed on the way, as the kernel allows */
+
+/*
+ * May a directory on the way to a store hold it? Whoever can write to it
+ * can rename what is under it and put a link in its place; so it must be
+ * root's or the caller's, and not writable by group or others unless it is
+ * sticky (then only an entry's owner may rename or remove that entry).
+ */
+static int ancestor_ok(const struct stat *st, uid_t me)
 {
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
+	return (st->st_uid == 0 || st->st_uid == me) &&
+	       (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
 }
 
-/* The user's own directory: a directory (not a link), theirs, 0700 or less. */
-static int check_private(const char *dir, tmatch_error_t *err)
+/* Why a directory failed ancestor_ok, and what fixes it (site: the admin's
+   site directory itself). */
+static int refuse_ancestor(const char *name, const struct stat *st, uid_t me, int site,
+                           tmatch_error_t *err)
 {
-	struct stat st;
+	if (st->st_uid != 0 && st->st_uid != me)
+		return tmatch_error_set(err, EPERM, name, 0, 0, "%s belongs to uid %ld: %s",
+		                        site ? "the site store"
+		                             : "on the way to the profile "
+		                               "store, this directory",
+		                        (long)st->st_uid,
+		                        site ? "the admin makes it root's (mode 755 or 1777)"
+		                             : "use a directory only you or root can change");
+	return tmatch_error_set(err, EPERM, name, 0, 0,
+	                        "%s is writable by other users without the sticky bit (mode "
+	                        "%04o): %s",
+	                        site ? "the site store"
+	                             : "on the way to the profile store, this "
+	                               "directory",
+	                        (unsigned)(st->st_mode & 07777),
+	                        site ? "chmod 755 it (root makes each user's directory) or chmod "
+	                               "1777 it"
+	                             : "chmod go-w it, or use a directory only you can change");
+}
 
-	if (lstat(dir, &st) < 0)
-		return tmatch_error_set(err, errno, dir, 0, 0, "cannot use the store: %s",
-		                        strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return tmatch_error_set(
-		    err, ENOTDIR, dir, 0, 0,
-		    "the store is not a directory (a link or a file): remove it");
-	if (st.st_uid != geteuid())
-		return tmatch_error_set(
-		    err, EPERM, dir, 0, 0,
-		    "the store belongs to uid %ld, not to you: remove it or set "
-		    "another one",
-		    (long)st.st_uid);
-	if (st.st_mode & 077)
+/* dst = a "/" b, bounded; -1 when it does not fit. */
+static int join(char *dst, size_t len, const char *a, const char *b)
+{
+	int n = snprintf(dst, len, "%s%s%s", a, a[0] && a[strlen(a) - 1] != '/' ? "/" : "", b);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * Opens the absolute path `path` as a directory one component at a time
+ * from "/", through descriptors: every directory on the way passes
+ * ancestor_ok (the last one is the caller's to judge); a symbolic link on
+ * the way is followed only when root or the caller owns it (it then sits in
+ * a directory nobody else can change); the last component must be a
+ * directory itself, never a link. With `create`, missing components are
+ * made, mode 0700. Returns the descriptor (O_DIRECTORY, opened with
+ * O_NOFOLLOW) with its stat in *st and the path walked (links resolved) in
+ * `walked`; -1 with err.
+ */
+static int walk(const char *path, int create, struct stat *st, char *walked, size_t wlen,
+                tmatch_error_t *err)
+{
+	char todo[2 * PATH_MAX], rest[2 * PATH_MAX], comp[NAME_MAX + 1], target[PATH_MAX];
+	uid_t me = geteuid();
+	int fd = -1, links = 0, e;
+	const char *p;
+
+	memset(st, 0, sizeof(*st));
+	if (!path || path[0] != '/')
+		return tmatch_error_set(err, EINVAL, path, 0, 0,
+		                        "the profile store must be an absolute path");
+	if (strlen(path) >= PATH_MAX)
+		return tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0,
+		                        "the profile store's path is too long");
+	snprintf(todo, sizeof(todo), "%s", path);
+restart:
+	if (fd >= 0)
+		close(fd);
+	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || fstat(fd, st) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		return tmatch_error_set(err, e, "/", 0, 0, "cannot open: %s", strerror(e));
+	}
+	snprintf(walked, wlen, "/");
+	if (!ancestor_ok(st, me)) {
+		close(fd);
+		return refuse_ancestor("/", st, me, 0, err);
+	}
+	p = todo;
+	for (;;) {
+		size_t n;
+		int last;
+		struct stat lst;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n > NAME_MAX) {
+			close(fd);
+			return tmatch_error_set(err, ENAMETOOLONG, path, 0, 0,
+			                        "a name in the store's path is too long");
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		last = p[strspn(p, "/")] == '\0';
+		if (!strcmp(comp, "."))
+			continue;
+		if (fstatat(fd, comp, &lst, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT && create &&
+		    strcmp(comp, "..") != 0) {
+			if (mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
+				e = errno;
+				close(fd);
+				join(target, sizeof(target), walked, comp);
+				return tmatch_error_set(err, e, target, 0, 0,
+				                        "cannot create the profile store: %s",
+				                        strerror(e));
+			}
+		}
+		if (fstatat(fd, comp, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
+			e = errno;
+			close(fd);
+			join(target, sizeof(target), walked, comp);
+			return tmatch_error_set(err, e, target, 0, 0,
+			                        "cannot use the profile store: %s", strerror(e));
+		}
+		if (S_ISLNK(lst.st_mode)) {
+			ssize_t len;
+
+			join(target, sizeof(target), walked, comp);
+			if (last) {
+				close(fd);
+				return tmatch_error_set(
+				    err, ENOTDIR, target, 0, 0,
+				    "the profile store is not a directory (a link): remove it");
+			}
+			if (lst.st_uid != 0 && lst.st_uid != me) {
+				close(fd);
+				return tmatch_error_set(
+				    err, EPERM, target, 0, 0,
+				    "on the way to the profile store, a link of "
+				    "uid %ld: use a path only you or root can change",
+				    (long)lst.st_uid);
+			}
+			if (++links > MAX_LINKS ||
+			    (len = readlinkat(fd, comp, target, sizeof(target) - 1)) <= 0) {
+				close(fd);
+				return tmatch_error_set(
+				    err, ELOOP, path, 0, 0,
+				    "the profile store's path has too many links");
+			}
+			target[len] = '\0';
+			snprintf(rest, sizeof(rest), "%s", p);
+			if ((size_t)snprintf(todo, sizeof(todo), "%s/%s", target, rest) >=
+			    sizeof(todo)) {
+				close(fd);
+				return tmatch_error_set(err, ENAMETOOLONG, path, 0, 0,
+				                        "the profile store's path is too long");
+			}
+			if (target[0] == '/')
+				goto restart;
+			p = todo;
+			continue;
+		}
+		if (!S_ISDIR(lst.st_mode)) {
+			close(fd);
+			join(target, sizeof(target), walked, comp);
+			return tmatch_error_set(
+			    err, ENOTDIR, target, 0, 0,
+			    "not a directory: the profile store cannot be under it");
+		}
+		e = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (e < 0 || fstat(e, st) < 0) {
+			int en = errno;
+
+			if (e >= 0)
+				close(e);
+			close(fd);
+			join(target, sizeof(target), walked, comp);
+			return tmatch_error_set(err, en, target, 0, 0,
+			                        "cannot use the profile store: %s", strerror(en));
+		}
+		close(fd);
+		fd = e;
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(walked, '/');
+
+			if (slash && slash != walked)
+				*slash = '\0';
+			else
+				snprintf(walked, wlen, "/");
+		} else if (join(target, sizeof(target), walked, comp) < 0 ||
+		           (size_t)snprintf(walked, wlen, "%s", target) >= wlen) {
+			close(fd);
+			return tmatch_error_set(err, ENAMETOOLONG, path, 0, 0,
+			                        "the profile store's path is too long");
+		}
+		if (!last && !ancestor_ok(st, me)) {
+			close(fd);
+			return refuse_ancestor(walked, st, me, 0, err);
+		}
+	}
+	return fd;
+}
+
+/* The store itself: the caller's, closed to everyone else. */
+static int check_private(const char *dir, const struct stat *st, tmatch_error_t *err)
+{
+	if (st->st_uid != geteuid())
+		return tmatch_error_set(err, EPERM, dir, 0, 0,
+		                        "the store belongs to uid %ld, not to you: remove it or "
+		                        "set another one",
+		                        (long)st->st_uid);
+	if (st->st_mode & 077)
 		return tmatch_error_set(
 		    err, EPERM, dir, 0, 0,
 		    "the store is open to other users (mode %04o): chmod 700 it",
-		    (unsigned)(st.st_mode & 07777));
+		    (unsigned)(st->st_mode & 07777));
 	return 0;
 }
 
-int tmatch_profile_store_dir(const char *site, const char *xdg, const char *home, int create,
-                             char *dir, size_t len, tmatch_error_t *err)
+static tmatch_profile_store_t *store_of(int fd, const char *walked, tmatch_error_t *err)
 {
+	tmatch_profile_store_t *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		close(fd);
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	s->fd = fd;
+	snprintf(s->path, sizeof(s->path), "%s", walked);
+	return s;
+}
+
+tmatch_profile_store_t *tmatch_profile_store_open_path(const char *dir, unsigned flags,
+                                                       tmatch_error_t *err)
+{
+	char walked[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	fd = walk(dir, (flags & TMATCH_STORE_CREATE) != 0, &st, walked, sizeof(walked), err);
+	if (fd < 0)
+		return NULL;
+	if (check_private(walked, &st, err) < 0) {
+		close(fd);
+		return NULL;
+	}
+	return store_of(fd, walked, err);
+}
+
+/* The site directory, opened and checked: root's or the caller's, and
+   closed to others unless sticky. -1 with err. */
+static int open_site(const char *site, char *walked, size_t wlen, struct stat *st,
+                     tmatch_error_t *err)
+{
+	int fd = walk(site, 0, st, walked, wlen, err);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			tmatch_error_set(
+			    err, ENOENT, site, 0, 0,
+			    "the site store does not exist: the admin creates it (mode "
+			    "755: root makes each user's directory; or 1777)");
+		return -1;
+	}
+	if (!ancestor_ok(st, geteuid())) {
+		close(fd);
+		return refuse_ancestor(site, st, geteuid(), 1, err);
+	}
+	return fd;
+}
+
+tmatch_profile_store_t *tmatch_profile_store_open(const char *site, const char *xdg,
+                                                  const char *home, unsigned flags,
+                                                  tmatch_error_t *err)
+{
+	char dir[PATH_MAX], walked[PATH_MAX], name[32];
 	const char *base;
 	struct stat st;
-	int n;
+	int n, sfd, fd;
 
-	if (!dir || len == 0)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                        "tmatch_profile_store_dir: no buffer");
 	if (site && *site) {
-		if (site[0] != '/')
-			return tmatch_error_set(err, EINVAL, site, 0, 0,
-			                        "the site store must be an absolute path");
-		if (stat(site, &st) < 0 || !S_ISDIR(st.st_mode))
-			return tmatch_error_set(
-			    err, ENOENT, site, 0, 0,
-			    "the site store does not exist: the admin creates it "
-			    "(mode 1777, or one 0700 directory per user)");
-		/* others may write there: only with the sticky bit, so that
-		   nobody can replace the user's own directory */
-		if ((st.st_mode & 002) && !(st.st_mode & S_ISVTX))
-			return tmatch_error_set(
-			    err, EPERM, site, 0, 0,
-			    "the site store is writable by everyone without the "
-			    "sticky bit: chmod 1777 it");
-		n = snprintf(dir, len, "%s/%ld", site, (long)geteuid());
-	} else {
-		base = xdg ? xdg : getenv("XDG_CACHE_HOME");
-		if (base && base[0] == '/') {
-			n = snprintf(dir, len, "%s/treematch/store", base);
-		} else {
-			struct passwd *pw;
-
-			/* the caller's own environment and passwd entry; one who
-			   gives home looks nothing up (the plugin's helper has no
-			   environment and no NSS) */
-			if (!home) {
-				home = getenv("HOME");
-				if ((!home || home[0] != '/') && (pw = getpwuid(geteuid())))
-					home = pw->pw_dir;
-			}
-			if (!home || home[0] != '/')
-				return tmatch_error_set(
-				    err, ENOENT, NULL, 0, 0,
-				    "no home directory for the profile store: set "
-				    "XDG_CACHE_HOME");
-			n = snprintf(dir, len, "%s/.cache/treematch/store", home);
+		if (site[0] != '/') {
+			tmatch_error_set(err, EINVAL, site, 0, 0,
+			                 "the site store must be an absolute path");
+			return NULL;
 		}
+		if ((sfd = open_site(site, walked, sizeof(walked), &st, err)) < 0)
+			return NULL;
+		snprintf(name, sizeof(name), "%ld", (long)geteuid());
+		if (join(dir, sizeof(dir), walked, name) < 0) {
+			close(sfd);
+			tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0,
+			                 "the profile store's path is too long");
+			return NULL;
+		}
+		/* made by root at the user's first step on a node; by the user
+		   when the site directory lets them (1777) */
+		if ((flags & TMATCH_STORE_CREATE) && mkdirat(sfd, name, 0700) < 0 &&
+		    errno != EEXIST && errno != EACCES && errno != EPERM) {
+			n = errno;
+			close(sfd);
+			tmatch_error_set(err, n, dir, 0, 0, "cannot create the profile store: %s",
+			                 strerror(n));
+			return NULL;
+		}
+		fd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		n = errno;
+		close(sfd);
+		if (fd < 0 && n == ENOENT) {
+			tmatch_error_set(
+			    err, ENOENT, dir, 0, 0,
+			    "your directory in the site store is not made yet (root makes "
+			    "it at your first step on a node)");
+			return NULL;
+		}
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			n = errno;
+			if (fd >= 0)
+				close(fd);
+			tmatch_error_set(
+			    err, n == ELOOP ? ENOTDIR : n, dir, 0, 0,
+			    n == ELOOP || n == ENOTDIR
+			        ? "your directory in the site store is not a directory (a "
+			          "link or a file): the admin removes it"
+			        : "cannot use the profile store: %s",
+			    strerror(n));
+			return NULL;
+		}
+		if (check_private(dir, &st, err) < 0) {
+			close(fd);
+			return NULL;
+		}
+		return store_of(fd, dir, err);
 	}
-	if (n < 0 || (size_t)n >= len)
-		return tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0,
-		                        "the profile store's path is too long");
-	if (create && make_dirs(dir) < 0)
-		return tmatch_error_set(err, errno, dir, 0, 0, "cannot create the store: %s",
-		                        strerror(errno));
-	return check_private(dir, err);
+	base = xdg ? xdg : getenv("XDG_CACHE_HOME");
+	if (base && base[0] == '/') {
+		n = snprintf(dir, sizeof(dir), "%s/treematch/store", base);
+	} else {
+		struct passwd *pw;
+
+		/* the caller's own environment and passwd entry; one who gives
+		   home looks nothing up (the plugin's helper has no environment
+		   and no NSS) */
+		if (!home) {
+			home = getenv("HOME");
+			if ((!home || home[0] != '/') && (pw = getpwuid(geteuid())))
+				home = pw->pw_dir;
+		}
+		if (!home || home[0] != '/') {
+			tmatch_error_set(err, ENOENT, NULL, 0, 0,
+			                 "no home directory for the profile store: set "
+			                 "XDG_CACHE_HOME");
+			return NULL;
+		}
+		n = snprintf(dir, sizeof(dir), "%s/.cache/treematch/store", home);
+	}
+	if (n < 0 || (size_t)n >= sizeof(dir)) {
+		tmatch_error_set(err, ENAMETOOLONG, NULL, 0, 0,
+		                 "the profile store's path is too long");
+		return NULL;
+	}
+	return tmatch_profile_store_open_path(dir, flags, err);
+}
+
+int tmatch_profile_store_make_user_dir(const char *site, uid_t uid, gid_t gid, tmatch_error_t *err)
+{
+	char walked[PATH_MAX], name[32];
+	struct stat st;
+	int sfd, fd, e;
+
+	if (!site || site[0] != '/')
+		return tmatch_error_set(err, EINVAL, site, 0, 0,
+		                        "the site store must be an absolute path");
+	if ((sfd = open_site(site, walked, sizeof(walked), &st, err)) < 0)
+		return -1;
+	if (st.st_uid != 0 || geteuid() != 0) {
+		close(sfd);
+		return tmatch_error_set(err, EPERM, site, 0, 0,
+		                        "only root makes users' directories in a site store of "
+		                        "root's");
+	}
+	snprintf(name, sizeof(name), "%ld", (long)uid);
+	if (mkdirat(sfd, name, 0700) < 0 && errno != EEXIST) {
+		e = errno;
+		close(sfd);
+		return tmatch_error_set(err, e, site, 0, 0,
+		                        "cannot make the directory of uid %ld: %s", (long)uid,
+		                        strerror(e));
+	}
+	fd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	close(sfd);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return tmatch_error_set(err, e, site, 0, 0, "the directory of uid %ld: %s",
+		                        (long)uid, strerror(e));
+	}
+	/* made now by root (then given away), or the user's already */
+	if (st.st_uid == 0 && uid != 0 && (fchown(fd, uid, gid) < 0 || fstat(fd, &st) < 0)) {
+		e = errno;
+		close(fd);
+		return tmatch_error_set(err, e, site, 0, 0, "cannot give uid %ld its directory: %s",
+		                        (long)uid, strerror(e));
+	}
+	if (st.st_uid != uid) {
+		close(fd);
+		return tmatch_error_set(err, EPERM, site, 0, 0,
+		                        "the directory of uid %ld belongs to uid %ld (squatted): "
+		                        "remove it",
+		                        (long)uid, (long)st.st_uid);
+	}
+	if ((st.st_mode & 077) && fchmod(fd, 0700) < 0) {
+		e = errno;
+		close(fd);
+		return tmatch_error_set(err, e, site, 0, 0,
+		                        "cannot close the directory of uid %ld: %s", (long)uid,
+		                        strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+const char *tmatch_profile_store_path(const tmatch_profile_store_t *s)
+{
+	return s ? s->path : NULL;
+}
+
+void tmatch_profile_store_close(tmatch_profile_store_t *s)
+{
+	if (!s)
+		return;
+	close(s->fd);
+	free(s);
+}
+
+/* ---- the names in a store ------------------------------------------------ */
+
+static int is_hex16(const char *p)
+{
+	for (int i = 0; i < 16; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int is_digits(const char *p, size_t n)
+{
+	if (n == 0 || n > 20)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* ".XXXXXX" at p, as temp_name makes and mkstemp made: 1 if so. */
+static int is_temp_suffix(const char *p)
+{
+	if (p[0] != '.' || strlen(p) != 7)
+		return 0;
+	for (int i = 1; i < 7; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'z') ||
+		      (p[i] >= 'A' && p[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+/* STEM.compiled (kind 1), STEM.meta (2), or neither (0). */
+static int entry_file(const char *name)
+{
+	if (strlen(name) == 16 + strlen(PROF_EXT) && is_hex16(name) && !strcmp(name + 16, PROF_EXT))
+		return 1;
+	if (strlen(name) == 21 && is_hex16(name) && !strcmp(name + 16, ".meta"))
+		return 2;
+	return 0;
+}
+
+/* A temporary of put: .STEM.compiled.XXXXXX or .STEM.meta.XXXXXX. */
+static int entry_temp(const char *name)
+{
+	size_t l = strlen(name);
+
+	if (name[0] != '.' || l < 8)
+		return 0;
+	if (l == 1 + 16 + strlen(PROF_EXT) + 7 && is_hex16(name + 1) &&
+	    !strncmp(name + 17, PROF_EXT, strlen(PROF_EXT)))
+		return is_temp_suffix(name + 17 + strlen(PROF_EXT));
+	if (l == 1 + 21 + 7 && is_hex16(name + 1) && !strncmp(name + 17, ".meta", 5))
+		return is_temp_suffix(name + 22);
+	return 0;
+}
+
+/* A recording, or the recorder's temporary of one: .rec-JOB.STEP.yml[.XXXXXX]. */
+static int recording_file(const char *name)
+{
+	const char *p = name, *dot;
+
+	if (strncmp(p, ".rec-", 5) != 0)
+		return 0;
+	p += 5;
+	if (!(dot = strchr(p, '.')) || !is_digits(p, (size_t)(dot - p)))
+		return 0;
+	p = dot + 1;
+	if (!(dot = strchr(p, '.')) || !is_digits(p, (size_t)(dot - p)) ||
+	    strncmp(dot, ".yml", 4) != 0)
+		return 0;
+	return dot[4] == '\0' || is_temp_suffix(dot + 4);
+}
+
+int tmatch_profile_store_recording_name(uint64_t job_id, uint32_t step_id, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, ".rec-%llu.%u.yml", (unsigned long long)job_id, step_id);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 /* ---- one entry ---------------------------------------------------------- */
 
-static int lock_store(const char *dir, int how, tmatch_error_t *err)
+static int lock_store(const tmatch_profile_store_t *s, int how, tmatch_error_t *err)
 {
-	char path[PATH_MAX];
-	int fd;
+	struct stat st;
+	int fd, e;
 
-	snprintf(path, sizeof(path), "%s/.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return tmatch_error_set(err, errno, path, 0, 0, "cannot lock the store: %s",
-		                        strerror(errno));
+	fd = openat(s->fd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd < 0) {
+		e = errno;
+		return tmatch_error_set(err, e, s->path, 0, 0, "cannot lock the store (.lock): %s",
+		                        strerror(e));
+	}
 	while (flock(fd, how) < 0) {
 		if (errno != EINTR) {
-			int e = errno;
+			e = errno;
 			close(fd);
-			return tmatch_error_set(err, e, path, 0, 0, "cannot lock the store: %s",
-			                        strerror(e));
+			return tmatch_error_set(err, e, s->path, 0, 0,
+			                        "cannot lock the store (.lock): %s", strerror(e));
 		}
 	}
 	return fd;
@@ -351,13 +798,10 @@ static int lock_store(const char *dir, int how, tmatch_error_t *err)
 
 /* A shared lock through a read-only descriptor (a reader that may not
    write: the plugin's helper); -1, and no lock, when there is no lock file. */
-static int lock_store_readonly(const char *dir)
+static int lock_store_readonly(const tmatch_profile_store_t *s)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = openat(s->fd, ".lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
-	snprintf(path, sizeof(path), "%s/.lock", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd >= 0)
 		while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
 			;
@@ -395,64 +839,60 @@ static int file_checksum(int fd, uint64_t size, uint64_t *sum)
 	return 0;
 }
 
-static int write_file(const char *dir, const char *name, const void *buf, size_t len, int src_fd,
-                      uint64_t src_len, tmatch_error_t *err)
+/* A new temporary file ".NAME.XXXXXX" in the store (its name in tmp),
+   opened for writing; -1 with err. */
+static int temp_file(const tmatch_profile_store_t *s, const char *name, char *tmp, size_t len,
+                     tmatch_error_t *err)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
-	int fd, ok = 1;
+	static const char chars[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	struct timespec now;
+	uint64_t x;
+	int fd = -1;
 
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return tmatch_error_set(err, errno, dir, 0, 0, "cannot write to the store: %s",
-		                        strerror(errno));
-	if (buf)
-		ok = tmatch__write_all(fd, buf, len) == 0;
-	if (ok && src_fd >= 0) {
-		unsigned char *chunk = malloc(1 << 20);
-		uint64_t off = 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	x = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)now.tv_sec ^ ((uint64_t)getpid() << 40) ^
+	    (uint64_t)(uintptr_t)tmp;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		char suffix[7];
 
-		ok = chunk != NULL;
-		while (ok && off < src_len) {
-			size_t n =
-			    src_len - off < (1 << 20) ? (size_t)(src_len - off) : (size_t)1 << 20;
-			ok = tmatch__pread_all(src_fd, chunk, n, off) == 0 &&
-			     tmatch__write_all(fd, chunk, n) == 0;
-			off += n;
+		for (int i = 0; i < 6; i++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			suffix[i] = chars[(x >> 33) % (sizeof(chars) - 1)];
 		}
-		free(chunk);
+		suffix[6] = '\0';
+		if ((size_t)snprintf(tmp, len, ".%s.%s", name, suffix) >= len)
+			break;
+		fd = openat(s->fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
 	}
-	if (!ok || fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = errno ? errno : EIO;
-		close(fd);
-		unlink(tmp);
-		return tmatch_error_set(err, e, dir, 0, 0, "cannot write to the store: %s",
-		                        strerror(e));
-	}
-	return 0;
+	if (fd < 0)
+		return tmatch_error_set(err, errno ? errno : EEXIST, s->path, 0, 0,
+		                        "cannot write to the store: %s",
+		                        strerror(errno ? errno : EEXIST));
+	return fd;
 }
 
-static void sync_dir(const char *dir)
+static void sync_dir(const tmatch_profile_store_t *s)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	fsync(s->fd);
 }
 
 /* Reads and checks STEM.meta: 0 and the entry, or -1 with why. */
-static int read_meta(const char *dir, const char *stem, tmatch_profile_store_entry_t *e,
-                     tmatch_error_t *err)
+static int read_meta(const tmatch_profile_store_t *s, const char *stem,
+                     tmatch_profile_store_entry_t *e, tmatch_error_t *err)
 {
 	unsigned char m[META_SIZE];
-	char path[PATH_MAX];
+	char name[32], path[PATH_MAX + 32];
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s.meta", dir, stem);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	memset(e, 0, sizeof(*e));
+	memset(&st, 0, sizeof(st));
+	snprintf(name, sizeof(name), "%s.meta", stem);
+	snprintf(path, sizeof(path), "%s/%s", s->path, name);
+	fd = openat(s->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return tmatch_error_set(err, errno, path, 0, 0, "%s", strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != META_SIZE ||
@@ -484,24 +924,26 @@ static int read_meta(const char *dir, const char *stem, tmatch_profile_store_ent
 	memcpy(e->exe, m + OFF_EXE, 256);
 	e->size = tmatch__get64(m + OFF_SIZE);
 	e->checksum = tmatch__get64(m + OFF_SUM);
+	e->meta_sum = tmatch__get64(m + OFF_HEADSUM);
 	e->created_ns = (int64_t)tmatch__get64(m + OFF_CREATED);
 	e->used_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	snprintf(e->stem, sizeof(e->stem), "%s", stem);
-	tmatch_profile_store_stem(&e->key, path, sizeof(path));
-	if (strcmp(path, stem) != 0 || e->size > MAX_PROF)
+	tmatch_profile_store_stem(&e->key, name, sizeof(name));
+	if (strcmp(name, stem) != 0 || e->size > MAX_PROF)
 		return tmatch_error_set(err, EPROTO, stem, 0, 0,
 		                        "damaged (its key does not give its name)");
 	return 0;
 }
 
-static void remove_entry(const char *dir, const char *stem)
+/* The .meta goes first: what is left is never an entry. */
+static void remove_entry(const tmatch_profile_store_t *s, const char *stem)
 {
-	char path[PATH_MAX];
+	char name[32];
 
-	snprintf(path, sizeof(path), "%s/%s.meta", dir, stem);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s" PROF_EXT, dir, stem);
-	unlink(path);
+	snprintf(name, sizeof(name), "%s.meta", stem);
+	unlinkat(s->fd, name, 0);
+	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
+	unlinkat(s->fd, name, 0);
 }
 
 static int same_key(const tmatch_profile_store_key_t *a, const tmatch_profile_store_key_t *b)
@@ -510,113 +952,131 @@ static int same_key(const tmatch_profile_store_key_t *a, const tmatch_profile_st
 	       !memcmp(a->id, b->id, (size_t)a->id_len) && !strcmp(a->name, b->name);
 }
 
-int tmatch_profile_store_get(const char *dir, const tmatch_profile_store_key_t *key, unsigned flags,
-                             char *path, size_t len, tmatch_error_t *err)
+/*
+ * The entry `stem` checked (its .meta, its key when `key` is given, the
+ * version `want` of it when `want` is not 0, its profile's size and
+ * checksum): 1 and *e; 0 when there is no .meta; -1 with why.
+ */
+static int check_entry(const tmatch_profile_store_t *s, const char *stem,
+                       const tmatch_profile_store_key_t *key, uint64_t want,
+                       tmatch_profile_store_entry_t *e, tmatch_error_t *why)
+{
+	char name[32];
+	struct stat st;
+	uint64_t sum = 0;
+	int fd;
+
+	memset(&st, 0, sizeof(st));
+	if (read_meta(s, stem, e, why) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (key && !same_key(&e->key, key))
+		return tmatch_error_set(why, EPROTO, NULL, 0, 0,
+		                        "another application's (hash collision)");
+	if (want && e->meta_sum != want)
+		return tmatch_error_set(why, ESTALE, NULL, 0, 0, "replaced since");
+	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
+	fd = openat(s->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile is missing");
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size)
+		tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile has another size");
+	else if (file_checksum(fd, e->size, &sum) < 0 || sum != e->checksum)
+		tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile's checksum does not match");
+	close(fd);
+	return why->msg[0] ? -1 : 1;
+}
+
+static int entry_path(const tmatch_profile_store_t *s, const char *stem, char *path, size_t len,
+                      tmatch_error_t *err)
+{
+	if ((size_t)snprintf(path, len, "%s/%s" PROF_EXT, s->path, stem) >= len)
+		return tmatch_error_set(err, ENAMETOOLONG, s->path, 0, 0,
+		                        "the store's path is too long");
+	return 0;
+}
+
+int tmatch_profile_store_get(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *key,
+                             unsigned flags, char *path, size_t len,
+                             tmatch_profile_store_entry_t *entry, tmatch_error_t *err)
 {
 	tmatch_profile_store_entry_t e;
 	tmatch_error_t why;
-	char stem[17], prof[PATH_MAX];
-	struct stat st;
-	uint64_t sum;
-	int lk, fd, bad = 0;
+	char stem[17], name[32];
+	int lk, rc;
 
+	if (!s || !key || !path || len == 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_get: NULL");
 	tmatch_profile_store_stem(key, stem, sizeof(stem));
 	if (flags & TMATCH_STORE_READONLY)
-		lk = lock_store_readonly(dir);
-	else if ((lk = lock_store(dir, LOCK_SH, err)) < 0)
+		lk = lock_store_readonly(s);
+	else if ((lk = lock_store(s, LOCK_SH, err)) < 0)
 		return -1;
 	tmatch_error_clear(&why);
-	snprintf(prof, sizeof(prof), "%s/%s.meta", dir, stem);
-	if (access(prof, F_OK) < 0) {
-		unlock_store(lk);
-		return 0;
-	}
-	snprintf(prof, sizeof(prof), "%s/%s" PROF_EXT, dir, stem);
-	if (read_meta(dir, stem, &e, &why) < 0) {
-		bad = 1;
-	} else if (!same_key(&e.key, key)) {
-		bad = tmatch_error_set(&why, EPROTO, NULL, 0, 0,
-		                       "another application's (hash collision)");
-	} else if ((fd = open(prof, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0) {
-		bad = tmatch_error_set(&why, errno, NULL, 0, 0, "its profile is missing");
-	} else {
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e.size)
-			tmatch_error_set(&why, EPROTO, NULL, 0, 0, "its profile has another size");
-		else if (file_checksum(fd, e.size, &sum) < 0 || sum != e.checksum)
-			tmatch_error_set(&why, EPROTO, NULL, 0, 0,
-			                 "its profile's checksum does not match");
-		close(fd);
-		bad = why.msg[0] != '\0';
-	}
+	rc = check_entry(s, stem, key, 0, &e, &why);
 	unlock_store(lk);
-	if (bad && (flags & TMATCH_STORE_READONLY))
-		return tmatch_error_set(err, EPROTO, dir, 0, 0,
+	if (rc == 0)
+		return 0;
+	if (rc < 0 && (flags & TMATCH_STORE_READONLY))
+		return tmatch_error_set(err, EPROTO, s->path, 0, 0,
 		                        "the stored profile %s is damaged: %s; not used", stem,
 		                        why.msg);
-	if (bad) {
-		/* removed under the writers' lock, if it is still the same one */
-		if ((lk = lock_store(dir, LOCK_EX, NULL)) >= 0) {
-			remove_entry(dir, stem);
+	if (rc < 0) {
+		/* removed under the writers' lock */
+		if ((lk = lock_store(s, LOCK_EX, NULL)) >= 0) {
+			remove_entry(s, stem);
 			unlock_store(lk);
 		}
-		return tmatch_error_set(err, EPROTO, dir, 0, 0,
+		return tmatch_error_set(err, EPROTO, s->path, 0, 0,
 		                        "discarded the stored profile %s: %s; it will be recorded "
 		                        "again",
 		                        stem, why.msg);
 	}
-	snprintf(prof, sizeof(prof), "%s/%s.meta", dir, stem);
+	snprintf(name, sizeof(name), "%s.meta", stem);
 	if (!(flags & TMATCH_STORE_READONLY))
-		utimensat(AT_FDCWD, prof,
-		          (const struct timespec[2]){{0, UTIME_OMIT}, {0, UTIME_NOW}}, 0);
-	if ((size_t)snprintf(path, len, "%s/%s" PROF_EXT, dir, stem) >= len)
-		return tmatch_error_set(err, ENAMETOOLONG, dir, 0, 0,
-		                        "the store's path is too long");
+		utimensat(s->fd, name, (const struct timespec[2]){{0, UTIME_OMIT}, {0, UTIME_NOW}},
+		          AT_SYMLINK_NOFOLLOW);
+	if (entry_path(s, stem, path, len, err) < 0)
+		return -1;
+	if (entry)
+		*entry = e;
 	return 1;
 }
 
-int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *key,
-                             const char *profile, const char *exe, uint64_t cap,
-                             tmatch_error_t *err)
+int tmatch_profile_store_find(const tmatch_profile_store_t *s, const char *stem, uint64_t meta_sum,
+                              char *path, size_t len, tmatch_error_t *err)
 {
-	unsigned char m[META_SIZE];
-	char stem[17], name[32];
-	struct stat st;
+	tmatch_profile_store_entry_t e;
+	tmatch_error_t why;
+	int lk, rc, e_no;
+
+	if (!s || !stem || strlen(stem) != 16 || !is_hex16(stem) || !path || len == 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_profile_store_find: no store or no entry name");
+	lk = lock_store_readonly(s);
+	tmatch_error_clear(&why);
+	rc = check_entry(s, stem, NULL, meta_sum, &e, &why);
+	e_no = errno;
+	unlock_store(lk);
+	if (rc == 0)
+		return tmatch_error_set(err, ENOENT, s->path, 0, 0, "the stored profile %s is gone",
+		                        stem);
+	if (rc < 0 && e_no == ESTALE)
+		return tmatch_error_set(err, ESTALE, s->path, 0, 0,
+		                        "the stored profile %s was replaced since it was chosen",
+		                        stem);
+	if (rc < 0)
+		return tmatch_error_set(err, EPROTO, s->path, 0, 0,
+		                        "the stored profile %s is damaged: %s", stem, why.msg);
+	return entry_path(s, stem, path, len, err) < 0 ? -1 : 1;
+}
+
+/* The bytes of STEM.meta for key and a compiled profile of size and sum. */
+static void make_meta(unsigned char *m, const tmatch_profile_store_key_t *key, const char *exe,
+                      uint64_t size, uint64_t sum)
+{
 	struct timespec now;
-	uint64_t sum;
-	int lk, fd, rc;
-	tmatch_profile_t *p;
-	FILE *tmp;
 
-	if (!dir || !key || !profile)
-		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_put: NULL");
-	/* the profile is checked (and compiled) before anything is stored */
-	p = tmatch_profile_load(profile, NULL, NULL, NULL, err);
-	if (!p)
-		return -1;
-	if (tmatch_profile_ranks(p) != key->ranks) {
-		rc = tmatch_error_set(err, EINVAL, profile, 0, 0,
-		                      "the profile has %d ranks, the run %d: not stored",
-		                      tmatch_profile_ranks(p), key->ranks);
-		tmatch_profile_destroy(p);
-		return rc;
-	}
-	tmp = tmpfile();
-	if (!tmp || tmatch_profile_compile(p, tmp, err) < 0 || fflush(tmp) != 0) {
-		rc = tmp ? -1 : tmatch_error_set(err, errno, NULL, 0, 0, "no temporary file");
-		if (tmp)
-			fclose(tmp);
-		tmatch_profile_destroy(p);
-		return rc;
-	}
-	tmatch_profile_destroy(p);
-	fd = fileno(tmp);
-	if (fstat(fd, &st) < 0 || file_checksum(fd, (uint64_t)st.st_size, &sum) < 0) {
-		fclose(tmp);
-		return tmatch_error_set(err, EIO, NULL, 0, 0,
-		                        "cannot read the compiled profile back");
-	}
-
-	memset(m, 0, sizeof(m));
+	memset(m, 0, META_SIZE);
 	memcpy(m, meta_magic, sizeof(meta_magic));
 	tmatch__put32(m + OFF_VERSION, META_VERSION);
 	tmatch__put32(m + OFF_KIND, (uint32_t)key->kind);
@@ -625,32 +1085,162 @@ int tmatch_profile_store_put(const char *dir, const tmatch_profile_store_key_t *
 	memcpy(m + OFF_ID, key->id, (size_t)key->id_len);
 	snprintf((char *)m + OFF_NAME, 64, "%s", key->name);
 	snprintf((char *)m + OFF_EXE, 256, "%s", exe ? exe : "");
-	tmatch__put64(m + OFF_SIZE, (uint64_t)st.st_size);
+	tmatch__put64(m + OFF_SIZE, size);
 	tmatch__put64(m + OFF_SUM, sum);
 	clock_gettime(CLOCK_REALTIME, &now);
 	tmatch__put64(m + OFF_CREATED, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM));
+}
 
-	tmatch_profile_store_stem(key, stem, sizeof(stem));
-	if ((lk = lock_store(dir, LOCK_EX, err)) < 0) {
-		fclose(tmp);
+static int gc_locked(const tmatch_profile_store_t *s, uint64_t cap, const char *keep, int *removed,
+                     tmatch_error_t *err);
+
+int tmatch_profile_store_put(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *key,
+                             int profile_fd, const char *name, const char *exe, uint64_t cap,
+                             tmatch_error_t *err)
+{
+	unsigned char m[META_SIZE];
+	char stem[17], base[32], tmp_prof[64] = "", tmp_meta[64] = "";
+	struct stat st;
+	uint64_t sum;
+	int lk = -1, fd = -1, mfd = -1, rc = -1, e;
+	tmatch_profile_t *p;
+	FILE *f = NULL;
+
+	if (!s || !key || profile_fd < 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_put: NULL");
+	/* the profile is checked (and compiled) before anything is stored */
+	p = tmatch_profile_load_fd(profile_fd, name ? name : "profile", NULL, NULL, NULL, err);
+	if (!p)
 		return -1;
+	if (tmatch_profile_ranks(p) != key->ranks) {
+		rc = tmatch_error_set(err, EINVAL, name, 0, 0,
+		                      "the profile has %d ranks, the run %d: not stored",
+		                      tmatch_profile_ranks(p), key->ranks);
+		tmatch_profile_destroy(p);
+		return rc;
 	}
-	/* the old .meta goes first: a crash between the two renames leaves
-	   no entry, never a new profile under an old description */
-	remove_entry(dir, stem);
-	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
-	rc = write_file(dir, name, NULL, 0, fd, (uint64_t)st.st_size, err);
-	fclose(tmp);
-	snprintf(name, sizeof(name), "%s.meta", stem);
-	if (rc == 0)
-		rc = write_file(dir, name, m, sizeof(m), -1, 0, err);
-	if (rc == 0) {
-		sync_dir(dir);
-		if (cap)
-			rc = tmatch__store_gc_locked(dir, cap, stem, NULL, err);
+	tmatch_profile_store_stem(key, stem, sizeof(stem));
+
+	/* both files written in full beside the entry first: a full file
+	   system or a crash here leaves no entry, only temporaries, removed */
+	snprintf(base, sizeof(base), "%s" PROF_EXT, stem);
+	if ((fd = temp_file(s, base, tmp_prof, sizeof(tmp_prof), err)) < 0)
+		goto out;
+	if (!(f = fdopen(fd, "w"))) {
+		tmatch_error_set(err, errno, s->path, 0, 0, "cannot write to the store: %s",
+		                 strerror(errno));
+		goto out;
 	}
+	if (tmatch_profile_compile(p, f, err) < 0)
+		goto out;
+	if (fflush(f) != 0 || fsync(fd) < 0 || fstat(fd, &st) < 0 ||
+	    file_checksum(fd, (uint64_t)st.st_size, &sum) < 0) {
+		e = errno ? errno : EIO;
+		tmatch_error_set(err, e, s->path, 0, 0, "cannot write to the store: %s",
+		                 strerror(e));
+		goto out;
+	}
+	make_meta(m, key, exe, (uint64_t)st.st_size, sum);
+	snprintf(base, sizeof(base), "%s.meta", stem);
+	if ((mfd = temp_file(s, base, tmp_meta, sizeof(tmp_meta), err)) < 0)
+		goto out;
+	if (tmatch__write_all(mfd, m, sizeof(m)) < 0 || fsync(mfd) < 0) {
+		e = errno ? errno : EIO;
+		tmatch_error_set(err, e, s->path, 0, 0, "cannot write to the store: %s",
+		                 strerror(e));
+		goto out;
+	}
+
+	/* then committed as a pair under the writers' lock: the old .meta
+	   goes, the profile is renamed in, the .meta last */
+	if ((lk = lock_store(s, LOCK_EX, err)) < 0)
+		goto out;
+	remove_entry(s, stem);
+	snprintf(base, sizeof(base), "%s" PROF_EXT, stem);
+	if (renameat(s->fd, tmp_prof, s->fd, base) < 0) {
+		e = errno;
+		tmatch_error_set(err, e, s->path, 0, 0, "cannot write to the store: %s",
+		                 strerror(e));
+		goto out;
+	}
+	tmp_prof[0] = '\0';
+	snprintf(base, sizeof(base), "%s.meta", stem);
+	if (renameat(s->fd, tmp_meta, s->fd, base) < 0) {
+		e = errno;
+		remove_entry(s, stem); /* never a profile without its .meta */
+		tmatch_error_set(err, e, s->path, 0, 0, "cannot write to the store: %s",
+		                 strerror(e));
+		goto out;
+	}
+	tmp_meta[0] = '\0';
+	sync_dir(s);
+	rc = cap ? gc_locked(s, cap, stem, NULL, err) : 0;
+out:
+	if (tmp_prof[0])
+		unlinkat(s->fd, tmp_prof, 0);
+	if (tmp_meta[0])
+		unlinkat(s->fd, tmp_meta, 0);
 	unlock_store(lk);
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	tmatch_profile_destroy(p);
+	return rc;
+}
+
+/* Removes the step's recording and the recorder's temporaries of it. */
+static void drop_recording(const tmatch_profile_store_t *s, const char *name)
+{
+	DIR *dp;
+	struct dirent *d;
+	size_t l = strlen(name);
+	int dfd = openat(s->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	unlinkat(s->fd, name, 0);
+	if (dfd < 0 || !(dp = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((d = readdir(dp)))
+		if (!strncmp(d->d_name, name, l) && is_temp_suffix(d->d_name + l))
+			unlinkat(s->fd, d->d_name, 0);
+	closedir(dp);
+}
+
+int tmatch_profile_store_take_recording(const tmatch_profile_store_t *s,
+                                        const tmatch_profile_store_key_t *key, uint64_t job_id,
+                                        uint32_t step_id, const char *exe, uint64_t cap,
+                                        tmatch_error_t *err)
+{
+	char name[64], path[PATH_MAX + 64];
+	struct stat st;
+	int fd, rc;
+
+	if (!s || !key ||
+	    tmatch_profile_store_recording_name(job_id, step_id, name, sizeof(name)) < 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_profile_store_take_recording: NULL");
+	snprintf(path, sizeof(path), "%s/%s", s->path, name);
+	fd = openat(s->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) {
+		drop_recording(s, name);
+		return 0;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = tmatch_error_set(err, fd < 0 ? errno : EINVAL, path, 0, 0,
+		                      "not a recording (a link or not a regular file)");
+	} else {
+		rc = tmatch_profile_store_put(s, key, fd, path, exe, cap, err);
+		rc = rc < 0 ? -1 : 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	drop_recording(s, name);
 	return rc;
 }
 
@@ -663,25 +1253,30 @@ static int by_use(const void *a, const void *b)
 }
 
 /* Every entry (damaged ones are skipped, counted in *damaged), by last use. */
-static int list_entries(const char *dir, tmatch_profile_store_entry_t **out, int *n, int *damaged,
-                        int remove_damaged, tmatch_error_t *err)
+static int list_entries(const tmatch_profile_store_t *s, tmatch_profile_store_entry_t **out, int *n,
+                        int *damaged, int remove_damaged, tmatch_error_t *err)
 {
 	tmatch_profile_store_entry_t *v = NULL;
 	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int cap = 0, count = 0, bad = 0;
+	DIR *dp;
+	int cap = 0, count = 0, bad = 0, dfd;
 
 	*out = NULL;
 	*n = 0;
-	if (!dp)
-		return tmatch_error_set(err, errno, dir, 0, 0, "cannot read the store: %s",
-		                        strerror(errno));
+	dfd = openat(s->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(dp = fdopendir(dfd))) {
+		int e = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		return tmatch_error_set(err, e, s->path, 0, 0, "cannot read the store: %s",
+		                        strerror(e));
+	}
 	while ((d = readdir(dp))) {
-		size_t l = strlen(d->d_name);
 		char stem[17];
 		tmatch_error_t why;
 
-		if (l != 21 || strcmp(d->d_name + 16, ".meta") != 0)
+		if (entry_file(d->d_name) != 2)
 			continue;
 		memcpy(stem, d->d_name, 16);
 		stem[16] = '\0';
@@ -695,9 +1290,9 @@ static int list_entries(const char *dir, tmatch_profile_store_entry_t **out, int
 			}
 			v = w;
 		}
-		if (read_meta(dir, stem, &v[count], &why) < 0) {
+		if (read_meta(s, stem, &v[count], &why) < 0) {
 			if (remove_damaged)
-				remove_entry(dir, stem);
+				remove_entry(s, stem);
 			bad++;
 			continue;
 		}
@@ -713,105 +1308,124 @@ static int list_entries(const char *dir, tmatch_profile_store_entry_t **out, int
 	return 0;
 }
 
-int tmatch_profile_store_list(const char *dir, tmatch_profile_store_entry_t **out, int *n,
-                              int *damaged, tmatch_error_t *err)
+int tmatch_profile_store_list(const tmatch_profile_store_t *s, tmatch_profile_store_entry_t **out,
+                              int *n, int *damaged, tmatch_error_t *err)
 {
-	int lk = lock_store(dir, LOCK_SH, err), rc;
+	int lk, rc;
 
-	if (lk < 0)
+	if (!s || !out || !n)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_list: NULL");
+	if ((lk = lock_store(s, LOCK_SH, err)) < 0)
 		return -1;
-	rc = list_entries(dir, out, n, damaged, 0, err);
+	rc = list_entries(s, out, n, damaged, 0, err);
 	unlock_store(lk);
 	return rc;
 }
 
-int tmatch_profile_store_forget(const char *dir, const char *prefix, int *removed,
+int tmatch_profile_store_forget(const tmatch_profile_store_t *s, const char *prefix, int *removed,
                                 tmatch_error_t *err)
 {
 	tmatch_profile_store_entry_t *v;
 	int n, lk, i, count = 0;
 
-	if (!prefix || !*prefix)
+	if (!s || !prefix || !*prefix)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "give an entry (its 16 hex digits, or their start)");
-	if ((lk = lock_store(dir, LOCK_EX, err)) < 0)
+	if ((lk = lock_store(s, LOCK_EX, err)) < 0)
 		return -1;
-	if (list_entries(dir, &v, &n, NULL, 0, err) < 0) {
+	if (list_entries(s, &v, &n, NULL, 0, err) < 0) {
 		unlock_store(lk);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		if (!strncmp(v[i].stem, prefix, strlen(prefix)) || !strcmp(v[i].key.name, prefix)) {
-			remove_entry(dir, v[i].stem);
+			remove_entry(s, v[i].stem);
 			count++;
 		}
 	free(v);
-	sync_dir(dir);
+	sync_dir(s);
 	unlock_store(lk);
 	if (removed)
 		*removed = count;
 	return 0;
 }
 
-int tmatch__store_gc_locked(const char *dir, uint64_t cap, const char *keep, int *removed,
-                            tmatch_error_t *err)
+#define TEMP_AGE      3600  /* a put's temporaries: written in seconds */
+#define RECORDING_AGE 86400 /* a recording waits for its srun to end */
+
+/*
+ * With the writers' lock held: what interrupted writes left (a put's
+ * temporaries older than an hour, a profile without its .meta, recordings
+ * and the recorder's temporaries older than a day: their srun is gone),
+ * damaged entries, then the least recently used entries but `keep` until
+ * the store holds at most cap bytes. Only names of the store's own
+ * patterns, regular files, are ever removed.
+ */
+static int gc_locked(const tmatch_profile_store_t *s, uint64_t cap, const char *keep, int *removed,
+                     tmatch_error_t *err)
 {
 	tmatch_profile_store_entry_t *v;
 	struct dirent *d;
 	DIR *dp;
 	uint64_t total = 0;
-	int n, i, count = 0;
+	int n, i, count = 0, dfd;
 	time_t now = time(NULL);
 
-	/* leftovers: temporaries older than an hour, profiles without a .meta;
-	   damaged entries go with the listing */
-	if ((dp = opendir(dir))) {
+	dfd = openat(s->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0 && (dp = fdopendir(dfd))) {
 		while ((d = readdir(dp))) {
-			char path[PATH_MAX];
 			struct stat st;
-			size_t l = strlen(d->d_name);
+			int temp = entry_temp(d->d_name), rec = recording_file(d->d_name);
 
-			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-			if (d->d_name[0] == '.' && l > 8 && lstat(path, &st) == 0 &&
-			    S_ISREG(st.st_mode) && st.st_mtime < now - 3600 &&
-			    strcmp(d->d_name, ".lock") != 0) {
-				unlink(path);
-			} else if (l == 16 + strlen(PROF_EXT) &&
-			           !strcmp(d->d_name + 16, PROF_EXT)) {
-				char meta[PATH_MAX];
+			if (!temp && !rec && entry_file(d->d_name) != 1)
+				continue;
+			if (fstatat(s->fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode))
+				continue;
+			if (temp || rec) {
+				if (st.st_mtime < now - (temp ? TEMP_AGE : RECORDING_AGE))
+					unlinkat(s->fd, d->d_name, 0);
+			} else {
+				char meta[32];
 
-				snprintf(meta, sizeof(meta), "%s/%.16s.meta", dir, d->d_name);
-				if (access(meta, F_OK) < 0)
-					unlink(path);
+				snprintf(meta, sizeof(meta), "%.16s.meta", d->d_name);
+				if (fstatat(s->fd, meta, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+				    errno == ENOENT)
+					unlinkat(s->fd, d->d_name, 0);
 			}
 		}
 		closedir(dp);
+	} else if (dfd >= 0) {
+		close(dfd);
 	}
-	if (list_entries(dir, &v, &n, NULL, 1, err) < 0)
+	if (list_entries(s, &v, &n, NULL, 1, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		total += v[i].size + META_SIZE;
 	for (i = 0; i < n && total > cap; i++) {
 		if (keep && !strcmp(v[i].stem, keep))
 			continue;
-		remove_entry(dir, v[i].stem);
+		remove_entry(s, v[i].stem);
 		total -= v[i].size + META_SIZE;
 		count++;
 	}
 	free(v);
-	sync_dir(dir);
+	sync_dir(s);
 	if (removed)
 		*removed = count;
 	return 0;
 }
 
-int tmatch_profile_store_gc(const char *dir, uint64_t cap, int *removed, tmatch_error_t *err)
+int tmatch_profile_store_gc(const tmatch_profile_store_t *s, uint64_t cap, int *removed,
+                            tmatch_error_t *err)
 {
-	int lk = lock_store(dir, LOCK_EX, err), rc;
+	int lk, rc;
 
-	if (lk < 0)
+	if (!s)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_gc: NULL");
+	if ((lk = lock_store(s, LOCK_EX, err)) < 0)
 		return -1;
-	rc = tmatch__store_gc_locked(dir, cap, NULL, removed, err);
+	rc = gc_locked(s, cap, NULL, removed, err);
 	unlock_store(lk);
 	return rc;
 }

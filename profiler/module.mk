@@ -77,7 +77,8 @@ $(B)/tests/mpi/static_prog: tests/mpi/static_prog.c
 $(B)/tests/unit/test_profiler_mpiabi: $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 # Learn mode's helper test keys the store by a real MPI program (placement/
 # is read before this file: the list is not known there).
-$(B)/tests/unit/test_placement_helper: $(RECORD_TESTS)
+$(B)/tests/unit/test_placement_helper $(B)/tests/unit/test_placement_learn: $(RECORD_TESTS)
+$(B)/tests/unit/test_spank_glue: $(RECORD_TESTS) $(RECORD_LIBS)
 $(B)/tests/unit/test_profiler_launch: $(RECORD_LIBS)
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)

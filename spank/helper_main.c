@@ -8,9 +8,8 @@
  * has no privilege of its own.
  */
 #include "placement/placement.h"
-#include "profiler/mpiabi.h"
 
 int main(void)
 {
-	tmatch__helper_main(tmatch_mpiabi_program);
+	tmatch__helper_main();
 }

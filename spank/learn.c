@@ -3,17 +3,19 @@
  * learn.c - srun's side of learn mode (--treematch=learn[:NAME], or the
  * admin's default=learn), where the user may write:
  *
- *   local_user_init: the step's key (its MPI program, task count, name:
- *                    placement/learn.c) and the store; a damaged entry is
- *                    discarded here, in one line, before any node reads it.
- *                    The nodes look the entry up themselves (read only):
- *                    found, they place from it; not, the tasks record.
- *   exit:            what the tasks recorded (the store's hidden file for
- *                    this job and step) is checked and stored under the
- *                    step's key, then removed.
+ *   local_user_init: the step's one learn decision (placement/learn.c):
+ *                    record, place from the stored entry STEM (by its
+ *                    checksum), or none; a damaged entry is discarded here,
+ *                    in one line. It goes to every node in srun's
+ *                    environment, which the step inherits
+ *                    (TREEMATCH_LEARN), and every node follows it: no node
+ *                    looks the store up on its own.
+ *   exit:            a recording step's recording (the store's hidden file
+ *                    for this job and step) is checked and stored under the
+ *                    step's key, then removed, stored or not.
  *
- * Learning never stops a step: a problem is said in one line and the step
- * runs with Slurm's binding. Hooks called by spank/treematch.c.
+ * Learning never stops a step by itself: a problem is said in one line and
+ * the step runs with Slurm's binding. Hooks called by spank/treematch.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,90 +29,85 @@
 
 #include "placement/placement.h"
 #include "profiler/mpiabi.h"
+#include "profiler/launch.h"
 #include "spank/spank_private.h"
 
 static struct {
-	int record; /* nothing stored: the tasks record, srun stores at exit */
 	int verbose;
-	uint32_t job, step;
-	char dir[PATH_MAX], exe[PATH_MAX];
-	tmatch_profile_store_key_t key;
+	tmatch_place_learn_t d; /* this step's decision */
 } ln;
 
-int tmatch__spank_learn_local_user_init(spank_t sp, const tmatch_config_t *cfg)
+/* What learning tells the user: warnings always, the rest in verbose mode. */
+static void learn_log(void *arg, int level, const char *msg)
 {
-	char cwd[PATH_MAX], path[PATH_MAX], stem[17];
-	char **argv = NULL;
-	int argc = 0, rc;
-	uint32_t ntasks = 0;
+	(void)arg;
+	if (level <= TMATCH_LOG_WARNING || ln.verbose > 0)
+		slurm_spank_log("treematch: %s", msg);
+}
+
+/* A recording step needs the recorder of the program's MPI: checked here,
+   as the tasks will look for it (TREEMATCH_RECORD_LIBDIR, else installed). */
+static int recorder_found(const char *exe, char *msg, size_t len)
+{
+	char *words[2] = {(char *)exe, NULL}, lib[PATH_MAX];
+	const char *libdir = getenv("TREEMATCH_RECORD_LIBDIR");
+	tmatch_mpiabi_t abi;
 	tmatch_error_t err;
 
+	tmatch_error_clear(&err);
+	if (tmatch_mpiabi_of_command(words, "", &abi, NULL, 0, &err) != 0 ||
+	    tmatch_record_locate(libdir && *libdir ? libdir : NULL, NULL, 0, abi, lib, sizeof(lib),
+	                         &err) < 0) {
+		snprintf(msg, len, "%s", err.msg);
+		return 0;
+	}
+	return 1;
+}
+
+int tmatch__spank_learn_local_user_init(spank_t sp, const tmatch_config_t *cfg, const char *job_cwd)
+{
+	tmatch_place_learn_in_t in;
+	char **argv = NULL, text[2 * PATH_MAX + 128], msg[1024];
+	const char *plan = getenv("TREEMATCH_PLAN");
+	int argc = 0;
+	uint32_t ntasks = 0, job = 0, step = 0;
+
 	memset(&ln, 0, sizeof(ln));
-	if (!cfg->enabled || !cfg->learn || cfg->plan[0])
+	/* no decision of an earlier step may reach this one's nodes */
+	unsetenv(TMATCH_PLACE_LEARN_ENV);
+	if (!cfg->enabled || !cfg->learn || cfg->plan[0] || (plan && *plan))
 		return 0;
 	ln.verbose = cfg->verbose;
-	tmatch_error_clear(&err);
-	if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 ||
-	    TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
-	    TM_ITEM(sp, S_JOB_ID, &ln.job) != ESPANK_SUCCESS ||
-	    TM_ITEM(sp, S_JOB_STEPID, &ln.step) != ESPANK_SUCCESS) {
-		slurm_spank_log("treematch: learn: srun does not give the step's command line");
-		return 0;
+	memset(&in, 0, sizeof(in));
+	if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
+		in.argv = argv;
+	TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks);
+	TM_ITEM(sp, S_JOB_ID, &job);
+	TM_ITEM(sp, S_JOB_STEPID, &step);
+	in.cfg = cfg;
+	in.mpi_program = tmatch_mpiabi_program;
+	in.path_env = getenv("PATH");
+	in.job_cwd = job_cwd;
+	in.ntasks = (int)ntasks;
+	in.job_id = job;
+	in.step_id = step;
+	tmatch_place_learn_decide(&in, &ln.d, learn_log, NULL);
+	if (ln.d.what == TMATCH_PLACE_LEARN_RECORD && !recorder_found(ln.d.exe, msg, sizeof(msg))) {
+		slurm_spank_log("treematch: learn: not learned, the step cannot be recorded: %s",
+		                msg);
+		ln.d.what = TMATCH_PLACE_LEARN_NONE;
 	}
-	if (!getcwd(cwd, sizeof(cwd)))
-		cwd[0] = '\0';
-	rc = tmatch_place_learn_key(cfg, tmatch_mpiabi_program, argv, getenv("PATH"), cwd,
-	                            (int)ntasks, &ln.key, ln.exe, sizeof(ln.exe), &err);
-	if (rc == 0 && tmatch_place_learn_dir(cfg, NULL, NULL, 1, ln.dir, sizeof(ln.dir), &err) < 0)
-		rc = -1;
-	if (rc != 0) {
-		/* a step without MPI is not learned: said in verbose mode only */
-		if (rc < 0 || cfg->verbose > 0)
-			slurm_spank_log("treematch: learn: %s", err.msg);
-		return 0;
+	if (tmatch_place_learn_format(&ln.d, text, sizeof(text)) < 0 ||
+	    setenv(TMATCH_PLACE_LEARN_ENV, text, 1) < 0) {
+		slurm_spank_log("treematch: learn: the store's path is too long: not learned");
+		ln.d.what = TMATCH_PLACE_LEARN_NONE;
 	}
-	tmatch_profile_store_stem(&ln.key, stem, sizeof(stem));
-	rc = tmatch_profile_store_get(ln.dir, &ln.key, 0, path, sizeof(path), &err);
-	if (rc < 0)
-		slurm_spank_log("treematch: learn: %s", err.msg);
-	if (rc == 1) {
-		if (cfg->verbose > 0)
-			slurm_spank_log("treematch: learn: placing %s at %u tasks from the stored "
-			                "profile %s",
-			                ln.exe, ntasks, stem);
-		return 0;
-	}
-	ln.record = 1;
-	if (cfg->verbose > 0)
-		slurm_spank_log("treematch: learn: nothing stored for %s at %u tasks: this run is "
-		                "recorded (store entry %s)",
-		                ln.exe, ntasks, stem);
 	return 0;
 }
 
 int tmatch__spank_learn_exit(void)
 {
-	char rec[PATH_MAX], stem[17];
-	tmatch_error_t err;
-
-	if (!ln.record)
-		return 0;
-	ln.record = 0;
-	if (tmatch_place_learn_recording(ln.dir, ln.job, ln.step, rec, sizeof(rec)) < 0 ||
-	    access(rec, F_OK) != 0) {
-		if (ln.verbose > 0)
-			slurm_spank_log("treematch: learn: the step left no profile: not learned");
-		return 0;
-	}
-	tmatch_error_clear(&err);
-	tmatch_profile_store_stem(&ln.key, stem, sizeof(stem));
-	if (tmatch_profile_store_put(ln.dir, &ln.key, rec, ln.exe, TMATCH_STORE_DEFAULT_MAX, &err) <
-	    0)
-		slurm_spank_log("treematch: learn: the recorded profile is not stored: %s",
-		                err.msg);
-	else if (ln.verbose > 0)
-		slurm_spank_log("treematch: learn: stored the profile of %s at %d tasks (entry %s)",
-		                ln.exe, ln.key.ranks, stem);
-	unlink(rec);
+	tmatch_place_learn_collect(&ln.d, learn_log, NULL);
+	memset(&ln, 0, sizeof(ln));
 	return 0;
 }

@@ -293,33 +293,43 @@ int tmatch__spank_record_task_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* Learn mode, nothing stored yet (spank/treematch.c): the task records into
-   the store's hidden file for this step, which srun stores under the step's
-   key when the step ends (spank/learn.c). Learning never fails a task: a
-   problem is said in slurmd's log and the task runs unrecorded. */
-int tmatch__spank_record_learn(spank_t sp, const tmatch_config_t *cfg)
+/*
+ * Learn mode: srun decided that this step records (its TREEMATCH_LEARN, in
+ * the job's environment, read here in the task, as the user). Every task of
+ * the step must have the recorder, whatever this node thinks of the store:
+ * the recorder's collectives need every rank. The output is srun's choice,
+ * the store's hidden file for this step, which srun stores and removes when
+ * the step ends (spank/learn.c). A task that cannot have the recorder (a
+ * node whose installation differs) fails: its step is stopped by the
+ * caller rather than left waiting.
+ */
+int tmatch__spank_record_learn(spank_t sp)
 {
-	char out[PATH_MAX], dir[PATH_MAX], xdg[PATH_MAX], home[PATH_MAX], msg[PATH_MAX + 300];
+	char text[2 * PATH_MAX + 128], out[PATH_MAX], msg[PATH_MAX + 300];
 	uint32_t job = 0, step = 0;
+	int local = -1;
+	tmatch_place_learn_t d;
 	tmatch_error_t err;
 
 	tmatch_error_clear(&err);
-	if (spank_getenv(sp, "XDG_CACHE_HOME", xdg, sizeof xdg) != ESPANK_SUCCESS)
-		xdg[0] = '\0';
-	if (spank_getenv(sp, "HOME", home, sizeof home) != ESPANK_SUCCESS)
-		home[0] = '\0';
 	if (TM_ITEM(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    TM_ITEM(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
-	    tmatch_place_learn_dir(cfg, xdg[0] ? xdg : NULL, home[0] ? home : NULL, 1, dir,
-	                           sizeof dir, &err) < 0 ||
-	    tmatch_place_learn_recording(dir, job, step, out, sizeof out) < 0) {
-		slurm_debug("treematch: learn: not recorded: %s",
-		            err.msg[0] ? err.msg : "no store");
+	    !tmatch_place_step_is_handled(step) ||
+	    spank_getenv(sp, TMATCH_PLACE_LEARN_ENV, text, sizeof text) != ESPANK_SUCCESS ||
+	    tmatch_place_learn_parse(text, job, step, &d, &err) < 0 ||
+	    d.what != TMATCH_PLACE_LEARN_RECORD)
+		return 0;
+	if (tmatch_place_learn_recording(&d, out, sizeof out) < 0) {
+		snprintf(msg, sizeof msg, "the recording's path is too long");
+	} else if (preload(sp, out, 0, NULL, msg, sizeof msg) == 0) {
 		return 0;
 	}
-	if (preload(sp, out, 0, NULL, msg, sizeof msg) < 0)
-		slurm_debug("treematch: learn: not recorded: %s", msg);
-	return 0;
+	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
+		slurm_error("treematch: learn: srun decided to record this step, and this node "
+		            "cannot (%s): the step is stopped, its other tasks would wait for "
+		            "these forever; run it with --treematch=off",
+		            msg);
+	return -1;
 }
 
 int tmatch__spank_record_task_exit(spank_t sp, int ac, char **av)

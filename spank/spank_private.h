@@ -74,11 +74,15 @@ int tmatch__spank_record_user_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_task_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_task_exit(spank_t sp, int ac, char **av);
 int tmatch__spank_record_exit(spank_t sp, int ac, char **av);
-/* record.c: learn mode's recording in a task (nothing stored yet). */
+/* record.c: learn mode's recording in a task, when srun's decision for the
+   step says so: 0 (recorded, or not a recording step); -1 when this task
+   cannot be recorded (the step must stop; said once). */
 struct tmatch_config;
-int tmatch__spank_record_learn(spank_t sp, const struct tmatch_config *cfg);
-/* learn.c: srun's side of learn mode. */
-int tmatch__spank_learn_local_user_init(spank_t sp, const struct tmatch_config *cfg);
+int tmatch__spank_record_learn(spank_t sp);
+/* learn.c: srun's side of learn mode: the step's one decision (in srun's
+   environment, which the step inherits), and what the step recorded. */
+int tmatch__spank_learn_local_user_init(spank_t sp, const struct tmatch_config *cfg,
+                                        const char *job_cwd);
 int tmatch__spank_learn_exit(void);
 
 #endif /* TMATCH_SPANK_PRIVATE_H */

@@ -74,7 +74,6 @@ static struct {
 	tmatch_profile_t *prof;       /* srun: kept from init_post_opt to local_user_init */
 	tmatch_affinity_tree_t *node; /* the tree binding goes through */
 	tmatch_place_node_t *plan;    /* this node's placement */
-	int learn_record;             /* learn mode, nothing stored: the tasks record */
 	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;              /* a problem was found on the node */
 	char node_msg[700];           /* its one line */
@@ -296,6 +295,25 @@ static char *cgroup_conf_text(void)
 	return tmatch_file_read(path, MAX_CGROUP_CONF, &len, NULL);
 }
 
+/* Root, before slurmstepd drops privileges: the job user's directory in the
+   admin's site store, made at their first step on this node so that nobody
+   else can make it first (learn mode). Only the admin's settings and
+   Slurm's items are read. */
+static void site_store_prepare(spank_t sp)
+{
+	tmatch_error_t err;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	char buf[900];
+
+	if (!st.cfg.store[0] || TM_ITEM(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    TM_ITEM(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		return;
+	tmatch_error_clear(&err);
+	if (tmatch_place_learn_site_prepare(&st.cfg, uid, gid, &err) < 0)
+		slurm_info("treematch: learn: %s", errmsg(&err, buf, sizeof(buf)));
+}
+
 /*
  * slurmstepd, slurm_spank_init: the admin's policy (plugstack.conf, the
  * admin_file), topology.conf, topology_xml and cgroup.conf (for GPU steps,
@@ -313,6 +331,7 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 	    !tmatch_place_step_is_handled(stepid) || compute_config(ac, av) < 0)
 		return;
 	open_helper(ac, av);
+	site_store_prepare(sp);
 	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes > 1 &&
 	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")))) {
 		size_t len;
@@ -336,34 +355,52 @@ static tmatch_profile_t *load_profile(char *msg, size_t len)
 	return tmatch_place_load_profile(&st.cfg, lib_log, NULL, msg, len);
 }
 
+/* srun, salloc, sbatch: the profile read and checked (ntasks: the
+   step's, or 0). -1 when the step must fail. */
+static int check_profile(int ntasks)
+{
+	tmatch_error_t err;
+	char msg[1000];
+
+	if (!st.cfg.enabled || !st.cfg.profile[0])
+		return 0;
+	tmatch_error_clear(&err);
+	if (!st.prof) { /* not read yet */
+		if (!(st.prof = load_profile(msg, sizeof(msg)))) {
+			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
+				slurm_error("treematch: %s", msg);
+				return -1;
+			}
+			slurm_spank_log("treematch: %s; site default not applied", msg);
+			st.cfg.enabled = 0;
+			return 0;
+		}
+		if (tmatch_place_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
+			slurm_error("treematch: %s", errmsg(&err, msg, sizeof(msg)));
+			return -1;
+		}
+	}
+	if (ntasks > 0 && tmatch_place_check_profile(&st.cfg, st.prof, ntasks, &err) < 0) {
+		if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
+			slurm_error("treematch: %s", errmsg(&err, msg, sizeof(msg)));
+			return -1;
+		}
+		slurm_spank_log("treematch: site default profile not applied: %s",
+		                errmsg(&err, msg, sizeof(msg)));
+	}
+	return 0;
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
-	char msg[1000];
-	tmatch_error_t err;
 	double t0 = wall_seconds();
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
 		if (compute_config(ac, av) < 0)
 			return -1;
-		if (st.cfg.enabled && st.cfg.profile[0]) {
-			st.prof = load_profile(msg, sizeof(msg));
-			if (!st.prof) {
-				if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
-					slurm_error("treematch: %s", msg);
-					return -1;
-				}
-				slurm_spank_log("treematch: %s; site default not applied", msg);
-				st.cfg.enabled = 0;
-			} else {
-				tmatch_error_clear(&err);
-				if (tmatch_place_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
-					slurm_error("treematch: %s",
-					            errmsg(&err, msg, sizeof(msg)));
-					return -1;
-				}
-			}
-		}
+		if (check_profile(0) < 0)
+			return -1;
 		st.local_seconds = wall_seconds() - t0;
 	}
 	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
@@ -372,28 +409,25 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
 	uint32_t ntasks = 0;
-	tmatch_error_t err;
-	char buf[900];
+	char job_cwd[PATH_MAX];
 	double t0 = wall_seconds();
 
-	if (st.cfg_ok && st.cfg.enabled && st.prof &&
-	    TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) == ESPANK_SUCCESS) {
-		tmatch_error_clear(&err);
-		if (tmatch_place_check_profile(&st.cfg, st.prof, (int)ntasks, &err) < 0) {
-			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
-				slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
-				return -1;
-			}
-			slurm_spank_log("treematch: site default profile not applied: %s",
-			                errmsg(&err, buf, sizeof(buf)));
-		}
+	if (!st.cfg_ok)
+		return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
+	if (!getcwd(job_cwd, sizeof(job_cwd)))
+		job_cwd[0] = '\0';
+	if (st.cfg.enabled && st.cfg.profile[0]) {
+		if (TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS)
+			ntasks = 0;
+		if (check_profile((int)ntasks) < 0)
+			return -1;
 		st.local_seconds += wall_seconds() - t0;
-		if (st.cfg.verbose >= 2)
+		if (st.cfg.verbose >= 2 && st.prof)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
 			                st.cfg.profile, st.local_seconds * 1e3);
 	}
-	if (st.cfg_ok && st.cfg.learn && tmatch__spank_learn_local_user_init)
-		tmatch__spank_learn_local_user_init(sp, &st.cfg);
+	if (tmatch__spank_learn_local_user_init)
+		tmatch__spank_learn_local_user_init(sp, &st.cfg, job_cwd);
 	return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
 }
 
@@ -447,29 +481,9 @@ static char *job_env_copy(spank_t sp, const char *name)
 	return buf;
 }
 
-/* TREEMATCH_PLAN: set by `treematch layout --plan --exec`; learn mode's
-   PATH, PWD, HOME, XDG_CACHE_HOME and LD_LIBRARY_PATH: where the step's
-   program, its libraries and the user's store are. The helper reads no
-   environment: these copies are all it has. */
-enum { LEARN_VARS = 5 };
-static const char *const learn_vars[LEARN_VARS] = {"PATH", "PWD", "HOME", "XDG_CACHE_HOME",
-                                                   "LD_LIBRARY_PATH"};
-
-/* The job's HOME when it is absolute, else the passwd entry's home of uid
-   (looked up here: the helper makes no NSS call), else NULL. */
-static char *job_home(char *home, uid_t uid)
-{
-	struct passwd pw, *found = NULL;
-	char buf[4096];
-
-	if (home && home[0] == '/')
-		return home;
-	free(home);
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found && pw.pw_dir &&
-	    pw.pw_dir[0] == '/')
-		return strdup(pw.pw_dir);
-	return NULL;
-}
+/* TREEMATCH_PLAN: set by `treematch layout --plan --exec`; TREEMATCH_LEARN:
+   srun's learn decision for the step. The helper reads no environment:
+   these copies are all it has. */
 
 /* Slurm's words on a step's GPUs in the job's environment (user_init: the
    step's lists), copied, not parsed: the helper reads them. */
@@ -513,10 +527,9 @@ static void plan_node(spank_t sp)
 	uid_t uid = 0;
 	gid_t gid = 0, *groups = NULL;
 	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL;
-	char *learn_env[LEARN_VARS] = {NULL}, **argv = NULL;
+	char *learn = NULL;
 	char *gpu_copy[GPU_VARS] = {NULL};
 	tmatch_place_gpu_env_t gpu_env;
-	int argc = 0;
 	int *ranks = NULL, ngroups;
 
 	memset(&prep, 0, sizeof(prep));
@@ -621,17 +634,8 @@ static void plan_node(spank_t sp)
 	hin.job_id = jobid;
 	hin.step_id = stepid;
 	hin.plan_env = plan;
-	/* learn mode: the command line and five variables, copied, not parsed */
-	if (TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0)
-		hin.argv = argv;
-	for (int i = 0; i < LEARN_VARS; i++)
-		learn_env[i] = job_env_copy(sp, learn_vars[i]);
-	learn_env[2] = job_home(learn_env[2], uid);
-	hin.job_path = learn_env[0];
-	hin.job_pwd = learn_env[1];
-	hin.job_home = learn_env[2];
-	hin.job_xdg = learn_env[3];
-	hin.job_ld_path = learn_env[4];
+	/* learn mode: srun's decision for the step, copied, not parsed */
+	hin.learn_env = learn = job_env_copy(sp, TMATCH_PLACE_LEARN_ENV);
 	hin.prep = &prep;
 	hin.gpu_env = &gpu_env;
 	hin.uid = uid;
@@ -650,7 +654,6 @@ static void plan_node(spank_t sp)
 	if (!hout.plan)
 		goto out; /* --treematch=off */
 	if (hout.plan->status == TMATCH_PLACE_SKIPPED) {
-		st.learn_record = hout.plan->record;
 		if (hout.plan->why_level >= TMATCH_LOG_DEBUG)
 			slurm_debug("treematch: %s", hout.plan->why);
 		else
@@ -666,8 +669,7 @@ static void plan_node(spank_t sp)
 	st.plan->node_cpu_seconds = cpu_seconds() - c0;
 out:
 	tmatch_place_node_prep_clear(&prep);
-	for (int i = 0; i < LEARN_VARS; i++)
-		free(learn_env[i]);
+	free(learn);
 	for (int i = 0; i < GPU_VARS; i++)
 		free(gpu_copy[i]);
 	free(nodelist);
@@ -801,8 +803,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			                why);
 		}
 	}
-	if (st.learn_record && local >= 0 && tmatch__spank_record_learn)
-		tmatch__spank_record_learn(sp, &st.cfg);
+	/* srun's learn decision: every task records, or none does */
+	if (local >= 0 && tmatch__spank_record_learn && tmatch__spank_record_learn(sp) < 0) {
+		rc = -1;
+		goto out;
+	}
 hook:
 	rc = HOOK(tmatch__spank_record_task_init, sp, ac, av);
 out:

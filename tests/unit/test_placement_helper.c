@@ -39,6 +39,7 @@
 #include "hostile.h"
 #include "spank_profiles.h"
 #include "gpu_xml.h"
+#include "tmpdir.h"
 
 /* The build tree's helper program. */
 #define HELPER TMATCH_BUILDDIR "/spank/treematch-helper"
@@ -55,15 +56,34 @@ static gid_t target_gid(void)
 	return geteuid() == 0 ? 65534 : getgid();
 }
 
-/* A file every user can read, in a fresh directory every user can enter. */
+/* This test's directory every user can enter (removed when it ends). */
+static char public_root[256];
+
+static void public_cleanup(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", public_root);
+	if (public_root[0] && system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", public_root);
+}
+
+static const char *public_dir(void)
+{
+	if (!public_root[0]) {
+		tm_mkdtemp(public_root, sizeof(public_root), "tm-helper");
+		cr_assert_eq(chmod(public_root, 0755), 0);
+		atexit(public_cleanup);
+	}
+	return public_root;
+}
+
+/* A file every user can read, in a directory every user can enter. */
 static void write_public(char *path, size_t len, const char *name, const char *text)
 {
-	char dir[] = "/tmp/tm-helper-XXXXXX";
 	FILE *f;
 
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(chmod(dir, 0755), 0);
-	snprintf(path, len, "%s/%s", dir, name);
+	snprintf(path, len, "%s/%s", public_dir(), name);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fputs(text, f);
@@ -215,7 +235,7 @@ Test(placement_helper, filter_refuses_sockets_and_writes)
 {
 	tmatch__sandbox_t sb;
 	tmatch_error_t err;
-	char buf[65], want[32];
+	char buf[65], want[32], created[300];
 	size_t got = 0;
 
 	sandbox_for(&sb, 1);
@@ -224,13 +244,13 @@ Test(placement_helper, filter_refuses_sockets_and_writes)
 	cr_assert_eq(errno, EPERM);
 	cr_assert_not_null(strstr(err.msg, "system-call filter"), "%s", err.msg);
 
-	cr_assert_eq(
-	    tmatch__sandbox_run(&sb, write_open_body, "/tmp/tm-helper-created", buf, &got, &err), 0,
-	    "%s", err.msg);
+	snprintf(created, sizeof(created), "%s/created", public_dir());
+	cr_assert_eq(tmatch__sandbox_run(&sb, write_open_body, created, buf, &got, &err), 0, "%s",
+	             err.msg);
 	buf[got] = '\0';
 	snprintf(want, sizeof(want), "-1 %d", EACCES);
 	cr_assert_str_eq(buf, want);
-	cr_assert_neq(access("/tmp/tm-helper-created", F_OK), 0);
+	cr_assert_neq(access(created, F_OK), 0);
 }
 
 /* The auto mapper's crew inside the filter: pieces that each sleep 20 ms,
@@ -1083,15 +1103,13 @@ Test(placement_helper, off_is_nothing_to_do)
 Test(placement_helper, device_and_fifo_profiles_are_refused_at_once, .timeout = 20)
 {
 	struct node n;
-	char fifo[PATH_MAX], dir[] = "/tmp/tm-fifo-XXXXXX";
+	char fifo[PATH_MAX];
 
 	node_setup(&n, NULL);
 	n.in.user_value = "/dev/zero";
 	cr_assert_eq(node_run(&n), -1);
 	cr_assert_str_eq(n.err.msg, "localhost: cannot read profile /dev/zero: not a regular file");
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_eq(chmod(dir, 0755), 0);
-	snprintf(fifo, sizeof(fifo), "%s/p.yml", dir);
+	snprintf(fifo, sizeof(fifo), "%s/p.yml", public_dir());
 	cr_assert_eq(mkfifo(fifo, 0666), 0);
 	n.in.user_value = fifo;
 	cr_assert_eq(node_run(&n), -1);
@@ -1675,154 +1693,178 @@ Test(placement_helper, policy_of_a_hello_holds_when_the_helper_is_killed)
 
 #define MPIDIR TMATCH_BUILDDIR "/tests/mpi/"
 
-/* A store the job's user owns, under xdg/treematch/store. */
-static void learn_store(char *xdg, size_t len, char *dir, size_t dlen)
+/* A store the job's user owns, under the public directory. */
+static void learn_store(char *dir, size_t dlen)
 {
-	char sub[PATH_MAX + 16];
+	char sub[PATH_MAX];
 
-	snprintf(xdg, len, "/tmp/tm-learn-XXXXXX");
-	cr_assert_not_null(mkdtemp(xdg));
-	cr_assert_eq(chmod(xdg, 0755), 0);
-	snprintf(sub, sizeof(sub), "%s/treematch", xdg);
+	snprintf(sub, sizeof(sub), "%s/treematch", public_dir());
 	cr_assert_eq(mkdir(sub, 0755), 0);
-	snprintf(dir, dlen, "%s/treematch/store", xdg);
+	snprintf(dir, dlen, "%s/treematch/store", public_dir());
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	cr_assert_eq(chown(dir, target_uid(), target_gid()), 0);
 }
 
-/* Everything in the store becomes the job's user's (the test writes as root). */
-static void give_store(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX + 300];
-
-	cr_assert_not_null(d);
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		cr_assert_eq(chown(path, target_uid(), target_gid()), 0, "%s", path);
-	}
-	closedir(d);
-}
-
-/* The helper of an 8-task step whose user says `value`, running argv, with
-   the store under xdg; it must answer. */
-static void learn_run(struct node *n, const char *value, char **argv, const char *xdg)
+/* The helper of an 8-task step (job 42, step 3) whose user says `value`,
+   srun's learn decision `decision` (NULL: none); it must answer. */
+static void learn_run(struct node *n, const char *value, const char *decision)
 {
 	node_setup(n, NULL);
 	n->in.user_value = value;
-	n->in.argv = argv;
-	n->in.job_path = "/usr/bin:/bin";
-	n->in.job_xdg = xdg;
+	n->in.job_id = 42;
+	n->in.step_id = 3;
+	n->in.learn_env = decision;
 	cr_assert_eq(node_run(n), 0, "%s", n->err.msg);
 }
 
-Test(placement_helper, learn_records_first_then_places_from_the_store)
+static void learn_skipped(struct node *n, int record, const char *why)
 {
-	static char *plain_argv[] = {"/bin/true", NULL};
-	char xdg[64], dir[PATH_MAX], exe[PATH_MAX], prof[PATH_MAX + 32], program[128];
+	cr_assert_not_null(n->out.plan);
+	cr_assert_eq(n->out.plan->status, TMATCH_PLACE_SKIPPED, "%s", n->out.plan->why);
+	cr_assert_eq(n->out.plan->record, record, "%s", n->out.plan->why);
+	cr_assert(strstr(n->out.plan->why, why), "%s", n->out.plan->why);
+	node_teardown(n);
+}
+
+/* Every node follows srun's one decision (issue 34): it records when srun
+   says so, places from the very entry srun chose, and otherwise keeps
+   Slurm's binding without ever recording on its own. */
+Test(placement_helper, learn_follows_sruns_decision)
+{
+	char dir[1024], exe[PATH_MAX], prof[PATH_MAX + 32], program[1024], dec[2 * PATH_MAX];
 	char *mpi_argv[] = {"/usr/bin/env", program, NULL};
 	tmatch_profile_store_key_t key;
+	tmatch_profile_store_entry_t entry;
+	tmatch_profile_store_t *s;
+	tmatch_place_learn_t d;
 	struct node n;
+	FILE *f;
+	int rc;
 
-	learn_store(xdg, sizeof(xdg), dir, sizeof(dir));
-	/* the program where the job's user can read it (a build directory
-	   need not be: a package build's is 0700) */
-	snprintf(program, sizeof(program), "%s/pattern.openmpi", xdg);
+	learn_store(dir, sizeof(dir));
+	snprintf(program, sizeof(program), "%s/pattern.openmpi", public_dir());
 	snprintf(prof, sizeof(prof), "cp %s '%s' && chmod 755 '%s'", MPIDIR "pattern.openmpi",
 	         program, program);
 	cr_assert_eq(system(prof), 0, "%s", prof);
+	memset(&d, 0, sizeof(d));
+	d.job_id = 42;
+	d.step_id = 3;
+	snprintf(d.store, sizeof(d.store), "%s", dir);
 
-	/* nothing stored: this run records, Slurm's binding is kept */
-	learn_run(&n, "learn,verbose=1", mpi_argv, xdg);
-	cr_assert_not_null(n.out.plan);
-	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
-	cr_assert_eq(n.out.plan->record, 1);
-	cr_assert(strstr(n.out.plan->why, "learning: nothing stored yet") &&
-	              strstr(n.out.plan->why, "pattern.openmpi at 8 tasks"),
-	          "%s", n.out.plan->why);
-	node_teardown(&n);
+	/* record: every node records, the store as it is */
+	d.what = TMATCH_PLACE_LEARN_RECORD;
+	snprintf(d.stem, sizeof(d.stem), "0123456789abcdef");
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
+	learn_run(&n, "learn,verbose=1", dec);
+	cr_assert_eq(n.out.plan->why_level, TMATCH_LOG_INFO);
+	learn_skipped(&n, 1, "learning: nothing stored yet");
 
-	/* what the run recorded, stored by srun: the next run is placed */
+	/* what the run recorded, stored: place from it, by its checksum */
+	node_setup(&n, NULL);
 	cr_assert_eq(tmatch_place_learn_key(&n.admin, tmatch_mpiabi_program, mpi_argv,
 	                                    "/usr/bin:/bin", "/", 8, &key, exe, sizeof(exe),
 	                                    &n.err),
 	             0, "%s", n.err.msg);
-	node_setup(&n, NULL);
-	cr_assert_eq(tmatch_profile_store_put(dir, &key, n.profile, exe, 0, &n.err), 0, "%s",
-	             n.err.msg);
-	give_store(dir);
+	f = fopen(n.profile, "r");
+	cr_assert_not_null(f);
+	/* as the job's user, as srun would */
+	cr_assert_eq(setegid(target_gid()), 0);
+	cr_assert_eq(seteuid(target_uid()), 0);
+	s = tmatch_profile_store_open_path(dir, 0, &n.err);
+	rc = s ? tmatch_profile_store_put(s, &key, fileno(f), n.profile, exe, 0, &n.err) : -1;
+	if (rc == 0)
+		rc = tmatch_profile_store_get(s, &key, 0, prof, sizeof(prof), &entry, &n.err);
+	tmatch_profile_store_close(s);
+	cr_assert_eq(seteuid(getuid()), 0);
+	cr_assert_eq(setegid(getgid()), 0);
+	fclose(f);
+	cr_assert_eq(rc, 1, "%s", n.err.msg);
 	node_teardown(&n);
-	learn_run(&n, "learn", mpi_argv, xdg);
+	d.what = TMATCH_PLACE_LEARN_PLACE;
+	snprintf(d.stem, sizeof(d.stem), "%s", entry.stem);
+	d.checksum = entry.meta_sum;
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
+	learn_run(&n, "learn", dec);
 	cr_assert_not_null(n.out.plan);
-	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED, "%s", n.out.plan->why);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED, "%s (%s)", n.out.plan->why, dec);
 	cr_assert_eq(n.out.plan->ntasks, 8);
 	cr_assert_lt(n.out.plan->cost, n.out.plan->cost_packed);
 	node_teardown(&n);
 
 	/* a gain below min_gain keeps Slurm's binding, and says so */
-	learn_run(&n, "learn,min_gain=100,verbose=1", mpi_argv, xdg);
-	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
-	cr_assert_eq(n.out.plan->record, 0);
-	cr_assert(strstr(n.out.plan->why, "less than min_gain=100 %"), "%s", n.out.plan->why);
-	node_teardown(&n);
+	learn_run(&n, "learn,min_gain=100,verbose=1", dec);
+	learn_skipped(&n, 0, "less than min_gain=100 %");
 
-	/* a step without an MPI program learns nothing */
-	learn_run(&n, "learn,verbose=1", plain_argv, xdg);
-	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
-	cr_assert_eq(n.out.plan->record, 0);
-	cr_assert(strstr(n.out.plan->why, "not learned"), "%s", n.out.plan->why);
-	node_teardown(&n);
+	/* no decision, another step's, or none: Slurm's binding, no recording,
+	   whatever this node's store holds */
+	learn_run(&n, "learn,verbose=1", NULL);
+	learn_skipped(&n, 0, "srun made no learn decision");
+	dec[2] = '9'; /* job 92 */
+	learn_run(&n, "learn,verbose=1", dec);
+	learn_skipped(&n, 0, "srun made no learn decision for this step");
+	learn_run(&n, "learn,verbose=1", "1 42 3 maybe");
+	learn_skipped(&n, 0, "srun's learn decision is malformed");
+	learn_run(&n, "learn,verbose=1", "1 42 3 none");
+	learn_skipped(&n, 0, "not learned");
 
-	/* a damaged entry: the node (read only) does not use it */
-	tmatch_profile_store_stem(&key, exe, 17);
-	snprintf(prof, sizeof(prof), "%.3900s/%.16s.compiled", dir, exe);
-	{
-		FILE *f = fopen(prof, "r+");
+	/* the entry srun chose, replaced since (another checksum): not used,
+	   not recorded */
+	d.checksum ^= 1;
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
+	learn_run(&n, "learn,verbose=1", dec);
+	learn_skipped(&n, 0, "replaced since");
+	d.checksum ^= 1;
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
 
-		cr_assert_not_null(f);
-		cr_assert_eq(fseek(f, 40, SEEK_SET), 0);
-		fputc('~', f);
-		cr_assert_eq(fclose(f), 0);
-	}
-	learn_run(&n, "learn", mpi_argv, xdg);
-	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
-	cr_assert_eq(n.out.plan->record, 0);
-	cr_assert(strstr(n.out.plan->why, "is damaged"), "%s", n.out.plan->why);
+	/* damaged: the node (read only) does not use it, nor removes it */
+	snprintf(prof, sizeof(prof), "%.3900s/%.16s.compiled", dir, entry.stem);
+	f = fopen(prof, "r+");
+	cr_assert_not_null(f);
+	cr_assert_eq(fseek(f, 40, SEEK_SET), 0);
+	fputc('~', f);
+	cr_assert_eq(fclose(f), 0);
+	learn_run(&n, "learn", dec);
+	learn_skipped(&n, 0, "is damaged");
 	cr_assert_eq(access(prof, F_OK), 0, "the node never removes it");
-	node_teardown(&n);
-	snprintf(prof, sizeof(prof), "rm -rf '%s'", xdg);
-	cr_assert_eq(system(prof), 0);
+
+	/* gone */
+	cr_assert_eq(unlink(prof), 0);
+	snprintf(prof, sizeof(prof), "%.3900s/%.16s.meta", dir, entry.stem);
+	cr_assert_eq(unlink(prof), 0);
+	learn_run(&n, "learn", dec);
+	learn_skipped(&n, 0, "is gone");
 }
 
 /* Finding 10 of issue 33: with no HOME in its environment the helper asked
    getpwuid, whose NSS client (nscd's socket) got it killed by its own
-   filter. The helper reads no environment and asks NSS nothing: the root
-   side hands it the job's HOME (or the passwd entry's, looked up there). */
+   filter. The helper reads no environment and asks NSS nothing: srun's
+   decision names the store by its absolute path. */
 Test(placement_helper, learn_without_home_asks_nss_nothing)
 {
-	char xdg[64], dir[PATH_MAX], cmd[PATH_MAX + 64], program[128];
-	char *mpi_argv[] = {"/usr/bin/env", program, NULL};
+	char dir[1024], dec[2 * PATH_MAX];
+	tmatch_place_learn_t d;
 	struct node n;
 
-	learn_store(xdg, sizeof(xdg), dir, sizeof(dir));
-	snprintf(program, sizeof(program), "%s/pattern.openmpi", xdg);
-	snprintf(cmd, sizeof(cmd), "cp %s '%s' && chmod 755 '%s'", MPIDIR "pattern.openmpi",
-	         program, program);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	learn_store(dir, sizeof(dir));
 	/* as slurmstepd, started without HOME or XDG_CACHE_HOME; the job has
 	   none either */
 	unsetenv("HOME");
 	unsetenv("XDG_CACHE_HOME");
-	learn_run(&n, "learn,verbose=1", mpi_argv, NULL);
-	cr_assert_not_null(n.out.plan);
-	cr_expect_eq(n.out.plan->status, TMATCH_PLACE_SKIPPED);
-	cr_expect_eq(n.out.plan->record, 1, "%s", n.out.plan->why);
-	node_teardown(&n);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", xdg);
-	cr_assert_eq(system(cmd), 0);
+	memset(&d, 0, sizeof(d));
+	d.job_id = 42;
+	d.step_id = 3;
+	d.what = TMATCH_PLACE_LEARN_PLACE;
+	d.checksum = 1;
+	snprintf(d.stem, sizeof(d.stem), "0123456789abcdef");
+	snprintf(d.store, sizeof(d.store), "%s", dir);
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
+	/* the store reached and looked into, the helper not killed */
+	learn_run(&n, "learn,verbose=1", dec);
+	learn_skipped(&n, 0, "is gone");
+	d.what = TMATCH_PLACE_LEARN_RECORD;
+	cr_assert_eq(tmatch_place_learn_format(&d, dec, sizeof(dec)), 0);
+	learn_run(&n, "learn,verbose=1", dec);
+	learn_skipped(&n, 1, "learning: nothing stored yet");
 }
 
 /* ---- GPU steps ------------------------------------------------------------ */

@@ -3,17 +3,25 @@
  * test_profile_store.c - the store of learned profiles (profile/store.c):
  * keys from build ids and from content, a stored profile read back as the
  * same matrix, damaged entries discarded with one line, least recently used
- * eviction, the directory's permissions, and writers in parallel.
+ * eviction, the directory's permissions and every directory on its way,
+ * the attacks of issue 33 (a store swapped for a link after it was
+ * checked, a site directory squatted by another user), clean-up that
+ * removes only the store's own names, a full file system in the middle of
+ * a put, and writers in parallel.
  */
 #include "profile/profile.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,26 +29,25 @@
 
 #define EXAMPLES TMATCH_SRCDIR "/profile/examples/"
 
-static char root[256], dir[512];
+static char root[256], dir[1024];
+static tmatch_profile_store_t *store;
 
 static void setup(void)
 {
 	tmatch_error_t err;
 
-	snprintf(root, sizeof(root), "/tmp/tm-store-XXXXXX");
-	cr_assert_not_null(mkdtemp(root));
+	tm_mkdtemp(root, sizeof(root), "tm-store");
 	setenv("XDG_CACHE_HOME", root, 1);
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, dir, sizeof(dir), &err), 0, "%s",
-	             err.msg);
+	store = tmatch_profile_store_open(NULL, NULL, NULL, TMATCH_STORE_CREATE, &err);
+	cr_assert_not_null(store, "%s", err.msg);
+	snprintf(dir, sizeof(dir), "%s", tmatch_profile_store_path(store));
 }
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	cr_assert_eq(system(cmd), 0);
+	tmatch_profile_store_close(store);
+	tm_rmtree(root);
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
@@ -138,19 +145,30 @@ static tmatch_comm_t *matrix_of(const char *path)
 	return c;
 }
 
+/* put from a file, as the CLI does; -1 with err */
+static int put_file(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *k,
+                    const char *profile, const char *exe, uint64_t cap, tmatch_error_t *err)
+{
+	int fd = open(profile, O_RDONLY), rc;
+
+	cr_assert_geq(fd, 0, "%s", profile);
+	rc = tmatch_profile_store_put(s, k, fd, profile, exe, cap, err);
+	close(fd);
+	return rc;
+}
+
 static void put(const tmatch_profile_store_key_t *k, const char *profile, uint64_t cap)
 {
 	tmatch_error_t err;
 
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(tmatch_profile_store_put(dir, k, profile, "/bin/app", cap, &err), 0, "%s",
-	             err.msg);
+	cr_assert_eq(put_file(store, k, profile, "/bin/app", cap, &err), 0, "%s", err.msg);
 }
 
 static int get(const tmatch_profile_store_key_t *k, char *path, tmatch_error_t *err)
 {
 	memset(err, 0, sizeof(*err));
-	return tmatch_profile_store_get(dir, k, 0, path, PATH_MAX, err);
+	return tmatch_profile_store_get(store, k, 0, path, PATH_MAX, NULL, err);
 }
 
 Test(store, put_then_get_gives_the_same_matrix)
@@ -180,7 +198,7 @@ Test(store, put_then_get_gives_the_same_matrix)
 
 	/* a profile of another rank count is not stored under this key */
 	memset(&err, 0, sizeof(err));
-	cr_assert_eq(tmatch_profile_store_put(dir, &k, EXAMPLES "ring-4.yml", NULL, 0, &err), -1);
+	cr_assert_eq(put_file(store, &k, EXAMPLES "ring-4.yml", NULL, 0, &err), -1);
 	cr_assert(strstr(err.msg, "4 ranks, the run 8"), "%s", err.msg);
 }
 
@@ -222,8 +240,8 @@ Test(store, damaged_entries_are_discarded_in_one_line)
 			flip(file, damage[d].at);
 		/* a reader that may not write only reports it */
 		memset(&err, 0, sizeof(err));
-		cr_assert_eq(tmatch_profile_store_get(dir, &k, TMATCH_STORE_READONLY, path,
-		                                      sizeof(path), &err),
+		cr_assert_eq(tmatch_profile_store_get(store, &k, TMATCH_STORE_READONLY, path,
+		                                      sizeof(path), NULL, &err),
 		             -1, "damage %zu", d);
 		cr_assert(strstr(err.msg, "is damaged"), "%s", err.msg);
 		cr_assert_eq(access(file, F_OK), 0);
@@ -277,7 +295,7 @@ Test(store, least_recently_used_goes_first)
 
 	/* gc down to one entry keeps the last used */
 	age(sa, 100);
-	cr_assert_eq(tmatch_profile_store_gc(dir, one, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_gc(store, one, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(get(&c, path, &err), 1);
 	cr_assert_eq(get(&a, path, &err), 0);
 }
@@ -296,7 +314,7 @@ Test(store, list_forget_and_leftovers)
 	put(&a, EXAMPLES "ring-4.yml", 0);
 	put(&b, EXAMPLES "lammps-8.yml", 0);
 	stem_of(&a, sa);
-	cr_assert_eq(tmatch_profile_store_list(dir, &v, &n, &damaged, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_list(store, &v, &n, &damaged, &err), 0, "%s", err.msg);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(damaged, 0);
 	for (int i = 0; i < n; i++) {
@@ -305,34 +323,46 @@ Test(store, list_forget_and_leftovers)
 	}
 	free(v);
 
-	/* leftovers of interrupted writes: an old temporary, a .prof alone */
-	snprintf(file, sizeof(file), "%s/.0123456789abcdef.prof.AbCdEf", dir);
+	/* leftovers of interrupted writes: an old temporary, a profile alone */
+	snprintf(file, sizeof(file), "%s/.0123456789abcdef.compiled.AbCdEf", dir);
 	write_text(file, "partial");
 	cr_assert_eq(utimensat(AT_FDCWD, file, old, 0), 0);
 	snprintf(path, sizeof(path), "%s/fedcba9876543210.compiled", dir);
 	write_text(path, "orphan");
-	cr_assert_eq(tmatch_profile_store_gc(dir, 1 << 30, &removed, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_gc(store, 1 << 30, &removed, &err), 0, "%s", err.msg);
 	cr_assert_eq(removed, 0);
 	cr_assert_eq(access(file, F_OK), -1, "old temporary removed");
 	cr_assert_eq(access(path, F_OK), -1, "orphan profile removed");
 
-	cr_assert_eq(tmatch_profile_store_forget(dir, "ring", &removed, &err), 0);
+	cr_assert_eq(tmatch_profile_store_forget(store, "ring", &removed, &err), 0);
 	cr_assert_eq(removed, 1);
 	cr_assert_eq(get(&a, path, &err), 0);
 	cr_assert_eq(get(&b, path, &err), 1);
-	cr_assert_eq(tmatch_profile_store_forget(dir, sa, &removed, &err), 0);
+	cr_assert_eq(tmatch_profile_store_forget(store, sa, &removed, &err), 0);
 	cr_assert_eq(removed, 0);
+}
+
+static tmatch_profile_store_t *open_own(tmatch_error_t *err)
+{
+	memset(err, 0, sizeof(*err));
+	return tmatch_profile_store_open(NULL, NULL, NULL, TMATCH_STORE_CREATE, err);
+}
+
+static tmatch_profile_store_t *open_site(const char *site, tmatch_error_t *err)
+{
+	memset(err, 0, sizeof(*err));
+	return tmatch_profile_store_open(site, NULL, NULL, TMATCH_STORE_CREATE, err);
 }
 
 Test(store, directories_closed_to_others)
 {
+	tmatch_profile_store_t *s;
 	tmatch_error_t err;
 	char site[PATH_MAX], d[PATH_MAX], mine[PATH_MAX + 32];
 	struct stat st;
 
-	memset(&err, 0, sizeof(err));
 	cr_assert_eq(chmod(dir, 0755), 0);
-	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, d, sizeof(d), &err), -1);
+	cr_assert_null(s = open_own(&err));
 	cr_assert_eq(errno, EPERM);
 	cr_assert(strstr(err.msg, "chmod 700"), "%s", err.msg);
 	cr_assert_str_eq(err.file, dir);
@@ -348,24 +378,319 @@ Test(store, directories_closed_to_others)
 	snprintf(mine, sizeof(mine), "%s/treematch/store", site);
 	cr_assert_eq(symlink(d, mine), 0);
 	setenv("XDG_CACHE_HOME", site, 1);
-	cr_assert_eq(tmatch_profile_store_dir(NULL, NULL, NULL, 1, d, sizeof(d), &err), -1);
+	cr_assert_null(s = open_own(&err));
 	cr_assert(strstr(err.msg, "not a directory"), "%s", err.msg);
 
 	/* a site store: world-writable only with the sticky bit */
 	snprintf(site, sizeof(site), "%s/site", root);
 	cr_assert_eq(mkdir(site, 0777), 0);
 	cr_assert_eq(chmod(site, 0777), 0);
-	cr_assert_eq(tmatch_profile_store_dir(site, NULL, NULL, 1, d, sizeof(d), &err), -1);
+	cr_assert_null(s = open_site(site, &err));
 	cr_assert(strstr(err.msg, "chmod 1777"), "%s", err.msg);
 	cr_assert_eq(chmod(site, 01777), 0);
-	cr_assert_eq(tmatch_profile_store_dir(site, NULL, NULL, 1, d, sizeof(d), &err), 0, "%s",
-	             err.msg);
+	cr_assert_not_null(s = open_site(site, &err), "%s", err.msg);
 	snprintf(mine, sizeof(mine), "%s/%ld", site, (long)geteuid());
-	cr_assert_str_eq(d, mine);
-	cr_assert_eq(stat(d, &st), 0);
+	cr_assert_str_eq(tmatch_profile_store_path(s), mine);
+	tmatch_profile_store_close(s);
+	cr_assert_eq(stat(mine, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0700);
-	cr_assert_eq(tmatch_profile_store_dir("relative/site", NULL, NULL, 1, d, sizeof(d), &err),
+	cr_assert_null(open_site("relative/site", &err));
+}
+
+/* Every directory on the way to the store: nobody else may change it. */
+Test(store, every_directory_on_the_way_is_checked)
+{
+	tmatch_profile_store_t *s;
+	tmatch_error_t err;
+	char xdg[PATH_MAX], sub[PATH_MAX + 32];
+
+	/* an ancestor others may write to, without the sticky bit */
+	snprintf(xdg, sizeof(xdg), "%s/open", root);
+	cr_assert_eq(mkdir(xdg, 0700), 0);
+	cr_assert_eq(chmod(xdg, 0777), 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	cr_assert_null(s = open_own(&err));
+	cr_assert_eq(errno, EPERM);
+	cr_assert_str_eq(err.file, xdg);
+	cr_assert(strstr(err.msg, "writable by other users") && strstr(err.msg, "mode 0777"), "%s",
+	          err.msg);
+	/* group-writable is the same (a shared project directory) */
+	cr_assert_eq(chmod(xdg, 0770), 0);
+	cr_assert_null(s = open_own(&err));
+	/* sticky, as /tmp: what is under it stays its owner's */
+	cr_assert_eq(chmod(xdg, 01777), 0);
+	cr_assert_not_null(s = open_own(&err), "%s", err.msg);
+	tmatch_profile_store_close(s);
+
+	/* links on the way are followed when they are the user's */
+	snprintf(sub, sizeof(sub), "%s/via", root);
+	cr_assert_eq(symlink(xdg, sub), 0);
+	setenv("XDG_CACHE_HOME", sub, 1);
+	cr_assert_not_null(s = open_own(&err), "%s", err.msg);
+	snprintf(sub, sizeof(sub), "%s/treematch/store", xdg);
+	cr_assert_str_eq(tmatch_profile_store_path(s), sub, "the path walked, links resolved");
+	tmatch_profile_store_close(s);
+
+	if (geteuid() != 0)
+		return; /* another user's directory needs root to make */
+	/* an ancestor another user owns: XDG_CACHE_HOME=/tmp with a treematch/
+	   someone else made there first (issue 33) */
+	snprintf(xdg, sizeof(xdg), "%s/shared", root);
+	cr_assert_eq(mkdir(xdg, 01777), 0);
+	cr_assert_eq(chmod(xdg, 01777), 0);
+	snprintf(sub, sizeof(sub), "%s/treematch", xdg);
+	cr_assert_eq(mkdir(sub, 0777), 0);
+	cr_assert_eq(chmod(sub, 0777), 0);
+	cr_assert_eq(chown(sub, 65534, 65534), 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	cr_assert_null(s = open_own(&err));
+	cr_assert_eq(errno, EPERM);
+	cr_assert_str_eq(err.file, sub);
+	cr_assert(strstr(err.msg, "belongs to uid 65534"), "%s", err.msg);
+	/* and a link of another user's on the way is not followed */
+	cr_assert_eq(rmdir(sub), 0);
+	cr_assert_eq(symlink(root, sub), 0);
+	cr_assert_eq(lchown(sub, 65534, 65534), 0);
+	cr_assert_null(s = open_own(&err));
+	cr_assert_eq(errno, EPERM);
+	cr_assert(strstr(err.msg, "a link of uid 65534"), "%s", err.msg);
+}
+
+/*
+ * Issue 33: with XDG_CACHE_HOME under a directory another user can write
+ * to, the attacker swaps `store` for a link to the victim's home between
+ * the check and the writes; the victim's srun then wrote its .lock and
+ * entries there and its clean-up deleted .bash_history. Once opened, a
+ * store is its descriptor: a swap afterwards changes nothing, and clean-up
+ * never removes a name that is not of the store's own patterns.
+ */
+Test(store, a_store_swapped_after_it_was_opened_keeps_its_directory)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_error_t err;
+	char exe[PATH_MAX], home[PATH_MAX], moved[PATH_MAX], file[PATH_MAX + 32], path[PATH_MAX];
+	static const char *const dotfiles[] = {".bash_history", ".gitconfig", ".bash_logout",
+	                                       ".rec-notes.yml", ".0123.compiled.AbCdEf"};
+	struct timespec old[2] = {{1000, 0}, {1000, 0}};
+	int removed;
+
+	key_of(script(exe, sizeof(exe), "app", "swap"), 8, NULL, &k);
+	snprintf(home, sizeof(home), "%s/home", root);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	for (size_t i = 0; i < sizeof(dotfiles) / sizeof(dotfiles[0]); i++) {
+		snprintf(file, sizeof(file), "%s/%s", home, dotfiles[i]);
+		write_text(file, "mine");
+		cr_assert_eq(utimensat(AT_FDCWD, file, old, 0), 0);
+	}
+	/* the swap */
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	cr_assert_eq(rename(dir, moved), 0);
+	cr_assert_eq(symlink(home, dir), 0);
+
+	put(&k, EXAMPLES "lammps-8.yml", 1 << 30);
+	cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
+	cr_assert_eq(tmatch_profile_store_gc(store, 1 << 30, &removed, &err), 0, "%s", err.msg);
+	snprintf(file, sizeof(file), "%s/.lock", home);
+	cr_assert_eq(access(file, F_OK), -1, "nothing written through the link");
+	for (size_t i = 0; i < sizeof(dotfiles) / sizeof(dotfiles[0]); i++) {
+		snprintf(file, sizeof(file), "%s/%s", home, dotfiles[i]);
+		cr_assert_eq(access(file, F_OK), 0, "%s removed", dotfiles[i]);
+	}
+	snprintf(file, sizeof(file), "%s/.lock", moved);
+	cr_assert_eq(access(file, F_OK), 0, "the store's own directory holds the lock");
+
+	/* clean-up in the store itself: other dotfiles stay, even old ones */
+	for (size_t i = 0; i < sizeof(dotfiles) / sizeof(dotfiles[0]); i++) {
+		snprintf(file, sizeof(file), "%s/%s", moved, dotfiles[i]);
+		write_text(file, "not the store's");
+		cr_assert_eq(utimensat(AT_FDCWD, file, old, 0), 0);
+	}
+	cr_assert_eq(tmatch_profile_store_gc(store, 1 << 30, &removed, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < sizeof(dotfiles) / sizeof(dotfiles[0]); i++) {
+		snprintf(file, sizeof(file), "%s/%s", moved, dotfiles[i]);
+		cr_assert_eq(access(file, F_OK), 0, "%s removed", dotfiles[i]);
+	}
+	/* a new opening sees the link and refuses it */
+	cr_assert_null(open_own(&err));
+	cr_assert(strstr(err.msg, "not a directory"), "%s", err.msg);
+}
+
+/*
+ * Issue 33: in a 1777 site store another user could mkdir -m700 DIR/UID
+ * for every uid. A site directory of root's lets only root make them
+ * (make_user_dir, the plugin's root side at the first step); one squatted
+ * already is refused, never used.
+ */
+Test(store, site_directories_cannot_be_squatted)
+{
+	tmatch_profile_store_t *s;
+	tmatch_error_t err;
+	char site[PATH_MAX], theirs[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(site, sizeof(site), "%s/site", root);
+	cr_assert_eq(mkdir(site, 0755), 0);
+	cr_assert_eq(chmod(site, 0755), 0);
+	if (geteuid() != 0) {
+		/* a site directory of the user's own: their directory is made */
+		cr_assert_not_null(s = open_site(site, &err), "%s", err.msg);
+		tmatch_profile_store_close(s);
+		cr_assert_eq(tmatch_profile_store_make_user_dir(site, getuid(), getgid(), &err),
+		             -1);
+		return;
+	}
+	/* root's site directory: uid 65534's directory made by root, theirs */
+	cr_assert_eq(tmatch_profile_store_make_user_dir(site, 65534, 65534, &err), 0, "%s",
+	             err.msg);
+	snprintf(theirs, sizeof(theirs), "%s/65534", site);
+	cr_assert_eq(stat(theirs, &st), 0);
+	cr_assert_eq(st.st_uid, 65534);
+	cr_assert_eq(st.st_gid, 65534);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_eq(tmatch_profile_store_make_user_dir(site, 65534, 65534, &err), 0, "%s",
+	             err.msg);
+
+	/* squatted in a 1777 site: uid 4242's directory made by 65534 */
+	cr_assert_eq(chmod(site, 01777), 0);
+	snprintf(theirs, sizeof(theirs), "%s/4242", site);
+	cr_assert_eq(mkdir(theirs, 0700), 0);
+	cr_assert_eq(chown(theirs, 65534, 65534), 0);
+	cr_assert_eq(tmatch_profile_store_make_user_dir(site, 4242, 4242, &err), -1);
+	cr_assert_eq(errno, EPERM);
+	cr_assert(strstr(err.msg, "squatted"), "%s", err.msg);
+	cr_assert_eq(stat(theirs, &st), 0);
+	cr_assert_eq(st.st_uid, 65534, "left as found, never given away");
+	/* and root's own directory there: a squatted one is refused too */
+	snprintf(theirs, sizeof(theirs), "%s/0", site);
+	cr_assert_eq(mkdir(theirs, 0700), 0);
+	cr_assert_eq(chown(theirs, 65534, 65534), 0);
+	cr_assert_null(s = open_site(site, &err));
+	cr_assert_eq(errno, EPERM);
+	cr_assert(strstr(err.msg, "belongs to uid 65534"), "%s", err.msg);
+
+	/* a site directory of root's where the user's is not made yet: its
+	   path is given, nothing is made by the user */
+	cr_assert_eq(rmdir(theirs), 0);
+	cr_assert_eq(chmod(site, 0755), 0);
+	cr_assert_eq(chmod(root, 0755), 0);
+	cr_assert_eq(seteuid(65533), 0);
+	s = open_site(site, &err);
+	cr_assert_eq(seteuid(0), 0);
+	cr_assert_null(s);
+	snprintf(theirs, sizeof(theirs), "%s/65533", site);
+	cr_assert_str_eq(err.file, theirs);
+	cr_assert(strstr(err.msg, "not made yet"), "%s", err.msg);
+	cr_assert_eq(access(theirs, F_OK), -1);
+}
+
+/* Issue 34: a full file system between the two files of an entry left a
+   profile without its .meta. Both are written in full before either is
+   renamed in: nothing is left. */
+Test(store, a_full_file_system_leaves_no_half_entry)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_profile_store_entry_t *v;
+	tmatch_error_t err;
+	struct rlimit rl, low;
+	struct dirent *e;
+	char exe[PATH_MAX], path[PATH_MAX];
+	DIR *d;
+	int n, rc;
+
+	/* ring-4's compiled form (224 bytes) fits, its 512-byte .meta not */
+	key_of(script(exe, sizeof(exe), "app", "full"), 4, NULL, &k);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	low = rl;
+	low.rlim_cur = 400;
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &low), 0);
+	memset(&err, 0, sizeof(err));
+	rc = put_file(store, &k, EXAMPLES "ring-4.yml", NULL, 0, &err);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	cr_assert_eq(rc, -1);
+	cr_assert(strstr(err.msg, "cannot write to the store"), "%s", err.msg);
+	cr_assert_eq(get(&k, path, &err), 0, "no entry");
+	cr_assert_not_null(d = opendir(dir));
+	while ((e = readdir(d)))
+		cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		              !strcmp(e->d_name, ".lock"),
+		          "left in the store: %s", e->d_name);
+	closedir(d);
+	cr_assert_eq(tmatch_profile_store_list(store, &v, &n, NULL, &err), 0);
+	cr_assert_eq(n, 0);
+	free(v);
+	/* and with room, the same put stores it */
+	put(&k, EXAMPLES "ring-4.yml", 0);
+	cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
+}
+
+/* A learning step's recording: stored under the step's key, then removed
+   with the recorder's temporaries; another step's stays. */
+Test(store, recordings_are_taken_and_removed)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_error_t err;
+	char exe[PATH_MAX], name[64], file[PATH_MAX + 64], path[PATH_MAX], cmd[3 * PATH_MAX];
+
+	key_of(script(exe, sizeof(exe), "app", "rec"), 8, NULL, &k);
+	cr_assert_eq(tmatch_profile_store_recording_name(42, 7, name, sizeof(name)), 0);
+	cr_assert_str_eq(name, ".rec-42.7.yml");
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_take_recording(store, &k, 42, 7, exe, 0, &err), 0,
+	             "nothing recorded");
+	snprintf(cmd, sizeof(cmd),
+	         "cp '%s' '%s/.rec-42.7.yml' && echo x > '%s/.rec-42.7.yml.Ab12Cd' "
+	         "&& echo x > '%s/.rec-42.8.yml'",
+	         EXAMPLES "lammps-8.yml", dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(tmatch_profile_store_take_recording(store, &k, 42, 7, exe, 0, &err), 1, "%s",
+	             err.msg);
+	cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
+	snprintf(file, sizeof(file), "%s/.rec-42.7.yml", dir);
+	cr_assert_eq(access(file, F_OK), -1);
+	snprintf(file, sizeof(file), "%s/.rec-42.7.yml.Ab12Cd", dir);
+	cr_assert_eq(access(file, F_OK), -1);
+	snprintf(file, sizeof(file), "%s/.rec-42.8.yml", dir);
+	cr_assert_eq(access(file, F_OK), 0, "another step's");
+
+	/* a recording of the wrong size is not stored, and still removed */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/.rec-42.9.yml'", EXAMPLES "ring-4.yml", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(tmatch_profile_store_take_recording(store, &k, 42, 9, exe, 0, &err), -1);
+	cr_assert(strstr(err.msg, "4 ranks, the run 8"), "%s", err.msg);
+	snprintf(file, sizeof(file), "%s/.rec-42.9.yml", dir);
+	cr_assert_eq(access(file, F_OK), -1);
+}
+
+/* An entry another process chose: found by its stem and checksum. */
+Test(store, find_by_stem_and_checksum)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_profile_store_entry_t e;
+	tmatch_error_t err;
+	char exe[PATH_MAX], path[PATH_MAX], stem[17];
+
+	key_of(script(exe, sizeof(exe), "app", "find"), 8, NULL, &k);
+	stem_of(&k, stem);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_find(store, stem, 1, path, sizeof(path), &err), -1);
+	cr_assert_eq(errno, ENOENT);
+	put(&k, EXAMPLES "lammps-8.yml", 0);
+	cr_assert_eq(tmatch_profile_store_get(store, &k, 0, path, sizeof(path), &e, &err), 1);
+	cr_assert_str_eq(e.stem, stem);
+	cr_assert_eq(tmatch_profile_store_find(store, stem, e.meta_sum, path, sizeof(path), &err),
+	             1, "%s", err.msg);
+	cr_assert_eq(
+	    tmatch_profile_store_find(store, stem, e.meta_sum ^ 1, path, sizeof(path), &err), -1);
+	cr_assert_eq(errno, ESTALE);
+	cr_assert(strstr(err.msg, "replaced since"), "%s", err.msg);
+	flip(path, 100);
+	cr_assert_eq(tmatch_profile_store_find(store, stem, e.meta_sum, path, sizeof(path), &err),
 	             -1);
+	cr_assert_eq(errno, EPROTO);
+	cr_assert_eq(access(path, F_OK), 0, "find reads only");
+	cr_assert_eq(tmatch_profile_store_find(store, "nothex", 1, path, sizeof(path), &err), -1);
+	cr_assert_eq(errno, EINVAL);
 }
 
 /* Writers in parallel: every entry left whole, none damaged. */
@@ -387,12 +712,11 @@ Test(store, parallel_writers_leave_whole_entries)
 		cr_assert_geq(pid, 0);
 		if (pid == 0) {
 			for (int r = 0; r < 10; r++) {
-				if (tmatch_profile_store_put(dir, &k[(c + r) % 3],
-				                             EXAMPLES "lammps-8.yml", NULL, 0,
-				                             &err) < 0)
+				if (put_file(store, &k[(c + r) % 3], EXAMPLES "lammps-8.yml", NULL,
+				             0, &err) < 0)
 					_exit(1);
-				if (tmatch_profile_store_get(dir, &k[(c + r + 1) % 3], 0, path,
-				                             sizeof(path), &err) < 0)
+				if (tmatch_profile_store_get(store, &k[(c + r + 1) % 3], 0, path,
+				                             sizeof(path), NULL, &err) < 0)
 					_exit(2);
 			}
 			_exit(0);
@@ -403,7 +727,7 @@ Test(store, parallel_writers_leave_whole_entries)
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer failed: %d",
 		          status);
 	}
-	cr_assert_eq(tmatch_profile_store_list(dir, &v, &n, &damaged, &err), 0);
+	cr_assert_eq(tmatch_profile_store_list(store, &v, &n, &damaged, &err), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(damaged, 0);
 	free(v);

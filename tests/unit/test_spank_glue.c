@@ -27,6 +27,7 @@
 #include "placement/config.h"
 #include "hostile.h"
 #include "gpu_xml.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------------------ */
 /* The mock Slurm                                                            */
@@ -36,7 +37,11 @@
 
 static struct {
 	spank_context_t ctx;
-	uint32_t stepid, nnodes, nodeid, nlocal, ntotal;
+	uint32_t jobid, stepid, nnodes, nodeid, nlocal, ntotal;
+	int argc; /* S_JOB_ARGV */
+	char **argv;
+	int kills; /* slurm_kill_job_step calls: a node stopped the step */
+	uint32_t killed_job, killed_step;
 	uint32_t cpt;
 	uid_t uid; /* S_JOB_UID, S_JOB_GID: the tester unless a test says */
 	gid_t gid;
@@ -132,8 +137,19 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		else
 			*va_arg(ap, gid_t *) = mock.gid;
 		break;
+	case S_JOB_ID:
+		*va_arg(ap, uint32_t *) = mock.jobid;
+		break;
 	case S_JOB_STEPID:
 		*va_arg(ap, uint32_t *) = mock.stepid;
+		break;
+	case S_JOB_ARGV:
+		if (!mock.argv) {
+			rc = ESPANK_NOT_AVAIL;
+		} else {
+			*va_arg(ap, int *) = mock.argc;
+			*va_arg(ap, char ***) = mock.argv;
+		}
 		break;
 	case S_JOB_NNODES:
 		*va_arg(ap, uint32_t *) = mock.nnodes;
@@ -463,6 +479,8 @@ static void remote_step(int ntasks, const char *cores, char **argv, int argc,
 	load_plugin(S_CTX_REMOTE);
 	snprintf(step_cores, sizeof(step_cores), "%s", cores);
 	mock.nlocal = mock.ntotal = (uint32_t)ntasks;
+	mock.jobid = 77;
+	mock.stepid = 5;
 	job_setenv("SLURM_STEP_NODELIST", "n0");
 	cr_assert_eq(call("slurm_spank_init", argc, argv), 0);
 	if (user_value) {
@@ -791,6 +809,62 @@ Test(spank_glue, node_problem_fails_step_when_asked)
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	cr_expect(strstr(mock.log, "failure=fail") != NULL, "%s", mock.log);
+}
+
+/*
+ * Learn mode, a recording step: every task records, whatever this node
+ * thinks of the store, because srun said so (TREEMATCH_LEARN, for this
+ * job and step); a decision of another step is ignored; a node that
+ * cannot load the recorder stops the step rather than leave the other
+ * nodes' recorded ranks waiting for its own (issue 34).
+ */
+Test(spank_glue, a_recording_step_records_on_every_node)
+{
+	static char prog[] = TMATCH_BUILDDIR "/tests/mpi/pattern.mpich";
+	static char *cmd[] = {prog, NULL};
+	char decision[256], out[300];
+
+	snprintf(decision, sizeof(decision), "1 77 5 record 0123456789abcdef %s/store",
+	         tm_tmpdir());
+	snprintf(out, sizeof(out), "%s/store/.rec-77.5.yml", tm_tmpdir());
+	for (int found = 1; found >= 0; found--) {
+		remote_step(2, "0", NULL, 0, "learn");
+		mock.argc = 1;
+		mock.argv = cmd;
+		job_setenv("PATH", "/usr/bin:/bin");
+		job_setenv("TREEMATCH_LEARN", decision);
+		job_setenv("TREEMATCH_RECORD_LIBDIR",
+		           found ? TMATCH_BUILDDIR "/profiler" : "/nonexistent");
+		for (int t = 0; t < 2; t++) {
+			mock.task_id = t;
+			cr_assert_eq(call("slurm_spank_task_init", 0, NULL), found ? 0 : -1, "%s",
+			             mock.log);
+		}
+		if (found) {
+			cr_expect_str_eq(set_value("TREEMATCH_RECORD_OUTPUT"), out);
+			cr_expect(set_value("LD_PRELOAD") && strstr(set_value("LD_PRELOAD"),
+			                                            "libtreematch-record-mpich.so"),
+			          "%s", mock.log);
+		} else {
+			cr_expect_null(set_value("LD_PRELOAD"));
+			cr_expect(strstr(mock.log, "this node cannot") &&
+			              strstr(mock.log, "the step is stopped"),
+			          "%s", mock.log);
+		}
+		cleanup();
+	}
+
+	/* another step's decision: not this step's, nothing recorded */
+	snprintf(decision, sizeof(decision), "1 77 4 record 0123456789abcdef %s/store",
+	         tm_tmpdir());
+	remote_step(2, "0", NULL, 0, "learn");
+	mock.argc = 1;
+	mock.argv = cmd;
+	job_setenv("TREEMATCH_LEARN", decision);
+	job_setenv("TREEMATCH_RECORD_LIBDIR", TMATCH_BUILDDIR "/profiler");
+	mock.task_id = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 0, NULL), 0, "%s", mock.log);
+	cr_expect_null(set_value("LD_PRELOAD"));
 }
 
 Test(spank_glue, admin_default_and_user_off)
