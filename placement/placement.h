@@ -120,6 +120,24 @@ const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_
  */
 int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile);
 
+/*
+ * The working directory a launcher gives the job, which the nodes read
+ * relative profile paths against: the last -D/--chdir among its own
+ * options (words[0..nopts): -D DIR, -DDIR, a cluster of flags ending in D,
+ * --chdir DIR, --chdir=DIR, an unambiguous start of --chdir), else env_dir
+ * (SLURM_WORKING_DIR, which srun reads as -D; NULL for sbatch and salloc),
+ * else `cwd`, the launcher's own; a relative one is taken from cwd. nopts
+ * < 0: the options end at the first word that is not one (sbatch's script,
+ * salloc's command). A value given to another option in a separate word
+ * is skipped for short options, not for long ones (--comment -D is read as
+ * -D). -1 when cwd is not absolute or out is too short.
+ * profile_in_job_dir: cfg->profile made absolute against job_cwd when it is
+ * relative (srun then checks the file the nodes read); -1 when too long.
+ */
+int tmatch_place_job_cwd(char *const words[], int nwords, int nopts, const char *env_dir,
+                         const char *cwd, char *out, size_t len);
+int tmatch_place_profile_in_job_dir(tmatch_config_t *cfg, const char *job_cwd);
+
 /* Profile limits from the effective configuration. */
 void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *lim);
 

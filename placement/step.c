@@ -241,3 +241,89 @@ tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int c
 	return tmatch_profile_to_comm(prof, (tmatch_profile_metric_t)metric,
 	                              TMATCH_PROFILE_P2P | (coll ? TMATCH_PROFILE_COLL : 0), err);
 }
+
+/* Short options of srun, sbatch and salloc that take a value (the same in
+   22.05, 24.11 and 26.05), and those whose value is optional (attached). */
+static const char short_with_value[] = "ABCDFGJLMNSTWabcdeimnopqrtwx";
+static const char short_optional[] = "IKk";
+
+/* 1 when word is --chdir (or an unambiguous start of it, --ch on), with
+   its value after '=' in *value (NULL: the value is the next word). */
+static int long_chdir(const char *word, const char **value)
+{
+	const char *eq = strchr(word, '=');
+	size_t n = eq ? (size_t)(eq - word) : strlen(word);
+
+	if (n < 4 || n > 7 || strncmp(word, "--chdir", n) != 0)
+		return 0;
+	*value = eq ? eq + 1 : NULL;
+	return 1;
+}
+
+int tmatch_place_job_cwd(char *const words[], int nwords, int nopts, const char *env_dir,
+                         const char *cwd, char *out, size_t len)
+{
+	const char *dir = env_dir && *env_dir ? env_dir : NULL;
+	int end = nopts >= 0 && nopts < nwords ? nopts : nwords;
+	int n;
+
+	if (!cwd || cwd[0] != '/' || !out || len == 0 || (nwords > 0 && !words))
+		return -1;
+	for (int i = 0; i < end; i++) {
+		const char *w = words[i], *v;
+
+		if (!w)
+			break;
+		if (!strcmp(w, "--"))
+			break;
+		if (w[0] != '-' || !w[1]) {
+			if (nopts < 0)
+				break; /* sbatch's script, salloc's command */
+			continue;
+		}
+		if (w[1] == '-') {
+			if (long_chdir(w, &v)) {
+				if (!v && i + 1 < end)
+					v = words[++i];
+				if (v)
+					dir = v;
+			}
+			continue;
+		}
+		for (const char *c = w + 1; *c; c++) {
+			if (*c == 'D') {
+				if (c[1])
+					dir = c + 1;
+				else if (i + 1 < end)
+					dir = words[++i];
+				break;
+			}
+			if (strchr(short_optional, *c))
+				break;
+			if (strchr(short_with_value, *c)) {
+				if (!c[1])
+					i++; /* the value is the next word */
+				break;
+			}
+		}
+	}
+	if (!dir || !*dir)
+		n = snprintf(out, len, "%s", cwd);
+	else if (dir[0] == '/')
+		n = snprintf(out, len, "%s", dir);
+	else
+		n = snprintf(out, len, "%s/%s", cwd, dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int tmatch_place_profile_in_job_dir(tmatch_config_t *cfg, const char *job_cwd)
+{
+	char path[TMATCH_CONFIG_PATH_MAX];
+
+	if (!cfg || !cfg->profile[0] || cfg->profile[0] == '/' || !job_cwd || job_cwd[0] != '/')
+		return 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", job_cwd, cfg->profile) >= sizeof(path))
+		return -1;
+	memcpy(cfg->profile, path, sizeof(path));
+	return 0;
+}

@@ -355,9 +355,54 @@ static tmatch_profile_t *load_profile(char *msg, size_t len)
 	return tmatch_place_load_profile(&st.cfg, lib_log, NULL, msg, len);
 }
 
-/* srun, salloc, sbatch: the profile read and checked (ntasks: the
-   step's, or 0). -1 when the step must fail. */
-static int check_profile(int ntasks)
+/* The launcher's own command line (/proc/self/cmdline, at most 64 KiB),
+   its words after the program's name in *words (free both). */
+#define MAX_CMDLINE (64 * 1024)
+
+static int launcher_words(char **text, char ***words)
+{
+	size_t len = 0;
+	int n = 0;
+
+	*words = NULL;
+	if (!(*text = tmatch_file_read("/proc/self/cmdline", MAX_CMDLINE, &len, NULL)) ||
+	    !(*words = calloc(len + 1, sizeof(**words))))
+		return 0;
+	for (size_t i = 0, start = 0; i < len; i++) {
+		if ((*text)[i] != '\0')
+			continue;
+		if (start > 0 || i > 0)
+			(*words)[n++] = *text + start;
+		start = i + 1;
+	}
+	/* the first word is the program's name */
+	if (n > 0)
+		memmove(*words, *words + 1, (size_t)(n - 1) * sizeof(**words));
+	return n > 0 ? n - 1 : 0;
+}
+
+/* The job's working directory as srun (local: its options end where the
+   step's command, S_JOB_ARGV, begins), sbatch or salloc gives it. */
+static void launcher_job_cwd(spank_t sp, char *out, size_t len)
+{
+	char cwd[PATH_MAX], *text = NULL, **words = NULL, **argv = NULL;
+	int n = launcher_words(&text, &words), argc = 0, nopts = -1;
+	int local = spank_context() == S_CTX_LOCAL;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	if (local && TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc <= n)
+		nopts = n - argc;
+	if (tmatch_place_job_cwd(words, n, nopts, local ? getenv("SLURM_WORKING_DIR") : NULL, cwd,
+	                         out, len) < 0)
+		snprintf(out, len, "%s", cwd);
+	free(words);
+	free(text);
+}
+
+/* srun, salloc, sbatch: the profile, from the job's working directory,
+   read and checked (ntasks: the step's, or 0). -1 when the step must fail. */
+static int check_profile(int ntasks, const char *job_cwd)
 {
 	tmatch_error_t err;
 	char msg[1000];
@@ -366,6 +411,11 @@ static int check_profile(int ntasks)
 		return 0;
 	tmatch_error_clear(&err);
 	if (!st.prof) { /* not read yet */
+		if (job_cwd && tmatch_place_profile_in_job_dir(&st.cfg, job_cwd) < 0) {
+			slurm_error("treematch: profile %s: the path is too long in %s",
+			            st.cfg.profile, job_cwd);
+			return -1;
+		}
 		if (!(st.prof = load_profile(msg, sizeof(msg)))) {
 			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
 				slurm_error("treematch: %s", msg);
@@ -394,13 +444,22 @@ static int check_profile(int ntasks)
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
+	char job_cwd[PATH_MAX];
 	double t0 = wall_seconds();
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
 		if (compute_config(ac, av) < 0)
 			return -1;
-		if (check_profile(0) < 0)
+		/* srun: a relative profile is read in local_user_init, where the
+		   step's command line says where srun's own options (--chdir)
+		   end; an absolute one now, before anything is allocated */
+		if (ctx == S_CTX_ALLOCATOR) {
+			launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
+			if (check_profile(0, job_cwd) < 0)
+				return -1;
+		} else if (st.cfg.profile[0] == '/' && check_profile(0, NULL) < 0) {
 			return -1;
+		}
 		st.local_seconds = wall_seconds() - t0;
 	}
 	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
@@ -414,12 +473,11 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 
 	if (!st.cfg_ok)
 		return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
-	if (!getcwd(job_cwd, sizeof(job_cwd)))
-		job_cwd[0] = '\0';
+	launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
 	if (st.cfg.enabled && st.cfg.profile[0]) {
 		if (TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS)
 			ntasks = 0;
-		if (check_profile((int)ntasks) < 0)
+		if (check_profile((int)ntasks, job_cwd) < 0)
 			return -1;
 		st.local_seconds += wall_seconds() - t0;
 		if (st.cfg.verbose >= 2 && st.prof)

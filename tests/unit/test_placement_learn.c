@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_placement_learn.c - learn mode's decisions (placement/learn.c):
- * srun's one learn decision per step and its text on the wire, what a node
- * does with it, min_gain, the site store a user falls back from.
+ * test_placement_learn.c - learn mode's decisions (placement/learn.c) and the
+ * step's other decisions of issue 34 (placement/step.c): srun's one learn
+ * decision per step and its text on the wire, what a node does with it,
+ * min_gain, the site store a user falls back from, and the job's working
+ * directory under srun --chdir.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -309,4 +311,64 @@ Test(learn, min_gain_decides_whether_a_learned_placement_is_kept)
 	plan.status = TMATCH_PLACE_SKIPPED;
 	cr_assert_eq(tmatch_place_learn_gain_ok(&cfg, &plan, &gain), 1);
 	cr_assert_eq(tmatch_place_learn_gain_ok(&cfg, NULL, NULL), 1);
+}
+
+/* ---- the step (step.c) ----------------------------------------------------- */
+
+static const char *cwd_of(int nopts, const char *env_dir, char *const *words)
+{
+	static char out[PATH_MAX];
+	int n = 0;
+
+	while (words[n])
+		n++;
+	cr_assert_eq(tmatch_place_job_cwd(words, n, nopts, env_dir, "/home/u/A", out, sizeof(out)),
+	             0);
+	return out;
+}
+
+/* Issue 34: `cd A; srun --chdir=B --treematch=p.yml` checked A/p.yml and
+   placed from B/p.yml. */
+Test(learn, the_jobs_working_directory_as_srun_gives_it)
+{
+	char *plain[] = {"-n", "4", "--treematch=p.yml", "./app", NULL};
+	char *eq[] = {"--chdir=B", "-n4", "./app", NULL};
+	char *sep[] = {"--chdir", "/abs", "./app", NULL};
+	char *prefix[] = {"--chd=B", "./app", NULL};
+	char *shortsep[] = {"-D", "B", "./app", NULL};
+	char *shortcat[] = {"-DB", "./app", NULL};
+	char *cluster[] = {"-lD", "B", "./app", NULL};
+	char *valued[] = {"-J", "-DX", "-lDB", "./app", NULL};
+	char *last[] = {"-D", "X", "--chdir=B", "./app", NULL};
+	char *after[] = {"./app", "-D", "X", NULL};
+	char *ddash[] = {"--", "-D", "X", NULL};
+	char *notchdir[] = {"--c=B", "--cpus-per-task=2", "./app", NULL};
+	tmatch_config_t cfg;
+
+	cr_expect_str_eq(cwd_of(3, NULL, plain), "/home/u/A");
+	cr_expect_str_eq(cwd_of(2, NULL, eq), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(2, NULL, sep), "/abs");
+	cr_expect_str_eq(cwd_of(1, NULL, prefix), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(2, NULL, shortsep), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(1, NULL, shortcat), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(2, NULL, cluster), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(3, NULL, valued), "/home/u/A/B", "-J's value is -DX");
+	cr_expect_str_eq(cwd_of(3, NULL, last), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(0, NULL, after), "/home/u/A", "the program's own -D");
+	cr_expect_str_eq(cwd_of(-1, NULL, after), "/home/u/A", "sbatch: the script's own -D");
+	cr_expect_str_eq(cwd_of(-1, NULL, ddash), "/home/u/A");
+	cr_expect_str_eq(cwd_of(2, NULL, notchdir), "/home/u/A");
+	/* SLURM_WORKING_DIR is srun's -D unless one is given */
+	cr_expect_str_eq(cwd_of(3, "/env", plain), "/env");
+	cr_expect_str_eq(cwd_of(3, "rel", plain), "/home/u/A/rel");
+	cr_expect_str_eq(cwd_of(2, "/env", eq), "/home/u/A/B");
+	cr_expect_eq(tmatch_place_job_cwd(plain, 4, 3, NULL, "relative", NULL, 0), -1);
+
+	/* the profile srun reads is the one the nodes read */
+	tmatch_config_init(&cfg);
+	snprintf(cfg.profile, sizeof(cfg.profile), "p.yml");
+	cr_assert_eq(tmatch_place_profile_in_job_dir(&cfg, "/home/u/A/B"), 0);
+	cr_expect_str_eq(cfg.profile, "/home/u/A/B/p.yml");
+	cr_assert_eq(tmatch_place_profile_in_job_dir(&cfg, "/elsewhere"), 0);
+	cr_expect_str_eq(cfg.profile, "/home/u/A/B/p.yml", "absolute: kept");
 }
