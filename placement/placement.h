@@ -121,6 +121,14 @@ const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_
 int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile);
 
 /*
+ * Does a problem found on a node stop the whole step: with failure=fail,
+ * yes (the node cancels the step, so that no task elsewhere waits for this
+ * node's in MPI_Init); with failure=fallback, no (Slurm's binding, the step
+ * runs everywhere).
+ */
+int tmatch_place_stop_step(const tmatch_config_t *cfg, int node_failed);
+
+/*
  * The working directory a launcher gives the job, which the nodes read
  * relative profile paths against: the last -D/--chdir among its own
  * options (words[0..nopts): -D DIR, -DDIR, a cluster of flags ending in D,

@@ -327,3 +327,8 @@ int tmatch_place_profile_in_job_dir(tmatch_config_t *cfg, const char *job_cwd)
 	memcpy(cfg->profile, path, sizeof(path));
 	return 0;
 }
+
+int tmatch_place_stop_step(const tmatch_config_t *cfg, int node_failed)
+{
+	return node_failed && cfg && cfg->failure == TMATCH_FAILURE_FAIL;
+}

@@ -7,8 +7,15 @@
 # dynamically, never -lslurm (spank_* live in slurmstepd/srun). A version
 # script keeps every symbol but Slurm's entry points local.
 
-SPANK_SRCS   := spank/treematch.c $(wildcard spank/record.c spank/learn.c)
+SPANK_SRCS   := spank/treematch.c spank/stop.c $(wildcard spank/record.c spank/learn.c)
 SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
+
+# Slurm 25.05 and later read slurm_spank_init_failure_mode (spank.h declares
+# it, slurm_errno.h has ESPANK_JOB_FAILURE): found in the headers the plugin
+# is built against, as a compiler would see them.
+SPANK_FAILURE_MODE := $(shell printf '\043include <stdint.h>\n\043include <slurm/spank.h>\nint slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;\n' | \
+    $(CC) -D_GNU_SOURCE $(SLURM_CFLAGS) $(CPPFLAGS) -x c -fsyntax-only - 2>/dev/null && echo 1)
+$(B)/spank/stop.o: ALL_CPPFLAGS += $(if $(SPANK_FAILURE_MODE),-DTMATCH_HAVE_SPANK_FAILURE_MODE)
 SPANK_SO     := $(B)/spank/treematch.so
 
 # The helper the plugin's root side starts for each step (placement/helper.c),

@@ -84,5 +84,10 @@ int tmatch__spank_record_learn(spank_t sp);
 int tmatch__spank_learn_local_user_init(spank_t sp, const struct tmatch_config *cfg,
                                         const char *job_cwd);
 int tmatch__spank_learn_exit(void);
+/* stop.c: cancel the whole step through slurmctld (a failure on one node
+   must not leave the other nodes' tasks waiting); whether slurm_spank_init
+   may fail in this context without draining the node. */
+int tmatch__spank_stop_step(spank_t sp);
+int tmatch__spank_init_may_fail(void);
 
 #endif /* TMATCH_SPANK_PRIVATE_H */

@@ -194,7 +194,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		    spank_context() != S_CTX_JOB_SCRIPT) {
 			slurm_error("treematch: cannot register --%s: %s", o->name,
 			            spank_strerror(rc));
-			return -1;
+			/* where a failure here would drain the node, go on */
+			if (tmatch__spank_init_may_fail())
+				return -1;
 		}
 	}
 	return HOOK(tmatch__spank_record_init, sp, ac, av);
@@ -749,6 +751,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		else if (st.user_value || st.user_value_bad ||
 		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
 			plan_node(sp);
+		/* this node's tasks fail in task_init; the other nodes' must not
+		   wait for them: the whole step is cancelled, before its tasks
+		   start here */
+		if (tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed))
+			tmatch__spank_stop_step(sp);
 	}
 	return HOOK(tmatch__spank_record_user_init, sp, ac, av);
 }
@@ -812,10 +819,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				             st.plan->node_name, local, list ? list : "?",
 				             errmsg(&err, buf, sizeof(buf))) < 0)
 					line = NULL;
-				if (st.cfg.failure == TMATCH_FAILURE_FAIL) {
+				if (tmatch_place_stop_step(&st.cfg, 1)) {
 					slurm_spank_log(
 					    "treematch: %s (failure=fail: step aborted)",
 					    line ? line : "cannot bind");
+					tmatch__spank_stop_step(sp);
 					rc = -1;
 					goto out;
 				}
@@ -863,6 +871,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	/* srun's learn decision: every task records, or none does */
 	if (local >= 0 && tmatch__spank_record_learn && tmatch__spank_record_learn(sp) < 0) {
+		tmatch__spank_stop_step(sp);
 		rc = -1;
 		goto out;
 	}

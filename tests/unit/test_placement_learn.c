@@ -3,8 +3,8 @@
  * test_placement_learn.c - learn mode's decisions (placement/learn.c) and the
  * step's other decisions of issue 34 (placement/step.c): srun's one learn
  * decision per step and its text on the wire, what a node does with it,
- * min_gain, the site store a user falls back from, and the job's working
- * directory under srun --chdir.
+ * min_gain, the site store a user falls back from, the job's working
+ * directory under srun --chdir, and which node failures stop the step.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -371,4 +371,16 @@ Test(learn, the_jobs_working_directory_as_srun_gives_it)
 	cr_expect_str_eq(cfg.profile, "/home/u/A/B/p.yml");
 	cr_assert_eq(tmatch_place_profile_in_job_dir(&cfg, "/elsewhere"), 0);
 	cr_expect_str_eq(cfg.profile, "/home/u/A/B/p.yml", "absolute: kept");
+}
+
+Test(learn, which_node_failures_stop_the_step)
+{
+	tmatch_config_t cfg;
+
+	tmatch_config_init(&cfg);
+	cr_expect_eq(tmatch_place_stop_step(&cfg, 1), 0, "fallback: every node runs");
+	cfg.failure = TMATCH_FAILURE_FAIL;
+	cr_expect_eq(tmatch_place_stop_step(&cfg, 1), 1);
+	cr_expect_eq(tmatch_place_stop_step(&cfg, 0), 0);
+	cr_expect_eq(tmatch_place_stop_step(NULL, 1), 0, "no policy known: never");
 }

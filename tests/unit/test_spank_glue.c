@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "placement/config.h"
@@ -85,6 +86,42 @@ MOCK_LOGGER(slurm_debug, "debug")
 MOCK_LOGGER(slurm_debug2, "debug2")
 MOCK_LOGGER(slurm_debug3, "debug3")
 MOCK_LOGGER(slurm_spank_log, "user")
+
+/* Slurm's API the plugin calls from slurmstepd (spank/stop.c), with the
+   signature of the release it is built against. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+int slurm_kill_job_step(slurm_step_id_t *step_id, uint16_t signal, uint16_t flags)
+{
+	(void)signal, (void)flags;
+	mock.killed_job = step_id->job_id;
+	mock.killed_step = step_id->step_id;
+	mock.kills++;
+	return 0;
+}
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+int slurm_kill_job_step(uint32_t job_id, uint32_t step_id, uint16_t signal, uint16_t flags)
+{
+	(void)signal, (void)flags;
+	mock.killed_job = job_id;
+	mock.killed_step = step_id;
+	mock.kills++;
+	return 0;
+}
+#else
+int slurm_kill_job_step(uint32_t job_id, uint32_t step_id, uint16_t signal)
+{
+	(void)signal;
+	mock.killed_job = job_id;
+	mock.killed_step = step_id;
+	mock.kills++;
+	return 0;
+}
+#endif
+
+char *slurm_strerror(int errnum)
+{
+	return strerror(errnum);
+}
 
 spank_context_t spank_context(void)
 {
@@ -798,17 +835,31 @@ Test(spank_glue, node_problem_falls_back)
 	          "said once: %s", mock.log);
 }
 
+/* failure=fail: the node's tasks do not start, and the node cancels the
+   whole step once, from user_init, so that no task on another node waits
+   for this node's (issue 34); failure=fallback cancels nothing. */
 Test(spank_glue, node_problem_fails_step_when_asked)
 {
 	char *argv[] = {"failure=fail"};
 
 	write_profile(9);
 	remote_step(9, "0", argv, 1, profile_path);
+	cr_expect_eq(mock.kills, 1, "%s", mock.log);
 	mock.task_id = 1;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	cr_expect(strstr(mock.log, "failure=fail") != NULL, "%s", mock.log);
+	cr_expect_eq(mock.kills, 1, "cancelled once, from user_init");
+	cr_expect_eq(mock.killed_job, 77);
+	cr_expect_eq(mock.killed_step, 5);
+	cleanup();
+
+	write_profile(9);
+	remote_step(9, "0", NULL, 0, profile_path);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), 0);
+	cr_expect_eq(mock.kills, 0, "fallback: the step runs");
 }
 
 /*
@@ -845,11 +896,13 @@ Test(spank_glue, a_recording_step_records_on_every_node)
 			cr_expect(set_value("LD_PRELOAD") && strstr(set_value("LD_PRELOAD"),
 			                                            "libtreematch-record-mpich.so"),
 			          "%s", mock.log);
+			cr_expect_eq(mock.kills, 0);
 		} else {
 			cr_expect_null(set_value("LD_PRELOAD"));
 			cr_expect(strstr(mock.log, "this node cannot") &&
 			              strstr(mock.log, "the step is stopped"),
 			          "%s", mock.log);
+			cr_expect_eq(mock.kills, 2, "each task that cannot record stops the step");
 		}
 		cleanup();
 	}
