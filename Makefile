@@ -148,22 +148,28 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A)
 	    -MMD -MP -MF $@.d -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) $(LIB_DEPLIBS)
 
 # Every test step prints its own result; tests/summary.sh adds them up and
-# prints the closing "N passed, N failed" line.
+# prints the closing "N passed, N failed" line. The unit tests make their
+# files in $(B)/tmp (TMPDIR); tests/tmp_check.sh fails the run when it left
+# anything there or in /tmp.
 check: all $(TEST_BINS)
 	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
+	@BUILDDIR=$(abspath $(B)) sh tests/tmp_check.sh begin
 	@for t in $(TEST_BINS); do \
-	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
+	    TMPDIR=$(abspath $(B))/tmp BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
 	done
 	@for s in $(CHECK_TARGETS); do \
 	    $(MAKE) --no-print-directory $$s || BUILDDIR=$(abspath $(B)) sh tests/summary.sh fail-step $$s; \
 	done
+	@BUILDDIR=$(abspath $(B)) sh tests/tmp_check.sh end || true
 	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh end
 
 check-unit: all $(TEST_BINS)
 	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh begin
+	@BUILDDIR=$(abspath $(B)) sh tests/tmp_check.sh begin
 	@for t in $(TEST_BINS); do \
-	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
+	    TMPDIR=$(abspath $(B))/tmp BUILDDIR=$(abspath $(B)) sh tests/summary.sh unit $$t || true; \
 	done
+	@BUILDDIR=$(abspath $(B)) sh tests/tmp_check.sh end || true
 	@BUILDDIR=$(abspath $(B)) sh tests/summary.sh end
 
 install: all $(INSTALL_TARGETS)

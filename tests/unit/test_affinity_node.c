@@ -9,6 +9,7 @@
 #include "affinity/affinity.h"
 #include "affinity/affinity_private.h"
 #include "tests/unit/cpuset_text.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -649,10 +650,11 @@ Test(node, synthetic_beyond_one_node_is_refused_at_once, .timeout = 10)
    opens a FIFO (which would block) or reads a huge file whole. */
 Test(node, hostile_xml_files_are_refused_at_once, .timeout = 10)
 {
-	char dir[] = "/tmp/tm-xml-XXXXXX", p[256];
+	char dir[TM_TMP_MAX], p[TM_TMP_MAX + 64];
 	tmatch_affinity_opts_t o;
 	tmatch_error_t err;
 	int fd;
+	tm_tmpname(dir, sizeof(dir), "tm-xml-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	tmatch_affinity_opts_init(&o);

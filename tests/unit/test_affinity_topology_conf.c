@@ -5,6 +5,7 @@
  * it states in its first line, and SLURM_TOPOLOGY_ADDR.
  */
 #include "affinity/affinity.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -394,8 +395,9 @@ Test(conf, switches_are_capped, .timeout = 10)
 /* A FIFO named as topology.conf is refused at once, not waited on. */
 Test(conf, fifo_is_refused_without_waiting, .timeout = 10)
 {
-	char dir[] = "/tmp/tm-conf-XXXXXX", path[64];
+	char dir[TM_TMP_MAX], path[TM_TMP_MAX + 64];
 	tmatch_error_t err;
+	tm_tmpname(dir, sizeof(dir), "tm-conf-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/topology.conf", dir);

@@ -7,6 +7,7 @@
  */
 #include "treematch/treematch.h"
 #include "cli_helpers.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -24,24 +25,22 @@
 #define TOPO8  "tleaf 2 2 10 4 1"
 #define MAXOUT (1 << 16)
 
-static char tmpdir[64];
+static char tmpdir[TM_TMP_MAX];
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_cli_draw.XXXXXX");
+	tm_tmpname(tmpdir, sizeof(tmpdir), "test_cli_draw.XXXXXX");
 	cr_assert_not_null(mkdtemp(tmpdir));
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect_eq(system(cmd), 0);
+	tm_rmtree(tmpdir);
 }
 
 static const char *tmp(const char *name)
 {
-	static char buf[4][256];
+	static char buf[4][TM_TMP_MAX + 64];
 	static int k;
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);

@@ -10,6 +10,7 @@
  * Runs the CLI that `make` built in TMATCH_BUILDDIR.
  */
 #include "cli_helpers.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -271,8 +272,8 @@ Test(manpages, check_options_catches_an_undocumented_option)
 	                   "\\-o FILE\n.SS \"treematch map\"\n\\-\\-mapper\n";
 	char *copy = strdup(page), *norm;
 	FILE *f;
-	char path[] = "/tmp/test_manpages.XXXXXX";
-	int fd = mkstemp(path);
+	char path[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "test_manpages.XXXXXX"));
 
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");

@@ -9,6 +9,7 @@
 
 #include "tests/unit/cli_helpers.h"
 #include "tests/unit/spank_profiles.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -18,13 +19,13 @@
 
 #define NODE "pack:2 core:2 pu:1"
 
-static char profile_path[64];
+static char profile_path[TM_TMP_MAX];
 
 static void write_profile(void)
 {
 	int fd;
 
-	snprintf(profile_path, sizeof(profile_path), "/tmp/test_cli_map_ranks_XXXXXX.yml");
+	tm_tmpname(profile_path, sizeof(profile_path), "test_cli_map_ranks_XXXXXX.yml");
 	fd = mkstemps(profile_path, 4);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, pairs8, sizeof(pairs8) - 1), (ssize_t)sizeof(pairs8) - 1);

@@ -8,6 +8,7 @@
  * built in TMATCH_BUILDDIR.
  */
 #include "cli_helpers.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -21,8 +22,8 @@
 
 #define MAXOUT (1 << 16)
 
-static char dir[64];
-static char conf_path[128], split_path[128], ring_path[128];
+static char dir[TM_TMP_MAX];
+static char conf_path[TM_TMP_MAX + 64], split_path[TM_TMP_MAX + 64], ring_path[TM_TMP_MAX + 64];
 
 static void write_file(const char *path, const char *text)
 {
@@ -39,7 +40,7 @@ static void write_file(const char *path, const char *text)
  */
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/tm-layout-cli-XXXXXX");
+	tm_tmpname(dir, sizeof(dir), "tm-layout-cli-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(conf_path, sizeof(conf_path), "%s/topology.conf", dir);
 	snprintf(split_path, sizeof(split_path), "%s/split.mtx", dir);
@@ -64,9 +65,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[160];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	tm_rmtree(dir);
 }
 
 TestSuite(layout_cli, .init = setup, .fini = teardown);
@@ -197,7 +196,7 @@ Test(layout_cli, stats_add_up_and_beat_block)
 Test(layout_cli, exec_gets_the_hostfile_and_it_is_removed)
 {
 	static char out[MAXOUT], err[MAXOUT];
-	char *names[16], path[256];
+	char *names[16], path[TM_TMP_MAX + 64];
 	char *args[] = {"layout",
 	                "-p",
 	                split_path,
@@ -279,7 +278,7 @@ Test(layout_cli, bad_input_says_what_to_fix)
 Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
 {
 	static char out[MAXOUT], err[MAXOUT], hosts[MAXOUT];
-	char plan[160], *names[16], node_arg[8];
+	char plan[TM_TMP_MAX + 64], *names[16], node_arg[8];
 	char *lay[] = {"layout", "-p", split_path, "-N", "n[1-4]",   "-c", conf_path,
 	               "-t",     "2",  "--plan",   plan, "--job-id", "42", NULL};
 	char *show[] = {"plan", "show", plan, "--node", node_arg, NULL};
@@ -344,7 +343,7 @@ Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
 Test(layout_cli, exec_exports_the_plan)
 {
 	static char out[MAXOUT], err[MAXOUT];
-	char plan[160];
+	char plan[TM_TMP_MAX + 64];
 	char *args[] = {"layout",
 	                "-p",
 	                split_path,

@@ -12,6 +12,7 @@
  */
 #include "placement/placement.h"
 #include "tests/unit/cpuset_text.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -27,7 +28,7 @@ static void write_xml(const char *synthetic, char *path, size_t len)
 	hwloc_topology_t topo;
 	int fd;
 
-	snprintf(path, len, "/tmp/test_bigcpu_XXXXXX");
+	tm_tmpname(path, len, "test_bigcpu_XXXXXX");
 	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);

@@ -7,6 +7,7 @@
  * layout on two switches.
  */
 #include "placement/placement.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -182,9 +183,10 @@ Test(layout_traffic, widen_keeps_weights_and_adds_silent_ranks)
 
 Test(layout_conf, topology_conf_found_as_slurm_finds_it)
 {
-	char buf[4096], dir[] = "/tmp/tm-layout-XXXXXX", path[4200];
+	char buf[4096], dir[TM_TMP_MAX], path[4200];
 	char *found;
 	FILE *f;
+	tm_tmpname(dir, sizeof(dir), "tm-layout-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/topology.conf", dir);
@@ -229,8 +231,9 @@ static tmatch_comm_t *pairs_across(void)
 
 Test(layout_whole, pairs_share_a_node_and_traffic_adds_up)
 {
-	char conf[] = "/tmp/tm-layout-conf-XXXXXX";
-	int fd = mkstemp(conf), cap[5] = {2, 2, 0, 2, 2};
+	char conf[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(conf, sizeof(conf), "tm-layout-conf-XXXXXX")),
+	    cap[5] = {2, 2, 0, 2, 2};
 	tmatch_comm_t *comm = pairs_across();
 	tmatch_place_layout_in_t in;
 	tmatch_place_layout_t *l = NULL;

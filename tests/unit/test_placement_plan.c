@@ -7,6 +7,7 @@
  */
 #include "placement/placement.h"
 #include "tests/unit/spank_profiles.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -320,10 +321,10 @@ Test(placement_plan, config_errors_leave_output_alone)
 
 Test(placement_plan, config_reads_admin_file)
 {
-	char path[] = "/tmp/test_placement_plan_XXXXXX";
-	int fd = mkstemp(path);
+	char path[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "test_placement_plan_XXXXXX"));
 	const char text[] = "# site policy\nfailure = fail\nverbose = 3\n";
-	char arg[64];
+	char arg[TM_TMP_MAX + 16];
 	char *argv[1];
 	tmatch_config_t cfg;
 	tmatch_error_t err;

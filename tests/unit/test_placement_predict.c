@@ -9,6 +9,7 @@
  */
 #include "cli_helpers.h"
 #include "placement/placement.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -65,10 +66,10 @@ Test(predict, trace_gives_the_traffic_of_the_halo)
    `edit` (a sed script) from the original. Returns the index's path. */
 static const char *damaged_copy(char *dir, const char *edit)
 {
-	static char index[256];
-	char cmd[1024];
+	static char index[TM_TMP_MAX + 64];
+	char cmd[2048];
 
-	snprintf(dir, 64, "/tmp/tm-predict-XXXXXX");
+	tm_tmpname(dir, TM_TMP_MAX, "tm-predict-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 	         "cp -r %s/halo8 %s/halo8.txt '%s/' && sed -e '%s' %s/halo8/rank-3.txt "
@@ -81,10 +82,8 @@ static const char *damaged_copy(char *dir, const char *edit)
 
 static void clean(const char *dir)
 {
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	tm_rmtree(dir);
 }
 
 Test(predict, damaged_traces_name_the_file_and_line)
@@ -104,7 +103,7 @@ Test(predict, damaged_traces_name_the_file_and_line)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char dir[64], file[128];
+		char dir[TM_TMP_MAX], file[TM_TMP_MAX + 64];
 		tmatch_error_t err;
 		const char *index = damaged_copy(dir, cases[i].edit);
 
@@ -148,8 +147,8 @@ Test(predict, machine_description)
 	tmatch_place_machine_t m;
 	tmatch_error_t err;
 	tmatch_topo_t *topo;
-	char path[] = "/tmp/tm-machine-XXXXXX";
-	int fd = mkstemp(path);
+	char path[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "tm-machine-XXXXXX"));
 
 	cr_assert_geq(fd, 0);
 	close(fd);
@@ -186,10 +185,11 @@ Test(predict, prediction_file_written_read_and_refused_when_damaged)
 {
 	const char *names[] = {"packed", "rr", "auto", "has blank", "/x/cyclic.map"};
 	const double secs[] = {0.25, 0.5, 0.125, 1, 0.75};
-	char dir[] = "/tmp/tm-prediction-XXXXXX", path[PATH_MAX], fifo[PATH_MAX];
+	char dir[TM_TMP_MAX], path[PATH_MAX], fifo[PATH_MAX];
 	double mapped, packed;
 	tmatch_error_t err;
 	FILE *f;
+	tm_tmpname(dir, sizeof(dir), "tm-prediction-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/app.yml.predict", dir);
@@ -258,8 +258,9 @@ Test(predict, platform_has_a_host_per_leaf_and_a_link_per_edge)
 	tmatch_place_machine_t m;
 	tmatch_error_t err;
 	tmatch_topo_t *topo;
-	char path[] = "/tmp/tm-platform-XXXXXX", cmd[256], line[512];
-	int fd = mkstemp(path), hosts = 0, routers = 0, links = 0, routes = 0;
+	char path[TM_TMP_MAX], cmd[TM_TMP_MAX + 64], line[512];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "tm-platform-XXXXXX")), hosts = 0,
+	    routers = 0, links = 0, routes = 0;
 	FILE *f;
 
 	cr_assert_geq(fd, 0);
@@ -297,12 +298,12 @@ Test(predict, command_predicts_the_mapped_halo_faster, .timeout = 120)
 {
 	static char out[1 << 14];
 	double packed = 0, rr = 0, mapped = 0;
-	char save[] = "/tmp/tm-predict-save-XXXXXX";
+	char save[TM_TMP_MAX];
 	char *argv[] = {"predict", "--trace", HALO, "--topology", CLUS2, "--save", save, NULL};
 	double saved_mapped, saved_packed;
 	tmatch_error_t err;
 	char *p;
-	int fd = mkstemp(save);
+	int fd = mkstemp(tm_tmpname(save, sizeof(save), "tm-predict-save-XXXXXX"));
 
 	cr_assert_geq(fd, 0);
 	close(fd);

@@ -8,6 +8,7 @@
  * taking the plan's leaves only when its tree has the planner's shape.
  */
 #include "placement/placement.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -46,7 +47,7 @@ static tmatch_comm_t *grid(void)
 }
 
 struct fixture {
-	char dir[64], conf[128], plan[128];
+	char dir[TM_TMP_MAX], conf[TM_TMP_MAX + 64], plan[TM_TMP_MAX + 64];
 	tmatch_comm_t *comm;
 	tmatch_place_layout_t *lay;
 	tmatch_place_plan_in_t pin;
@@ -60,7 +61,7 @@ static void make_plan(struct fixture *f)
 	int cap[4] = {16, 16, 16, 16};
 	FILE *out;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tm-stepplan-XXXXXX");
+	tm_tmpname(f->dir, sizeof(f->dir), "tm-stepplan-XXXXXX");
 	cr_assert_not_null(mkdtemp(f->dir));
 	snprintf(f->conf, sizeof(f->conf), "%s/topology.conf", f->dir);
 	snprintf(f->plan, sizeof(f->plan), "%s/step.plan", f->dir);
@@ -108,12 +109,10 @@ static void make_plan(struct fixture *f)
 
 static void drop(struct fixture *f)
 {
-	char cmd[128];
 
 	tmatch_place_layout_destroy(f->lay);
 	tmatch_comm_destroy(f->comm);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-	cr_assert_eq(system(cmd), 0);
+	tm_rmtree(f->dir);
 }
 
 static tmatch_place_slice_t *slice_of(const char *path, const char *node, tmatch_error_t *err)
@@ -240,7 +239,7 @@ Test(stepplan, node_sets_hash_alike_in_any_order)
 /* Copy the plan with one byte changed (or cut to len), read n1's slice. */
 static void damaged(const struct fixture *f, long at, long cut, const char *node, const char *frag)
 {
-	char path[160], cmd[400];
+	char path[TM_TMP_MAX + 64], cmd[2 * TM_TMP_MAX + 200];
 	tmatch_place_slice_t *s;
 	tmatch_error_t err;
 	int fd;
@@ -292,7 +291,7 @@ Test(stepplan, damaged_files_are_refused_with_what_is_wrong)
 	/* the last slice is n4's: n1 still reads (the rest is never touched) */
 	damaged(&f, size - 20, -1, "n4", "slice of n4 does not check");
 	{
-		char path[160];
+		char path[TM_TMP_MAX + 64];
 
 		snprintf(path, sizeof(path), "%s/damaged.plan", f.dir);
 		s = slice_of(path, "n1", &err);

@@ -6,6 +6,7 @@
  */
 #include "profile/profile_private.h"
 #include "profile/profile.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -356,8 +357,8 @@ Test(conf_profile, rank_and_edge_limits)
 
 Test(conf_profile, load_fd_regular_file_and_pipe)
 {
-	char path[] = "/tmp/test_conf_profileXXXXXX";
-	int fd = mkstemp(path);
+	char path[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "test_conf_profileXXXXXX"));
 	tmatch_profile_limits_t lim;
 	tmatch_error_t err;
 
@@ -404,8 +405,8 @@ Test(conf_profile, load_fd_regular_file_and_pipe)
 	close(pfd[0]);
 
 	/* a FIFO without writer: refused at once, never blocks */
-	char fifo[] = "/tmp/test_conf_fifoXXXXXX";
-	int tfd = mkstemp(fifo);
+	char fifo[TM_TMP_MAX];
+	int tfd = mkstemp(tm_tmpname(fifo, sizeof(fifo), "test_conf_fifoXXXXXX"));
 	cr_assert_geq(tfd, 0);
 	close(tfd);
 	unlink(fifo);

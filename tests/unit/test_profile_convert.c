@@ -6,6 +6,7 @@
  * line in the message.
  */
 #include "profile/profile.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -203,7 +204,8 @@ Test(conf_convert, compiled_profiles_behave_like_their_yaml)
 	static const char *const ex[] = {"lammps-8.yml", "msgs_only.yml", "directed_dup.yml",
 	                                 "ring-4.yml"};
 	static char a[1 << 14], b[1 << 14];
-	char dir[] = "/tmp/tm-compiled-XXXXXX", cmd[2048];
+	char dir[TM_TMP_MAX], cmd[2048];
+	tm_tmpname(dir, sizeof(dir), "tm-compiled-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {

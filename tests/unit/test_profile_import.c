@@ -5,6 +5,7 @@
  * and the bad-argument paths (errno checked, nothing built).
  */
 #include "profile/profile.h"
+#include "tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -63,8 +64,8 @@ Test(profile_import, options_change_the_result)
 	const char *two[] = {CDIR "rs.0.prof", CDIR "rs.1.prof"};
 	tmatch_error_t err;
 
-	char path[] = "/tmp/tm-import-XXXXXX";
-	int fd = mkstemp(path);
+	char path[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(path, sizeof(path), "tm-import-XXXXXX"));
 	FILE *f = fdopen(fd, "w");
 
 	cr_assert_not_null(f);

@@ -7,6 +7,7 @@
  * message; the bad-argument paths set EINVAL.
  */
 #include "profiler/mpiabi.h"
+#include "tmpdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -62,8 +63,8 @@ Test(mpiabi, not_elf_and_missing)
 {
 	tmatch_mpiabi_t abi;
 	tmatch_error_t err;
-	char script[] = "/tmp/tmatch-mpiabi-XXXXXX";
-	int fd = mkstemp(script);
+	char script[TM_TMP_MAX];
+	int fd = mkstemp(tm_tmpname(script, sizeof(script), "tmatch-mpiabi-XXXXXX"));
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, "#!/bin/sh\nexit 0\n", 17), 17);

@@ -328,7 +328,7 @@ static int call(const char *name, int ac, char **av)
 }
 
 /* The profile and topology files a test uses, removed at the end. */
-static char profile_path[64], xml_path[64];
+static char profile_path[TM_TMP_MAX], xml_path[TM_TMP_MAX];
 
 static void write_file(char *path, const char *text)
 {
@@ -347,7 +347,7 @@ static void write_profile(int ranks)
 	         "format: comm-profile\nversion: 1\nranks: %d\nmetrics: [bytes]\ndirected: false\n"
 	         "edges:%s\n",
 	         ranks, ranks > 1 ? "\n  - [0, 1, 100]" : " []");
-	snprintf(profile_path, sizeof(profile_path), "/tmp/test_spank_glue_XXXXXX");
+	tm_tmpname(profile_path, sizeof(profile_path), "test_spank_glue_XXXXXX");
 	write_file(profile_path, text);
 }
 
@@ -357,7 +357,7 @@ static void write_xml_of(const char *synthetic)
 	hwloc_topology_t topo;
 	int fd;
 
-	snprintf(xml_path, sizeof(xml_path), "/tmp/test_spank_glue_xml_XXXXXX");
+	tm_tmpname(xml_path, sizeof(xml_path), "test_spank_glue_xml_XXXXXX");
 	fd = mkstemp(xml_path);
 	cr_assert_geq(fd, 0);
 	close(fd);
@@ -530,7 +530,7 @@ static void remote_step(int ntasks, const char *cores, char **argv, int argc,
 
 Test(spank_glue, dry_run_exports_and_binds_nothing)
 {
-	char value[160], xmlarg[96];
+	char value[TM_TMP_MAX + 64], xmlarg[TM_TMP_MAX + 64];
 	char *argv[1];
 	cpu_set_t before, after;
 
@@ -559,7 +559,7 @@ Test(spank_glue, dry_run_exports_and_binds_nothing)
    task's environment (the plan kept 160 bytes of mask before: 640 CPUs). */
 Test(spank_glue, dry_run_on_4096_pus_exports_whole_masks)
 {
-	char value[160], xmlarg[96];
+	char value[TM_TMP_MAX + 64], xmlarg[TM_TMP_MAX + 64];
 	char *argv[1];
 
 	write_profile(4);
@@ -922,7 +922,7 @@ Test(spank_glue, a_recording_step_records_on_every_node)
 
 Test(spank_glue, admin_default_and_user_off)
 {
-	char arg[96];
+	char arg[TM_TMP_MAX + 16];
 	char *argv[2] = {"default=on", arg};
 
 	write_profile(1);
@@ -1018,7 +1018,7 @@ Test(spank_glue, huge_profile_is_parsed_only_in_the_helper, .timeout = 120)
 	double cpu;
 	long rss;
 
-	snprintf(profile_path, sizeof(profile_path), "/tmp/test_spank_glue_XXXXXX");
+	tm_tmpname(profile_path, sizeof(profile_path), "test_spank_glue_XXXXXX");
 	write_file(profile_path, "");
 	make_public(profile_path);
 	cr_assert_eq(write_ring_profile(profile_path, RANKS), 0);

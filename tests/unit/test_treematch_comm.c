@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tmp_text.h"
+#include "tmpdir.h"
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/treematch/"
 
@@ -518,7 +519,8 @@ static void refused(const char *path, int want_errno, const char *frag)
 
 Test(comm, hostile_files_are_refused_at_once, .timeout = 30)
 {
-	char dir[] = "/tmp/tm-comm-XXXXXX", p[256];
+	char dir[TM_TMP_MAX], p[TM_TMP_MAX + 64];
+	tm_tmpname(dir, sizeof(dir), "tm-comm-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	/* a FIFO would block the open and never end */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tmp_text.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers */
@@ -526,10 +527,11 @@ Test(mapping_file, load_checks_the_leaves_on_the_tree_and_names_the_line)
 /* A FIFO, a device, a binary file, one endless line: refused at once. */
 Test(mapping_file, hostile_files_are_refused_at_once, .timeout = 10)
 {
-	char dir[] = "/tmp/tm-mapf-XXXXXX", p[256];
+	char dir[TM_TMP_MAX], p[TM_TMP_MAX + 64];
 	int leaf[2] = {-9, -9};
 	tmatch_error_t err;
 	FILE *f;
+	tm_tmpname(dir, sizeof(dir), "tm-mapf-XXXXXX");
 
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(p, sizeof(p), "%s/fifo", dir);

@@ -11,14 +11,15 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "tmpdir.h"
 
 static inline char *tmp_text(const char *text)
 {
-	static char path[32];
+	static char path[TM_TMP_MAX];
 	int fd;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/tmp/tm-test-XXXXXX");
+	tm_tmpname(path, sizeof(path), "tm-test-XXXXXX");
 	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");

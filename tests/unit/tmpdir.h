@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Room for a temporary name (TMPDIR and the name); a longer TMPDIR fails
+   the test that asks, saying so. */
+#define TM_TMP_MAX 256
+
 static inline const char *tm_tmpdir(void)
 {
 	const char *t = getenv("TMPDIR");
