@@ -27,7 +27,7 @@ BIN_TARGETS  += $(RECORD_LIBS)
 # in the library, shared by `treematch record` and --treematch-record.
 LIB_SRCS     += profiler/mpiabi.c profiler/launch.c
 TEST_SRCS    += tests/unit/test_profiler_mpiabi.c tests/unit/test_profiler_launch.c
-CHECK_TARGETS += check-record check-record-srun
+CHECK_TARGETS += check-record check-record-srun e2e-nohang
 INSTALL_TARGETS += install-profiler
 UNINSTALL_TARGETS += uninstall-profiler
 BENCH_TARGETS += bench-record bench-learn
@@ -83,7 +83,8 @@ $(B)/tests/unit/test_profiler_launch: $(RECORD_LIBS)
 
 RECORD_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
-.PHONY: record-libdir-force check-record check-record-srun bench-record bench-learn install-profiler uninstall-profiler
+.PHONY: record-libdir-force check-record check-record-srun e2e-nohang bench-record bench-learn \
+        bench-learn-soak install-profiler uninstall-profiler
 check-record: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 	$(RECORD_ENV) sh tests/e2e/test_record.sh
 
@@ -91,6 +92,16 @@ check-record: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 # replay with --treematch; needs root, like the plugin's e2e step.
 check-record-srun: all $(RECORD_TESTS) $(B)/tests/mpi/static_prog
 	$(RECORD_ENV) sh tests/e2e/test_record_srun.sh
+
+# No step hangs (issue 34): learn steps under store churn and damage,
+# failure=fail with a failing node, --chdir; 4 nodes, MPICH over pmi2.
+e2e-nohang: all $(RECORD_LIBS)
+	$(RECORD_ENV) sh tests/e2e/test_nohang.sh
+
+# Issue 34's figure: hung steps among 500 learn steps under store churn and
+# damage (the first part of e2e-nohang, run longer).
+bench-learn-soak: all $(RECORD_LIBS)
+	$(RECORD_ENV) sh bench/learn_soak.sh
 
 bench-record: all $(B)/bench/record_overhead.openmpi $(B)/bench/record_overhead.mpich
 	$(RECORD_ENV) sh bench/record_overhead.sh

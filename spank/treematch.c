@@ -364,10 +364,18 @@ static tmatch_profile_t *load_profile(char *msg, size_t len)
 static int launcher_words(char **text, char ***words)
 {
 	size_t len = 0;
-	int n = 0;
+	ssize_t got = 1;
+	int n = 0, fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
 	*words = NULL;
-	if (!(*text = tmatch_file_read("/proc/self/cmdline", MAX_CMDLINE, &len, NULL)) ||
+	/* a file of /proc: its size is not known before it is read */
+	*text = fd >= 0 ? malloc(MAX_CMDLINE) : NULL;
+	while (*text && len < MAX_CMDLINE && got > 0)
+		if ((got = read(fd, *text + len, MAX_CMDLINE - len)) > 0)
+			len += (size_t)got;
+	if (fd >= 0)
+		close(fd);
+	if (!*text || got < 0 || len == 0 || len == MAX_CMDLINE ||
 	    !(*words = calloc(len + 1, sizeof(**words))))
 		return 0;
 	for (size_t i = 0, start = 0; i < len; i++) {

@@ -119,3 +119,20 @@ ompi_retry() {
 		echo "note: Open MPI crashed in MPI_Init (its own race, not the plugin); step started again ($_otries)"
 	done
 }
+
+# node_up NODE: wait (up to 10 s, past "completing") until NODE is idle,
+# mixed or allocated; fails at once if it is drained, down or failing.
+# Sets STATE.
+node_up() {
+	_n=0
+	while [ $_n -lt 50 ]; do
+		STATE=$(timeout 10 sinfo -h -n "$1" -o %t 2>&1)
+		case $STATE in
+		idle* | mix* | alloc*) return 0 ;;
+		drain* | drng* | down* | fail*) return 1 ;;
+		esac
+		_n=$((_n + 1))
+		sleep 0.2
+	done
+	return 1
+}

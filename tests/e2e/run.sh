@@ -409,23 +409,6 @@ t_node_failure() {
 	plugstack
 }
 
-# node_up NODE: wait (up to 10 s, past "completing") until NODE is idle,
-# mixed or allocated; fails at once if it is drained, down or failing.
-# Sets STATE.
-node_up() {
-	_n=0
-	while [ $_n -lt 50 ]; do
-		STATE=$(timeout 10 sinfo -h -n "$1" -o %t 2>&1)
-		case $STATE in
-		idle* | mix* | alloc*) return 0 ;;
-		drain* | drng* | down* | fail*) return 1 ;;
-		esac
-		_n=$((_n + 1))
-		sleep 0.2
-	done
-	return 1
-}
-
 # Oversubscription: srun -n 4 --overcommit on a node with fewer CPUs than
 # tasks (every policy, whole cores or hardware threads, has too few slots).
 # The step runs with Slurm's binding, one line says why, the node stays up.
