@@ -862,6 +862,42 @@ Test(spank_glue, node_problem_fails_step_when_asked)
 	cr_expect_eq(mock.kills, 0, "fallback: the step runs");
 }
 
+/* A site store of root's: the root side makes the job user's directory at
+   their first step, before anyone else can make it in their name. */
+Test(spank_glue, site_store_directory_made_by_the_root_side)
+{
+	char site[TM_TMP_MAX], arg[TM_TMP_MAX + 16], mine[TM_TMP_MAX + 16];
+	char *argv[1] = {arg};
+	struct stat st;
+
+	if (geteuid() != 0) { /* only root may give a directory away */
+		cr_log_warn("not root: the root side's store directory is not tested");
+		return;
+	}
+	cr_assert_not_null(mkdtemp(tm_tmpname(site, sizeof(site), "test_spank_glue_site_XXXXXX")));
+	cr_assert_eq(chmod(site, 0755), 0);
+	snprintf(arg, sizeof(arg), "store=%s", site);
+	load_plugin(S_CTX_REMOTE);
+	mock.uid = 65534;
+	mock.gid = 65534;
+	mock.stepid = 5;
+	cr_assert_eq(call("slurm_spank_init", 1, argv), 0, "%s", mock.log);
+	snprintf(mine, sizeof(mine), "%s/65534", site);
+	cr_assert_eq(stat(mine, &st), 0, "%s", mock.log);
+	cr_expect_eq(st.st_uid, 65534);
+	cr_expect_eq(st.st_mode & 07777, 0700);
+	/* not for the batch script, nor for root's own jobs */
+	cleanup();
+	cr_assert_eq(rmdir(mine), 0);
+	load_plugin(S_CTX_REMOTE);
+	mock.uid = 65534;
+	mock.stepid = 0xfffffffb;
+	cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
+	cr_expect_neq(stat(mine, &st), 0);
+	cleanup();
+	cr_assert_eq(rmdir(site), 0);
+}
+
 /*
  * Learn mode, a recording step: every task records, whatever this node
  * thinks of the store, because srun said so (TREEMATCH_LEARN, for this
