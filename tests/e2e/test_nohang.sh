@@ -153,11 +153,16 @@ done
 : >"$WORK/churn.stop"
 wait "$CHURN"
 
-hung=0 failed=0 mixed=0 recorded=0 placed=0 kept=0
+hung=0 unstarted=0 failed=0 mixed=0 recorded=0 placed=0 kept=0
 for k in $(seq 1 "$STEPS"); do
 	rc=$(cat "$WORK/l$k.rc")
 	rec=$(grep -c 'nothing stored yet' "$WORK/l$k.err")
-	if [ "$rc" = 124 ]; then
+	if [ "$rc" = 124 ] && ! grep -q '^treematch: n[1-4]: ' "$WORK/l$k.err"; then
+		# no node of the step ever said a word: it never started (its
+		# allocation was not granted), which is not a hang of the step
+		unstarted=$((unstarted + 1))
+		echo "    step l$k never started: $(tr '\n' '|' <"$WORK/l$k.err" | cut -c1-200)"
+	elif [ "$rc" = 124 ]; then
 		hung=$((hung + 1))
 		echo "    step l$k hung (timeout ${T}s): $(tr '\n' '|' <"$WORK/l$k.err" | cut -c1-400)"
 	elif [ "$rc" != 0 ] || ! ranks_ran "l$k" 4; then
@@ -176,7 +181,11 @@ for k in $(seq 1 "$STEPS"); do
 	[ "$rec" = 0 ] && grep -q "Slurm's binding kept" "$WORK/l$k.err" && kept=$((kept + 1))
 done
 left=$(ls -A "$STORE" 2>/dev/null | grep '^\.rec-' | tr '\n' ' ')
-echo "learn under churn: $STEPS steps ($PARALLEL at a time, $(cat "$WORK/churn.rounds") store changes): $hung hung, $failed failed, $recorded recorded on every node, $placed placed, $kept kept Slurm's binding on some node, $mixed with some nodes recording and others not; recordings left: ${left:-none}"
+echo "learn under churn: $STEPS steps ($PARALLEL at a time, $(cat "$WORK/churn.rounds") store changes): $hung hung, $unstarted never started, $failed failed, $recorded recorded on every node, $placed placed, $kept kept Slurm's binding on some node, $mixed with some nodes recording and others not; recordings left: ${left:-none}; nodes: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
+if [ "$unstarted" != 0 ]; then
+	fail "learn: every step got its allocation (the cluster stayed up)" "$unstarted never started" \
+		"$(sinfo -N 2>&1)" "$(grep -h -i 'malloc\|abort\|segfault' "$TMATCH_CLUSTER_DIR"/log/*.out 2>/dev/null)"
+fi
 if [ "$hung" = 0 ]; then
 	pass "learn: $STEPS steps under forget/store/damage churn, none hung (each bounded by ${T}s)"
 else
