@@ -181,7 +181,7 @@ for k in $(seq 1 "$STEPS"); do
 	[ "$rec" = 0 ] && grep -q "Slurm's binding kept" "$WORK/l$k.err" && kept=$((kept + 1))
 done
 left=$(ls -A "$STORE" 2>/dev/null | grep '^\.rec-' | tr '\n' ' ')
-echo "learn under churn: $STEPS steps ($PARALLEL at a time, $(cat "$WORK/churn.rounds") store changes): $hung hung, $unstarted never started, $failed failed, $recorded recorded on every node, $placed placed, $kept kept Slurm's binding on some node, $mixed with some nodes recording and others not; recordings left: ${left:-none}; nodes: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
+echo "learn under churn: $STEPS steps ($PARALLEL at a time, $(cat "$WORK/churn.rounds") store changes): $hung hung, $unstarted never started, $failed failed, $recorded recorded on every node, $placed placed on some node, $kept kept Slurm's binding on some node, $mixed with some nodes recording and others not; recordings left: ${left:-none}; nodes: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
 if [ "$unstarted" != 0 ]; then
 	fail "learn: every step got its allocation (the cluster stayed up)" "$unstarted never started" \
 		"$(sinfo -N 2>&1)" "$(grep -h -i 'malloc\|abort\|segfault' "$TMATCH_CLUSTER_DIR"/log/*.out 2>/dev/null)"
