@@ -26,5 +26,5 @@ rc=$?
 line=$(grep '^learn under churn:' "$B/e2e/learn_soak.log")
 echo "$line"
 grep -E '^(PASS|FAIL|    step)' "$B/e2e/learn_soak.log"
-echo "| $(date +%Y-%m-%d) | $(git -C "$S" rev-parse --short HEAD 2>/dev/null) | $(srun -V 2>&1 | head -n 1) | ${line#learn under churn: } | $(($(date +%s) - t0)) s |"
+echo "| $(date +%Y-%m-%d) | $(git -C "$S" rev-parse --short HEAD 2>/dev/null) | $(slurmd -V 2>&1 | head -n 1) | ${line#learn under churn: } | $(($(date +%s) - t0)) s |"
 exit $rc
