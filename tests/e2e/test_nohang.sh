@@ -78,7 +78,7 @@ if ! $CLUSTER start --nodes 4 >"$WORK/cluster.out" 2>&1; then
 	exit 1
 fi
 export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
-echo "required $B/spank/treematch.so" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 N3NS=/proc/$(cat "$TMATCH_CLUSTER_DIR/pids/slurmd-n3.pid")/ns/mnt
 
 # on_n3 SOURCE TARGET: bind SOURCE over TARGET in node n3's namespace only
