@@ -1,18 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# in-root.sh - what CI runs inside the Debian 13 root (.ci/debian-root run),
-# a copy of the checkout at /src: the same gates as on the host, against
-# that release's Slurm 24.11, hwloc, Open MPI 5 and compilers.
+# in-root.sh - what CI runs inside a Debian root (.ci/debian-root run: trixie,
+# forky), a copy of the checkout at /src: the same gates as on the host,
+# against that release's Slurm (24.11, 26.05), hwloc, Open MPI (5, 6) and
+# compilers. Each step's time is printed, to see where the minutes go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "in-root: $(. /etc/os-release && echo "$PRETTY_NAME"), $(slurmd -V), hwloc $(pkg-config --modversion hwloc 2>/dev/null || echo '?')"
+T0=$(date +%s)
+step() { echo "in-root: $1 done after $(($(date +%s) - T0)) s"; }
 sh tests/install-deps.sh
+step install-deps
 make format-check
 make lint
+step "format-check, lint"
 # The README's two commands.
 make demo
+step demo
 make deps && make check WERROR=1
+step "make check"
 # Packages of this release, installed and tested as installed.
 sh packaging/ci-deb-e2e.sh "$PWD/build/ci-deb"
+step packages

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Installs, from the archive of the Debian release it runs on (12 bookworm
-# or 13 trixie), everything slurm-treematch needs to build, test, benchmark
-# and package. Does nothing for packages already present; needs root (or
-# sudo) only when something is missing.
+# Installs, from the archive of the Debian release it runs on (12 bookworm,
+# 13 trixie or forky), everything slurm-treematch needs to build, test,
+# benchmark and package. Does nothing for packages already present; needs
+# root (or sudo) only when something is missing. What a release does not
+# ship is left out with one line saying so (the tests that need it say they
+# skip it, and why).
 #
 #   sh tests/install-deps.sh           build, test, benchmark, package
 #   sh tests/install-deps.sh --bench   and the applications `make
@@ -15,11 +17,18 @@
 set -eu
 
 # Names that differ between releases: the sanitizer and libFuzzer runtime
-# has the compiler's version in its name on Debian 12 only.
+# has the compiler's version in its name on Debian 12 only; PETSc's examples
+# the PETSc release's. forky's ScaLAPACK builds no test programs any more
+# (scalapack-mpi-test is gone): the recorder's ScaLAPACK cases skip there.
 codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+SCALAPACK_TEST=scalapack-mpi-test
 case "$codename" in
 bookworm) CLANG_RT=libclang-rt-14-dev PETSC_EXAMPLES=libpetsc3.18-dev-examples ;;
-*) CLANG_RT=libclang-rt-dev PETSC_EXAMPLES=libpetsc3.22-dev-examples ;;
+trixie) CLANG_RT=libclang-rt-dev PETSC_EXAMPLES=libpetsc3.22-dev-examples ;;
+*)
+	CLANG_RT=libclang-rt-dev PETSC_EXAMPLES=libpetsc3.25-dev-examples SCALAPACK_TEST=
+	echo "install-deps: $codename has no scalapack-mpi-test: the ScaLAPACK (xdlu) recordings are skipped"
+	;;
 esac
 
 PKGS="build-essential pkg-config git
@@ -27,7 +36,7 @@ libhwloc-dev hwloc libhwloc-plugins libyaml-dev libcriterion-dev libseccomp-dev
 slurmd slurmctld slurm-client libslurm-dev munge
 iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
-lammps scalapack-mpi-test
+lammps $SCALAPACK_TEST
 libscotch-dev libmetis-dev
 clang clang-format clang-tidy cppcheck $CLANG_RT
 time

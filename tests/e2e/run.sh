@@ -489,7 +489,7 @@ t_privileges() {
 	rc=$?
 	plugstack
 	if [ $rc -eq 0 ] && [ "$(grep -c 'tm_cpus=-' "$WORK/u.out")" -eq 2 ] &&
-		grep -q 'slurmstepd.*treematch: n0: cannot read profile .*secret.yml: Permission denied' "$WORK/u.err"; then
+		slurm_said "$WORK/u.err" 'treematch: n0: cannot read profile .*secret.yml: Permission denied'; then
 		pass "slurmstepd (root) opens the admin's default profile as the job's user"
 	else
 		fail "slurmstepd (root) opens the admin's default profile as the job's user" "rc=$rc" "$(cat "$WORK/u.err" "$WORK/u.out")"
@@ -537,6 +537,10 @@ t_mpi() { # label
 		exe=$B/tests/e2e/mpi_hello.$flavour
 		case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
 		name="MPI ($flavour, --mpi=$mpi$1): ranks report the CPUs the mapping chose"
+		if [ $mpi = pmix ] && ! have_pmix; then
+			skip "$name" "$NO_PMIX"
+			continue
+		fi
 		if [ ! -x "$exe" ]; then
 			fail "$name" "cannot build $exe: $(cat "$WORK/mpicc.$flavour.log" 2>/dev/null)"
 			continue
@@ -763,6 +767,10 @@ t_multinode() {
 		exe=$B/tests/e2e/mpi_hello.$flavour
 		case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
 		name="4 nodes: $flavour over $mpi, 8 ranks on the CPUs the mapping chose"
+		if [ $mpi = pmix ] && ! have_pmix; then
+			skip "$name" "$NO_PMIX"
+			continue
+		fi
 		if [ ! -x "$exe" ]; then
 			fail "$name" "cannot build $exe"
 			continue
