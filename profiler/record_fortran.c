@@ -47,17 +47,41 @@ static void *next_fn(const char *name, void **slot)
 /* Where ierr points when an mpi_f08 caller left its optional ierror out. */
 static __thread F spare_ierr;
 
-/* Declare the pointer type T, forward to the real NAME with ARGS. */
+/* Raised by an mpi_f08 "ts" entry point (mpi_send_f08ts_: each choice
+   buffer a Fortran descriptor, passed on untouched) around its call of the
+   wrapper it shares with `use mpi`: that wrapper then forwards to the
+   library's ts entry point. */
+static __thread int fwd_ts;
+
+/* Declare the pointer type T, forward to the real NAME (or NAME's ts entry
+   point, see fwd_ts) with ARGS. */
 #define FORWARD(NAME, T, ARGS)                                                                     \
 	do {                                                                                       \
-		static void *slot;                                                                 \
-		T real = (T)next_fn(#NAME, &slot);                                                 \
+		static void *slot, *slot_ts;                                                       \
+		int ts_ = fwd_ts;                                                                  \
+		T real;                                                                            \
+		fwd_ts = 0;                                                                        \
+		real = (T)(ts_ ? next_fn(#NAME "f08ts_", &slot_ts) : next_fn(#NAME, &slot));       \
 		if (!ierr)                                                                         \
 			ierr = &spare_ierr;                                                        \
 		tmatch__in_fortran++;                                                              \
 		real ARGS;                                                                         \
 		tmatch__in_fortran--;                                                              \
 	} while (0)
+
+/* NAME's mpi_f08 ts entry point (NAMEf08ts_: mpi_send_ -> mpi_send_f08ts_),
+   PARAMS and ARGS those of NAME: the wrapper of NAME, forwarding to the
+   library's own ts entry point. Open MPI 6's mpi_f08 has only these for
+   the calls with a buffer (they call PMPI_* directly); MPICH's call the C
+   MPI_*, which the C wrappers then leave to this one. */
+#define F08TS(NAME, PARAMS, ARGS)                                                                  \
+	API void NAME##f08ts_ PARAMS;                                                              \
+	API void NAME##f08ts_ PARAMS                                                               \
+	{                                                                                          \
+		fwd_ts = 1;                                                                        \
+		NAME ARGS;                                                                         \
+		fwd_ts = 0;                                                                        \
+	}
 
 /* A call the trace does not hold (as its C binding): said at finalize. */
 #define FUNTRACED(NAME)                                                                            \
@@ -135,7 +159,9 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 		FORWARD(NAME, send_t, (buf, count, type, dest, tag, comm, ierr));                  \
 		if (traced_)                                                                       \
 			tmatch__trace_done();                                                      \
-	}
+	}                                                                                          \
+	F08TS(NAME, (void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr),             \
+	      (buf, count, type, dest, tag, comm, ierr))
 
 #define F_NONBLOCKING(NAME)                                                                        \
 	API void NAME(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
@@ -152,7 +178,9 @@ typedef void (*isend_t)(void *, F *, F *, F *, F *, F *, F *, F *);
 			tmatch__tp_isend_done(MPI_Request_f2c(*req), w_, *tag);                    \
 		if (traced_ && w_ != -1)                                                           \
 			tmatch__trace_done();                                                      \
-	}
+	}                                                                                          \
+	F08TS(NAME, (void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr),     \
+	      (buf, count, type, dest, tag, comm, req, ierr))
 
 /* What a persistent request stands for (a send, or a receive: send 0). */
 static void fpersist_add(int send, const F *req, const F *comm, const F *rank, const F *tag,
@@ -172,7 +200,9 @@ static void fpersist_add(int send, const F *req, const F *comm, const F *rank, c
 		FORWARD(NAME, isend_t, (buf, count, type, dest, tag, comm, req, ierr));            \
 		if (on && *ierr == MPI_SUCCESS)                                                    \
 			fpersist_add(1, req, comm, dest, tag, count, type);                        \
-	}
+	}                                                                                          \
+	F08TS(NAME, (void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr),     \
+	      (buf, count, type, dest, tag, comm, req, ierr))
 
 F_BLOCKING(mpi_send_)
 F_BLOCKING(mpi_bsend_)
@@ -253,10 +283,38 @@ API void mpi_request_free_(F *req, F *ierr)
 typedef void (*sendrecv_t)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *);
 typedef void (*sendrecv_replace_t)(void *, F *, F *, F *, F *, F *, F *, F *, F *, F *);
 
+/*
+ * mpi_f08's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE (many = 1): MPICH's
+ * are their own objects, whose addresses mpi.h gives as the pointers
+ * MPI_F08_STATUS(ES)_IGNORE (MPI 3; Open MPI 4.1's mpi.h lacks them, and
+ * Open MPI's mpi_f08 passes the `use mpi` ones): looked up once, NULL when
+ * the library has none.
+ */
+static const void *f08_ignore(int many)
+{
+	static void *slot[2];
+	static const char *const name[2] = {"MPI_F08_STATUS_IGNORE", "MPI_F08_STATUSES_IGNORE"};
+	void **var = __atomic_load_n(&slot[many], __ATOMIC_ACQUIRE);
+
+	if (!var) {
+		var = dlsym(RTLD_DEFAULT, name[many]);
+		__atomic_store_n(&slot[many], var ? var : (void *)&slot[many], __ATOMIC_RELEASE);
+	}
+	return var && var != (void **)&slot[many] ? *var : NULL;
+}
+
+/* A status (or an array of them) the caller asked not to have. */
+static int fignored(const F *status)
+{
+	return status == MPI_F_STATUS_IGNORE || status == MPI_F_STATUSES_IGNORE ||
+	       (status &&
+	        ((const void *)status == f08_ignore(0) || (const void *)status == f08_ignore(1)));
+}
+
 /* The caller's status, or ours when it asked for none. */
 static F *fstatus(F *status, F own[FSTAT_MAX])
 {
-	return status == MPI_F_STATUS_IGNORE ? own : status;
+	return fignored(status) ? own : status;
 }
 
 /* After a Fortran sendrecv entered at t0 (tracing): as in C. */
@@ -363,7 +421,7 @@ struct fdone {
 
 static int fdone_begin(struct fdone *d, int n, const F reqs[], F *statuses, int nst)
 {
-	int ignore = statuses == MPI_F_STATUS_IGNORE || statuses == MPI_F_STATUSES_IGNORE;
+	int ignore = fignored(statuses);
 	size_t need = (size_t)(nst > 0 ? nst : 1) * FSTAT;
 
 	d->n = n > 0 ? n : 0;
@@ -570,7 +628,11 @@ API void mpi_get_(void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F
 			fcount_rma(win, target, ocount, otype, GET);                               \
 		FORWARD(NAME, rput_t,                                                              \
 		        (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req, ierr));      \
-	}
+	}                                                                                          \
+	F08TS(NAME,                                                                                \
+	      (void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype,   \
+	       F *win, F *req, F *ierr),                                                           \
+	      (obuf, ocount, otype, target, tdisp, tcount, ttype, win, req, ierr))
 
 F_RMA_REQ(mpi_rput_, 0)
 F_RMA_REQ(mpi_rget_, 1)
@@ -734,7 +796,9 @@ static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
 		if (fcoll())                                                                       \
 			COUNT;                                                                     \
 		FORWARD(INAME, __typeof__(&INAME), WITH_REQ_IERR ARGS);                            \
-	}
+	}                                                                                          \
+	F08TS(NAME, (__VA_ARGS__, F * ierr), WITH_IERR ARGS)                                       \
+	F08TS(INAME, (__VA_ARGS__, F * req, F * ierr), WITH_REQ_IERR ARGS)
 
 /* The trace points of the blocking ones (record_wrap.c), from Fortran
    arguments: C handles; counts arrays are MPI_Fint, an int. MPI_IN_PLACE
@@ -867,7 +931,15 @@ static void fneighbors_v(const F *comm, const F *counts, const F *type, const F 
 		fneighbors(comm, scount, stype);                                                   \
 		FORWARD(INAME, gather_t,                                                           \
 		        (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr));              \
-	}
+	}                                                                                          \
+	F08TS(                                                                                     \
+	    NAME,                                                                                  \
+	    (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr),  \
+	    (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr))                                \
+	F08TS(INAME,                                                                               \
+	      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req,  \
+	       F *ierr),                                                                           \
+	      (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr))
 
 F_NEIGHBOR_SAME(mpi_neighbor_allgather_, mpi_ineighbor_allgather_)
 F_NEIGHBOR_SAME(mpi_neighbor_alltoall_, mpi_ineighbor_alltoall_)
@@ -914,7 +986,15 @@ API void mpi_ineighbor_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, 
 		FORWARD(INAME, IT,                                                                 \
 		        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req,  \
 		         ierr));                                                                   \
-	}
+	}                                                                                          \
+	F08TS(NAME,                                                                                \
+	      (void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,            \
+	       void *rdispls, F *rtype, F *comm, F *ierr),                                         \
+	      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr))          \
+	F08TS(INAME,                                                                               \
+	      (void *sbuf, F *scounts, void *sdispls, F *stype, void *rbuf, F *rcounts,            \
+	       void *rdispls, F *rtype, F *comm, F *req, F *ierr),                                 \
+	      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req, ierr))
 
 F_NEIGHBOR_V(mpi_neighbor_alltoallv_, mpi_ineighbor_alltoallv_, alltoallv_t, inalltoallv_t, stype,
              NULL)
@@ -934,12 +1014,230 @@ F_NEIGHBOR_V(mpi_neighbor_alltoallw_, mpi_ineighbor_alltoallw_, nalltoallw_t, in
  * PMPI_*); in MPICH the `use mpi` ones call MPI_*, whose C wrappers do not
  * count a second time.
  *
- * Open MPI: every mpi_f08 entry point is mpi_<name>_f08_ and calls PMPI_*
- * through ompi_<name>_f, unseen by the C wrappers. MPICH: calls with a choice
- * buffer are mpi_<name>_f08ts_ and call the C MPI_*, which the C wrappers
- * count; the others (init, start, request_free, barrier ...) are
- * mpi_<name>_f08_ and call PMPI_* directly. Aliasing every name covers both.
+ * Open MPI 4 and 5: every mpi_f08 entry point is mpi_<name>_f08_ and calls
+ * PMPI_* through ompi_<name>_f, unseen by the C wrappers. Open MPI 6 and
+ * MPICH: calls with a choice buffer are mpi_<name>_f08ts_ (F08TS above);
+ * the others (init, start, request_free, barrier ...) are mpi_<name>_f08_
+ * and call PMPI_* directly. Aliasing every name covers them.
  */
+/* The ts entry points of the wrappers written out above (the families'
+   are made with them). */
+F08TS(mpi_recv_init_, (void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr),
+      (buf, count, type, src, tag, comm, req, ierr))
+F08TS(mpi_sendrecv_,
+      (void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *src,
+       F *rtag, F *comm, F *status, F *ierr),
+      (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status, ierr))
+F08TS(mpi_sendrecv_replace_,
+      (void *buf, F *count, F *type, F *dest, F *stag, F *src, F *rtag, F *comm, F *status,
+       F *ierr),
+      (buf, count, type, dest, stag, src, rtag, comm, status, ierr))
+F08TS(mpi_recv_, (void *buf, F *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr),
+      (buf, count, type, src, tag, comm, status, ierr))
+F08TS(mpi_irecv_, (void *buf, F *count, F *type, F *src, F *tag, F *comm, F *req, F *ierr),
+      (buf, count, type, src, tag, comm, req, ierr))
+F08TS(mpi_put_,
+      (void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *win,
+       F *ierr),
+      (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr))
+F08TS(mpi_get_,
+      (void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *win,
+       F *ierr),
+      (obuf, ocount, otype, target, tdisp, tcount, ttype, win, ierr))
+F08TS(mpi_accumulate_,
+      (void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op,
+       F *win, F *ierr),
+      (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, ierr))
+F08TS(mpi_raccumulate_,
+      (void *obuf, F *ocount, F *otype, F *target, MPI_Aint *tdisp, F *tcount, F *ttype, F *op,
+       F *win, F *req, F *ierr),
+      (obuf, ocount, otype, target, tdisp, tcount, ttype, op, win, req, ierr))
+F08TS(mpi_get_accumulate_,
+      (void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype, F *target, MPI_Aint *tdisp,
+       F *tcount, F *ttype, F *op, F *win, F *ierr),
+      (obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win, ierr))
+F08TS(mpi_rget_accumulate_,
+      (void *obuf, F *ocount, F *otype, void *rbuf, F *rcount, F *rtype, F *target, MPI_Aint *tdisp,
+       F *tcount, F *ttype, F *op, F *win, F *req, F *ierr),
+      (obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win, req, ierr))
+F08TS(mpi_fetch_and_op_,
+      (void *obuf, void *rbuf, F *type, F *target, MPI_Aint *tdisp, F *op, F *win, F *ierr),
+      (obuf, rbuf, type, target, tdisp, op, win, ierr))
+F08TS(mpi_compare_and_swap_,
+      (void *obuf, void *cbuf, void *rbuf, F *type, F *target, MPI_Aint *tdisp, F *win, F *ierr),
+      (obuf, cbuf, rbuf, type, target, tdisp, win, ierr))
+F08TS(mpi_neighbor_allgatherv_,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
+       F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr))
+F08TS(mpi_ineighbor_allgatherv_,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
+       F *req, F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr))
+
+/*
+ * MPI 4's large counts in mpi_f08 (mpi_send_c_f08ts_ ...: a count is an
+ * INTEGER(MPI_COUNT_KIND), passed by reference): point-to-point and the
+ * collectives of one count are counted as the others; a trace does not
+ * hold them (said at finalize). The v-collectives', neighbourhood ones' and
+ * one-sided large-count forms are not counted.
+ */
+typedef MPI_Count C;
+
+static void ccount_send(const F *comm, const F *dest, const C *count, const F *type)
+{
+	tmatch__count_send(MPI_Comm_f2c(*comm), *dest, *count, MPI_Type_f2c(*type));
+}
+
+static uint64_t cbytes(const C *count, const F *type)
+{
+	return tmatch__bytes(*count, MPI_Type_f2c(*type));
+}
+
+#define C_SEND(NAME)                                                                               \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *tag, F *comm, F *ierr);            \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *tag, F *comm, F *ierr)             \
+	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
+		if (fon())                                                                         \
+			ccount_send(comm, dest, count, type);                                      \
+		FORWARD(NAME, __typeof__(&(NAME)), (buf, count, type, dest, tag, comm, ierr));     \
+	}
+#define C_ISEND(NAME, PERSIST)                                                                     \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr);    \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)     \
+	{                                                                                          \
+		int on_ = fon();                                                                   \
+		FUNTRACED(NAME);                                                                   \
+		if (on_ && (PERSIST) == -1)                                                        \
+			ccount_send(comm, dest, count, type);                                      \
+		FORWARD(NAME, __typeof__(&(NAME)),                                                 \
+		        (buf, count, type, dest, tag, comm, req, ierr));                           \
+		if (on_ && (PERSIST) >= 0 && *ierr == MPI_SUCCESS) {                               \
+			struct tmatch__persist_def d_ =                                            \
+			    tmatch__persist_def((PERSIST), MPI_Comm_f2c(*comm), *dest, *tag,       \
+			                        *count, MPI_Type_f2c(*type));                      \
+			tmatch__persist_add(MPI_Request_f2c(*req), &d_);                           \
+		}                                                                                  \
+	}
+
+/* Each under both names: mpi_send_c_f08ts_ (Open MPI 6, MPICH 5) and
+   mpi_send_f08ts_large_ (MPICH 4). */
+#define C_SEND_BOTH(STEM) C_SEND(STEM##_c_f08ts_) C_SEND(STEM##_f08ts_large_)
+#define C_ISEND_BOTH(STEM, PERSIST)                                                                \
+	C_ISEND(STEM##_c_f08ts_, PERSIST) C_ISEND(STEM##_f08ts_large_, PERSIST)
+
+C_SEND_BOTH(mpi_send)
+C_SEND_BOTH(mpi_bsend)
+C_SEND_BOTH(mpi_ssend)
+C_SEND_BOTH(mpi_rsend)
+C_ISEND_BOTH(mpi_isend, -1)
+C_ISEND_BOTH(mpi_ibsend, -1)
+C_ISEND_BOTH(mpi_issend, -1)
+C_ISEND_BOTH(mpi_irsend, -1)
+C_ISEND_BOTH(mpi_send_init, 1)
+C_ISEND_BOTH(mpi_bsend_init, 1)
+C_ISEND_BOTH(mpi_ssend_init, 1)
+C_ISEND_BOTH(mpi_rsend_init, 1)
+C_ISEND_BOTH(mpi_recv_init, 0)
+/* receives: nothing to count */
+C_ISEND_BOTH(mpi_irecv, -2)
+
+#define C_RECV(NAME)                                                                               \
+	API void NAME(void *buf, C *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr);  \
+	API void NAME(void *buf, C *count, F *type, F *src, F *tag, F *comm, F *status, F *ierr)   \
+	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
+		FORWARD(NAME, __typeof__(&(NAME)),                                                 \
+		        (buf, count, type, src, tag, comm, status, ierr));                         \
+	}
+#define C_SENDRECV(NAME)                                                                           \
+	API void NAME(void *sbuf, C *scount, F *stype, F *dest, F *stag, void *rbuf, C *rcount,    \
+	              F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr);                     \
+	API void NAME(void *sbuf, C *scount, F *stype, F *dest, F *stag, void *rbuf, C *rcount,    \
+	              F *rtype, F *src, F *rtag, F *comm, F *status, F *ierr)                      \
+	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
+		if (fon())                                                                         \
+			ccount_send(comm, dest, scount, stype);                                    \
+		FORWARD(NAME, __typeof__(&(NAME)),                                                 \
+		        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,    \
+		         status, ierr));                                                           \
+	}
+#define C_SENDRECV_REPLACE(NAME)                                                                   \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *stag, F *src, F *rtag, F *comm,    \
+	              F *status, F *ierr);                                                         \
+	API void NAME(void *buf, C *count, F *type, F *dest, F *stag, F *src, F *rtag, F *comm,    \
+	              F *status, F *ierr)                                                          \
+	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
+		if (fon())                                                                         \
+			ccount_send(comm, dest, count, type);                                      \
+		FORWARD(NAME, __typeof__(&(NAME)),                                                 \
+		        (buf, count, type, dest, stag, src, rtag, comm, status, ierr));            \
+	}
+
+C_RECV(mpi_recv_c_f08ts_)
+C_RECV(mpi_recv_f08ts_large_)
+C_SENDRECV(mpi_sendrecv_c_f08ts_)
+C_SENDRECV(mpi_sendrecv_f08ts_large_)
+C_SENDRECV_REPLACE(mpi_sendrecv_replace_c_f08ts_)
+C_SENDRECV_REPLACE(mpi_sendrecv_replace_f08ts_large_)
+
+/* the large-count forms of F_COLL_PAIR's collectives of one count */
+#define C_COLL_PAIR(NAME, INAME, COUNT, ARGS, ...)                                                 \
+	API void NAME(__VA_ARGS__, F *ierr);                                                       \
+	API void NAME(__VA_ARGS__, F *ierr)                                                        \
+	{                                                                                          \
+		FUNTRACED(NAME);                                                                   \
+		if (fcoll())                                                                       \
+			COUNT;                                                                     \
+		FORWARD(NAME, __typeof__(&(NAME)), WITH_IERR ARGS);                                \
+	}                                                                                          \
+	API void INAME(__VA_ARGS__, F *req, F *ierr);                                              \
+	API void INAME(__VA_ARGS__, F *req, F *ierr)                                               \
+	{                                                                                          \
+		FUNTRACED(INAME);                                                                  \
+		if (fcoll())                                                                       \
+			COUNT;                                                                     \
+		FORWARD(INAME, __typeof__(&(INAME)), WITH_REQ_IERR ARGS);                          \
+	}
+
+/* under both names, as the point-to-point ones */
+#define C_COLL_BOTH(STEM, ISTEM, COUNT, ARGS, ...)                                                 \
+	C_COLL_PAIR(STEM##_c_f08ts_, ISTEM##_c_f08ts_, COUNT, ARGS, __VA_ARGS__)                   \
+	C_COLL_PAIR(STEM##_f08ts_large_, ISTEM##_f08ts_large_, COUNT, ARGS, __VA_ARGS__)
+
+C_COLL_BOTH(mpi_bcast, mpi_ibcast, tmatch__coll_bcast(FC, *root, cbytes(count, type)),
+            (buf, count, type, root, comm), void *buf, C *count, F *type, F *root, F *comm)
+C_COLL_BOTH(mpi_reduce, mpi_ireduce, tmatch__coll_to_root(FC, *root, cbytes(count, type)),
+            (sbuf, rbuf, count, type, op, root, comm), void *sbuf, void *rbuf, C *count, F *type,
+            F *op, F *root, F *comm)
+C_COLL_BOTH(mpi_allreduce, mpi_iallreduce, tmatch__coll_all(FC, cbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
+            F *comm)
+C_COLL_BOTH(mpi_gather, mpi_igather, tmatch__coll_to_root(FC, *root, cbytes(scount, stype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, C *scount, F *stype,
+            void *rbuf, C *rcount, F *rtype, F *root, F *comm)
+C_COLL_BOTH(mpi_scatter, mpi_iscatter, tmatch__coll_bcast(FC, *root, cbytes(scount, stype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, C *scount, F *stype,
+            void *rbuf, C *rcount, F *rtype, F *root, F *comm)
+C_COLL_BOTH(mpi_allgather, mpi_iallgather, tmatch__coll_all(FC, cbytes(rcount, rtype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, C *scount, F *stype,
+            void *rbuf, C *rcount, F *rtype, F *comm)
+C_COLL_BOTH(mpi_alltoall, mpi_ialltoall, tmatch__coll_all(FC, cbytes(rcount, rtype)),
+            (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, C *scount, F *stype,
+            void *rbuf, C *rcount, F *rtype, F *comm)
+C_COLL_BOTH(mpi_reduce_scatter_block, mpi_ireduce_scatter_block,
+            tmatch__coll_all(FC, cbytes(rcount, type)), (sbuf, rbuf, rcount, type, op, comm),
+            void *sbuf, void *rbuf, C *rcount, F *type, F *op, F *comm)
+C_COLL_BOTH(mpi_scan, mpi_iscan, tmatch__coll_scan(FC, cbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
+            F *comm)
+C_COLL_BOTH(mpi_exscan, mpi_iexscan, tmatch__coll_scan(FC, cbytes(count, type)),
+            (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
+            F *comm)
+
 #define F08(NAME)                                                                                  \
 	extern __typeof__(NAME##_) NAME##_f08_                                                     \
 	    __attribute__((alias(#NAME "_"), visibility("default")));

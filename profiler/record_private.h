@@ -107,8 +107,9 @@ const struct tmatch__nbrs *tmatch__comm_neighbors(MPI_Comm comm);
 /* Add msgs/bytes towards (or, for TMATCH__GET, from) world rank `world`. */
 void tmatch__add(enum tmatch__kind kind, int world, uint64_t msgs, uint64_t bytes);
 
-/* Size in bytes of count elements of type (0 when unknown). */
-static inline uint64_t tmatch__bytes(int count, MPI_Datatype type)
+/* Size in bytes of count elements of type (0 when unknown); counts are
+   MPI 4's large counts (MPI_Count) or ints. */
+static inline uint64_t tmatch__bytes(int64_t count, MPI_Datatype type)
 {
 	int sz = 0;
 	if (count <= 0 || PMPI_Type_size(type, &sz) != MPI_SUCCESS || sz < 0)
@@ -117,7 +118,7 @@ static inline uint64_t tmatch__bytes(int count, MPI_Datatype type)
 }
 
 /* One point-to-point message of count x type to `rank` of `comm`. */
-static inline void tmatch__count_send(MPI_Comm comm, int rank, int count, MPI_Datatype type)
+static inline void tmatch__count_send(MPI_Comm comm, int rank, int64_t count, MPI_Datatype type)
 {
 	if (rank < 0) /* MPI_PROC_NULL */
 		return;
@@ -138,8 +139,8 @@ struct tmatch__persist_def {
 	MPI_Comm comm; /* a wildcard receive's, to name its source at completion */
 };
 /* The definition of a request made by one of the *_init calls. */
-static inline struct tmatch__persist_def tmatch__persist_def(int send, MPI_Comm comm, int rank,
-                                                             int tag, int count, MPI_Datatype type)
+static inline struct tmatch__persist_def
+tmatch__persist_def(int send, MPI_Comm comm, int rank, int tag, int64_t count, MPI_Datatype type)
 {
 	struct tmatch__persist_def d = {send, rank, tag, -1, tmatch__bytes(count, type), comm};
 

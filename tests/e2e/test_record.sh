@@ -97,6 +97,45 @@ for abi in openmpi mpich; do
 	done
 done
 
+# `use mpi_f08` counts of both kinds: tests/mpi/counts_f08.F90 with default
+# INTEGER counts (Open MPI 6's mpi_send_f08ts_ ...) and with
+# INTEGER(MPI_COUNT_KIND) ones (-DBIG: mpi_send_c_f08ts_ ...), the same
+# profile, its point-to-point edges as computed; an mpi_f08 module without
+# the large-count procedures (before MPI 4) skips the second, said
+awk 'BEGIN { for (r = 0; r < 4; r++) {
+	print r, (r + 1) % 4, 1, 800; print r, (r + 3) % 4, 1, 400; print r, (r + 2) % 4, 1, 80 } }' |
+	sort -n -k1,1 -k2,2 >"$W/counts.exp"
+for abi in openmpi mpich; do
+	for kind in int big; do
+		name=counts_$kind.$abi
+		flag=
+		[ $kind = big ] && flag=-DBIG
+		if ! "mpif90.$abi" -cpp -O1 $flag -J "$W" -o "$W/$name" "$SRC/tests/mpi/counts_f08.F90" \
+			>"$W/$name.cc" 2>&1; then
+			if [ $kind = big ] && grep -qi 'no specific subroutine\|no specific procedure' "$W/$name.cc"; then
+				skip "$name: large-count mpi_f08 calls recorded" \
+					"$(mpirun.$abi --version 2>&1 | head -n 1)'s mpi_f08 has no MPI_COUNT_KIND procedures (MPI 4)"
+			else
+				fail_files "$name: builds" "$W/$name.cc"
+			fi
+			continue
+		fi
+		if run "$name" "$abi" "$W/$name"; then
+			edges "$W/$name.yml" edges >"$W/$name.p2p"
+			edges "$W/$name.yml" coll_edges >"$W/$name.coll"
+			same "$name: mpi_f08 point-to-point edges exact" "$W/$name.p2p" "$W/counts.exp"
+			if [ $kind = big ] && [ -s "$W/counts_int.$abi.coll" ]; then
+				same "$name: collective edges as with default-kind counts" "$W/$name.coll" \
+					"$W/counts_int.$abi.coll"
+			elif [ $kind = int ] && [ ! -s "$W/$name.coll" ]; then
+				fail_files "$name: collective edges recorded" "$W/$name.yml"
+			fi
+		else
+			fail_files "$name: treematch record runs" "$W/$name.log"
+		fi
+	done
+done
+
 # MPI_THREAD_MULTIPLE: 4 threads per rank send concurrently, on
 # MPI_COMM_WORLD and on per-thread dups (see tests/mpi/pattern_mt.c)
 mt_expected() { # ranks iters
