@@ -398,6 +398,8 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 	rc = 0;
 	goto out;
 ioerr:
+	// every goto ioerr follows a failed write
+	// NOLINTNEXTLINE(clang-analyzer-unix.Errno)
 	tmatch_error_set(err, errno ? errno : EIO, NULL, 0, 0, "cannot write the plan: %s",
 	                 strerror(errno ? errno : EIO));
 	goto out;

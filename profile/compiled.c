@@ -474,8 +474,15 @@ tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int 
 			                 sorted[i], l.ranks - 1);
 			goto out;
 		}
-	for (int i = 0; i < n; i++)
-		pos[find(sorted, n, ranks[i])] = i; /* sorted index -> place in `ranks` */
+	for (int i = 0; i < n; i++) {
+		int at = find(sorted, n, ranks[i]); /* a copy's: always found */
+
+		if (at < 0) {
+			tmatch_error_set(err, EINVAL, name, 0, 0, "rank %d lost", ranks[i]);
+			goto out;
+		}
+		pos[at] = i; /* sorted index -> place in `ranks` */
+	}
 	sub = tmatch_profile_create(n, l.metrics, (int)l.directed, err);
 	if (!sub)
 		goto out;

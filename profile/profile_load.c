@@ -465,7 +465,7 @@ static int parse_named(struct loader *L, int key, int version_key, const char *w
 		if (k < 0) {
 			if (skip_node(L))
 				return -1;
-		} else if (set_info_here(L, k == 0 ? key : version_key, what)) {
+		} else if (set_info_here(L, k == 1 && version_key >= 0 ? version_key : key, what)) {
 			return -1;
 		}
 	}

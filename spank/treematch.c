@@ -187,7 +187,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
 		read_admin_files(sp, ac, av);
 	}
-	for (struct spank_option *o = options; o->name; o++) {
+	/* by index within the table: spank_option_register takes a non-const
+	   pointer, after which clang-analyzer 21 no longer knew the table's end */
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]) && options[i].name; i++) {
+		struct spank_option *o = &options[i];
 		spank_err_t rc = spank_option_register(sp, o);
 
 		if (rc != ESPANK_SUCCESS && spank_context() != S_CTX_SLURMD &&

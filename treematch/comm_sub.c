@@ -30,7 +30,13 @@ tmatch_comm_t *tmatch_comm_submatrix(const tmatch_comm_t *full, const int *ranks
 		return NULL;
 	}
 	n = tmatch_comm_order(full);
-	local_of = malloc((size_t)(n > 0 ? n : 1) * sizeof(*local_of));
+	if (n < 1) { /* no rank to keep; and local_of below has n entries */
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "the profile has no rank");
+		errno = EINVAL;
+		return NULL;
+	}
+	local_of = malloc((size_t)n * sizeof(*local_of));
 	if (!local_of)
 		goto nomem;
 	for (int i = 0; i < n; i++)

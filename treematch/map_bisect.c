@@ -433,6 +433,8 @@ static void build_subgraph(struct bisector *b, int lo, int m)
 			e++;
 		}
 	}
+	// xadj has n + 1 entries, m <= n
+	// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 	b->xadj[m] = e;
 	for (int v = 0; v < m; v++)
 		b->loc[b->perm[lo + v]] = -1;

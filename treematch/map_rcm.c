@@ -45,6 +45,8 @@ static int bfs(const struct tmatch_comm *c, int root, int *queue, int *len, int 
 		for (size_t k = c->row_ptr[v]; k < c->row_ptr[v + 1]; k++)
 			if (mark[c->col[k]] != stamp) {
 				mark[c->col[k]] = stamp;
+				// each vertex is marked once: at most n in nbr
+				// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 				nbr[nn++] = c->col[k];
 			}
 		/* insertion sort by (degree, index): degrees are small in practice */
@@ -58,6 +60,8 @@ static int bfs(const struct tmatch_comm *c, int root, int *queue, int *len, int 
 			nbr[j] = x;
 		}
 		for (int i = 0; i < nn; i++)
+			// and at most n in the queue
+			// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 			queue[(*len)++] = nbr[i];
 		if (head == level_end && head < *len) {
 			levels++;
