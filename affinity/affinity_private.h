@@ -81,7 +81,9 @@ struct tmatch_affinity_tree {
 	hwloc_topology_t owned_topo;
 };
 
-/* A switch of topology.conf. */
+/* A switch of the cluster's network: a topology.conf or topology.yaml
+   switch, a block, one of the switches made for an aggregated block, a
+   ring's segment or a torus's tile. */
 struct tmatch__sw {
 	char *name;
 	int line;     /* where it was defined */
@@ -93,11 +95,25 @@ struct tmatch__sw {
 	int *child;   /* switch indexes */
 	int nnodes;   /* nodes directly below */
 	char **nodes; /* names */
+	int made;     /* 1: made by us (an aggregated block, a segment, a tile),
+	                 not named in the file: no file's name refers to it */
+};
+
+/* What kind of network a conf describes (tmatch_affinity_conf_kind). */
+enum tmatch__topo_kind {
+	TMATCH__TOPO_NONE = 0, /* nothing read yet */
+	TMATCH__TOPO_TREE,
+	TMATCH__TOPO_BLOCK,
+	TMATCH__TOPO_RING,
+	TMATCH__TOPO_TORUS,
+	TMATCH__TOPO_FLAT,
 };
 
 struct tmatch_affinity_conf {
 	int nsw;
 	struct tmatch__sw *sw;
+	int kind;      /* enum tmatch__topo_kind */
+	char name[64]; /* the topology's name (topology.yaml), "default" for topology.conf */
 	char file[256];
 };
 
@@ -109,6 +125,106 @@ struct tmatch__out {
 };
 void tmatch__emit(struct tmatch__out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * The builder of a conf (topology_conf.c), the one place the switch tree's
+ * rules are kept (unique names, one parent, no cycle, a node under one
+ * switch, the caps of TMATCH_TOPOLOGY_CONF_NAMES and _BYTES) whatever the
+ * format: topology.conf's lines and topology.yaml's entries are added to it.
+ * Every function returns 0 (or an index) or -1 with the error set, naming
+ * the file and the line and column given.
+ */
+struct tmatch__topo_build;
+/* yaml: messages name topology.yaml's keys (switch:, nodes:), else
+   topology.conf's (SwitchName=, Nodes=). */
+struct tmatch__topo_build *tmatch__topo_build_new(const char *file, int yaml, tmatch_error_t *err);
+void tmatch__topo_build_free(struct tmatch__topo_build *b);
+/* The network's kind, once per entry: a second kind in one topology is an error. */
+int tmatch__topo_build_kind(struct tmatch__topo_build *b, int kind, int line, int col);
+/* A switch named by the file (SwitchName=, switch:), its nodes and child
+   switches as hostlists (NULL = none), its link speed. */
+int tmatch__topo_add_switch(struct tmatch__topo_build *b, const char *name, int line, int col,
+                            const char *nodes, int nodes_line, int nodes_col, const char *switches,
+                            int sw_line, int sw_col, long speed);
+/* A base block (BlockName=, block:); BlockSizes= (block_sizes:) in nodes. */
+int tmatch__topo_add_block(struct tmatch__topo_build *b, const char *name, int line, int col,
+                           const char *nodes, int nodes_line, int nodes_col);
+int tmatch__topo_block_sizes(struct tmatch__topo_build *b, const long *sizes, int n, int line,
+                             int col);
+/* A ring (RingName=, ring:) of at most 16 nodes in order. */
+int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int line, int col,
+                          const char *nodes, int nodes_line, int nodes_col);
+/* A switch (named by the file, or made: made = 1) without nodes yet: its
+   index. A node by name under switch sw; sw's child switch. */
+int tmatch__topo_new_switch(struct tmatch__topo_build *b, const char *name, int made, int line,
+                            int col);
+int tmatch__topo_add_node(struct tmatch__topo_build *b, int sw, const char *node, int line,
+                          int col);
+int tmatch__topo_add_child(struct tmatch__topo_build *b, int parent, int child);
+/* Nodes of a hostlist (within the caps): a new array and its count.
+   `what` names the list in messages (NULL: the file's nodes key). */
+char **tmatch__topo_expand(struct tmatch__topo_build *b, const char *list, int *count, int line,
+                           int col, const char *what);
+/*
+ * The conf, once everything is added: references resolved, blocks
+ * aggregated, then the NodeName ... Topology= lines of slurm.conf that name
+ * this topology applied (slurm may be NULL), levels computed. `name` is the
+ * topology's name ("default" for topology.conf). The builder is spent
+ * either way (free it).
+ */
+struct tmatch__slurm_topo;
+tmatch_affinity_conf_t *tmatch__topo_build_finish(struct tmatch__topo_build *b, const char *name,
+                                                  const struct tmatch__slurm_topo *slurm);
+
+/*
+ * slurm.conf's say on topologies (slurm_conf.c): the Topology= of the
+ * job's partition (or of the Default=YES one when no partition is given;
+ * PartitionName=DEFAULT's when the partition names none), and every
+ * NodeName line's Topology= ("topo:unit,..."; NodeName=DEFAULT's for the
+ * lines without one). Admin text, read as such: unknown keys are Slurm's.
+ */
+struct tmatch__node_topo {
+	char *nodes;    /* NodeName= hostlist */
+	char *topology; /* its Topology= value */
+	int line, col;  /* of the Topology= value */
+};
+struct tmatch__slurm_topo {
+	const char *file;         /* labels the messages */
+	char *partition_topology; /* NULL when none */
+	int part_line, part_col;
+	struct tmatch__node_topo *node;
+	int nnode;
+};
+int tmatch__slurm_topo_parse(const char *text, const char *file, const char *partition,
+                             struct tmatch__slurm_topo *out, tmatch_error_t *err);
+void tmatch__slurm_topo_clear(struct tmatch__slurm_topo *st);
+
+/*
+ * Slurm's Key=Value files (topology.conf, slurm.conf; topology_conf.c):
+ * logical lines ('#' comments, a trailing '\' continues), each split into
+ * pairs, handed to fn (the values NUL-terminated in place, valid during the
+ * call). lenient: a line with a word without '=' ("Include FILE") is
+ * skipped, else it is an error. 0, or -1 with err set (or fn's -1).
+ */
+struct tmatch__kv {
+	const char *key; /* not NUL-terminated: klen characters */
+	size_t klen;
+	char *val;
+	int line, col;   /* of the key */
+	int vline, vcol; /* of the value */
+};
+typedef int (*tmatch__kv_fn)(void *arg, struct tmatch__kv *kv, int n);
+int tmatch__kv_read(const char *text, const char *file, int lenient, tmatch__kv_fn fn, void *arg,
+                    tmatch_error_t *err);
+/* The key, without regard to case. */
+int tmatch__kv_is(const struct tmatch__kv *kv, const char *key);
+
+/* topology.yaml (topology_yaml.c): the topology `sel` picks, into a new
+   builder's conf. */
+tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, const char *file,
+                                                const tmatch_affinity_topo_sel_t *sel,
+                                                const struct tmatch__slurm_topo *slurm,
+                                                tmatch_error_t *err);
 
 /* Kind names ("package", "l3", ...). */
 const char *tmatch__kind_name(int kind);

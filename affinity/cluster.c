@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cluster.c - the tree of a step: the switches of topology.conf that lead to
+ * cluster.c - the tree of a step: the switches of the network (topology.conf
+ * or topology.yaml: tree switches, blocks, ring segments, torus tiles) that lead to
  * the step's nodes, the nodes, and a copy of the node tree under each.
  *
  * Unbalanced switch trees are handled as the TreeMatch paper says: a node
@@ -274,8 +275,8 @@ tmatch_affinity_tree_t *tmatch_affinity_cluster_build(const tmatch_affinity_conf
 			if (b.node_sw[i] < 0) {
 				tmatch_error_set(
 				    err, EINVAL, conf->file, 0, 0,
-				    "node %.64s is under no switch of this topology.conf",
-				    b.names[i]);
+				    "node %.64s is under no switch of this %s topology", b.names[i],
+				    tmatch_affinity_conf_kind(conf));
 				goto fail;
 			}
 		for (s = 0; s < conf->nsw; s++)

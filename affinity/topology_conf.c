@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * topology_conf.c - topology.conf (the topology/tree plugin's syntax), read
- * by us rather than through slurm_load_topo(), whose API changes between
- * Slurm releases, and where Slurm keeps it. Its node and switch lists are
- * hostlists (hostlist.c).
+ * topology_conf.c - a cluster's network as Slurm describes it, as one tree
+ * of switches (tmatch_affinity_conf_t), read by us rather than through
+ * slurm_load_topo(), whose API changes between Slurm releases, and found
+ * where Slurm finds it. Node and switch lists are hostlists (hostlist.c).
+ *
+ * The builder here is the one owner of that tree: topology.conf's lines
+ * (below) and topology.yaml's entries (topology_yaml.c) are added to it,
+ * and it checks names, parents, cycles and the caps once, for every format.
+ * The networks of Slurm's topology plugins become switches:
+ *   tree     SwitchName=s0 Nodes=n[1-2] / SwitchName=top Switches=s[0-1]
+ *   block    BlockName=b1 Nodes=n[1-4] ... BlockSizes=4,16: the base
+ *            blocks are the lowest switches; Slurm's aggregated blocks
+ *            (runs of 2, 4, 8... consecutive base blocks, the levels
+ *            BlockSizes allows) the switches above them
+ *   ring     RingName=r0 Nodes=n[1-8]: the nodes in ring order in nested
+ *            segments, pairs, then fours, up to the ring (the link from its
+ *            last node back to its first is the one the tree loses)
+ *   torus3d  topology.yaml only (topology_yaml.c)
+ * and slurm.conf's NodeName ... Topology= lines (slurm_conf.c) then move
+ * nodes, as slurmctld does.
  *
  *   # comment
  *   SwitchName=s0 Nodes=n[1-2] LinkSpeed=100
@@ -35,6 +51,995 @@ void tmatch_affinity_conf_destroy(tmatch_affinity_conf_t *conf)
 	free(conf->sw);
 	free(conf);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The builder                                                               */
+
+/* Pending references, resolved once every switch is known. */
+struct ref {
+	int sw;        /* the switch whose Switches= this is */
+	char *list;    /* hostlist of child switches */
+	int line, col; /* of the value */
+};
+
+/* A switch name and its index, sorted by name: lookups in O(log n), so a
+   file of 100,000 switches is not read in quadratic time. */
+struct name_index {
+	const char *name;
+	int sw;
+};
+
+/* Levels of aggregated blocks Slurm plans with: sizes 1, 2, 4 ... 32768
+   base blocks (its MAX_BLOCK_LEVELS). */
+#define BLOCK_LEVELS 16
+
+/* Slurm's limit on the nodes of a ring (topology/ring). */
+#define RING_MAX_NODES 16
+
+struct tmatch__topo_build {
+	tmatch_affinity_conf_t *conf;
+	const char *file;
+	tmatch_error_t *err;
+	int kind; /* enum tmatch__topo_kind of what was added */
+	struct ref *refs;
+	int nrefs, cap_refs;
+	int cap_sw;               /* switches allocated in conf->sw */
+	long names;               /* names made so far (switches and nodes) */
+	size_t bytes;             /* ... and their characters, NULs included */
+	size_t sw_bytes;          /* the switches' names' characters */
+	long refs_named;          /* names in the Switches= lists resolved so far */
+	size_t refs_bytes;        /* ... and their characters */
+	struct name_index *index; /* [nindex]: the switches the file names */
+	int nindex;
+	int yaml;    /* topology.yaml's keys in messages, else topology.conf's */
+	int nblocks; /* base blocks: conf->sw[0 .. nblocks-1] */
+	long bsizes[BLOCK_LEVELS];
+	int nbsizes, bsizes_line, bsizes_col;
+};
+
+static const char *const kind_names[] = {"nothing", "tree", "block", "ring", "torus3d", "flat"};
+
+/* The keys of the file's syntax, for messages: a name, a node list, a
+   list of child switches. */
+enum { KEY_NAME, KEY_NODES, KEY_CHILDREN };
+
+static const char *key(const struct tmatch__topo_build *b, int what)
+{
+	static const char *const conf[][3] = {{"SwitchName=", "Nodes=", "Switches="},
+	                                      {"BlockName=", "Nodes=", "Switches="},
+	                                      {"RingName=", "Nodes=", "Switches="}};
+	static const char *const yaml[][3] = {{"switch:", "nodes:", "children:"},
+	                                      {"block:", "nodes:", "children:"},
+	                                      {"ring:", "nodes:", "children:"},
+	                                      {"name:", "nodes:", "children:"}};
+	int k = b->kind == TMATCH__TOPO_BLOCK   ? 1
+	        : b->kind == TMATCH__TOPO_RING  ? 2
+	        : b->kind == TMATCH__TOPO_TORUS ? 3
+	                                        : 0;
+
+	return b->yaml ? yaml[k][what] : conf[k < 3 ? k : 0][what];
+}
+
+static int perr(struct tmatch__topo_build *b, int errnum, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int perr(struct tmatch__topo_build *b, int errnum, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tmatch_error_vset(b->err, errnum, b->file, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int oom(struct tmatch__topo_build *b)
+{
+	return tmatch_error_set(b->err, ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+static int too_many(struct tmatch__topo_build *b, int line, int col, const char *key)
+{
+	return perr(b, E2BIG, line, col,
+	            "the file names more than %ld nodes and switches, or more than %zu MiB of "
+	            "names, in all (at this %s): this is not a cluster's network",
+	            TMATCH_TOPOLOGY_CONF_NAMES, TMATCH_TOPOLOGY_CONF_BYTES >> 20, key);
+}
+
+struct tmatch__topo_build *tmatch__topo_build_new(const char *file, int yaml, tmatch_error_t *err)
+{
+	struct tmatch__topo_build *b = calloc(1, sizeof(*b));
+
+	if (b)
+		b->conf = calloc(1, sizeof(*b->conf));
+	if (!b || !b->conf) {
+		free(b);
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		return NULL;
+	}
+	b->file = file ? file : "<string>";
+	b->err = err;
+	b->yaml = yaml;
+	snprintf(b->conf->file, sizeof(b->conf->file), "%s", b->file);
+	snprintf(b->conf->name, sizeof(b->conf->name), "default");
+	return b;
+}
+
+void tmatch__topo_build_free(struct tmatch__topo_build *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->nrefs; i++)
+		free(b->refs[i].list);
+	free(b->refs);
+	free(b->index);
+	tmatch_affinity_conf_destroy(b->conf);
+	free(b);
+}
+
+int tmatch__topo_build_kind(struct tmatch__topo_build *b, int kind, int line, int col)
+{
+	if (b->kind != TMATCH__TOPO_NONE && b->kind != kind)
+		return perr(b, EINVAL, line, col,
+		            "a %s entry in a %s topology: one topology describes one network "
+		            "(give the other its own topology in topology.yaml)",
+		            kind_names[kind], kind_names[b->kind]);
+	b->kind = kind;
+	b->conf->kind = kind;
+	return 0;
+}
+
+int tmatch__topo_new_switch(struct tmatch__topo_build *b, const char *name, int made, int line,
+                            int col)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+	struct tmatch__sw *s;
+	size_t len = strlen(name) + 1;
+
+	/* a switch's own name counts with the lists' (a file of a million
+	   SwitchName= lines took 130 MB) */
+	if (b->names >= TMATCH_TOPOLOGY_CONF_NAMES || len > TMATCH_TOPOLOGY_CONF_BYTES - b->bytes)
+		return too_many(b, line, col, key(b, KEY_NAME));
+	if (conf->nsw == b->cap_sw) {
+		int ncap = b->cap_sw ? 2 * b->cap_sw : 16;
+		struct tmatch__sw *v = realloc(conf->sw, (size_t)ncap * sizeof(*conf->sw));
+
+		if (!v)
+			return oom(b);
+		conf->sw = v;
+		b->cap_sw = ncap;
+	}
+	s = &conf->sw[conf->nsw];
+	memset(s, 0, sizeof(*s));
+	if (!(s->name = strdup(name)))
+		return oom(b);
+	conf->nsw++;
+	b->names++;
+	b->bytes += len;
+	b->sw_bytes += len;
+	s->line = line;
+	s->col = col;
+	s->speed = 1;
+	s->parent = -1;
+	s->made = made;
+	return conf->nsw - 1;
+}
+
+/* The names of one list, at most `max` of them in `max_bytes` (NULs
+   included; *bytes gets what they take): counted before anything is
+   made, their bytes capped while they are made. NULL with the error set,
+   or with errno E2BIG and no message past either cap (the caller says
+   which). */
+static char **expand_within(struct tmatch__topo_build *b, const char *list, long max,
+                            size_t max_bytes, int *cnt, size_t *bytes, int line, int col,
+                            const char *key)
+{
+	tmatch_error_t e;
+	char **v = NULL;
+
+	tmatch_error_clear(&e);
+	if (max < 1) {
+		errno = E2BIG;
+		return NULL;
+	}
+	if (tmatch_affinity_hostlist_count(list, max, &e) >= 0 || errno != E2BIG)
+		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, bytes, &e);
+	if (!v && errno != E2BIG)
+		perr(b, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
+		     e.msg);
+	return v;
+}
+
+char **tmatch__topo_expand(struct tmatch__topo_build *b, const char *list, int *count, int line,
+                           int col, const char *what)
+{
+	size_t bytes = 0;
+	char k[40];
+	char **v;
+
+	snprintf(k, sizeof(k), "%s hostlist", what ? what : key(b, KEY_NODES));
+	v = expand_within(b, list, TMATCH_TOPOLOGY_CONF_NAMES - b->names,
+	                  TMATCH_TOPOLOGY_CONF_BYTES - b->bytes, count, &bytes, line, col, k);
+	if (!v) {
+		if (errno == E2BIG)
+			too_many(b, line, col, k);
+		return NULL;
+	}
+	b->names += *count;
+	b->bytes += bytes;
+	return v;
+}
+
+/* Append the names v[0..n-1] (taken) to switch sw's nodes. */
+static int take_nodes(struct tmatch__topo_build *b, int sw, char **v, int n)
+{
+	struct tmatch__sw *s = &b->conf->sw[sw];
+	char **nv;
+
+	if (!s->nodes) {
+		s->nodes = v;
+		s->nnodes = n;
+		return 0;
+	}
+	nv = realloc(s->nodes, ((size_t)s->nnodes + (size_t)n + 1) * sizeof(*nv));
+	if (!nv) {
+		tmatch_affinity_hostlist_free(v);
+		return oom(b);
+	}
+	memcpy(nv + s->nnodes, v, (size_t)n * sizeof(*nv));
+	s->nodes = nv;
+	s->nnodes += n;
+	s->nodes[s->nnodes] = NULL;
+	free(v); /* the names moved */
+	return 0;
+}
+
+int tmatch__topo_add_node(struct tmatch__topo_build *b, int sw, const char *node, int line, int col)
+{
+	size_t len = strlen(node) + 1;
+	char **v;
+
+	if (b->names >= TMATCH_TOPOLOGY_CONF_NAMES || len > TMATCH_TOPOLOGY_CONF_BYTES - b->bytes)
+		return too_many(b, line, col, "node");
+	v = calloc(2, sizeof(*v));
+	if (!v || !(v[0] = strdup(node))) {
+		free(v);
+		return oom(b);
+	}
+	b->names++;
+	b->bytes += len;
+	return take_nodes(b, sw, v, 1);
+}
+
+int tmatch__topo_add_child(struct tmatch__topo_build *b, int parent, int child)
+{
+	struct tmatch__sw *s = &b->conf->sw[parent];
+
+	/* capacity doubles at every power of two: no field keeps it */
+	if (s->nchild == 0 || (s->nchild & (s->nchild - 1)) == 0) {
+		int *c = realloc(s->child, (size_t)(s->nchild ? 2 * s->nchild : 2) * sizeof(int));
+
+		if (!c)
+			return oom(b);
+		s->child = c;
+	}
+	s->child[s->nchild++] = child;
+	b->conf->sw[child].parent = parent;
+	return 0;
+}
+
+int tmatch__topo_add_switch(struct tmatch__topo_build *b, const char *name, int line, int col,
+                            const char *nodes, int nodes_line, int nodes_col, const char *switches,
+                            int sw_line, int sw_col, long speed)
+{
+	int sw;
+
+	if (tmatch__topo_build_kind(b, TMATCH__TOPO_TREE, line, col) < 0)
+		return -1;
+	sw = tmatch__topo_new_switch(b, name, 0, line, col);
+	if (sw < 0)
+		return -1;
+	b->conf->sw[sw].speed = speed;
+	if (nodes) {
+		int cnt = 0;
+		char **v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+
+		if (!v || take_nodes(b, sw, v, cnt) < 0)
+			return -1;
+	}
+	if (switches) {
+		struct ref *r = b->refs;
+
+		if (b->nrefs == b->cap_refs) { /* doubling: 100,000 lines stay linear */
+			int ncap = b->cap_refs ? 2 * b->cap_refs : 16;
+
+			r = realloc(b->refs, (size_t)ncap * sizeof(*r));
+			if (!r)
+				return oom(b);
+			b->cap_refs = ncap;
+		}
+		b->refs = r;
+		r[b->nrefs].list = strdup(switches);
+		if (!r[b->nrefs].list)
+			return oom(b);
+		r[b->nrefs].sw = sw;
+		r[b->nrefs].line = sw_line;
+		r[b->nrefs].col = sw_col;
+		b->nrefs++;
+	}
+	return 0;
+}
+
+int tmatch__topo_add_block(struct tmatch__topo_build *b, const char *name, int line, int col,
+                           const char *nodes, int nodes_line, int nodes_col)
+{
+	int sw;
+
+	if (tmatch__topo_build_kind(b, TMATCH__TOPO_BLOCK, line, col) < 0)
+		return -1;
+	if (b->nblocks >= (1 << 20))
+		return too_many(b, line, col, "block");
+	sw = tmatch__topo_new_switch(b, name, 0, line, col);
+	if (sw < 0)
+		return -1;
+	b->nblocks++;
+	if (nodes) {
+		int cnt = 0;
+		char **v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+
+		if (!v || take_nodes(b, sw, v, cnt) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int tmatch__topo_block_sizes(struct tmatch__topo_build *b, const long *sizes, int n, int line,
+                             int col)
+{
+	if (tmatch__topo_build_kind(b, TMATCH__TOPO_BLOCK, line, col) < 0)
+		return -1;
+	if (b->nbsizes)
+		return perr(b, EINVAL, line, col, "the block sizes are given twice");
+	if (n < 1 || n > BLOCK_LEVELS)
+		return perr(b, EINVAL, line, col,
+		            "%d block sizes: give 1 to %d (the base block's nodes, then larger "
+		            "sizes)",
+		            n, BLOCK_LEVELS);
+	memcpy(b->bsizes, sizes, (size_t)n * sizeof(*sizes));
+	b->nbsizes = n;
+	b->bsizes_line = line;
+	b->bsizes_col = col;
+	return 0;
+}
+
+/* Two items under one new made switch named "NAME/a-b" (ring positions). */
+static int ring_segment(struct tmatch__topo_build *b, const char *ring, int first, int last,
+                        int line, int col)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%.64s/%d-%d", ring, first, last);
+	return tmatch__topo_new_switch(b, name, 1, line, col);
+}
+
+int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int line, int col,
+                          const char *nodes, int nodes_line, int nodes_col)
+{
+	/* item k of the current level: a switch (sw[k] >= 0) or a node (-1),
+	   covering ring positions first[k] .. last[k] */
+	int sw[RING_MAX_NODES], first[RING_MAX_NODES], last[RING_MAX_NODES];
+	int ring, cnt = 0, n, k;
+	long total;
+	char **v;
+
+	if (tmatch__topo_build_kind(b, TMATCH__TOPO_RING, line, col) < 0)
+		return -1;
+	if (!nodes)
+		return perr(b, EINVAL, line, col, "ring '%.64s' has no nodes", name);
+	total = tmatch_affinity_hostlist_count(nodes, RING_MAX_NODES, NULL);
+	if (total < 0 && errno == E2BIG)
+		return perr(b, EINVAL, nodes_line, nodes_col,
+		            "ring '%.64s' has more than %d nodes, Slurm's limit", name,
+		            RING_MAX_NODES);
+	ring = tmatch__topo_new_switch(b, name, 0, line, col);
+	if (ring < 0)
+		return -1;
+	v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+	if (!v)
+		return -1;
+	if (cnt > RING_MAX_NODES) { /* counted above; checked again for the analyser */
+		tmatch_affinity_hostlist_free(v);
+		return perr(b, EINVAL, nodes_line, nodes_col, "ring '%.64s' is too long", name);
+	}
+	if (cnt <= 2)
+		return take_nodes(b, ring, v, cnt);
+	/* level 0: the nodes in pairs, each pair a segment */
+	for (n = 0, k = 0; k < cnt; k += 2, n++) {
+		int seg = ring_segment(b, name, k, k + 1 < cnt ? k + 1 : k, nodes_line, nodes_col);
+
+		if (seg < 0 || tmatch__topo_add_node(b, seg, v[k], nodes_line, nodes_col) < 0 ||
+		    (k + 1 < cnt &&
+		     tmatch__topo_add_node(b, seg, v[k + 1], nodes_line, nodes_col) < 0))
+			goto fail;
+		sw[n] = seg;
+		first[n] = k;
+		last[n] = k + 1 < cnt ? k + 1 : k;
+	}
+	tmatch_affinity_hostlist_free(v);
+	v = NULL;
+	/* then pairs of segments, until two or fewer remain under the ring; a
+	   segment without a partner goes up as it is */
+	while (n > 2) {
+		int m = 0;
+
+		for (k = 0; k < n; k += 2, m++) {
+			int seg;
+
+			if (k + 1 == n) {
+				sw[m] = sw[k];
+				first[m] = first[k];
+				last[m] = last[k];
+				continue;
+			}
+			seg = ring_segment(b, name, first[k], last[k + 1], nodes_line, nodes_col);
+			if (seg < 0 || tmatch__topo_add_child(b, seg, sw[k]) < 0 ||
+			    tmatch__topo_add_child(b, seg, sw[k + 1]) < 0)
+				return -1;
+			sw[m] = seg;
+			first[m] = first[k];
+			last[m] = last[k + 1];
+		}
+		n = m;
+	}
+	for (k = 0; k < n; k++)
+		if (tmatch__topo_add_child(b, ring, sw[k]) < 0)
+			return -1;
+	return 0;
+fail:
+	tmatch_affinity_hostlist_free(v);
+	return -1;
+}
+
+static int name_index_cmp(const void *a, const void *b)
+{
+	const struct name_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
+}
+
+/* The switch the file names `name`: through the index. */
+static int find_switch_in(const struct tmatch__topo_build *b, const char *name)
+{
+	const struct name_index *lo = b->index, *hi;
+
+	if (!b->index)
+		return -1;
+	/* lower bound: the first entry >= name (ties on sw do not matter) */
+	hi = lo + b->nindex;
+	while (lo < hi) {
+		const struct name_index *mid = lo + (hi - lo) / 2;
+
+		if (strcmp(mid->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->index + b->nindex && strcmp(lo->name, name) == 0 ? lo->sw : -1;
+}
+
+/*
+ * Each switch's level (0 = no child switches, else 1 + its highest child's),
+ * children before parents, without recursion: a switch is done once all its
+ * children are. Every switch has one parent at most, so the switches never
+ * done are exactly those on a cycle of Switches=. Linear in the switches.
+ * Returns -1 (ENOMEM) or the index of a switch on a cycle, or -2 when none.
+ */
+static int compute_levels(tmatch_affinity_conf_t *conf)
+{
+	int n = conf->nsw, head = 0, tail = 0, i;
+	int *pending = calloc((size_t)n + 1, sizeof(int)),
+	    *queue = calloc((size_t)n + 1, sizeof(int));
+
+	if (!pending || !queue) {
+		free(pending);
+		free(queue);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		conf->sw[i].level = 0;
+		pending[i] = conf->sw[i].nchild;
+		if (pending[i] == 0)
+			queue[tail++] = i;
+	}
+	while (head < tail) {
+		int c = queue[head++], up = conf->sw[c].parent;
+
+		if (up < 0)
+			continue;
+		if (conf->sw[c].level + 1 > conf->sw[up].level)
+			conf->sw[up].level = conf->sw[c].level + 1;
+		/* each switch is queued once, when its last child is done */
+		if (--pending[up] == 0)
+			// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
+			queue[tail++] = up;
+	}
+	for (i = 0; i < n && pending[i] == 0; i++)
+		;
+	free(pending);
+	free(queue);
+	return i < n ? i : -2;
+}
+
+struct nref {
+	const char *name;
+	int sw;
+};
+
+static int nref_cmp(const void *a, const void *b)
+{
+	const struct nref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
+}
+
+static const char *noun(const struct tmatch__topo_build *b)
+{
+	return b->kind == TMATCH__TOPO_BLOCK  ? "block"
+	       : b->kind == TMATCH__TOPO_RING ? "ring"
+	                                      : "switch";
+}
+
+/* The index of the names the file gives, and their duplicates. */
+static int index_names(struct tmatch__topo_build *b)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+
+	free(b->index);
+	b->nindex = 0;
+	b->index = calloc((size_t)conf->nsw + 1, sizeof(*b->index));
+	if (!b->index)
+		return oom(b);
+	for (int i = 0; i < conf->nsw; i++)
+		if (!conf->sw[i].made) {
+			b->index[b->nindex].name = conf->sw[i].name;
+			b->index[b->nindex].sw = i;
+			b->nindex++;
+		}
+	qsort(b->index, (size_t)b->nindex, sizeof(*b->index), name_index_cmp);
+	/* the second definition of a name is the error, at its line */
+	for (int i = 1; i < b->nindex; i++)
+		if (!strcmp(b->index[i - 1].name, b->index[i].name)) {
+			const struct tmatch__sw *dup = &conf->sw[b->index[i].sw];
+
+			return perr(b, EINVAL, dup->line, dup->col, "%s '%.64s' is defined twice",
+			            noun(b), dup->name);
+		}
+	return 0;
+}
+
+static int resolve_refs(struct tmatch__topo_build *b)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+
+	for (int r = 0; r < b->nrefs; r++) {
+		struct ref *ref = &b->refs[r];
+		int cnt = 0;
+		/* each switch has one parent at most: the lists name at most
+		   every switch once, in the bytes of their names */
+		size_t bytes = 0;
+		char k[40];
+		char **v;
+
+		snprintf(k, sizeof(k), "%s list", key(b, KEY_CHILDREN));
+		v = expand_within(b, ref->list, conf->nsw - b->refs_named,
+		                  b->sw_bytes - b->refs_bytes, &cnt, &bytes, ref->line, ref->col,
+		                  k);
+		if (!v) {
+			if (errno == E2BIG)
+				perr(b, E2BIG, ref->line, ref->col,
+				     "the %s lists name more switches than the %d that %s defines, "
+				     "or "
+				     "longer names: each switch has one parent",
+				     key(b, KEY_CHILDREN), conf->nsw, key(b, KEY_NAME));
+			return -1;
+		}
+		b->refs_named += cnt;
+		b->refs_bytes += bytes;
+		for (int j = 0; j < cnt; j++) {
+			int c = find_switch_in(b, v[j]);
+
+			if (c < 0)
+				perr(b, EINVAL, ref->line, ref->col,
+				     "switch '%.64s' listed in %s of '%.64s' is not defined by any "
+				     "%s",
+				     v[j], key(b, KEY_CHILDREN), conf->sw[ref->sw].name,
+				     key(b, KEY_NAME));
+			else if (c == ref->sw)
+				perr(b, EINVAL, ref->line, ref->col, "switch '%.64s' lists itself",
+				     v[j]);
+			else if (conf->sw[c].parent >= 0)
+				perr(b, EINVAL, ref->line, ref->col,
+				     "switch '%.64s' has two parents ('%.64s' and '%.64s'): a tree "
+				     "needs one",
+				     v[j], conf->sw[conf->sw[c].parent].name,
+				     conf->sw[ref->sw].name);
+			if (c < 0 || c == ref->sw || conf->sw[c].parent >= 0) {
+				tmatch_affinity_hostlist_free(v);
+				return -1;
+			}
+			if (tmatch__topo_add_child(b, ref->sw, c) < 0) {
+				tmatch_affinity_hostlist_free(v);
+				return -1;
+			}
+		}
+		tmatch_affinity_hostlist_free(v);
+	}
+	return 0;
+}
+
+/* A node under two switches: sort (name, switch) pairs, compare neighbours. */
+static int check_nodes_once(struct tmatch__topo_build *b)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+	struct nref *v;
+	size_t total = 0, m = 0;
+
+	for (int i = 0; i < conf->nsw; i++)
+		total += (size_t)conf->sw[i].nnodes;
+	if (total < 2)
+		return 0;
+	v = malloc(total * sizeof(*v));
+	if (!v)
+		return oom(b);
+	for (int i = 0; i < conf->nsw; i++)
+		for (int j = 0; j < conf->sw[i].nnodes; j++) {
+			v[m].name = conf->sw[i].nodes[j];
+			v[m].sw = i;
+			m++;
+		}
+	qsort(v, m, sizeof(*v), nref_cmp);
+	for (size_t k = 1; k < m; k++)
+		if (!strcmp(v[k - 1].name, v[k].name)) {
+			const struct tmatch__sw *x = &conf->sw[v[k - 1].sw],
+			                        *y = &conf->sw[v[k].sw];
+
+			perr(b, EINVAL, y->line, 0,
+			     "node '%.64s' is under two %s ('%.64s' and '%.64s')", v[k].name,
+			     b->kind == TMATCH__TOPO_BLOCK ? "blocks" : "switches", x->name,
+			     y->name);
+			free(v);
+			return -1;
+		}
+	free(v);
+	return 0;
+}
+
+/*
+ * Slurm's aggregated blocks (its block_record_validate): the base block's
+ * node count is the first block size (else the first block's nodes); the
+ * sizes give the levels, sizes of 1, 2, 4 ... base blocks (1 to 8 when no
+ * sizes are given), up to the first that holds every block. A level's
+ * aggregate is a run of that many consecutive blocks in the file's order,
+ * left out at the end when the blocks left fit the level below. Each
+ * aggregate is a switch over the highest ones below it.
+ */
+static int aggregate_blocks(struct tmatch__topo_build *b)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+	long bblock = b->nbsizes ? b->bsizes[0] : 0, size[BLOCK_LEVELS];
+	unsigned levels = 0;
+	int nsize = 0, nb = b->nblocks, *top, rc = -1;
+
+	for (int i = 0; i < nb && !bblock; i++)
+		bblock = conf->sw[i].nnodes;
+	if (!bblock)
+		return perr(b, EINVAL, conf->sw[0].line, 0,
+		            "the blocks have no nodes and no block sizes are given");
+	if (!b->nbsizes)
+		levels = 0xf;
+	for (int i = 0; i < b->nbsizes; i++) {
+		long q = b->bsizes[i] > 0 && b->bsizes[i] % bblock == 0 ? b->bsizes[i] / bblock : 0;
+		int l = 0;
+
+		while (q > 1 && q % 2 == 0 && l < BLOCK_LEVELS) {
+			q /= 2;
+			l++;
+		}
+		if (q != 1 || l >= BLOCK_LEVELS)
+			return perr(
+			    b, EINVAL, b->bsizes_line, b->bsizes_col,
+			    "block size %ld is not the base block's %ld nodes times a power of "
+			    "two below %d",
+			    b->bsizes[i], bblock, 1 << BLOCK_LEVELS);
+		levels |= 1u << l;
+	}
+	for (int l = 0; l < BLOCK_LEVELS; l++)
+		if (levels & (1u << l)) {
+			size[nsize++] = 1L << l;
+			if (size[nsize - 1] >= nb)
+				break;
+		}
+	top = malloc((size_t)nb * sizeof(*top));
+	if (!top)
+		return oom(b);
+	for (int i = 0; i < nb; i++)
+		top[i] = i;
+	for (int j = 1; j < nsize; j++)
+		for (long start = 0; start < nb; start += size[j]) {
+			long left = nb - start, end = start + (size[j] < left ? size[j] : left);
+			char name[160];
+			int agg;
+
+			if (size[j] > left && size[j - 1] >= left)
+				break; /* the last blocks fit the level below */
+			snprintf(name, sizeof(name), "%.64s..%.64s", conf->sw[start].name,
+			         conf->sw[end - 1].name);
+			agg = tmatch__topo_new_switch(b, name, 1, conf->sw[start].line, 0);
+			if (agg < 0)
+				goto out;
+			for (long i = start; i < end; i++) {
+				if ((i == start || top[i] != top[i - 1]) &&
+				    tmatch__topo_add_child(b, agg, top[i]) < 0)
+					goto out;
+			}
+			for (long i = start; i < end; i++)
+				top[i] = agg;
+		}
+	rc = 0;
+out:
+	free(top);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* slurm.conf's NodeName ... Topology=                                      */
+
+/* One node's move: to switch `to`, or out of the topology (-1). */
+struct move {
+	const char *node;
+	int to;
+	long order; /* later lines win */
+};
+
+static int move_cmp(const void *a, const void *b)
+{
+	const struct move *x = a, *y = b;
+	int c = strcmp(x->node, y->node);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The unit of "TOPO:UNIT" in a Topology= value that names this topology:
+   a pointer into `value` and its length, or NULL when it names it not. */
+static const char *unit_of(const char *value, const char *topo, size_t *len)
+{
+	size_t tl = strlen(topo);
+
+	for (const char *t = value; *t;) {
+		size_t n = strcspn(t, ",");
+
+		if (n >= tl && !strncmp(t, topo, tl) && (n == tl || t[tl] == ':')) {
+			*len = n == tl ? 0 : n - tl - 1;
+			return n == tl ? t + n : t + tl + 1;
+		}
+		t += n;
+		if (*t == ',')
+			t++;
+	}
+	return NULL;
+}
+
+/*
+ * Where a Topology= unit puts a node: a base block by name (block); a leaf
+ * switch, "s1:s2:s3" naming switches from the top down, those after the
+ * first made under the one before when they do not exist (tree, as
+ * slurmctld does). The switch, or -1 with the error set at slurm.conf's
+ * line.
+ */
+static int unit_switch(struct tmatch__topo_build *b, const char *unit, size_t len,
+                       const struct tmatch__slurm_topo *st, const struct tmatch__node_topo *nt)
+{
+	char tok[256];
+	int at = -1;
+
+	if (b->kind != TMATCH__TOPO_TREE && b->kind != TMATCH__TOPO_BLOCK)
+		return tmatch_error_set(
+		    b->err, EINVAL, st->file, nt->line, nt->col,
+		    "Topology= moves nodes of %s topology '%.64s': moving nodes "
+		    "of a %s is not read (list them in %s instead)",
+		    kind_names[b->kind], b->conf->name, kind_names[b->kind], b->file);
+	for (size_t i = 0; i < len;) {
+		size_t n = 0;
+		int sw;
+
+		while (i + n < len && unit[i + n] != ':')
+			n++;
+		if (n == 0 || n >= sizeof(tok))
+			return tmatch_error_set(b->err, EINVAL, st->file, nt->line, nt->col,
+			                        "Topology=%.*s: an empty or overlong name",
+			                        (int)len, unit);
+		memcpy(tok, unit + i, n);
+		tok[n] = '\0';
+		i += n + (i + n < len);
+		sw = find_switch_in(b, tok);
+		if (b->kind == TMATCH__TOPO_BLOCK) {
+			if (sw < 0 || sw >= b->nblocks || i < len)
+				return tmatch_error_set(
+				    b->err, EINVAL, st->file, nt->line, nt->col,
+				    "Topology=%.64s:%.64s: block topology '%.64s' of "
+				    "%s has no block '%.64s'",
+				    b->conf->name, tok, b->conf->name, b->file, tok);
+			return sw;
+		}
+		if (sw < 0 && at < 0)
+			return tmatch_error_set(
+			    b->err, EINVAL, st->file, nt->line, nt->col,
+			    "Topology=%.64s:%.64s: topology '%.64s' of %s has no "
+			    "switch '%.64s' to start from",
+			    b->conf->name, tok, b->conf->name, b->file, tok);
+		if (sw < 0) {
+			sw = tmatch__topo_new_switch(b, tok, 0, nt->line, nt->col);
+			if (sw < 0 || tmatch__topo_add_child(b, at, sw) < 0 || index_names(b) < 0)
+				return -1;
+		}
+		at = sw;
+	}
+	if (at < 0 || b->conf->sw[at].nchild > 0)
+		return tmatch_error_set(b->err, EINVAL, st->file, nt->line, nt->col,
+		                        "Topology=%.64s:%.*s: '%.64s' is not a leaf switch",
+		                        b->conf->name, (int)len, unit,
+		                        at < 0 ? "" : b->conf->sw[at].name);
+	return at;
+}
+
+/* slurm.conf's moves: every NodeName line with a Topology= value moves its
+   nodes to the unit it gives this topology, or out of it when it names
+   other topologies only. Later lines win. */
+static int apply_moves(struct tmatch__topo_build *b, const struct tmatch__slurm_topo *st)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+	struct move *mv = NULL;
+	char ***lists = NULL;
+	size_t nmv = 0, cap = 0;
+	int rc = -1, nl = 0;
+
+	if (!st || st->nnode == 0)
+		return 0;
+	lists = calloc((size_t)st->nnode, sizeof(*lists));
+	if (!lists)
+		return oom(b);
+	for (int r = 0; r < st->nnode; r++) {
+		const struct tmatch__node_topo *nt = &st->node[r];
+		size_t len = 0;
+		const char *unit = unit_of(nt->topology, conf->name, &len);
+		int to = -1, cnt = 0;
+		tmatch_error_t e;
+
+		if (unit && len > 0 && (to = unit_switch(b, unit, len, st, nt)) < 0)
+			goto out;
+		tmatch_error_clear(&e);
+		lists[nl] = tmatch__hostlist_expand_max(nt->nodes, TMATCH_TOPOLOGY_CONF_NAMES,
+		                                        TMATCH_TOPOLOGY_CONF_BYTES, &cnt, NULL, &e);
+		if (!lists[nl]) {
+			tmatch_error_set(b->err, errno, st->file, nt->line, 0, "bad NodeName=: %s",
+			                 e.msg);
+			goto out;
+		}
+		nl++;
+		if (nmv + (size_t)cnt > (size_t)TMATCH_TOPOLOGY_CONF_NAMES) {
+			too_many(b, nt->line, nt->col, "NodeName= of slurm.conf");
+			goto out;
+		}
+		if (nmv + (size_t)cnt > cap) {
+			size_t ncap = 2 * (nmv + (size_t)cnt);
+			struct move *v = realloc(mv, ncap * sizeof(*v));
+
+			if (!v) {
+				oom(b);
+				goto out;
+			}
+			mv = v;
+			cap = ncap;
+		}
+		for (int k = 0; k < cnt; k++) {
+			mv[nmv].node = lists[nl - 1][k];
+			mv[nmv].to = to;
+			mv[nmv].order = (long)nmv;
+			nmv++;
+		}
+	}
+	if (nmv == 0) {
+		rc = 0;
+		goto out;
+	}
+	qsort(mv, nmv, sizeof(*mv), move_cmp);
+	{
+		/* the last move of each node stands */
+		size_t w = 0;
+
+		for (size_t i = 0; i < nmv; i++) {
+			if (w > 0 && !strcmp(mv[w - 1].node, mv[i].node))
+				w--;
+			mv[w++] = mv[i];
+		}
+		nmv = w;
+	}
+	/* out of the switches the file put them under ... */
+	for (int s = 0; s < conf->nsw; s++) {
+		struct tmatch__sw *sw = &conf->sw[s];
+		int w = 0;
+
+		for (int k = 0; k < sw->nnodes; k++) {
+			/* binary search by name only */
+			size_t lo = 0, hi = nmv;
+
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strcmp(mv[mid].node, sw->nodes[k]) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < nmv && !strcmp(mv[lo].node, sw->nodes[k])) {
+				free(sw->nodes[k]);
+				continue;
+			}
+			sw->nodes[w++] = sw->nodes[k];
+		}
+		sw->nnodes = w;
+		if (sw->nodes)
+			sw->nodes[w] = NULL;
+	}
+	/* ... and under the ones slurm.conf names */
+	for (size_t i = 0; i < nmv; i++)
+		if (mv[i].to >= 0 && tmatch__topo_add_node(b, mv[i].to, mv[i].node, 0, 0) < 0)
+			goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < nl; i++)
+		tmatch_affinity_hostlist_free(lists[i]);
+	free(lists);
+	free(mv);
+	return rc;
+}
+
+tmatch_affinity_conf_t *tmatch__topo_build_finish(struct tmatch__topo_build *b, const char *name,
+                                                  const struct tmatch__slurm_topo *slurm)
+{
+	tmatch_affinity_conf_t *conf = b->conf;
+	int i;
+
+	if (name)
+		snprintf(conf->name, sizeof(conf->name), "%s", name);
+	if (conf->kind == TMATCH__TOPO_NONE)
+		conf->kind = TMATCH__TOPO_FLAT;
+	if (index_names(b) < 0 || resolve_refs(b) < 0)
+		return NULL;
+	if (b->kind == TMATCH__TOPO_BLOCK && b->nblocks == 0) {
+		perr(b, EINVAL, b->bsizes_line, b->bsizes_col, "block sizes but no block");
+		return NULL;
+	}
+	if (b->nblocks > 0 && aggregate_blocks(b) < 0)
+		return NULL;
+	if (check_nodes_once(b) < 0 || apply_moves(b, slurm) < 0)
+		return NULL;
+	i = compute_levels(conf);
+	if (i == -1) {
+		oom(b);
+		return NULL;
+	}
+	if (i >= 0) {
+		perr(b, EINVAL, conf->sw[i].line, 0, "switch '%.64s' is part of a cycle",
+		     conf->sw[i].name);
+		return NULL;
+	}
+	b->conf = NULL;
+	return conf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* topology.conf                                                             */
 
 /* A logical line: characters with the physical line and column of each. */
 struct lline {
@@ -70,489 +1075,86 @@ static int lline_put(struct lline *l, char ch, int line, int col)
 	return 0;
 }
 
-/* Pending references, resolved once every switch is known. */
-struct ref {
-	int sw;        /* the switch whose Switches= this is */
-	char *list;    /* hostlist of child switches */
-	int line, col; /* of the value */
-};
+#define MAX_KV 64 /* pairs on one line: Slurm's NodeName lines have about 30 keys */
 
-/* A switch name and its index, sorted by name: lookups in O(log n), so a
-   file of 100,000 switches is not read in quadratic time. */
-struct name_index {
-	const char *name;
-	int sw;
-};
-
-struct parser {
-	tmatch_affinity_conf_t *conf;
-	const char *file;
-	tmatch_error_t *err;
-	struct ref *refs;
-	int nrefs, cap_refs;
-	int cap_sw;               /* switches allocated in conf->sw */
-	long names;               /* SwitchName= and Nodes= names so far */
-	size_t bytes;             /* ... and their characters, NULs included */
-	size_t sw_bytes;          /* the SwitchName= names' characters */
-	long refs_named;          /* names in the Switches= lists resolved so far */
-	size_t refs_bytes;        /* ... and their characters */
-	struct name_index *index; /* [conf->nsw] once every line is read */
-};
-
-static int name_index_cmp(const void *a, const void *b)
-{
-	const struct name_index *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
-}
-
-/* The switch called `name`: through the index when it exists. */
-static int find_switch_in(const struct parser *p, const char *name)
-{
-	struct name_index key = {name, 0}, *lo = p->index, *hi;
-	size_t n;
-
-	if (!p->index)
-		return -1;
-	/* lower bound: the first entry >= name (ties on sw do not matter) */
-	n = (size_t)p->conf->nsw;
-	hi = lo + n;
-	while (lo < hi) {
-		struct name_index *mid = lo + (hi - lo) / 2;
-
-		if (strcmp(mid->name, key.name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->index + n && strcmp(lo->name, name) == 0 ? lo->sw : -1;
-}
-
-static int find_switch(const tmatch_affinity_conf_t *conf, const char *name)
-{
-	int i;
-	for (i = 0; i < conf->nsw; i++)
-		if (!strcmp(conf->sw[i].name, name))
-			return i;
-	return -1;
-}
-
-static int perr(struct parser *p, int errnum, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int perr(struct parser *p, int errnum, int line, int col, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return tmatch_error_set(p->err, errnum, p->file, line, col, "%s", msg);
-}
-
-static int too_many(struct parser *p, int line, int col, const char *key)
-{
-	return perr(p, E2BIG, line, col,
-	            "the file names more than %ld nodes and switches, or more than %zu MiB of "
-	            "names, in all (at this %s): this is not a cluster's topology.conf",
-	            TMATCH_TOPOLOGY_CONF_NAMES, TMATCH_TOPOLOGY_CONF_BYTES >> 20, key);
-}
-
-/* The names of one list, at most `max` of them in `max_bytes` (NULs
-   included; *bytes gets what they take): counted before anything is
-   made, their bytes capped while they are made. NULL with the error set,
-   or with errno E2BIG and no message past either cap (the caller says
-   which). */
-static char **expand_within(struct parser *p, const char *list, long max, size_t max_bytes,
-                            int *cnt, size_t *bytes, int line, int col, const char *key)
-{
-	tmatch_error_t e;
-	char **v = NULL;
-
-	tmatch_error_clear(&e);
-	if (max < 1) {
-		errno = E2BIG;
-		return NULL;
-	}
-	if (tmatch_affinity_hostlist_count(list, max, &e) >= 0 || errno != E2BIG)
-		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, bytes, &e);
-	if (!v && errno != E2BIG)
-		perr(p, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
-		     e.msg);
-	return v;
-}
-
-/* Parse one logical line (comments already removed). */
-static int parse_line(struct parser *p, struct lline *l)
+/* Split one logical line into Key=Value pairs (values in double quotes may
+   hold blanks). 0, 1 for a line with a word without '=' (lenient: skipped),
+   -1 with the error set. */
+static int split_pairs(struct lline *l, const char *file, int lenient, struct tmatch__kv *kv,
+                       int *nkv, tmatch_error_t *err)
 {
 	size_t i = 0;
-	char *swname = NULL, *nodes = NULL, *switches = NULL;
-	int sw_line = 0, sw_col = 0, nodes_line = 0, nodes_col = 0, swi_line = 0, swi_col = 0;
-	long speed = 1;
-	int rc = -1, have_speed = 0;
-	struct tmatch__sw *s;
 
+	*nkv = 0;
 	for (;;) {
 		size_t ks, ke, vs, ve;
-		char *key, *val;
+
 		while (i < l->n && isspace((unsigned char)l->c[i]))
 			i++;
 		if (i >= l->n)
-			break;
+			return 0;
 		ks = i;
 		while (i < l->n && !isspace((unsigned char)l->c[i]) && l->c[i] != '=')
 			i++;
 		ke = i;
 		if (i >= l->n || l->c[i] != '=') {
-			perr(p, EINVAL, l->line[ks], l->col[ks],
-			     "expected Key=Value, found '%.40s' without '='", l->c + ks);
-			goto out;
+			if (lenient)
+				return 1;
+			return tmatch_error_set(err, EINVAL, file, l->line[ks], l->col[ks],
+			                        "expected Key=Value, found '%.40s' without '='",
+			                        l->c + ks);
 		}
-		if (ke == ks) {
-			perr(p, EINVAL, l->line[ks], l->col[ks], "missing key before '='");
-			goto out;
-		}
+		if (ke == ks)
+			return tmatch_error_set(err, EINVAL, file, l->line[ks], l->col[ks],
+			                        "missing key before '='");
 		vs = ++i;
-		while (i < l->n && !isspace((unsigned char)l->c[i]))
-			i++;
-		ve = i;
-		if (ve == vs) {
-			perr(p, EINVAL, l->line[ks], l->col[ks], "empty value for %.*s",
-			     (int)(ke - ks), l->c + ks);
-			goto out;
-		}
-		key = l->c + ks;
-		val = strndup(l->c + vs, ve - vs);
-		if (!val) {
-			perr(p, ENOMEM, 0, 0, "out of memory");
-			goto out;
-		}
-#define KEYIS(k) (ke - ks == strlen(k) && !strncasecmp(key, k, ke - ks))
-		if (KEYIS("SwitchName")) {
-			if (swname) {
-				free(val);
-				perr(p, EINVAL, l->line[ks], l->col[ks],
-				     "SwitchName given twice on one line");
-				goto out;
-			}
-			swname = val;
-			sw_line = l->line[vs];
-			sw_col = l->col[vs];
-		} else if (KEYIS("Nodes")) {
-			free(nodes);
-			nodes = val;
-			nodes_line = l->line[vs];
-			nodes_col = l->col[vs];
-		} else if (KEYIS("Switches")) {
-			free(switches);
-			switches = val;
-			swi_line = l->line[vs];
-			swi_col = l->col[vs];
-		} else if (KEYIS("LinkSpeed")) {
-			char *end;
-			errno = 0;
-			speed = strtol(val, &end, 10);
-			if (*end || errno || speed <= 0) {
-				free(val);
-				perr(p, EINVAL, l->line[vs], l->col[vs],
-				     "LinkSpeed must be a positive integer");
-				goto out;
-			}
-			have_speed = 1;
-			free(val);
-		} else if (KEYIS("BlockName") || KEYIS("BlockSizes")) {
-			free(val);
-			perr(p, EINVAL, l->line[ks], l->col[ks],
-			     "%.*s belongs to the topology/block plugin: only the topology/tree "
-			     "syntax (SwitchName, Switches, Nodes, LinkSpeed) is read",
-			     (int)(ke - ks), key);
-			goto out;
+		if (i < l->n && l->c[i] == '"') {
+			vs = ++i;
+			while (i < l->n && l->c[i] != '"')
+				i++;
+			if (i >= l->n)
+				return tmatch_error_set(err, EINVAL, file, l->line[vs - 1],
+				                        l->col[vs - 1], "a quote without its end");
+			ve = i++;
 		} else {
-			free(val);
-			perr(p, EINVAL, l->line[ks], l->col[ks],
-			     "unknown key '%.*s': valid keys are SwitchName, Switches, Nodes, "
-			     "LinkSpeed",
-			     (int)(ke - ks > 40 ? 40 : ke - ks), key);
-			goto out;
+			while (i < l->n && !isspace((unsigned char)l->c[i]))
+				i++;
+			ve = i;
 		}
-#undef KEYIS
+		if (ve == vs)
+			return tmatch_error_set(err, EINVAL, file, l->line[ks], l->col[ks],
+			                        "empty value for %.*s",
+			                        (int)(ke - ks > 40 ? 40 : ke - ks), l->c + ks);
+		if (*nkv == MAX_KV)
+			return tmatch_error_set(err, EINVAL, file, l->line[ks], l->col[ks],
+			                        "more than %d keys on one line", MAX_KV);
+		/* the line's own characters: the key and the value, cut */
+		kv[*nkv].key = l->c + ks;
+		kv[*nkv].klen = ke - ks;
+		kv[*nkv].val = l->c + vs;
+		kv[*nkv].line = l->line[ks];
+		kv[*nkv].col = l->col[ks];
+		kv[*nkv].vline = l->line[vs];
+		kv[*nkv].vcol = l->col[vs];
+		(*nkv)++;
+		l->c[ve] = '\0';
+		if (ve == i && i < l->n)
+			i++; /* past the blank the value's end took */
 	}
-	if (!swname && !nodes && !switches && !have_speed) {
-		rc = 0; /* blank */
-		goto out;
-	}
-	if (!swname) {
-		perr(p, EINVAL, l->line[0], l->col[0], "line has no SwitchName=");
-		goto out;
-	}
-	/* a name defined twice is found once every line is read (resolve) */
-	if (p->conf->nsw == p->cap_sw) {
-		int ncap = p->cap_sw ? 2 * p->cap_sw : 16;
-		struct tmatch__sw *v = realloc(p->conf->sw, (size_t)ncap * sizeof(*p->conf->sw));
-		if (!v) {
-			perr(p, ENOMEM, 0, 0, "out of memory");
-			goto out;
-		}
-		p->conf->sw = v;
-		p->cap_sw = ncap;
-	}
-	/* a switch's own name counts with the lists' (a file of a million
-	   SwitchName= lines took 130 MB) */
-	if (p->names >= TMATCH_TOPOLOGY_CONF_NAMES ||
-	    strlen(swname) + 1 > TMATCH_TOPOLOGY_CONF_BYTES - p->bytes) {
-		too_many(p, sw_line, sw_col, "SwitchName=");
-		goto out;
-	}
-	p->names++;
-	p->bytes += strlen(swname) + 1;
-	p->sw_bytes += strlen(swname) + 1;
-	s = &p->conf->sw[p->conf->nsw++];
-	memset(s, 0, sizeof(*s));
-	s->name = swname;
-	swname = NULL;
-	s->line = sw_line;
-	s->col = sw_col;
-	s->speed = speed;
-	s->parent = -1;
-	if (nodes) {
-		int cnt = 0;
-		size_t bytes = 0;
-		char **v = expand_within(p, nodes, TMATCH_TOPOLOGY_CONF_NAMES - p->names,
-		                         TMATCH_TOPOLOGY_CONF_BYTES - p->bytes, &cnt, &bytes,
-		                         nodes_line, nodes_col, "Nodes= hostlist");
-		if (!v) {
-			if (errno == E2BIG)
-				too_many(p, nodes_line, nodes_col, "Nodes= hostlist");
-			goto out;
-		}
-		s->nodes = v;
-		s->nnodes = cnt;
-		p->names += cnt;
-		p->bytes += bytes;
-	}
-	if (switches) {
-		struct ref *r = p->refs;
-
-		if (p->nrefs == p->cap_refs) { /* doubling: 100,000 lines stay linear */
-			int ncap = p->cap_refs ? 2 * p->cap_refs : 16;
-
-			r = realloc(p->refs, (size_t)ncap * sizeof(*r));
-			if (!r) {
-				perr(p, ENOMEM, 0, 0, "out of memory");
-				goto out;
-			}
-			p->cap_refs = ncap;
-		}
-		p->refs = r;
-		r[p->nrefs].sw = p->conf->nsw - 1;
-		r[p->nrefs].list = switches;
-		r[p->nrefs].line = swi_line;
-		r[p->nrefs].col = swi_col;
-		p->nrefs++;
-		switches = NULL;
-	}
-	rc = 0;
-out:
-	free(swname);
-	free(nodes);
-	free(switches);
-	return rc;
 }
 
-/*
- * Each switch's level (0 = no child switches, else 1 + its highest child's),
- * children before parents, without recursion: a switch is done once all its
- * children are. Every switch has one parent at most, so the switches never
- * done are exactly those on a cycle of Switches=. Linear in the switches.
- * Returns -1 (ENOMEM) or the index of a switch on a cycle, or -2 when none.
- */
-static int compute_levels(tmatch_affinity_conf_t *conf)
+int tmatch__kv_read(const char *text, const char *file, int lenient, tmatch__kv_fn fn, void *arg,
+                    tmatch_error_t *err)
 {
-	int n = conf->nsw, head = 0, tail = 0, i;
-	int *pending = calloc((size_t)n + 1, sizeof(int)),
-	    *queue = calloc((size_t)n + 1, sizeof(int));
-
-	if (!pending || !queue) {
-		free(pending);
-		free(queue);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		conf->sw[i].level = 0;
-		pending[i] = conf->sw[i].nchild;
-		if (pending[i] == 0)
-			queue[tail++] = i;
-	}
-	while (head < tail) {
-		int c = queue[head++], up = conf->sw[c].parent;
-
-		if (up < 0)
-			continue;
-		if (conf->sw[c].level + 1 > conf->sw[up].level)
-			conf->sw[up].level = conf->sw[c].level + 1;
-		if (--pending[up] == 0)
-			queue[tail++] = up;
-	}
-	for (i = 0; i < n && pending[i] == 0; i++)
-		;
-	free(pending);
-	free(queue);
-	return i < n ? i : -2;
-}
-
-struct nref {
-	const char *name;
-	int sw;
-};
-
-static int nref_cmp(const void *a, const void *b)
-{
-	const struct nref *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
-}
-
-static int resolve(struct parser *p)
-{
-	tmatch_affinity_conf_t *conf = p->conf;
-	int r, i, j, k;
-
-	p->index = calloc((size_t)conf->nsw + 1, sizeof(*p->index));
-	if (!p->index)
-		return perr(p, ENOMEM, 0, 0, "out of memory");
-	for (i = 0; i < conf->nsw; i++) {
-		p->index[i].name = conf->sw[i].name;
-		p->index[i].sw = i;
-	}
-	qsort(p->index, (size_t)conf->nsw, sizeof(*p->index), name_index_cmp);
-	/* the second definition of a name is the error, at its line */
-	for (i = 1; i < conf->nsw; i++)
-		if (!strcmp(p->index[i - 1].name, p->index[i].name)) {
-			const struct tmatch__sw *dup = &conf->sw[p->index[i].sw];
-
-			return perr(p, EINVAL, dup->line, dup->col,
-			            "switch '%.64s' is defined twice", dup->name);
-		}
-	for (r = 0; r < p->nrefs; r++) {
-		struct ref *ref = &p->refs[r];
-		struct tmatch__sw *s = &conf->sw[ref->sw];
-		int cnt = 0;
-		/* each switch has one parent at most: the lists name at most
-		   every switch once, in the bytes of their names */
-		size_t bytes = 0;
-		char **v = expand_within(p, ref->list, conf->nsw - p->refs_named,
-		                         p->sw_bytes - p->refs_bytes, &cnt, &bytes, ref->line,
-		                         ref->col, "Switches= list");
-		if (!v) {
-			if (errno == E2BIG)
-				perr(p, E2BIG, ref->line, ref->col,
-				     "the Switches= lists name more switches than the %d that "
-				     "SwitchName= defines, or longer names: each switch has one "
-				     "parent",
-				     conf->nsw);
-			return -1;
-		}
-		p->refs_named += cnt;
-		p->refs_bytes += bytes;
-		s->child = calloc((size_t)cnt + 1, sizeof(int));
-		if (!s->child) {
-			tmatch_affinity_hostlist_free(v);
-			return perr(p, ENOMEM, 0, 0, "out of memory");
-		}
-		for (k = 0; k < cnt; k++) {
-			int c = find_switch_in(p, v[k]);
-			if (c < 0) {
-				perr(p, EINVAL, ref->line, ref->col,
-				     "switch '%.64s' listed in Switches= of '%.64s' is not defined "
-				     "by any SwitchName=",
-				     v[k], s->name);
-				tmatch_affinity_hostlist_free(v);
-				return -1;
-			}
-			if (c == ref->sw) {
-				perr(p, EINVAL, ref->line, ref->col, "switch '%.64s' lists itself",
-				     s->name);
-				tmatch_affinity_hostlist_free(v);
-				return -1;
-			}
-			if (conf->sw[c].parent >= 0) {
-				perr(p, EINVAL, ref->line, ref->col,
-				     "switch '%.64s' has two parents ('%.64s' and '%.64s'): a tree "
-				     "needs one",
-				     v[k], conf->sw[conf->sw[c].parent].name, s->name);
-				tmatch_affinity_hostlist_free(v);
-				return -1;
-			}
-			conf->sw[c].parent = ref->sw;
-			s->child[s->nchild++] = c;
-		}
-		tmatch_affinity_hostlist_free(v);
-	}
-	i = compute_levels(conf);
-	if (i == -1)
-		return perr(p, ENOMEM, 0, 0, "out of memory");
-	if (i >= 0)
-		return perr(p, EINVAL, conf->sw[i].line, 0,
-		            "switch '%.64s' is part of a cycle of Switches=", conf->sw[i].name);
-	/* a node under two switches: sort (name, switch) pairs, compare neighbours */
-	{
-		struct nref *v;
-		size_t total = 0, m = 0;
-		for (i = 0; i < conf->nsw; i++)
-			total += (size_t)conf->sw[i].nnodes;
-		if (total < 2)
-			return 0;
-		v = malloc(total * sizeof(*v));
-		if (!v)
-			return perr(p, ENOMEM, 0, 0, "out of memory");
-		for (i = 0; i < conf->nsw; i++)
-			for (j = 0; j < conf->sw[i].nnodes; j++) {
-				v[m].name = conf->sw[i].nodes[j];
-				v[m].sw = i;
-				m++;
-			}
-		qsort(v, m, sizeof(*v), nref_cmp);
-		for (k = 1; k < (int)m; k++)
-			if (!strcmp(v[k - 1].name, v[k].name)) {
-				perr(p, EINVAL, conf->sw[v[k].sw].line, 0,
-				     "node '%.64s' is under two switches ('%.64s' and '%.64s')",
-				     v[k].name, conf->sw[v[k - 1].sw].name, conf->sw[v[k].sw].name);
-				free(v);
-				return -1;
-			}
-		free(v);
-	}
-	return 0;
-}
-
-tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
-                                                   tmatch_error_t *err)
-{
-	struct parser p;
 	struct lline l = {NULL, NULL, NULL, 0, 0};
+	struct tmatch__kv kv[MAX_KV];
 	const char *s = text;
-	int line = 1, col = 1, i;
-	tmatch_affinity_conf_t *conf;
+	int line = 1, col = 1, rc = -1;
 
-	memset(&p, 0, sizeof(p));
-	p.file = name ? name : "<string>";
-	p.err = err;
-	if (!text) {
-		tmatch_error_set(err, EINVAL, p.file, 0, 0, "no topology.conf text");
-		return NULL;
-	}
-	conf = calloc(1, sizeof(*conf));
-	if (!conf) {
-		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-		return NULL;
-	}
-	snprintf(conf->file, sizeof(conf->file), "%s", p.file);
-	p.conf = conf;
 	for (;;) {
-		int in_comment = 0, cont = 0;
+		int in_comment = 0, cont = 0, nkv = 0, r;
+
 		l.n = 0;
-		if (l.c)
-			l.c[0] = '\0';
 		/* gather one logical line */
 		for (;;) {
 			char ch = *s;
@@ -589,37 +1191,223 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char 
 				goto oom;
 			col++;
 		}
-		if (l.n && parse_line(&p, &l) < 0)
-			goto fail;
+		if (l.n) {
+			r = split_pairs(&l, file, lenient, kv, &nkv, err);
+			if (r < 0 || (r == 0 && nkv > 0 && fn(arg, kv, nkv) < 0))
+				goto out;
+		}
 		if (*s == '\0')
 			break;
 	}
-	if (resolve(&p) < 0)
-		goto fail;
-	if (conf->nsw == 0) {
-		tmatch_error_set(err, EINVAL, p.file, 0, 0,
-		                 "no SwitchName= line: topology.conf describes no switch");
-		goto fail;
-	}
-	goto done;
+	rc = 0;
+	goto out;
 oom:
 	tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-fail:
-	tmatch_affinity_conf_destroy(conf);
-	conf = NULL;
-done:
-	for (i = 0; i < p.nrefs; i++)
-		free(p.refs[i].list);
-	free(p.refs);
-	free(p.index);
+out:
 	free(l.c);
 	free(l.line);
 	free(l.col);
+	return rc;
+}
+
+int tmatch__kv_is(const struct tmatch__kv *kv, const char *key)
+{
+	return kv->klen == strlen(key) && !strncasecmp(kv->key, key, kv->klen);
+}
+
+/* The blocks' sizes of BlockSizes=4,16. */
+static int block_sizes(struct tmatch__topo_build *b, const struct tmatch__kv *kv)
+{
+	long v[BLOCK_LEVELS];
+	int n = 0;
+	const char *p = kv->val;
+
+	for (;;) {
+		uint64_t x = 0;
+		size_t len = strcspn(p, ",");
+
+		if (n == BLOCK_LEVELS)
+			return perr(b, EINVAL, kv->vline, kv->vcol, "more than %d block sizes",
+			            BLOCK_LEVELS);
+		if (tmatch_parse_u64(p, len, 1u << 30, &x) < 0 || x == 0)
+			return perr(
+			    b, EINVAL, kv->vline, kv->vcol + (int)(p - kv->val),
+			    "BlockSizes= takes positive node counts separated by commas, e.g. "
+			    "BlockSizes=4,16");
+		v[n++] = (long)x;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return tmatch__topo_block_sizes(b, v, n, kv->vline, kv->vcol);
+}
+
+/* One line of topology.conf into the builder. */
+static int conf_line(void *arg, struct tmatch__kv *kv, int n)
+{
+	struct tmatch__topo_build *b = arg;
+	const struct tmatch__kv *name = NULL, *nodes = NULL, *switches = NULL;
+	const char *what = NULL;
+	long speed = 1;
+
+	for (int i = 0; i < n; i++) {
+		const struct tmatch__kv *k = &kv[i];
+
+		if (tmatch__kv_is(k, "SwitchName") || tmatch__kv_is(k, "BlockName") ||
+		    tmatch__kv_is(k, "RingName")) {
+			if (name)
+				return perr(b, EINVAL, k->line, k->col,
+				            "%.*s given twice on one line", (int)k->klen, k->key);
+			name = k;
+		} else if (tmatch__kv_is(k, "Nodes")) {
+			nodes = k;
+		} else if (tmatch__kv_is(k, "Switches")) {
+			switches = k;
+		} else if (tmatch__kv_is(k, "LinkSpeed")) {
+			uint64_t x = 0;
+
+			if (tmatch_parse_u64(k->val, strlen(k->val), (uint64_t)1 << 40, &x) < 0 ||
+			    x == 0)
+				return perr(b, EINVAL, k->vline, k->vcol,
+				            "LinkSpeed must be a positive integer");
+			speed = (long)x;
+		} else if (tmatch__kv_is(k, "BlockSizes")) {
+			if (n > 1)
+				return perr(b, EINVAL, k->line, k->col,
+				            "BlockSizes= goes on a line of its own");
+			return block_sizes(b, k);
+		} else {
+			return perr(
+			    b, EINVAL, k->line, k->col,
+			    "unknown key '%.*s': valid keys are SwitchName, Switches, Nodes, "
+			    "LinkSpeed (topology/tree), BlockName, Nodes, BlockSizes "
+			    "(topology/block), RingName, Nodes (topology/ring)",
+			    (int)(k->klen > 40 ? 40 : k->klen), k->key);
+		}
+	}
+	if (!name)
+		return perr(b, EINVAL, kv[0].line, kv[0].col,
+		            "line has no SwitchName=, BlockName=, RingName= or BlockSizes=");
+	if (tmatch__kv_is(name, "SwitchName"))
+		return tmatch__topo_add_switch(
+		    b, name->val, name->vline, name->vcol, nodes ? nodes->val : NULL,
+		    nodes ? nodes->vline : 0, nodes ? nodes->vcol : 0,
+		    switches ? switches->val : NULL, switches ? switches->vline : 0,
+		    switches ? switches->vcol : 0, speed);
+	if (switches || speed != 1)
+		what = switches ? "Switches=" : "LinkSpeed=";
+	if (what)
+		return perr(b, EINVAL, name->line, name->col, "%s belongs to SwitchName= lines",
+		            what);
+	if (tmatch__kv_is(name, "BlockName"))
+		return tmatch__topo_add_block(b, name->val, name->vline, name->vcol,
+		                              nodes ? nodes->val : NULL, nodes ? nodes->vline : 0,
+		                              nodes ? nodes->vcol : 0);
+	return tmatch__topo_add_ring(b, name->val, name->vline, name->vcol,
+	                             nodes ? nodes->val : NULL, nodes ? nodes->vline : 0,
+	                             nodes ? nodes->vcol : 0);
+}
+
+static tmatch_affinity_conf_t *conf_text(const char *text, const char *file,
+                                         const struct tmatch__slurm_topo *slurm,
+                                         tmatch_error_t *err)
+{
+	struct tmatch__topo_build *b = tmatch__topo_build_new(file, 0, err);
+	tmatch_affinity_conf_t *conf = NULL;
+
+	if (!b)
+		return NULL;
+	if (tmatch__kv_read(text, b->file, 0, conf_line, b, err) < 0)
+		goto out;
+	if (b->conf->nsw == 0 && b->kind != TMATCH__TOPO_BLOCK) {
+		tmatch_error_set(err, EINVAL, b->file, 0, 0,
+		                 "no SwitchName=, BlockName= or RingName= line: the file describes "
+		                 "no network");
+		goto out;
+	}
+	conf = tmatch__topo_build_finish(b, "default", slurm);
+out:
+	tmatch__topo_build_free(b);
 	return conf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Either file                                                               */
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* topology.yaml by its name (.yaml, .yml), topology.conf by .conf, else by
+   the text: YAML starts with "---", "- " or "key:", topology.conf with
+   Key=Value. */
+static int is_yaml(const char *name, const char *text)
+{
+	const char *p = text;
+	size_t word;
+
+	if (name && (ends_with(name, ".yaml") || ends_with(name, ".yml")))
+		return 1;
+	if (name && ends_with(name, ".conf"))
+		return 0;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (*p != '#')
+			break;
+		p += strcspn(p, "\n");
+	}
+	if (!strncmp(p, "---", 3) || *p == '-' || *p == '{' || *p == '[')
+		return 1;
+	word = strcspn(p, "=: \t\r\n");
+	return p[word] == ':';
+}
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_parse_sel(const char *text, const char *name,
+                                                       const tmatch_affinity_topo_sel_t *sel,
+                                                       tmatch_error_t *err)
+{
+	struct tmatch__slurm_topo st;
+	tmatch_affinity_conf_t *conf = NULL;
+	const char *file = name ? name : "<string>";
+
+	memset(&st, 0, sizeof(st));
+	if (!text) {
+		tmatch_error_set(err, EINVAL, file, 0, 0, "no topology text");
+		return NULL;
+	}
+	if (sel && sel->slurm_conf &&
+	    tmatch__slurm_topo_parse(sel->slurm_conf,
+	                             sel->slurm_conf_name ? sel->slurm_conf_name : "slurm.conf",
+	                             sel->partition, &st, err) < 0)
+		return NULL;
+	if (is_yaml(name, text)) {
+		conf = tmatch__topo_yaml_parse(text, strlen(text), file, sel, &st, err);
+	} else if (sel && sel->topology && strcmp(sel->topology, "default") != 0) {
+		tmatch_error_set(err, EINVAL, file, 0, 0,
+		                 "topology '%.64s' asked for, but a topology.conf describes one "
+		                 "network, named 'default'",
+		                 sel->topology);
+	} else {
+		conf = conf_text(text, file, &st, err);
+	}
+	tmatch__slurm_topo_clear(&st);
+	return conf;
+}
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
+                                                   tmatch_error_t *err)
+{
+	return tmatch_affinity_conf_parse_sel(text, name, NULL, err);
 }
 
 char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf)
 {
+	static const char *const names[2] = {"topology.yaml", "topology.conf"};
 	const char *conf = slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
 	const char *slash;
 	char *path = NULL;
@@ -630,68 +1418,83 @@ char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf)
 		return path;
 	}
 	slash = strrchr(conf, '/');
-	if (asprintf(&path, "%.*s/topology.conf", slash ? (int)(slash - conf) : 1,
-	             slash ? conf : ".") < 0) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (access(path, R_OK) != 0) {
+	for (int i = 0; i < 2; i++) {
+		if (asprintf(&path, "%.*s/%s", slash ? (int)(slash - conf) : 1, slash ? conf : ".",
+		             names[i]) < 0) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (access(path, R_OK) == 0)
+			return path;
 		free(path);
-		errno = ENOENT;
+		path = NULL;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+/* Either file whole: 64 MiB at most, no NUL byte. */
+#define MAX_TOPOLOGY_FILE ((size_t)64 << 20)
+
+tmatch_affinity_conf_t *tmatch_affinity_conf_load_sel(const char *path,
+                                                      const tmatch_affinity_topo_sel_t *sel,
+                                                      tmatch_error_t *err)
+{
+	size_t len = 0;
+	char *text;
+	tmatch_affinity_conf_t *conf = NULL;
+
+	if (!path) {
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no topology file path");
 		return NULL;
 	}
-	return path;
+	/* regular files only: a FIFO would hang */
+	text = tmatch_file_read(path, MAX_TOPOLOGY_FILE, &len, err);
+	if (!text)
+		return NULL;
+	if (strlen(text) != len)
+		tmatch_error_set(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
+	else
+		conf = tmatch_affinity_conf_parse_sel(text, path, sel, err);
+	free(text);
+	return conf;
 }
 
 tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err)
 {
-	FILE *f;
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	tmatch_affinity_conf_t *conf = NULL;
-	if (!path) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no topology.conf path");
-		return NULL;
-	}
-	f = tmatch_file_open(path, NULL, err); /* regular files only: a FIFO would hang */
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t n;
-		if (len + 4096 + 1 > cap) {
-			char *t;
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (64u << 20)) {
-				tmatch_error_set(err, EFBIG, path, 0, 0,
-				                 "larger than 64 MiB: not a topology.conf");
-				goto out;
-			}
-			t = realloc(text, cap);
-			if (!t) {
-				tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
-				goto out;
-			}
-			text = t;
-		}
-		n = fread(text + len, 1, 4096, f);
-		len += n;
-		if (n < 4096)
-			break;
-	}
-	if (ferror(f)) {
-		tmatch_error_set(err, EIO, path, 0, 0, "read error");
-		goto out;
-	}
-	text[len] = '\0';
-	if (strlen(text) != len) {
+	return tmatch_affinity_conf_load_sel(path, NULL, err);
+}
+
+char *tmatch_affinity_slurm_conf_read(const char *path, tmatch_error_t *err)
+{
+	size_t len = 0;
+	char *text = tmatch_file_read(path ? path : "/etc/slurm/slurm.conf",
+	                              TMATCH_TOPOLOGY_CONF_BYTES, &len, err);
+
+	if (text && strlen(text) != len) {
 		tmatch_error_set(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
-		goto out;
+		free(text);
+		return NULL;
 	}
-	conf = tmatch_affinity_conf_parse(text, path, err);
-out:
-	free(text);
-	fclose(f);
-	return conf;
+	return text;
+}
+
+const char *tmatch_affinity_conf_kind(const tmatch_affinity_conf_t *conf)
+{
+	if (!conf) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return kind_names[conf->kind == TMATCH__TOPO_NONE ? TMATCH__TOPO_TREE : conf->kind];
+}
+
+const char *tmatch_affinity_conf_name(const tmatch_affinity_conf_t *conf)
+{
+	if (!conf) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return conf->name;
 }
 
 int tmatch_affinity_conf_nb_switches(const tmatch_affinity_conf_t *conf)
@@ -734,6 +1537,15 @@ long tmatch_affinity_conf_switch_speed(const tmatch_affinity_conf_t *conf, int i
 /* ------------------------------------------------------------------------ */
 /* SLURM_TOPOLOGY_ADDR                                                        */
 
+static int find_switch(const tmatch_affinity_conf_t *conf, const char *name)
+{
+	int i;
+	for (i = 0; i < conf->nsw; i++)
+		if (!strcmp(conf->sw[i].name, name))
+			return i;
+	return -1;
+}
+
 tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs, int n,
                                                         tmatch_error_t *err)
 {
@@ -749,6 +1561,8 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 		return NULL;
 	}
 	snprintf(conf->file, sizeof(conf->file), "SLURM_TOPOLOGY_ADDR");
+	snprintf(conf->name, sizeof(conf->name), "default");
+	conf->kind = TMATCH__TOPO_TREE;
 	for (a = 0; a < n; a++) {
 		char *copy, *tok, *save = NULL, *comp[TMATCH_AFFINITY_MAX_LEVELS];
 		int k = 0, c, parent = -1;

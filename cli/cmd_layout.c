@@ -43,7 +43,8 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: treematch layout --profile FILE [--nodes HOSTLIST] [--topology-conf FILE]\n"
-	    "                        [--tasks-per-node SPEC] [--ntasks N] [--mapper NAME]\n"
+	    "                        [--topology-name NAME] [--tasks-per-node SPEC]\n"
+	    "                        [--ntasks N] [--mapper NAME]\n"
 	    "                        [--node-topology SPEC] [--seed N] [--stats] [-o FILE]\n"
 	    "                        [--plan FILE [--job-id N] [--step-id N]]\n"
 	    "                        [--exec COMMAND [ARGS...]]\n"
@@ -62,9 +63,13 @@ static void usage(FILE *out)
 	    "options:\n"
 	    "  -p, --profile FILE        communication profile (.yml, .yaml, .mtx, .mat)\n"
 	    "  -N, --nodes HOSTLIST      the allocation's nodes (default $SLURM_JOB_NODELIST)\n"
-	    "  -c, --topology-conf FILE  Slurm topology.conf (default: $TREEMATCH_TOPOLOGY_CONF,\n"
-	    "                            else topology.conf beside $SLURM_CONF, default\n"
+	    "  -c, --topology-conf FILE  Slurm's topology.yaml or topology.conf (default:\n"
+	    "                            $TREEMATCH_TOPOLOGY_CONF, else topology.yaml, else\n"
+	    "                            topology.conf, beside $SLURM_CONF, default\n"
 	    "                            /etc/slurm/slurm.conf; none found = one switch)\n"
+	    "  -y, --topology-name NAME  the topology of topology.yaml (default: the one of\n"
+	    "                            the partition $SLURM_JOB_PARTITION in slurm.conf,\n"
+	    "                            else the cluster default)\n"
 	    "  -t, --tasks-per-node SPEC tasks each node may run, in Slurm's syntax: \"4\" for\n"
 	    "                            all, \"2(x3),1\" or \"4,4,2\" per node (default\n"
 	    "                            $SLURM_TASKS_PER_NODE when it holds the tasks, else\n"
@@ -262,6 +267,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	    {"profile", required_argument, NULL, 'p'},
 	    {"nodes", required_argument, NULL, 'N'},
 	    {"topology-conf", required_argument, NULL, 'c'},
+	    {"topology-name", required_argument, NULL, 'y'},
 	    {"tasks-per-node", required_argument, NULL, 't'},
 	    {"ntasks", required_argument, NULL, 'n'},
 	    {"mapper", required_argument, NULL, 'M'},
@@ -278,12 +284,13 @@ int tmatch_cli_layout(int argc, char **argv)
 	};
 	const char *profile = NULL, *nodes = getenv("SLURM_JOB_NODELIST"), *conf_path = NULL;
 	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL, *plan = NULL;
-	const char *job_text = getenv("SLURM_JOB_ID");
+	const char *job_text = getenv("SLURM_JOB_ID"), *topo_name = NULL;
 	uint32_t step_id = TMATCH_PLAN_ANY_STEP;
 	long ntasks = -1;
 	uint64_t seed = 1, num, job_id = 0;
 	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n, bad;
-	char *confbuf = NULL, **names = NULL, *text = NULL;
+	char **names = NULL, *text = NULL;
+	tmatch_place_network_t net;
 	int *cap = NULL;
 	tmatch_error_t err;
 	tmatch_comm_t *comm = NULL;
@@ -292,6 +299,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	FILE *out = stdout, *sout = stderr;
 
 	tmatch_error_clear(&err);
+	memset(&net, 0, sizeof(net));
 	/* --exec ends the options: everything after it is the command */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--exec") || !strcmp(argv[i], "-x")) {
@@ -299,7 +307,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			break;
 		}
 	optind = 1;
-	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:t:n:M:T:s:So:P:j:J:h",
+	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:y:t:n:M:T:s:So:P:j:J:h",
 	                        longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -310,6 +318,9 @@ int tmatch_cli_layout(int argc, char **argv)
 			break;
 		case 'c':
 			conf_path = optarg;
+			break;
+		case 'y':
+			topo_name = optarg;
 			break;
 		case 't':
 			tpn = optarg;
@@ -391,11 +402,15 @@ int tmatch_cli_layout(int argc, char **argv)
 		tmatch_cli_error("%s", err.msg);
 		return 2;
 	}
-	if (!conf_path)
-		conf_path = confbuf = tmatch_affinity_conf_find(getenv("TREEMATCH_TOPOLOGY_CONF"),
-		                                                getenv("SLURM_CONF"));
-	else if (!strcmp(conf_path, "none"))
-		conf_path = NULL;
+	/* the network as Slurm finds it, the partition's topology */
+	if (tmatch_place_network_find(conf_path ? conf_path : getenv("TREEMATCH_TOPOLOGY_CONF"),
+	                              getenv("SLURM_CONF"), getenv("SLURM_JOB_PARTITION"),
+	                              &net) < 0) {
+		tmatch_cli_error("out of memory");
+		goto out;
+	}
+	net.sel.topology = topo_name;
+	conf_path = net.path;
 
 	/* The profile. */
 	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
@@ -441,6 +456,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	in.nodelist = nodes;
 	in.cap = cap;
 	in.topology_conf = conf_path;
+	in.topology_sel = &net.sel;
 	in.node_topology = node_spec;
 	in.mapper = mapper;
 	in.seed = seed;
@@ -527,7 +543,7 @@ int tmatch_cli_layout(int argc, char **argv)
 out:
 	free(text);
 	free(cap);
-	free(confbuf);
+	tmatch_place_network_clear(&net);
 	tmatch_affinity_hostlist_free(names);
 	tmatch_place_layout_destroy(lay);
 	tmatch_comm_destroy(comm);

@@ -208,6 +208,9 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 		put_str(&w, TMATCH__HIN_ORDINAL, in->gpu_env->ordinal);
 		put_str(&w, TMATCH__HIN_CGROUP_CONF, in->gpu_env->cgroup_conf);
 	}
+	put_str(&w, TMATCH__HIN_TOPOLOGY_FILE, in->topology_file);
+	put_str(&w, TMATCH__HIN_SLURM_CONF, in->slurm_conf);
+	put_str(&w, TMATCH__HIN_PARTITION, in->partition);
 	put(&w, (const uint32_t[2]){TMATCH__HIN_END, 0}, 2 * sizeof(uint32_t));
 	free(xml);
 	if (w.failed || fcntl(w.fd, F_ADD_SEALS,
@@ -303,6 +306,9 @@ static int input_read(int fd, struct input *d)
 	d->gpu.ordinal = str[TMATCH__HIN_ORDINAL];
 	d->gpu.cgroup_conf = str[TMATCH__HIN_CGROUP_CONF];
 	d->in.gpu_env = &d->gpu;
+	d->in.topology_file = str[TMATCH__HIN_TOPOLOGY_FILE];
+	d->in.slurm_conf = str[TMATCH__HIN_SLURM_CONF];
+	d->in.partition = str[TMATCH__HIN_PARTITION];
 	d->node_xml = str[TMATCH__HIN_NODE_XML];
 	d->node_xml_len = len[TMATCH__HIN_NODE_XML];
 	d->in.helper_fd = -1;
@@ -610,6 +616,19 @@ int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
 	case TMATCH__HMSG_PREDICT_BAD:
 		snprintf(line, len, "prediction not read: %s:%lld (%s)", file, a, strerror(e));
 		return 0;
+	case TMATCH__HMSG_TOPOLOGY_BAD: {
+		char where[96];
+
+		if (e == EINVAL)
+			snprintf(where, sizeof(where), "line %lld, column %lld", a, b);
+		else
+			snprintf(where, sizeof(where), "%s", strerror(e));
+		snprintf(line, len,
+		         "%s: the network's file %s cannot be used (%s): positions under one flat "
+		         "switch (`treematch topology show --topology-conf FILE` says what to fix)",
+		         node, file, where);
+		return 0;
+	}
 	default:
 		return -1;
 	}
@@ -975,7 +994,7 @@ static int code_fits(int status, int code)
 		return code == TMATCH__HMSG_LEARN_RECORD;
 	case TMATCH__HELPER_OUT_PLACED:
 		return code == TMATCH__HMSG_NONE ||
-		       (code >= TMATCH__HMSG_PREDICTED && code <= TMATCH__HMSG_PREDICT_BAD);
+		       (code >= TMATCH__HMSG_PREDICTED && code <= TMATCH__HMSG_TOPOLOGY_BAD);
 	default:
 		return code == TMATCH__HMSG_NONE;
 	}

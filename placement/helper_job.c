@@ -291,11 +291,13 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	struct tmatch__helper_hello hello;
 	struct tmatch__helper_head h;
 	const char *nodelist, *plan_path;
+	struct tmatch__helper_msg topo_note;
 	char *name;
 	int user_profile = 0, opened;
 
 	memset(&h, 0, sizeof(h));
 	memset(&hello, 0, sizeof(hello));
+	memset(&topo_note, 0, sizeof(topo_note));
 	tmatch_error_clear(&e);
 	/* The node list of the job's environment, only once it names exactly
 	   the step's node count (counted, not expanded). */
@@ -349,11 +351,27 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 		h.msg.num[1] = e.column > 0 ? e.column : 0;
 		failed(fd, &h, TMATCH__HMSG_PROFILE_BAD, err_no);
 	}
-	/* The switches, for the positions only (a plan has them); a
-	   topology.conf that does not parse counts as none, as on the CLI. */
+	/* The switches, for the positions only (a plan has them): the
+	   partition's topology; a file that does not parse counts as none,
+	   said in the placement's note. */
 	if (!slice && in->node_count > 1 && nodelist) {
-		if (in->topology_conf)
-			conf = tmatch_affinity_conf_parse(in->topology_conf, "topology.conf", NULL);
+		if (in->topology_conf) {
+			tmatch_affinity_topo_sel_t sel = {NULL, in->partition, in->slurm_conf,
+			                                  NULL};
+			const char *file = in->topology_file ? in->topology_file : "topology.conf";
+
+			tmatch_error_clear(&e);
+			conf = tmatch_affinity_conf_parse_sel(in->topology_conf, file, &sel, &e);
+			if (!conf) {
+				int err_no = errno;
+
+				tmatch__helper_msg_file(&topo_note, file);
+				topo_note.code = TMATCH__HMSG_TOPOLOGY_BAD;
+				topo_note.num[0] = e.line > 0 ? e.line : 0;
+				topo_note.num[1] = e.column > 0 ? e.column : 0;
+				topo_note.err_no = err_no > 0 && err_no < 4096 ? err_no : EINVAL;
+			}
+		}
 		if (prep->tree)
 			cluster =
 			    tmatch_affinity_cluster_build(conf, nodelist, prep->tree, NULL, NULL);
@@ -390,6 +408,8 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	}
 	if (cfg.verbose > 0 && in->node_index == 0 && !slice)
 		predicted_gain(&cfg, &h.msg);
+	if (topo_note.code && !h.msg.code)
+		h.msg = topo_note;
 	h.status = TMATCH__HELPER_OUT_PLACED;
 	h.ntasks = plan->ntasks;
 	h.cost = plan->cost;

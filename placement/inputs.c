@@ -7,7 +7,7 @@
  *         "synthetic:<hwloc string>"   affinity/
  *         "xml:<file>"                 affinity/
  *         "local"                      affinity/
- *         "cluster:<topology.conf>,<nodelist>,<node topology>"  affinity/
+ *         "cluster:<topology file>,<nodelist>,<node topology>"  affinity/
  *   FILE: *.mtx, *.mat                 treematch/ (tmatch_comm_load)
  *         *.yml, *.yaml                profile/ (through tmatch_place_comm)
  *         a compiled profile (any name: recognised by its first bytes), whole
@@ -30,8 +30,9 @@ static int has_suffix(const char *s, const char *suffix)
 
 /*
  * affinity/ specs. A node spec is "synthetic:<hwloc string>", "xml:<file>" or
- * "local"; a cluster spec is "cluster:<topology.conf>,<nodelist>,<node spec>"
- * where topology.conf may be empty or "none" (one flat switch) and the node
+ * "local"; a cluster spec is "cluster:<topology file>,<nodelist>,<node spec>"
+ * where the topology file (topology.yaml: its cluster default; or
+ * topology.conf) may be empty or "none" (one flat switch) and the node
  * list is a Slurm hostlist (its commas inside brackets are part of it).
  */
 int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *o, tmatch_error_t *err)
@@ -214,7 +215,8 @@ tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_af
 		if (!nl || !nt || !*nl) {
 			tmatch_error_set(
 			    err, EINVAL, NULL, 0, 0,
-			    "cluster topology needs cluster:<topology.conf>,<nodelist>,<node "
+			    "cluster topology needs cluster:<topology.yaml or "
+			    ".conf>,<nodelist>,<node "
 			    "topology>, e.g. cluster:topology.conf,n[1-4],synthetic:pack:2 core:8");
 			goto out;
 		}
@@ -238,6 +240,33 @@ out:
 	tmatch_affinity_tree_destroy(node);
 	free(copy);
 	return cluster;
+}
+
+int tmatch_place_network_find(const char *override, const char *slurm_conf, const char *partition,
+                              tmatch_place_network_t *net)
+{
+	memset(net, 0, sizeof(*net));
+	if (override && !strcmp(override, "none"))
+		return 0;
+	net->path = tmatch_affinity_conf_find(override, slurm_conf);
+	if (!net->path && errno == ENOMEM)
+		return -1;
+	/* slurm.conf's Topology= keys: none when it cannot be read */
+	net->slurm_conf =
+	    tmatch_affinity_slurm_conf_read(slurm_conf && *slurm_conf ? slurm_conf : NULL, NULL);
+	net->sel.slurm_conf = net->slurm_conf;
+	net->sel.slurm_conf_name = slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
+	net->sel.partition = partition && *partition ? partition : NULL;
+	return 0;
+}
+
+void tmatch_place_network_clear(tmatch_place_network_t *net)
+{
+	if (!net)
+		return;
+	free(net->path);
+	free(net->slurm_conf);
+	memset(net, 0, sizeof(*net));
 }
 
 tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err)

@@ -343,7 +343,8 @@ static tmatch_affinity_tree_t *layout_tree(const tmatch_place_layout_in_t *in,
 			if (tmatch_affinity_leaf_is_real(node, leaf))
 				m->real[m->nreal++] = leaf;
 	}
-	if (in->topology_conf && !(conf = tmatch_affinity_conf_load(in->topology_conf, err)))
+	if (in->topology_conf &&
+	    !(conf = tmatch_affinity_conf_load_sel(in->topology_conf, in->topology_sel, err)))
 		goto out;
 	for (int i = 0; i < l->nnodes; i++)
 		need += strlen(l->node_name[i]) + 1;

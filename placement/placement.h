@@ -415,11 +415,13 @@ typedef struct tmatch_place_node_in {
 	const char *topology_xml_text;
 	size_t topology_xml_len;
 	/* The switches, for the position only (placement stays on the node): a
-	   cluster tree the caller built, else topology_conf (a topology.conf path,
-	   NULL = one flat switch; a file that does not parse counts as NULL) over
-	   nodelist, when node_count > 1. */
+	   cluster tree the caller built, else topology_conf (a topology.yaml or
+	   topology.conf path, the topology topology_sel picks, NULL = one flat
+	   switch; a file that does not parse counts as NULL) over nodelist,
+	   when node_count > 1. */
 	const tmatch_affinity_tree_t *cluster;
 	const char *topology_conf;
+	const tmatch_affinity_topo_sel_t *topology_sel;
 	/* Map in a forked child limited to cfg->max_map_time and max_map_memory
 	   (the caller must outlive whatever the mapping does); 0 = in process,
 	   as in the plugin's helper, which is already such a child. */
@@ -649,7 +651,11 @@ typedef struct tmatch_place_helper_in {
 	const tmatch_config_t *admin; /* plugstack.conf + admin file, read as root */
 	const char *user_value;       /* the --treematch value as received; NULL = none */
 	const char *nodelist;         /* SLURM_STEP_NODELIST of the job's environment, NULL */
-	const char *topology_conf;    /* topology.conf's text (read as root), NULL = none */
+	const char *topology_conf;    /* topology.yaml's or topology.conf's text (read as
+	                                 root), NULL = none */
+	const char *topology_file;    /* its path: names it, tells the two apart */
+	const char *slurm_conf;       /* slurm.conf's text (read as root), NULL = none */
+	const char *partition;        /* SLURM_JOB_PARTITION of the job's environment, NULL */
 	int node_index, node_count;   /* S_JOB_NODEID, S_JOB_NNODES */
 	int nlocal, ntasks_total;     /* S_JOB_LOCAL_TASK_COUNT, S_JOB_TOTAL_TASK_COUNT */
 	int cpus_per_task;            /* S_STEP_CPUS_PER_TASK */
@@ -938,9 +944,9 @@ char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run);
  * A --topology SPEC as the mapping core's tree: "tleaf DEPTH A0 C0 ..." (or
  * starting with a digit), "synthetic:<hwloc string>", "xml:FILE", "local"
  * (this machine, within the caller's binding) or
- * "cluster:<topology.conf>,<nodelist>,<node spec>" (topology.conf empty or
- * "none" = one flat switch; the node list's commas inside brackets are its
- * own). -1/NULL with err saying which forms exist.
+ * "cluster:<topology file>,<nodelist>,<node spec>" (a topology.yaml, its
+ * cluster default, or a topology.conf; empty or "none" = one flat switch;
+ * the node list's commas inside brackets are its own). -1/NULL with err saying which forms exist.
  */
 tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err);
 
@@ -953,6 +959,23 @@ tmatch_topo_t *tmatch_place_topo_load(const char *spec, tmatch_error_t *err);
 tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_affinity_opts_t *base,
                                                const char *conf_path, const char *nodes,
                                                tmatch_error_t *err);
+
+/*
+ * The network of the cluster a front end runs in, found as Slurm finds it:
+ * the file (`override`, else topology.yaml, else topology.conf, beside
+ * slurm_conf, NULL = /etc/slurm/slurm.conf; "none" = no file), slurm.conf's
+ * text (its partitions' and nodes' Topology=), the job's `partition` (NULL:
+ * the default one). 0 (net->path NULL when there is no file: one flat
+ * switch), -1/ENOMEM. Clear it with tmatch_place_network_clear.
+ */
+typedef struct tmatch_place_network {
+	char *path;
+	char *slurm_conf;
+	tmatch_affinity_topo_sel_t sel;
+} tmatch_place_network_t;
+int tmatch_place_network_find(const char *override, const char *slurm_conf, const char *partition,
+                              tmatch_place_network_t *net);
+void tmatch_place_network_clear(tmatch_place_network_t *net);
 
 /*
  * Set `opts`' source and input from a node spec: "synthetic:<string>",
@@ -1035,7 +1058,9 @@ typedef struct tmatch_place_layout_in {
 	const char *nodelist;      /* the allocation's nodes (hostlist) */
 	const int *cap;            /* [nodes of nodelist] task slots of each; 0 = the node
 	                              takes no part */
-	const char *topology_conf; /* path, NULL = one flat switch */
+	const char *topology_conf; /* topology.yaml or topology.conf path, NULL = one flat
+	                              switch */
+	const tmatch_affinity_topo_sel_t *topology_sel; /* its topology, NULL = the default */
 	const char *node_topology; /* "synthetic:..." or "xml:FILE"; NULL = one level of
 	                              slots */
 	const char *mapper;        /* NULL = TMATCH_DEFAULT_MAPPER */

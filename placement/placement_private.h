@@ -191,7 +191,10 @@ enum {
 	TMATCH__HIN_STEP_CORES,     /* S_STEP_ALLOC_CORES */
 	TMATCH__HIN_JOB_CORES,      /* S_JOB_ALLOC_CORES */
 	TMATCH__HIN_NODE_XML,       /* hwloc's XML of the node, as the root side loaded it */
-	TMATCH__HIN_TOPOLOGY_CONF,  /* topology.conf's text */
+	TMATCH__HIN_TOPOLOGY_CONF,  /* topology.yaml's or topology.conf's text */
+	TMATCH__HIN_TOPOLOGY_FILE,  /* its path (names it, tells the two apart) */
+	TMATCH__HIN_SLURM_CONF,     /* slurm.conf's text (its Topology= keys) */
+	TMATCH__HIN_PARTITION,      /* the job's SLURM_JOB_PARTITION */
 	TMATCH__HIN_STEP_GPUS,      /* a GPU step: the job's SLURM_STEP_GPUS, */
 	TMATCH__HIN_CUDA,           /* CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, */
 	TMATCH__HIN_ROCR,           /* ZE_AFFINITY_MASK, GPU_DEVICE_ORDINAL */
@@ -254,6 +257,7 @@ enum tmatch__helper_code {
 	TMATCH__HMSG_PREDICTED,    /* file, name: mapper, val[0] mapped, val[1] packed */
 	TMATCH__HMSG_PREDICT_NONE, /* file, name: mapper */
 	TMATCH__HMSG_PREDICT_BAD,  /* file, num[0] line, err_no */
+	TMATCH__HMSG_TOPOLOGY_BAD, /* file: the network's, num[0] line, num[1] column, err_no */
 	TMATCH__HMSG_COUNT
 };
 

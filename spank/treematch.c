@@ -79,7 +79,9 @@ static struct {
 	char node_msg[700];           /* its one line */
 	/* slurmstepd: the admin's files, read at init while it is root (22.05
 	   to 26.05 call user_init with the job user's effective uid) */
-	char *topology_conf; /* topology.conf's text, NULL = none */
+	char *topology_conf; /* topology.yaml's or topology.conf's text, NULL = none */
+	char *topology_file; /* its path */
+	char *slurm_conf;    /* slurm.conf's text (its Topology= keys), NULL = none */
 	char *topology_xml;  /* topology_xml's bytes, NULL = none */
 	char *cgroup_conf;   /* cgroup.conf's text (GPU steps: ConstrainDevices), NULL = none */
 	size_t topology_xml_len;
@@ -274,9 +276,11 @@ static void open_helper(int ac, char **av)
 		errmsg(&err, st.helper_error, sizeof(st.helper_error));
 }
 
-/* topology.conf beside the slurm.conf slurmstepd itself uses (its own
-   SLURM_CONF, not the job's) and the admin's topology_xml: at most 16 and
-   64 MiB. */
+/* The network as the slurm.conf slurmstepd itself uses (its own
+   SLURM_CONF, not the job's) describes it: topology.yaml, else
+   topology.conf, beside it, with slurm.conf's text (its Topology= keys);
+   and the admin's topology_xml: at most 16 and 64 MiB each, read, not
+   parsed (the helper parses them). */
 #define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
 #define MAX_TOPOLOGY_XML  (64 * 1024 * 1024)
 
@@ -321,9 +325,9 @@ static void site_store_prepare(spank_t sp)
 
 /*
  * slurmstepd, slurm_spank_init: the admin's policy (plugstack.conf, the
- * admin_file), topology.conf, topology_xml and cgroup.conf (for GPU steps,
- * not parsed here), read now, as root, and kept
- * for user_init, which Slurm calls with the job user's effective uid: a
+ * admin_file), topology.yaml or topology.conf (and slurm.conf), topology_xml
+ * and cgroup.conf (for GPU steps, not parsed here), read now, as root, and
+ * kept for user_init, which Slurm calls with the job user's effective uid: a
  * file only root may read was lost there. Nothing the user wrote is read.
  */
 static void read_admin_files(spank_t sp, int ac, char **av)
@@ -342,7 +346,12 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 		size_t len;
 
 		st.topology_conf = tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL);
-		free(path);
+		if (st.topology_conf) {
+			st.topology_file = path;
+			st.slurm_conf = tmatch_affinity_slurm_conf_read(getenv("SLURM_CONF"), NULL);
+		} else {
+			free(path);
+		}
 	}
 	st.cgroup_conf = cgroup_conf_text();
 	if (st.cfg.topology_xml[0]) {
@@ -597,7 +606,7 @@ static void plan_node(spank_t sp)
 	uint32_t nodeid = 0, nnodes = 1, nlocal = 0, ntotal = 0, cpt = 0, jobid = 0, stepid = 0;
 	uid_t uid = 0;
 	gid_t gid = 0, *groups = NULL;
-	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL;
+	char *step_cores = NULL, *job_cores = NULL, *nodelist = NULL, *plan = NULL, *part = NULL;
 	char *learn = NULL;
 	char *gpu_copy[GPU_VARS] = {NULL};
 	tmatch_place_gpu_env_t gpu_env;
@@ -661,6 +670,8 @@ static void plan_node(spank_t sp)
 	}
 	nodelist = job_nodelist(sp);
 	plan = job_env_copy(sp, "TREEMATCH_PLAN");
+	if (nnodes > 1 && nodelist && !plan)
+		part = job_env_copy(sp, "SLURM_JOB_PARTITION");
 
 	/* A GPU step: Slurm's lists and the admin's cgroup.conf, for the helper */
 	memset(&gpu_env, 0, sizeof(gpu_env));
@@ -694,6 +705,9 @@ static void plan_node(spank_t sp)
 	hin.nodelist = nodelist;
 	/* the switches, for the positions (a plan carries them) */
 	hin.topology_conf = nnodes > 1 && nodelist && !plan ? st.topology_conf : NULL;
+	hin.topology_file = hin.topology_conf ? st.topology_file : NULL;
+	hin.slurm_conf = hin.topology_conf ? st.slurm_conf : NULL;
+	hin.partition = hin.topology_conf ? part : NULL;
 	hin.node_index = (int)nodeid;
 	hin.node_count = (int)nnodes;
 	hin.nlocal = (int)nlocal;
@@ -734,6 +748,9 @@ static void plan_node(spank_t sp)
 	}
 	st.plan = hout.plan;
 	st.devices = hout.devices;
+	/* a note the user did not ask for (verbose prints it): the admin's */
+	if (st.plan->note[0] && !st.cfg.verbose && !st.cfg.dry_run)
+		slurm_info("treematch: %s", st.plan->note);
 	st.node = prep.tree; /* the tree the helper's leaves were checked on */
 	prep.tree = NULL;
 	st.plan->node_seconds = wall_seconds() - t0;
@@ -745,6 +762,7 @@ out:
 		free(gpu_copy[i]);
 	free(nodelist);
 	free(plan);
+	free(part);
 	free(groups);
 	free(ranks);
 }
@@ -912,6 +930,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	tmatch_profile_destroy(st.prof);
 	free(st.user_value);
 	free(st.topology_conf);
+	free(st.topology_file);
+	free(st.slurm_conf);
 	free(st.topology_xml);
 	free(st.cgroup_conf);
 	if (st.helper_open)

@@ -63,7 +63,8 @@ $(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
 
 # The root side's reading of the plugin helper's result (placement/helper.c)
 # and the other text readers (matrix files, topology.conf, hostlists; the
-# trace, machine description and prediction of `treematch predict`).
+# trace, machine description and prediction of `treematch predict`; the
+# network: topology.yaml, topology.conf's kinds, slurm.conf's Topology=).
 FUZZ_HW_SRCS := $(wildcard placement/*.c) $(wildcard affinity/*.c) $(wildcard profile/*.c) \
                 profiler/mpiabi.c profiler/launch.c \
                 $(wildcard treematch/*.c)
@@ -73,21 +74,25 @@ FUZZ_SPECS_BIN   := $(B)/fuzz/fuzz_specs
 FUZZ_PLAN_BIN    := $(B)/fuzz/fuzz_plan
 FUZZ_PREDICT_BIN := $(B)/fuzz/fuzz_predict
 FUZZ_GPU_BIN     := $(B)/fuzz/fuzz_gpu
+FUZZ_TOPOLOGY_BIN := $(B)/fuzz/fuzz_topology
 REPLAY_HELPER_BIN  := $(B)/fuzz/replay_helper
 REPLAY_READERS_BIN := $(B)/fuzz/replay_readers
 REPLAY_SPECS_BIN   := $(B)/fuzz/replay_specs
 REPLAY_PLAN_BIN    := $(B)/fuzz/replay_plan
 REPLAY_PREDICT_BIN := $(B)/fuzz/replay_predict
 REPLAY_GPU_BIN     := $(B)/fuzz/replay_gpu
+REPLAY_TOPOLOGY_BIN := $(B)/fuzz/replay_topology
 
-$(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ_PREDICT_BIN) $(FUZZ_GPU_BIN): $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HW_SRCS)
+$(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ_PREDICT_BIN) $(FUZZ_GPU_BIN) \
+$(FUZZ_TOPOLOGY_BIN): $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HW_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(HWLOC_CFLAGS) $(YAML_CFLAGS) \
 	    -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) -lmetis -lm
 
-$(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN) $(REPLAY_PREDICT_BIN) $(REPLAY_GPU_BIN): $(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIB_A)
+$(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN) $(REPLAY_PREDICT_BIN) $(REPLAY_GPU_BIN) \
+$(REPLAY_TOPOLOGY_BIN): $(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
@@ -96,7 +101,7 @@ $(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/fuzz/lsan.supp
 
 fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN) $(FUZZ_COMPILED_BIN) $(FUZZ_HELPER_BIN) $(FUZZ_READERS_BIN) \
-      $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ_PREDICT_BIN) $(FUZZ_GPU_BIN)
+      $(FUZZ_SPECS_BIN) $(FUZZ_PLAN_BIN) $(FUZZ_PREDICT_BIN) $(FUZZ_GPU_BIN) $(FUZZ_TOPOLOGY_BIN)
 	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/config-corpus
 	cp -n tests/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null || true
 	cp -n tests/fuzz/config-corpus/* $(B)/fuzz/config-corpus/ 2>/dev/null || true
@@ -113,7 +118,7 @@ fuzz: $(FUZZ_BIN) $(FUZZ_CONFIG_BIN) $(FUZZ_COMPILED_BIN) $(FUZZ_HELPER_BIN) $(F
 	    -artifact_prefix=$(B)/fuzz/compiled- \
 	    -max_total_time=$(if $(filter -1,$(FUZZ_RUNS)),$(FUZZ_TIME),0) \
 	    -runs=$(FUZZ_RUNS) $(B)/fuzz/compiled-corpus
-	@set -e; for h in helper readers specs plan predict gpu; do \
+	@set -e; for h in helper readers specs plan predict gpu topology; do \
 	    mkdir -p $(B)/fuzz/$$h-corpus; \
 	    cp -n tests/fuzz/$$h-corpus/* $(B)/fuzz/$$h-corpus/ 2>/dev/null || true; \
 	    $(B)/fuzz/fuzz_$$h -max_len=8192 -timeout=60 -rss_limit_mb=2048 \
@@ -134,7 +139,8 @@ $(REPLAY_CONFIG_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_config.c $(LIB_A)
 
 fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN) $(REPLAY_COMPILED_BIN) $(REPLAY_HELPER_BIN) \
              $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN) $(REPLAY_PREDICT_BIN) \
-             $(REPLAY_GPU_BIN)
+             $(REPLAY_GPU_BIN) \
+             $(REPLAY_TOPOLOGY_BIN)
 	@if $(REPLAY_BIN) tests/fuzz/corpus tests/fuzz/regressions tests/fixtures/profile/valid \
 	    tests/fixtures/profile/invalid tests/fuzz/compiled-corpus && \
 	    $(REPLAY_CONFIG_BIN) tests/fuzz/config-corpus && \
@@ -144,7 +150,8 @@ fuzz-replay: $(REPLAY_BIN) $(REPLAY_CONFIG_BIN) $(REPLAY_COMPILED_BIN) $(REPLAY_
 	    $(REPLAY_SPECS_BIN) tests/fuzz/specs-corpus && \
 	    $(REPLAY_PLAN_BIN) tests/fuzz/plan-corpus && \
 	    $(REPLAY_PREDICT_BIN) tests/fuzz/predict-corpus && \
-	    $(REPLAY_GPU_BIN) tests/fuzz/gpu-corpus; then \
+	    $(REPLAY_GPU_BIN) tests/fuzz/gpu-corpus && \
+	    $(REPLAY_TOPOLOGY_BIN) tests/fuzz/topology-corpus; then \
 	    BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 1 0; \
 	else BUILDDIR=$(abspath $(B)) sh tests/summary.sh add fuzz-replay 0 1; fi
 

@@ -39,6 +39,12 @@
 #   --constrain-devices  --cgroup with ConstrainDevices=yes (each step, and
 #                      each task Slurm binds GPUs to, confined to its
 #                      devices; Slurm then numbers GPUs as the task sees them)
+#   --topology FILE    four nodes: copy FILE (topology.yaml or topology.conf,
+#                      by its name) next to slurm.conf instead of the
+#                      two-switch topology.conf (which stays beside a
+#                      topology.yaml: Slurm ignores it then)
+#   --topology-plugin P  TopologyPlugin (default topology/tree)
+#   --partition-opts S  more keys on the partition's line ("Topology=NAME")
 #
 # Start is idempotent: a cluster already running in DIR is stopped first.
 # Stop is safe to call at any time, any number of times, and never kills a
@@ -48,6 +54,7 @@ set -eu
 usage() {
 	echo "usage: cluster.sh start [--dir D] [--nodes 1|4|4lo] [--task-plugin P] [--cgroup] [--plugstack F]" >&2
 	echo "                        [--gpus N] [--sockets2] [--constrain-devices]" >&2
+	echo "                        [--topology F] [--topology-plugin P] [--partition-opts S]" >&2
 	echo "       cluster.sh stop|status [--dir D]" >&2
 	exit 2
 }
@@ -66,6 +73,9 @@ NODES=1
 TASK_PLUGIN=task/affinity
 CGROUP=0
 PLUGSTACK=
+TOPOLOGY=
+TOPOLOGY_PLUGIN=topology/tree
+PARTITION_OPTS=
 SHAPE=${TMATCH_NODE_SHAPE:-}
 GPUS=0
 SOCKETS2=0
@@ -77,6 +87,9 @@ while [ $# -gt 0 ]; do
 	--task-plugin) TASK_PLUGIN=$2; shift 2 ;;
 	--plugstack) PLUGSTACK=$2; shift 2 ;;
 	--shape) SHAPE=$2; shift 2 ;;
+	--topology) TOPOLOGY=$2; shift 2 ;;
+	--topology-plugin) TOPOLOGY_PLUGIN=$2; shift 2 ;;
+	--partition-opts) PARTITION_OPTS=$2; shift 2 ;;
 	--cgroup) CGROUP=1; shift ;;
 	--gpus) GPUS=$2; shift 2 ;;
 	--sockets2) SOCKETS2=1; shift ;;
@@ -279,25 +292,31 @@ EOF
 		echo "NodeName=n0 NodeHostname=$(hostname) NodeAddr=127.0.0.1 $shape$gres State=UNKNOWN" >>"$CONF"
 		;;
 	4)
-		echo "TopologyPlugin=topology/tree" >>"$CONF"
+		echo "TopologyPlugin=$TOPOLOGY_PLUGIN" >>"$CONF"
 		for i in 1 2 3 4; do
 			echo "NodeName=n$i NodeAddr=$NET.$((10 + i)) $shape State=UNKNOWN" >>"$CONF"
 		done
 		;;
 	4lo)
-		echo "TopologyPlugin=topology/tree" >>"$CONF"
+		echo "TopologyPlugin=$TOPOLOGY_PLUGIN" >>"$CONF"
 		for i in 1 2 3 4; do
 			echo "NodeName=n$i NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=$((PORT_BASE + 1 + i)) $shape State=UNKNOWN" >>"$CONF"
 		done
 		;;
 	esac
-	echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$CONF"
+	echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP $PARTITION_OPTS" >>"$CONF"
+	rm -f "$DIR/etc/topology.yaml" "$DIR/etc/topology.conf"
 	if [ "$NODES" != 1 ]; then
 		cat >"$DIR/etc/topology.conf" <<EOF
 SwitchName=s0 Nodes=n[1-2]
 SwitchName=s1 Nodes=n[3-4]
 SwitchName=top Switches=s[0-1]
 EOF
+		case ${TOPOLOGY##*/} in
+		"") ;;
+		*.yaml | *.yml) cp "$TOPOLOGY" "$DIR/etc/topology.yaml" ;;
+		*) cp "$TOPOLOGY" "$DIR/etc/topology.conf" ;;
+		esac
 	fi
 	# Our own cgroup.conf keeps slurmd away from /etc/slurm/cgroup.conf.
 	# Slurm 23.02 and later probe cgroups at start even with

@@ -190,6 +190,10 @@ for flavour in mpich openmpi; do
 	exe=$WORK/mpi_hello.$flavour
 	case $flavour in openmpi) mpi=pmix ;; *) mpi=pmi2 ;; esac
 	name="MPI ($flavour, --mpi=$mpi) with treematch-srun: 8 ranks run and talk, pairs together"
+	if [ $mpi = pmix ] && ! have_pmix; then
+		skip "$name" "$NO_PMIX"
+		continue
+	fi
 	if ! "mpicc.$flavour" -O1 -o "$exe" "$SRC/tests/e2e/mpi_hello.c" >"$WORK/mpicc.$flavour.log" 2>&1; then
 		fail "$name" "cannot build: $(tail -n 3 "$WORK/mpicc.$flavour.log")"
 		continue
@@ -349,4 +353,141 @@ if [ "$(grep -c '^rank=' "$WORK/fc.out")" -eq 8 ] && ! pairs_together "$WORK/fc.
 else
 	fail "cli_filter: an explicit -m block is kept" "$(cat "$WORK/fc.out" "$WORK/fc.err" | tail -n 10)"
 fi
+
+# 12. The network as Slurm reads it: heavy groups of four ranks, {0,1,4,5}
+# and {2,3,6,7}, two nodes each, on a network of two units (switches or
+# blocks), n[1-2] and n[3-4]. Slurm's block distribution puts ranks 0,1 on
+# n1 and 4,5 on n3, across units, whether it orders the nodes by name or by
+# the network (checked first); the layout must keep each group on the two
+# nodes of one unit. The network is a tree or blocks in topology.yaml (the
+# partition's topology, beside a flat cluster default; the topology.conf
+# left beside it, which Slurm ignores, pairs n1 with n3: following it
+# would split the groups) and BlockName lines in topology.conf. A release
+# whose slurmctld reads the file runs with it beside slurm.conf (Slurm
+# 25.05 for topology.yaml, 23.11 for topology/block); an older one keeps
+# its two-switch topology.conf and the CLI is given the file
+# (TREEMATCH_TOPOLOGY_CONF).
+G=$WORK/groups.yml
+{
+	printf 'format: comm-profile\nversion: 1\nranks: 8\nmetrics: [bytes]\ndirected: false\nedges:\n'
+	for g in "0 1 4 5" "2 3 6 7"; do
+		for a in $g; do
+			for b in $g; do
+				[ "$a" -lt "$b" ] && echo "  - [$a, $b, 100000]"
+			done
+		done
+	done
+	echo "  - [1, 2, 10]"
+} >"$G"
+unit_of() { case $1 in n1 | n2) echo A ;; n3 | n4) echo B ;; *) echo "?" ;; esac; }
+# groups_apart FILE: each group of four on two nodes of one unit; prints why not
+groups_apart() {
+	for g in "0 1 4 5" "2 3 6 7"; do
+		hosts=$(for r in $g; do
+			field "$(grep "^rank=$r " "$1")" node
+		done | sort -u | tr '\n' ' ')
+		units=$(for h in $hosts; do unit_of "$h"; done | sort -u | tr -d '\n')
+		[ "$(echo $hosts | wc -w)" = 2 ] && [ "${#units}" = 1 ] && [ "$units" != "?" ] ||
+			echo "group {$g} on $hosts(units $units)"
+	done
+}
+release=$(slurmd -V | sed -n 's/^slurm[^ ]* \([0-9]*\.[0-9]*\).*/\1/p')
+major=$(echo "$release" | tr -d .)
+cat >"$WORK/net-tree.yaml" <<'EOF'
+- topology: eth
+  cluster_default: true
+  flat: true
+- topology: ib
+  tree:
+    switches:
+      - switch: top
+        children: sa,sb
+      - switch: sa
+        nodes: n[1-2]
+      - switch: sb
+        nodes: n[3-4]
+EOF
+cat >"$WORK/net-block.yaml" <<'EOF'
+- topology: eth
+  cluster_default: true
+  flat: true
+- topology: nvl
+  block:
+    block_sizes: [2, 4]
+    blocks:
+      - block: ba
+        nodes: n[1-2]
+      - block: bb
+        nodes: n[3-4]
+EOF
+printf 'BlockName=ba Nodes=n[1-2]\nBlockName=bb Nodes=n[3-4]\nBlockSizes=2,4\n' >"$WORK/net-block.conf"
+# t_network LABEL FILE NAME PLUGIN MIN: NAME the topology of FILE, PLUGIN the
+# TopologyPlugin its slurmctld needs, MIN the first Slurm (2505, 2311) that reads it
+t_network() {
+	label=$1 file=$2 name=$3 plugin=$4 min=$5
+	unset TREEMATCH_TOPOLOGY_CONF TREEMATCH_LAYOUT_ARGS
+	if [ "$major" -ge "$min" ] 2>/dev/null; then
+		how="slurmctld reads it beside slurm.conf"
+		opts=
+		[ -n "$name" ] && opts="Topology=$name"
+		set -- --topology "$file" --topology-plugin "$plugin" --partition-opts "$opts"
+	else
+		how="Slurm $release's slurmctld does not read it: the CLI is given the file"
+		export TREEMATCH_TOPOLOGY_CONF=$file
+		[ -n "$name" ] && export TREEMATCH_LAYOUT_ARGS="--topology-name $name"
+		set --
+	fi
+	if ! $CLUSTER start --nodes 4 "$@" >"$WORK/cluster.out" 2>&1; then
+		fail "$label: cluster start ($how)" "$(tail -n 20 "$WORK/cluster.out")"
+		return
+	fi
+	# beside a topology.yaml slurmctld read, a topology.conf it ignores
+	case $file in
+	*.yaml) [ -z "${TREEMATCH_TOPOLOGY_CONF:-}" ] &&
+		printf 'SwitchName=s0 Nodes=n[1,3]\nSwitchName=s1 Nodes=n[2,4]\nSwitchName=top Switches=s[0-1]\n' \
+			>"$TMATCH_CLUSTER_DIR/etc/topology.conf" ;;
+	esac
+	in_alloc "$WORK/nb.out" "$WORK/nb.err" "srun -n8 sh -c '$REPORT'"
+	if [ "$(grep -c '^rank=' "$WORK/nb.out")" -eq 8 ] && [ -n "$(groups_apart "$WORK/nb.out")" ]; then
+		pass "$label: block distribution puts each heavy group across units (the case to fix)"
+	else
+		fail "$label: block distribution puts each heavy group across units" \
+			"$(cat "$WORK/nb.out" "$WORK/nb.err")"
+	fi
+	in_alloc "$WORK/nl.out" "$WORK/nl.err" "sh '$LAUNCHER' -n8 --treematch='$G' sh -c '$REPORT'"
+	rc=$?
+	why=$(groups_apart "$WORK/nl.out")
+	if [ $rc -eq 0 ] && [ "$(grep -c '^rank=' "$WORK/nl.out")" -eq 8 ] && [ -z "$why" ]; then
+		pass "$label ($how): treematch-srun keeps each heavy group inside one unit"
+	else
+		fail "$label ($how): treematch-srun keeps each heavy group inside one unit" \
+			"rc=$rc $why" "$(cat "$WORK/nl.out")" "$(tail -n 5 "$WORK/nl.err")"
+	fi
+	# The plugin reads the network as slurmstepd's slurm.conf gives it (no
+	# plan: TREEMATCH_SRUN_PLAN=0): a group's ranks share their lowest
+	# switch in TREEMATCH_POSITION, the two groups' differ.
+	if [ -n "${TREEMATCH_TOPOLOGY_CONF:-}" ]; then
+		skip "$label: the plugin's TREEMATCH_POSITION follows it" \
+			"the plugin reads the network slurmctld reads, and Slurm $release's does not read this file"
+		return
+	fi
+	in_alloc "$WORK/np.out" "$WORK/np.err" "TREEMATCH_SRUN_PLAN=0 sh '$LAUNCHER' -n8 --treematch='$G' \
+		sh -c 'echo rank=\$SLURM_PROCID node=\$SLURMD_NODENAME pos=\$TREEMATCH_POSITION'"
+	sw=$(for r in 0 1 2 3 4 5 6 7; do
+		field "$(grep "^rank=$r " "$WORK/np.out")" pos | tr ',' '\n' | sed -n 's/^switch=//p'
+	done | tr '\n' ' ')
+	set -- $sw
+	if [ $# -eq 8 ] && [ "$1" = "$2" ] && [ "$1" = "$5" ] && [ "$1" = "$6" ] &&
+		[ "$3" = "$4" ] && [ "$3" = "$7" ] && [ "$3" = "$8" ] && [ "$1" != "$3" ] &&
+		[ -z "$(groups_apart "$WORK/np.out")" ]; then
+		pass "$label: the plugin's TREEMATCH_POSITION puts each group under one lowest switch ($sw)"
+	else
+		fail "$label: the plugin's TREEMATCH_POSITION puts each group under one lowest switch" \
+			"switch= of ranks 0-7: $sw" "$(cat "$WORK/np.out")" "$(tail -n 5 "$WORK/np.err")"
+	fi
+}
+t_network "tree in topology.yaml" "$WORK/net-tree.yaml" ib topology/tree 2505
+t_network "block in topology.yaml" "$WORK/net-block.yaml" nvl topology/block 2505
+t_network "BlockName in topology.conf" "$WORK/net-block.conf" "" topology/block 2311
+unset TREEMATCH_TOPOLOGY_CONF TREEMATCH_LAYOUT_ARGS
 [ "$FAILED" -eq 0 ]

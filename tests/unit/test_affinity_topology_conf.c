@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_affinity_conf.c - Slurm hostlists, topology.conf files with 1, 2 and 3
- * switch levels, every invalid fixture with the error (line, column, text)
- * it states in its first line, and SLURM_TOPOLOGY_ADDR.
+ * switch levels, every invalid fixture (topology.conf and topology.yaml)
+ * with the error (line, column, text) it states in its first line, and
+ * SLURM_TOPOLOGY_ADDR.
  */
 #include "affinity/affinity.h"
 #include "tmpdir.h"
@@ -196,7 +197,8 @@ Test(conf, invalid_fixtures)
 		FILE *f;
 		tmatch_error_t err;
 		tmatch_affinity_conf_t *c;
-		if (strncmp(e->d_name, "bad-", 4) || !strstr(e->d_name, ".conf"))
+		if (strncmp(e->d_name, "bad-", 4) ||
+		    (!strstr(e->d_name, ".conf") && !strstr(e->d_name, ".yaml")))
 			continue;
 		snprintf(path, sizeof(path), FIX "%s", e->d_name);
 		f = fopen(path, "r");

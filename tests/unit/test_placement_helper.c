@@ -1082,6 +1082,91 @@ Test(placement_helper, verbose_says_the_predicted_gain_kept_beside_the_profile)
 	node_teardown(&n);
 }
 
+/* Node 1 of a 2-node step (ranks 0-3 here), the network given as the root
+   side reads it: its text, its path, slurm.conf's text and the partition. */
+static void two_nodes(struct node *n, const char *text, const char *file, const char *slurm,
+                      const char *partition)
+{
+	node_setup(n, NULL);
+	tmatch_place_node_prep_clear(&n->prep);
+	n->nin.nlocal = 4;
+	cr_assert_eq(tmatch_place_node_prepare(&n->nin, &n->prep), 0, "%s", n->prep.tree_error);
+	n->in.nlocal = 4;
+	n->in.node_count = 2;
+	n->in.nodelist = "n[1-2]";
+	n->in.topology_conf = text;
+	n->in.topology_file = file;
+	n->in.slurm_conf = slurm;
+	n->in.partition = partition;
+}
+
+/* The lowest switch level of task 0's position: "index/count", or "". */
+static void lowest_switch(const struct node *n, char *buf, size_t len)
+{
+	const tmatch_affinity_pos_t *p = &n->out.plan->task[0].pos;
+
+	buf[0] = '\0';
+	for (int l = 0; l < p->nlevels; l++)
+		if (!strcmp(p->level[l].name, "switch"))
+			snprintf(buf, len, "%d/%d", p->level[l].index, p->level[l].count);
+}
+
+Test(placement_helper, positions_follow_the_partitions_topology)
+{
+	static const char yaml[] = "- topology: eth\n"
+	                           "  cluster_default: true\n"
+	                           "  flat: true\n"
+	                           "- topology: ib\n"
+	                           "  tree:\n"
+	                           "    switches:\n"
+	                           "      - switch: top\n"
+	                           "        children: s[1-2]\n"
+	                           "      - switch: s1\n"
+	                           "        nodes: n1\n"
+	                           "      - switch: s2\n"
+	                           "        nodes: n2\n",
+	                  slurm[] =
+	                      "NodeName=n[1-2] CPUs=8\nPartitionName=p Nodes=ALL Topology=ib\n",
+	                  torus[] = "- topology: t\n"
+	                            "  torus3d:\n"
+	                            "    toruses:\n"
+	                            "      - name: pod\n"
+	                            "        dims: {x: 2, y: 1, z: 1}\n"
+	                            "        nodes: n[1-2]\n"
+	                            "        placements:\n"
+	                            "          - dims: {x: 3, y: 1, z: 1}\n";
+	struct node n;
+	char sw[32];
+
+	/* the partition's topology: n1 under s1, one of the two switches */
+	two_nodes(&n, yaml, "/etc/slurm/topology.yaml", slurm, "p");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	lowest_switch(&n, sw, sizeof(sw));
+	cr_assert_str_eq(sw, "0/2");
+	cr_assert_str_eq(n.out.plan->note, "");
+	node_teardown(&n);
+	/* another partition: the cluster default, flat: one switch over both */
+	two_nodes(&n, yaml, "/etc/slurm/topology.yaml", slurm, "other");
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	lowest_switch(&n, sw, sizeof(sw));
+	cr_assert_str_eq(sw, "0/1");
+	node_teardown(&n);
+	/* a torus the tree cannot hold: one flat switch, and a note that says
+	   so, naming the file and line, without the file's text */
+	two_nodes(&n, torus, "/etc/slurm/topology.yaml", NULL, NULL);
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	lowest_switch(&n, sw, sizeof(sw));
+	cr_assert_str_eq(sw, "0/1");
+	cr_assert_not_null(
+	    strstr(n.out.plan->note, "/etc/slurm/topology.yaml cannot be used (line 8, column 13)"),
+	    "%s", n.out.plan->note);
+	cr_assert_not_null(strstr(n.out.plan->note, "positions under one flat switch"), "%s",
+	                   n.out.plan->note);
+	node_teardown(&n);
+}
+
 Test(placement_helper, off_is_nothing_to_do)
 {
 	struct node n;

@@ -43,6 +43,12 @@ Test(inputs, cluster_specs)
 	/* no topology.conf: one flat switch */
 	expect_tleaf("cluster:,a,synthetic:core:3 pu:1", "tleaf 1 3 1"); /* one node: merged */
 	expect_tleaf("cluster:none,x[1-3],synthetic:core:2 pu:1", "tleaf 2 3 1 2 1");
+	/* topology.yaml: its cluster default (a tree of 2 switches of 8 nodes) */
+	expect_tleaf("cluster:" FIX "topology.yaml,node[01-16],synthetic:core:2 pu:1",
+	             "tleaf 3 2 1 8 1 2 1");
+	/* topology.conf's blocks: 4 blocks of 4 nodes under their aggregate */
+	expect_tleaf("cluster:" FIX "topo-block.conf,node[01-16],synthetic:core:2 pu:1",
+	             "tleaf 3 4 1 4 1 2 1");
 }
 
 Test(inputs, local_tree_has_slots)
@@ -61,8 +67,8 @@ Test(inputs, errors)
 	static const struct {
 		const char *spec, *text;
 	} bad[] = {
-	    {"cluster:" FIX "topo-2level.conf", "cluster:<topology.conf>"},
-	    {"cluster:" FIX "topo-2level.conf,n1", "cluster:<topology.conf>"},
+	    {"cluster:" FIX "topo-2level.conf", "cluster:<topology.yaml or .conf>"},
+	    {"cluster:" FIX "topo-2level.conf,n1", "cluster:<topology.yaml or .conf>"},
 	    {"cluster:" FIX "topo-2level.conf,n1,tleaf 2 2 1 2 1", "unknown node topology"},
 	    {"cluster:" FIX "topo-2level.conf,n99,synthetic:core:2 pu:1", "n99 is under no switch"},
 	    {"cluster:" FIX "bad-cycle.conf,n1,synthetic:core:2 pu:1", "cycle"},
