@@ -494,11 +494,12 @@ tmatch_affinity_conf_parse_sel(const char *text, const char *name,
  * topology.yaml in the directory of the slurm.conf in use (`slurm_conf`,
  * the caller's $SLURM_CONF; NULL = /etc/slurm/slurm.conf) when it is
  * readable, else topology.conf there (Slurm ignores topology.conf when
- * topology.yaml exists). A new string the caller frees, or NULL (ENOENT:
- * no file, the cluster has one flat switch; ENOMEM). The one place the
- * plugin and the CLI find it.
+ * topology.yaml exists). `yaml` 0: the Slurm in use predates topology.yaml
+ * (before 25.05, which read topology.conf only), so topology.conf only. A
+ * new string the caller frees, or NULL (ENOENT: no file, the cluster has
+ * one flat switch; ENOMEM). The one place the plugin and the CLI find it.
  */
-TMATCH_API char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf);
+TMATCH_API char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf, int yaml);
 
 /*
  * slurm.conf (`path`; NULL = /etc/slurm/slurm.conf) as the topology reader

@@ -1405,7 +1405,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char 
 	return tmatch_affinity_conf_parse_sel(text, name, NULL, err);
 }
 
-char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf)
+char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf, int yaml)
 {
 	static const char *const names[2] = {"topology.yaml", "topology.conf"};
 	const char *conf = slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
@@ -1418,7 +1418,7 @@ char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf)
 		return path;
 	}
 	slash = strrchr(conf, '/');
-	for (int i = 0; i < 2; i++) {
+	for (int i = yaml ? 0 : 1; i < 2; i++) {
 		if (asprintf(&path, "%.*s/%s", slash ? (int)(slash - conf) : 1, slash ? conf : ".",
 		             names[i]) < 0) {
 			errno = ENOMEM;

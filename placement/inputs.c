@@ -248,7 +248,7 @@ int tmatch_place_network_find(const char *override, const char *slurm_conf, cons
 	memset(net, 0, sizeof(*net));
 	if (override && !strcmp(override, "none"))
 		return 0;
-	net->path = tmatch_affinity_conf_find(override, slurm_conf);
+	net->path = tmatch_affinity_conf_find(override, slurm_conf, 1);
 	if (!net->path && errno == ENOMEM)
 		return -1;
 	/* slurm.conf's Topology= keys: none when it cannot be read */

@@ -283,6 +283,13 @@ static void open_helper(int ac, char **av)
    parsed (the helper parses them). */
 #define MAX_TOPOLOGY_CONF (16 * 1024 * 1024)
 #define MAX_TOPOLOGY_XML  (64 * 1024 * 1024)
+/* topology.yaml exists for Slurm from 25.05 on: before, slurmctld reads
+   topology.conf only, whatever lies beside it, and so does the plugin */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+#define SLURM_READS_YAML 1
+#else
+#define SLURM_READS_YAML 0
+#endif
 
 /* cgroup.conf beside slurmstepd's slurm.conf (ConstrainDevices: how Slurm
    numbers a GPU step's GPUs): the admin's text, at most 64 KiB, or NULL. */
@@ -342,7 +349,7 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 	open_helper(ac, av);
 	site_store_prepare(sp);
 	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes > 1 &&
-	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF")))) {
+	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF"), SLURM_READS_YAML))) {
 		size_t len;
 
 		st.topology_conf = tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL);

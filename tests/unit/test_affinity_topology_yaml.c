@@ -317,13 +317,13 @@ Test(topology_select, found_as_slurm_finds_it)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(conf, sizeof(conf), "%s/slurm.conf", dir);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_find(NULL, conf));
+	cr_assert_null(tmatch_affinity_conf_find(NULL, conf, 1));
 	cr_assert_eq(errno, ENOENT);
 	snprintf(path, sizeof(path), "%s/topology.conf", dir);
 	cr_assert_not_null(f = fopen(path, "w"));
 	fputs("SwitchName=s Nodes=n1\n", f);
 	fclose(f);
-	found = tmatch_affinity_conf_find(NULL, conf);
+	found = tmatch_affinity_conf_find(NULL, conf, 1);
 	cr_assert_str_eq(found, path);
 	free(found);
 	/* Slurm ignores topology.conf once topology.yaml exists */
@@ -331,10 +331,15 @@ Test(topology_select, found_as_slurm_finds_it)
 	cr_assert_not_null(f = fopen(path, "w"));
 	fputs("- topology: t\n  flat: true\n", f);
 	fclose(f);
-	found = tmatch_affinity_conf_find(NULL, conf);
+	found = tmatch_affinity_conf_find(NULL, conf, 1);
 	cr_assert_str_eq(found, path);
 	free(found);
-	found = tmatch_affinity_conf_find("given.conf", conf);
+	/* a Slurm before 25.05 reads topology.conf whatever is beside it */
+	found = tmatch_affinity_conf_find(NULL, conf, 0);
+	cr_assert_not_null(found);
+	cr_assert_not_null(strstr(found, "/topology.conf"), "%s", found);
+	free(found);
+	found = tmatch_affinity_conf_find("given.conf", conf, 1);
 	cr_assert_str_eq(found, "given.conf");
 	free(found);
 	unlink(path);
