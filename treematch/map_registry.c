@@ -10,21 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct tmatch__mapper registry[] = {
-    {"auto", tmatch__map_auto, "run the candidates that fit the budget, refine, keep the best"},
-    {"treematch", tmatch__map_treematch, "TreeMatch: bottom-up grouping level by level"},
-    {"greedy", tmatch__map_greedy, "Hoefler-Snir greedy graph embedding"},
-    {"rcm", tmatch__map_rcm, "reverse Cuthill-McKee order matched to the leaf order"},
-    {"bisect", tmatch__map_bisect, "recursive bisection of ranks and machine together"},
-    {"packed", tmatch__map_packed, "rank i on the i-th allowed leaf"},
-    {"rr", tmatch__map_rr, "round-robin: spread over the top level first"},
-    {"random", tmatch__map_random, "seeded random permutation"},
-    {NULL, NULL, NULL},
-};
+/*
+ * The mappers, in the order of --help: one list, from which both the
+ * registry and the names tmatch_map_mappers() returns are made.
+ */
+#define MAPPERS(X)                                                                                 \
+	X("auto", tmatch__map_auto,                                                                \
+	  "run the candidates that fit the budget, refine, keep the best")                         \
+	X("treematch", tmatch__map_treematch, "TreeMatch: bottom-up grouping level by level")      \
+	X("greedy", tmatch__map_greedy, "Hoefler-Snir greedy graph embedding")                     \
+	X("rcm", tmatch__map_rcm, "reverse Cuthill-McKee order matched to the leaf order")         \
+	X("bisect", tmatch__map_bisect, "recursive bisection of ranks and machine together")       \
+	X("packed", tmatch__map_packed, "rank i on the i-th allowed leaf")                         \
+	X("rr", tmatch__map_rr, "round-robin: spread over the top level first")                    \
+	X("random", tmatch__map_random, "seeded random permutation")
+#define REGISTRY_ENTRY(name, fn, summary) {name, fn, summary},
+#define REGISTRY_NAME(name, fn, summary)  name,
 
-static const char *const mapper_names[] = {
-    "auto", "treematch", "greedy", "rcm", "bisect", "packed", "rr", "random", NULL,
-};
+static const struct tmatch__mapper registry[] = {MAPPERS(REGISTRY_ENTRY){NULL, NULL, NULL}};
+
+static const char *const mapper_names[] = {MAPPERS(REGISTRY_NAME) NULL};
 
 const char *const *tmatch_map_mappers(void)
 {
