@@ -1475,39 +1475,34 @@ static void plevels_free(struct plevel *L, int n)
 	free(L);
 }
 
-static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                       const struct eff *E, int *leaf_of_rank)
+/*
+ * Phase 1, quotas top down: how many ranks each node holds, the children
+ * with the most allowed leaves filled first (or in index order, the
+ * portfolio's other variant). L[e] gets its non-empty nodes, their quotas
+ * and where their children start in L[e + 1]. 0, or -1 (ENOMEM).
+ */
+static int partial_quotas(struct ctx *c, const tmatch_topo_t *topo, const struct eff *E, int n,
+                          struct plevel *L)
 {
-	int D = E->depth, n = comm->n, rc = -1, na = 0;
-	int *A = NULL, *key = NULL, *pos = NULL, *npos = NULL;
-	unsigned char *used = NULL;
-	struct plevel *L = calloc((size_t)D + 1, sizeof(*L));
-	struct step *st = calloc((size_t)D + 1, sizeof(*st));
+	int D = E->depth, na = 0, maxk = 1, rc = -1;
+	int *A = malloc(sizeof(int) * (size_t)topo->nb_allowed), *quota = NULL;
 	struct capidx *ci = NULL;
-	struct graph gr = {0}, next;
-	struct shapes S = {0};
-	int maxk = 1;
 
-	if (!L || !st)
-		goto nomem;
 	for (int e = 0; e < D; e++)
 		if (E->arity[e] > maxk)
 			maxk = E->arity[e];
-	A = malloc(sizeof(int) * (size_t)topo->nb_allowed);
 	ci = malloc(sizeof(*ci) * (size_t)maxk);
-	key = malloc(sizeof(int) * (size_t)maxk);
-	if (!A || !ci || !key)
-		goto nomem;
+	quota = malloc(sizeof(int) * (size_t)maxk);
+	if (!A || !ci || !quota)
+		goto out;
 	for (int leaf = 0; leaf < topo->nb_leaves; leaf++)
 		if (topo->allowed[leaf])
 			A[na++] = leaf;
-
-	/* Quotas, top down: fill the children with the most allowed leaves first. */
 	L[0].cnt = 1;
 	L[0].node = malloc(sizeof(int));
 	L[0].quota = malloc(sizeof(int));
 	if (!L[0].node || !L[0].quota)
-		goto nomem;
+		goto out;
 	L[0].node[0] = 0;
 	L[0].quota[0] = n;
 	for (int e = 0; e < D; e++) {
@@ -1523,7 +1518,7 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 		L[e + 1].node = malloc(sizeof(int) * (size_t)(maxc ? maxc : 1));
 		L[e + 1].quota = malloc(sizeof(int) * (size_t)(maxc ? maxc : 1));
 		if (!L[e].cstart || !L[e].ccnt || !L[e + 1].node || !L[e + 1].quota)
-			goto nomem;
+			goto out;
 		for (int v = 0; v < L[e].cnt; v++) {
 			int q = L[e].quota[v];
 			long long base = (long long)L[e].node[v] * k;
@@ -1535,35 +1530,65 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 			}
 			if (!c->quota_in_order)
 				qsort(ci, (size_t)k, sizeof(*ci), cmp_capidx);
-			/* reuse key[] as quota per child index */
 			for (int j = 0; j < k; j++)
-				key[j] = 0;
+				quota[j] = 0;
 			for (int x = 0; x < k && q > 0; x++) {
 				int give = ci[x].cap < q ? ci[x].cap : q;
-				key[ci[x].j] = give;
+				quota[ci[x].j] = give;
 				q -= give;
 			}
 			L[e].cstart[v] = nc;
 			for (int j = 0; j < k; j++)
-				if (key[j] > 0) {
+				if (quota[j] > 0) {
 					// nc < the children counted
 					// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 					L[e + 1].node[nc] = (int)(base + j);
-					L[e + 1].quota[nc++] = key[j];
+					L[e + 1].quota[nc++] = quota[j];
 				}
 			L[e].ccnt[v] = nc - L[e].cstart[v];
 		}
 		L[e + 1].cnt = nc;
 	}
-	/* Shapes, bottom up: leaves are shape 0. */
+	rc = 0;
+out:
+	free(A);
+	free(ci);
+	free(quota);
+	return rc;
+}
+
+static void shapes_free(struct shapes *S)
+{
+	free(S->slot);
+	free(S->koff);
+	free(S->klen);
+	free(S->kcount);
+	free(S->keys);
+	memset(S, 0, sizeof(*S));
+}
+
+/*
+ * Phase 2, shapes bottom up: a leaf is shape 0, a node's shape the sorted
+ * shapes of its non-empty children, interned per depth; the shapes of a
+ * depth become the parent types (L[e].T) its grouping may form. 0, or -1
+ * (ENOMEM).
+ */
+static int partial_shapes(const struct eff *E, struct plevel *L)
+{
+	int D = E->depth, maxk = 1, rc = -1, *key;
+	struct shapes S = {0};
+
+	for (int e = 0; e < D; e++)
+		if (E->arity[e] > maxk)
+			maxk = E->arity[e];
+	key = malloc(sizeof(int) * (size_t)maxk);
 	L[D].shape = calloc((size_t)L[D].cnt + 1, sizeof(int));
-	if (!L[D].shape)
-		goto nomem;
+	if (!key || !L[D].shape)
+		goto out;
 	for (int e = D - 1; e >= 0; e--) {
 		int cap = 16;
 		while (cap < 2 * L[e].cnt)
 			cap *= 2;
-		memset(&S, 0, sizeof(S));
 		S.cap = cap;
 		S.slot = malloc(sizeof(int) * (size_t)cap);
 		S.koff = malloc(sizeof(size_t) * ((size_t)L[e].cnt + 1));
@@ -1571,7 +1596,7 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 		S.kcount = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
 		L[e].shape = malloc(sizeof(int) * ((size_t)L[e].cnt + 1));
 		if (!S.slot || !S.koff || !S.klen || !S.kcount || !L[e].shape)
-			goto nomem;
+			goto out;
 		for (int x = 0; x < cap; x++)
 			S.slot[x] = -1;
 		for (int v = 0; v < L[e].cnt; v++) {
@@ -1581,42 +1606,67 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 			qsort(key, (size_t)len, sizeof(int), cmp_int);
 			L[e].shape[v] = shapes_intern(&S, key, len);
 			if (L[e].shape[v] < 0)
-				goto nomem;
+				goto out;
 		}
 		if (build_types_from_shapes(&S, &L[e].T))
-			goto nomem;
-		free(S.slot);
-		free(S.koff);
-		free(S.klen);
-		free(S.kcount);
-		free(S.keys);
-		memset(&S, 0, sizeof(S));
+			goto out;
+		shapes_free(&S);
 	}
-	/* Group bottom up. Items of step e are the groups of step e + 1 (ranks
-	   at the bottom); their shape is the type they were formed as. */
+	rc = 0;
+out:
+	shapes_free(&S);
+	free(key);
+	return rc;
+}
+
+/*
+ * Phase 3, grouping bottom up: the items of step e are the groups of step
+ * e + 1 (ranks at the bottom), each with the shape it was formed as, and a
+ * group may only take the shape of a node of its depth. 0, or -1 (err
+ * set).
+ */
+static int partial_group(struct ctx *c, const tmatch_comm_t *comm, const struct eff *E,
+                         const struct plevel *L, struct step *st)
+{
+	struct graph gr = {0}, next;
+	const int *ishape = NULL;
+	int p = comm->n, rc = -1;
+
 	gr.n = comm->n;
 	gr.rp = comm->row_ptr;
 	gr.col = comm->col;
 	gr.w = comm->w;
-	{
-		int p = n;
-		const int *ishape = NULL;
-		for (int e = D - 1; e >= 0; e--) {
-			if (group_level(c, &gr, ishape, p, p, E->arity[e], &L[e].T, &st[e], &next))
-				goto out;
-			graph_free(&gr);
-			gr = next;
-			p = st[e].G;
-			ishape = st[e].gtype;
-		}
+	for (int e = E->depth - 1; e >= 0; e--) {
+		if (group_level(c, &gr, ishape, p, p, E->arity[e], &L[e].T, &st[e], &next))
+			goto out;
+		graph_free(&gr);
+		gr = next;
+		p = st[e].G;
+		ishape = st[e].gtype;
 	}
-	/* Top down: each group goes to a node of its shape; members to
-	   children of matching shape, first free one. */
-	pos = calloc((size_t)(n > 1 ? n : 1), sizeof(int));
-	npos = malloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
-	used = calloc((size_t)(n > 1 ? n : 1), 1);
-	if (!pos || !npos || !used)
-		goto nomem;
+	rc = 0;
+out:
+	graph_free(&gr);
+	return rc;
+}
+
+/*
+ * Phase 4, places top down: each group goes to a node of its shape, its
+ * members to the first free children of matching shape; the ranks end on
+ * the leaves of L[D]. 0, or -1 (err set).
+ */
+static int partial_place(struct ctx *c, const struct eff *E, const struct plevel *L,
+                         const struct step *st, int n, int *leaf_of_rank)
+{
+	int D = E->depth, rc = -1;
+	int *pos = calloc((size_t)(n > 1 ? n : 1), sizeof(int));
+	int *npos = malloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
+	unsigned char *used = calloc((size_t)(n > 1 ? n : 1), 1);
+
+	if (!pos || !npos || !used) {
+		oom(c);
+		goto out;
+	}
 	pos[0] = 0;
 	for (int e = 0; e < D; e++) {
 		const struct step *s = &st[e];
@@ -1655,24 +1705,32 @@ static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_to
 	for (int r = 0; r < n; r++)
 		leaf_of_rank[r] = L[D].node[pos[r]];
 	rc = 0;
-	goto out;
-nomem:
-	oom(c);
 out:
-	free(S.slot);
-	free(S.koff);
-	free(S.klen);
-	free(S.kcount);
-	free(S.keys);
-	graph_free(&gr);
-	steps_free(st, D + 1);
-	plevels_free(L, D + 1);
-	free(A);
-	free(ci);
-	free(key);
 	free(pos);
 	free(npos);
 	free(used);
+	return rc;
+}
+
+/* Partial allocations: the four phases above. */
+static int map_partial(struct ctx *c, const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                       const struct eff *E, int *leaf_of_rank)
+{
+	int D = E->depth, rc = -1;
+	struct plevel *L = calloc((size_t)D + 1, sizeof(*L));
+	struct step *st = calloc((size_t)D + 1, sizeof(*st));
+
+	if (!L || !st || partial_quotas(c, topo, E, comm->n, L) != 0 || partial_shapes(E, L) != 0) {
+		oom(c);
+		goto out;
+	}
+	if (partial_group(c, comm, E, L, st) != 0 ||
+	    partial_place(c, E, L, st, comm->n, leaf_of_rank) != 0)
+		goto out;
+	rc = 0;
+out:
+	steps_free(st, D + 1);
+	plevels_free(L, D + 1);
 	return rc;
 }
 
