@@ -4,10 +4,13 @@
  * mappers `make bench-peers` compares with (SharedMap, KaHIP's process
  * mapping, VieM).
  *
- *   metis_graph PROFILE OUT.graph
+ *   metis_graph PROFILE OUT.graph [VERTICES]
  *
  * PROFILE is anything `treematch map` reads (.mtx, .mat, .yml); the matrix
- * is the one our mappers see (both directions of a pair summed). The file:
+ * is the one our mappers see (both directions of a pair summed). VERTICES
+ * (at least the ranks) pads the graph with vertices without edges: the
+ * peers place exactly one vertex per PE, so fewer ranks than leaves (a
+ * partial allocation) reach them as that many ranks plus idle ones. The file:
  * "n m 001" (edge weights) then, per vertex, "neighbour weight ..." (1-based). METIS formats
  * take integer weights, and KaHIP's refinement keeps its gains in bucket
  * queues as large as the largest gain: byte counts as they are (up to 1e9
@@ -23,6 +26,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define WEIGHT_MAX 65536.0
 
@@ -33,9 +37,10 @@ int main(int argc, char **argv)
 	double scale = 1;
 	FILE *f;
 	int rc = 1;
+	long nv = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: metis_graph PROFILE OUT.graph\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: metis_graph PROFILE OUT.graph [VERTICES]\n");
 		return 2;
 	}
 	tmatch_error_clear(&err);
@@ -44,6 +49,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "metis_graph: %s\n", err.msg);
 		return 1;
 	}
+	if (argc == 4) {
+		char *end;
+
+		nv = strtol(argv[3], &end, 10);
+		if (*end || end == argv[3] || nv < c->n || nv > (1L << 30)) {
+			fprintf(stderr, "metis_graph: VERTICES must be a number from %d (the ranks)\n",
+			        c->n);
+			goto out;
+		}
+	}
+	if (nv < c->n)
+		nv = c->n;
 	for (size_t k = 0; k < c->nnz; k++)
 		if (c->w[k] * scale > WEIGHT_MAX)
 			scale = WEIGHT_MAX / c->w[k];
@@ -52,7 +69,7 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		goto out;
 	}
-	fprintf(f, "%d %zu 001\n", c->n, c->nnz / 2); /* 001: edge weights */
+	fprintf(f, "%ld %zu 001\n", nv, c->nnz / 2); /* 001: edge weights */
 	for (int i = 0; i < c->n; i++) {
 		for (size_t k = c->row_ptr[i]; k < c->row_ptr[i + 1]; k++) {
 			double w = floor(c->w[k] * scale + 0.5);
@@ -61,6 +78,8 @@ int main(int argc, char **argv)
 		}
 		fputc('\n', f);
 	}
+	for (long i = c->n; i < nv; i++) /* idle vertices: empty lines */
+		fputc('\n', f);
 	if (fclose(f) != 0) {
 		perror(argv[2]);
 		goto out;

@@ -131,18 +131,15 @@ bench-predict-real: all
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict_real.sh | \
 	    tee $(B)/bench/predict-real.md
 
-# Issue 21: the default mapper against the public process mappers
-# (SharedMap, KaHIP's mapping, its integrated mapping; VieM when VIEM= names
-# its binary), all scored by our evaluator. The peers are built first from
-# the sources named by KAHIP_SRC, SHAREDMAP_SRC, MTKAHYPAR_SRC and IPM_SRC
-# (bench/peers_build.sh; a peer without one is left out with a line). Not
-# in `make bench`: it needs their sources and takes about half an hour.
+# Issue 21 and 39: the default mapper against the public process mappers
+# (VieM, SharedMap, KaHIP's mapping and its integrated mapping), all scored
+# by our evaluator. Each peer is a binary built by hand outside the
+# repository, given by path: VIEM=, SHAREDMAP=, KAFFPA=, IPM= (one not
+# given is left out with a line; bench/README.md names their repositories,
+# commits and options). Not in `make bench`: it takes about an hour.
 .PHONY: bench-peers
 bench-peers: bench-tools $(CLI_BIN)
-	KAHIP_SRC='$(KAHIP_SRC)' SHAREDMAP_SRC='$(SHAREDMAP_SRC)' \
-	    MTKAHYPAR_SRC='$(MTKAHYPAR_SRC)' IPM_SRC='$(IPM_SRC)' \
-	    sh bench/peers_build.sh $(abspath $(B))/peers
-	PEERS=$(abspath $(B))/peers VIEM='$(VIEM)' \
+	VIEM='$(VIEM)' SHAREDMAP='$(SHAREDMAP)' KAFFPA='$(KAFFPA)' IPM='$(IPM)' \
 	    sh bench/peers.sh $(abspath $(B)) $(B)/bench/peers.md
 
 # Issue 21's two VieM figures, measured on the bench's instances without

@@ -12,8 +12,9 @@
 #   sh tests/install-deps.sh --bench   and the applications `make
 #                                      bench-predict` records (GROMACS, HPCC,
 #                                      PETSc and its examples: large, so not
-#                                      for CI), and cmake and g++ to build
+#                                      for CI), and cmake and g++, with which
 #                                      the peer mappers of `make bench-peers`
+#                                      are built by hand (bench/README.md)
 set -eu
 
 # Names that differ between releases: the sanitizer and libFuzzer runtime
