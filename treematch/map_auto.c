@@ -3,15 +3,18 @@
  * map_auto.c - the default mapper: run the candidate mappers that fit the size
  * of the problem, refine the most promising ones, keep the lowest hop-bytes.
  *
- * Candidates, in order (ties keep the earlier one): bisect, packed,
- * treematch, greedy, rcm. Which ones run depends only on the input's size and
- * density, never on the clock, so the result is the same on every run for a
- * given seed:
+ * The policy is a table (struct candidate): each candidate, in the order
+ * they are made (ties keep the earlier one), with a predicate saying when
+ * it runs over the input's size class (SIZE_NODE, SIZE_LARGE, SIZE_HUGE,
+ * SIZE_VAST), its density and, for the largest, its numbering; how many
+ * candidates are refined is one more function of the same (refine_count).
+ * Nothing depends on the clock, so the result is the same on every run for
+ * a given seed:
  *   - bisect (graph partitioning) wins on permuted and irregular inputs,
  *     dense ones included (a permuted hierarchical pattern on a 7^4 tree or
  *     a partial allocation: 2-4 % below the other candidates); on dense
- *     matrices above 256 ranks it runs with one seed only, METIS then works
- *     on every pair (about 2.5 s for 4096 ranks);
+ *     matrices above DENSE_SMALL_RANKS it runs with one seed only, METIS
+ *     then works on every pair (about 2.5 s for 4096 ranks);
  *   - treematch wins on dense, hierarchical patterns and on friendly
  *     orders; on sparse inputs it is skipped above REFINE_ONE ranks unless
  *     the order looks friendly (packed within FRIENDLY_RATIO of bisect), to
@@ -31,8 +34,8 @@
  *   - packed (the identity) is hard to beat when ranks are numbered in a
  *     friendly order;
  *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
- *     left out on dense matrices above 256 ranks, its queue holds every edge,
- *     and above TREEMATCH_MAX_RANKS ranks, where it never won);
+ *     left out on dense matrices above DENSE_SMALL_RANKS, its queue holds
+ *     every edge, and above TREEMATCH_MAX_RANKS ranks, where it never won);
  * Up to REFINE_ALL ranks the candidates are made and refined by a crew of
  * threads (make_node_size): the same placement, in less wall time.
  * Bisection runs with several seeds up to 4096 sparse ranks (bisect_tries).
@@ -59,11 +62,41 @@
 #define REFINE_ONE          8192
 #define TREEMATCH_MAX_RANKS 65536
 #define DENSE_DEGREE        64
-#define MAX_CAND            16
-#define FRIENDLY_RATIO      1.5
-#define SPARSE_DEGREE       6
+/* Dense inputs up to this many ranks are still cheap: greedy runs, the
+   bisection tries several seeds, the budgeted search adds starts. */
+#define DENSE_SMALL_RANKS 256
+/* Above this many matrix entries METIS is not asked (its indices, its memory). */
+#define BISECT_MAX_NNZ ((size_t)1 << 30)
+#define MAX_CAND       16
+#define FRIENDLY_RATIO 1.5
+#define SPARSE_DEGREE  6
+
+/*
+ * The input as the policy sees it: its size class, its density and, for
+ * the largest sparse inputs, whether the ranks are numbered with locality.
+ * Every choice below (which candidates run, how many are refined) is a
+ * function of this alone, never of the clock.
+ */
+enum size_class {
+	SIZE_NODE,  /* up to REFINE_ALL ranks: made by a crew, all refined (sparse) */
+	SIZE_LARGE, /* up to REFINE_ONE: the REFINE_TOP cheapest refined */
+	SIZE_HUGE,  /* up to TREEMATCH_MAX_RANKS: the cheapest refined */
+	SIZE_VAST   /* above */
+};
+
+struct policy {
+	const tmatch_comm_t *comm;
+	const tmatch_topo_t *topo;
+	enum size_class size;
+	int dense; /* more than DENSE_DEGREE entries per rank */
+	int local; /* SIZE_VAST and sparse: the numbering has locality */
+};
+
+/* The candidates, in the order they are made (ties keep the earlier). */
+enum cand_kind { C_BISECT, C_PACKED, C_TREEMATCH, C_GREEDY, C_RCM, C_REORDERED, NB_KINDS };
 
 struct cand {
+	enum cand_kind kind;
 	const char *name;
 	uint64_t seed;
 	int *map;
@@ -71,20 +104,27 @@ struct cand {
 	int refined;
 };
 
+/* What the large inputs' path has made so far, for the predicates that look. */
+struct made {
+	const struct cand *cand;
+	int nc;
+	int ran[NB_KINDS]; /* the kinds found eligible */
+};
+
 /*
  * Whether the ranks look numbered in a friendly order: packed (the
  * identity) within FRIENDLY_RATIO of the best candidate so far. TreeMatch
  * only wins on large sparse inputs in that case, so it is skipped otherwise.
  */
-static int friendly(const struct cand *cand, int nc)
+static int friendly(const struct made *m)
 {
 	double packed = -1, best = -1;
 
-	for (int i = 0; i < nc; i++) {
-		if (strcmp(cand[i].name, "packed") == 0)
-			packed = cand[i].cost;
-		if (best < 0 || cand[i].cost < best)
-			best = cand[i].cost;
+	for (int i = 0; i < m->nc; i++) {
+		if (m->cand[i].kind == C_PACKED)
+			packed = m->cand[i].cost;
+		if (best < 0 || m->cand[i].cost < best)
+			best = m->cand[i].cost;
 	}
 	return packed < 0 || packed <= FRIENDLY_RATIO * best;
 }
@@ -160,14 +200,14 @@ out:
  * node's 50 and found the same).
  */
 #define DENSE_BISECT_PAIRS ((size_t)1 << 17)
-static int bisect_tries(const tmatch_comm_t *comm, int dense)
+static int bisect_tries(const struct policy *p)
 {
-	int n = comm->n;
+	int n = p->comm->n;
 
-	if (dense && n > 256)
+	if (p->dense && n > DENSE_SMALL_RANKS)
 		return 1;
-	if (dense) {
-		size_t k = DENSE_BISECT_PAIRS / comm->nnz;
+	if (p->dense) {
+		size_t k = DENSE_BISECT_PAIRS / p->comm->nnz;
 		return k < 1 ? 1 : k > 6 ? 6 : (int)k;
 	}
 	return n <= 256 ? 6 : n <= 1024 ? 3 : n <= 4096 ? 2 : 1;
@@ -191,6 +231,114 @@ static int uniform_everywhere(const tmatch_comm_t *comm, const tmatch_topo_t *to
 }
 
 /*
+ * Eligibility, one predicate per candidate over the policy (and, on large
+ * inputs, what was made before it). Node-size inputs ask before anything is
+ * made: their predicates must not need `made` (SIZE_NODE answers first).
+ */
+static int always(const struct policy *p, const struct made *m)
+{
+	(void)p;
+	(void)m;
+	return 1;
+}
+
+/* METIS, unless the matrix is too large for it, or TreeMatch runs in its
+   place (the largest sparse inputs numbered with locality). */
+static int bisect_eligible(const struct policy *p, const struct made *m)
+{
+	(void)m;
+	return p->comm->nnz <= BISECT_MAX_NNZ && !p->local;
+}
+
+/*
+ * TreeMatch: always on dense inputs and on the largest inputs numbered with
+ * locality; on sparse ones up to REFINE_ONE ranks, then up to
+ * TREEMATCH_MAX_RANKS when the numbering looks friendly (made after the
+ * bisection and packed); never above on sparse inputs without locality.
+ */
+static int treematch_eligible(const struct policy *p, const struct made *m)
+{
+	if (p->dense || p->local || p->size <= SIZE_LARGE)
+		return 1;
+	return p->size == SIZE_HUGE && friendly(m);
+}
+
+/* Greedy's queue holds every edge: not on dense inputs above
+   DENSE_SMALL_RANKS, and never on the largest inputs, where it never won. */
+static int greedy_eligible(const struct policy *p, const struct made *m)
+{
+	(void)m;
+	return !(p->dense && p->comm->n > DENSE_SMALL_RANKS) && p->size != SIZE_VAST;
+}
+
+/* TreeMatch on the first bisection's order: sparse inputs up to REFINE_ONE
+   ranks, and up to TREEMATCH_MAX_RANKS on stencil-like ones (at most
+   SPARSE_DEGREE entries per rank) when plain TreeMatch did not run. */
+static int reordered_eligible(const struct policy *p, const struct made *m)
+{
+	if (p->dense || p->size > SIZE_HUGE)
+		return 0;
+	return p->size <= SIZE_LARGE ||
+	       (!m->ran[C_TREEMATCH] && p->comm->nnz <= SPARSE_DEGREE * (size_t)p->comm->n);
+}
+
+/* Whether refining a candidate of this kind pays: not TreeMatch's on the
+   largest inputs numbered with locality (its swaps ran at every level: 1 s
+   more, nothing gained). */
+static int treematch_refine_pays(const struct policy *p)
+{
+	return !p->local;
+}
+
+struct candidate {
+	const char *name;
+	tmatch__mapper_fn fn; /* NULL: TreeMatch on the first bisection's order */
+	int (*eligible)(const struct policy *p, const struct made *m);
+	int (*tries)(const struct policy *p);       /* seeds opts->seed, +1, ...; NULL: one */
+	int (*refine_pays)(const struct policy *p); /* NULL: always */
+};
+
+/* Called directly, not through the registry (which lists this mapper too). */
+static const struct candidate candidates[NB_KINDS] = {
+    [C_BISECT] = {"bisect", tmatch__map_bisect, bisect_eligible, bisect_tries, NULL},
+    [C_PACKED] = {"packed", tmatch__map_packed, always, NULL, NULL},
+    [C_TREEMATCH] = {"treematch", tmatch__map_treematch, treematch_eligible, NULL,
+                     treematch_refine_pays},
+    [C_GREEDY] = {"greedy", tmatch__map_greedy, greedy_eligible, NULL, NULL},
+    [C_RCM] = {"rcm", tmatch__map_rcm, always, NULL, NULL},
+    [C_REORDERED] = {"treematch@bisect", NULL, reordered_eligible, NULL, NULL},
+};
+
+static int tries_of(const struct policy *p, enum cand_kind k)
+{
+	return candidates[k].tries ? candidates[k].tries(p) : 1;
+}
+
+/* How many candidates are refined, the cheapest unrefined first: every one
+   on sparse node-size inputs (the crew already did), else REFINE_TOP on
+   sparse inputs up to REFINE_ONE ranks, else one. */
+static int refine_count(const struct policy *p)
+{
+	if (p->size == SIZE_NODE && !p->dense)
+		return MAX_CAND;
+	return p->dense || p->size >= SIZE_HUGE ? 1 : REFINE_TOP;
+}
+
+static void policy_init(struct policy *p, const tmatch_comm_t *comm, const tmatch_topo_t *topo)
+{
+	int n = comm->n;
+
+	p->comm = comm;
+	p->topo = topo;
+	p->size = n <= REFINE_ALL            ? SIZE_NODE
+	          : n <= REFINE_ONE          ? SIZE_LARGE
+	          : n <= TREEMATCH_MAX_RANKS ? SIZE_HUGE
+	                                     : SIZE_VAST;
+	p->dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
+	p->local = p->size == SIZE_VAST && !p->dense && tmatch__order_is_local(comm, topo);
+}
+
+/*
  * The budgeted mode: opts->search_time seconds, counted in steps at
  * TMATCH_SEARCH_STEPS_PER_S. Half buys more starts (bisection with further
  * seeds, each refined; a start is priced at the refinement's own budget;
@@ -200,9 +348,11 @@ static int uniform_everywhere(const tmatch_comm_t *comm, const tmatch_topo_t *to
  * over every edge (the search would stop before its first kick).
  */
 #define SEARCH_MAX_STARTS 16
-static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                       const tmatch_map_opts_t *opts, struct cand *best, tmatch_error_t *err)
+static int search_best(const struct policy *pol, const tmatch_map_opts_t *opts, struct cand *best,
+                       tmatch_error_t *err)
 {
+	const tmatch_comm_t *comm = pol->comm;
+	const tmatch_topo_t *topo = pol->topo;
 	double steps = opts->search_time * TMATCH_SEARCH_STEPS_PER_S;
 	double pass = 64.0 * ((double)comm->nnz + (double)comm->n);
 	double start_cost = (double)tmatch__refine_budget(comm, topo);
@@ -219,9 +369,9 @@ static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return 0;
 	}
 	starts = starts < SEARCH_MAX_STARTS ? starts : SEARCH_MAX_STARTS;
-	/* METIS on a dense matrix above 256 ranks takes seconds (bisect_tries),
-	   which the steps do not count: no more starts there */
-	if (n > 256 && comm->nnz / (size_t)n > DENSE_DEGREE)
+	/* METIS on a dense matrix above DENSE_SMALL_RANKS takes seconds
+	   (bisect_tries), which the steps do not count: no more starts there */
+	if (pol->dense && n > DENSE_SMALL_RANKS)
 		starts = 0;
 	if (starts > 0 && !(map = malloc(sizeof(int) * (size_t)n))) {
 		errno = ENOMEM;
@@ -242,7 +392,8 @@ static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			map = t;
 			best->cost = cost;
 			best->seed = sopt.seed;
-			best->name = "bisect";
+			best->kind = C_BISECT;
+			best->name = candidates[C_BISECT].name;
 			best->refined = 1;
 		}
 	}
@@ -256,26 +407,16 @@ static int search_best(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	return 0;
 }
 
-/* The candidates, called directly (not through the registry, which lists
-   this mapper too), in the order they are made: ties keep the earlier. */
-static const struct tmatch__mapper candidates[] = {
-    {"bisect", tmatch__map_bisect, NULL},
-    {"packed", tmatch__map_packed, NULL},
-    {"treematch", tmatch__map_treematch, NULL},
-    {"greedy", tmatch__map_greedy, NULL},
-    {"rcm", tmatch__map_rcm, NULL},
-};
-#define NB_MAPPERS ((int)(sizeof(candidates) / sizeof(candidates[0])))
-
 /*
- * Make one candidate into c: mapper m with this seed, or TreeMatch on the
- * ranks in the order of `by`'s leaves when by is given. 0 made, 1 skipped
+ * Make one candidate of kind k into c with this seed (C_REORDERED:
+ * TreeMatch on the ranks in the order of `by`'s leaves). 0 made, 1 skipped
  * (why in cerr), -1 out of memory.
  */
-static int make_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                     const tmatch_map_opts_t *opts, const struct tmatch__mapper *m, uint64_t seed,
-                     const int *by, struct cand *c, tmatch_error_t *cerr)
+static int make_cand(const struct policy *pol, const tmatch_map_opts_t *opts, enum cand_kind k,
+                     uint64_t seed, const int *by, struct cand *c, tmatch_error_t *cerr)
 {
+	const tmatch_comm_t *comm = pol->comm;
+	const tmatch_topo_t *topo = pol->topo;
 	tmatch_map_opts_t copt = *opts;
 	int n = comm->n, *map = malloc(sizeof(int) * (size_t)n);
 
@@ -283,13 +424,14 @@ static int make_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		return -1;
 	copt.seed = seed;
 	tmatch_error_clear(cerr);
-	if ((by ? treematch_reordered(comm, topo, &copt, by, map, cerr)
-	        : m->fn(comm, topo, &copt, map, cerr)) != 0 ||
+	if ((k == C_REORDERED ? treematch_reordered(comm, topo, &copt, by, map, cerr)
+	                      : candidates[k].fn(comm, topo, &copt, map, cerr)) != 0 ||
 	    tmatch_map_validate(topo, map, n, NULL) != 0) {
 		free(map);
 		return 1;
 	}
-	c->name = by ? "treematch@bisect" : m->name;
+	c->kind = k;
+	c->name = candidates[k].name;
 	c->seed = seed;
 	c->map = map;
 	c->cost = tmatch__hop_bytes(comm, topo, map);
@@ -315,14 +457,14 @@ static int refine_cand(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 }
 
 /*
- * Node-size inputs (at most REFINE_ALL ranks): the candidates depend on the
- * input's size and density alone, so they are laid out first, then made,
- * and refined when every one is (sparse inputs), by a crew on the CPUs the
- * process may use. Each starts from the same inputs with its own seed, so
- * the result is the one a single thread finds. The bisections' METIS calls
- * share the C library's random state: their making is one crew piece at a
- * time (exclusive), kept busy back to back while the other threads refine
- * what they made and run the other candidates. TreeMatch on the first
+ * Node-size inputs (SIZE_NODE): the candidates depend on the input's size
+ * and density alone, so they are laid out first, then made, and refined
+ * when every one is (sparse inputs), by a crew on the CPUs the process may
+ * use. Each starts from the same inputs with its own seed, so the result is
+ * the one a single thread finds. The bisections' METIS calls share the C
+ * library's random state: their making is one crew piece at a time
+ * (exclusive), kept busy back to back while the other threads refine what
+ * they made and run the other candidates. TreeMatch on the first
  * bisection's order starts once that bisection is made.
  */
 enum piece_kind {
@@ -334,7 +476,7 @@ enum piece_kind {
 
 struct piece {
 	enum piece_kind kind;
-	const struct tmatch__mapper *m;
+	enum cand_kind cand; /* MAKE_BISECT, OTHER, REORDERED: what it makes */
 	uint64_t seed;
 	int bisect;   /* MAKE_ and REFINE_BISECT: which bisection */
 	int state;    /* 0 to do, 1 made, 2 skipped, -1 out of memory */
@@ -345,8 +487,7 @@ struct piece {
 };
 
 struct node_job {
-	const tmatch_comm_t *comm;
-	const tmatch_topo_t *topo;
+	const struct policy *pol;
 	const tmatch_map_opts_t *caller; /* its log callback, called one message at a time */
 	tmatch_map_opts_t opts;
 	int refine, nbisect;
@@ -405,13 +546,16 @@ static void node_work(void *arg, int i)
 {
 	struct node_job *j = arg;
 	struct piece *p = &j->p[i];
+	const tmatch_comm_t *comm = j->pol->comm;
+	const tmatch_topo_t *topo = j->pol->topo;
+	const int *by = NULL;
 	int rc;
 
 	switch (p->kind) {
 	case REFINE_BISECT: {
 		struct piece *mk = &j->p[j->make_of[p->bisect]];
 
-		if (mk->state == 1 && refine_cand(j->comm, j->topo, &j->opts, &mk->c, &p->err) != 0)
+		if (mk->state == 1 && refine_cand(comm, topo, &j->opts, &mk->c, &p->err) != 0)
 			p->state = -1;
 		return;
 	}
@@ -425,79 +569,92 @@ static void node_work(void *arg, int i)
 			p->state = 2;
 			return;
 		}
-		rc = make_cand(j->comm, j->topo, &j->opts, NULL, p->seed, j->p[j->make_of[k]].raw,
-		               &p->c, &p->err);
+		by = j->p[j->make_of[k]].raw;
 		break;
 	}
 	default:
-		rc = make_cand(j->comm, j->topo, &j->opts, p->m, p->seed, NULL, &p->c, &p->err);
 		break;
 	}
+	rc = make_cand(j->pol, &j->opts, p->cand, p->seed, by, &p->c, &p->err);
 	/* a bisection keeps its map as made: its refinement runs beside
 	   treematch@bisect, which reads it */
 	if (rc == 0 && p->kind == MAKE_BISECT && j->refine) {
-		p->raw = malloc(sizeof(int) * (size_t)j->comm->n);
+		p->raw = malloc(sizeof(int) * (size_t)comm->n);
 		if (p->raw)
-			memcpy(p->raw, p->c.map, sizeof(int) * (size_t)j->comm->n);
+			memcpy(p->raw, p->c.map, sizeof(int) * (size_t)comm->n);
 		else
 			rc = -1;
 	}
 	p->state = rc == 0 ? 1 : rc > 0 ? 2 : -1;
 	if (p->state == 1 && p->kind != MAKE_BISECT && j->refine &&
-	    refine_cand(j->comm, j->topo, &j->opts, &p->c, &p->err) != 0)
+	    refine_cand(comm, topo, &j->opts, &p->c, &p->err) != 0)
 		p->state = -1;
 }
 
-static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
-                          const tmatch_map_opts_t *opts, int dense, struct cand *cand, int *nc,
-                          tmatch_error_t *err)
+/* The pieces of a node-size input, in the order a single thread makes the
+   candidates (ties keep the earlier), each bisection's refinement a piece
+   of its own. Returns how many; *reordered: treematch@bisect's, or -1. */
+static int node_pieces(struct node_job *j, uint64_t seed0, int *reordered)
 {
-	static const struct tmatch__crew_ops ops = {node_ready, node_exclusive, node_work,
-	                                            node_done};
-	struct node_job *j = calloc(1, sizeof(*j));
-	int np = 0, order[2 * MAX_CAND] = {0}, no = 0, rc = 0, reordered = -1;
+	static const struct made none = {NULL, 0, {0}};
+	int np = 0;
 
-	if (!j) {
-		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
-		errno = ENOMEM;
-		return -1;
-	}
-	j->comm = comm;
-	j->topo = topo;
-	j->caller = opts;
-	j->opts = *opts;
-	if (opts->log) {
-		j->opts.log = node_log;
-		j->opts.log_arg = j;
-	}
-	j->refine = !dense;
-	/* the candidates in the order a single thread makes them (ties keep
-	   the earlier), each bisection's refinement a piece of its own */
-	for (int m = 0; m < NB_MAPPERS; m++) {
-		int tries = m == 0 ? bisect_tries(comm, dense) : 1;
+	*reordered = -1;
+	for (int k = 0; k < NB_KINDS; k++) {
+		int tries;
 
-		if (strcmp(candidates[m].name, "greedy") == 0 && dense && comm->n > 256)
+		if (!candidates[k].eligible(j->pol, &none))
 			continue;
-		for (int k = 0; k < tries; k++) {
-			j->p[np].kind = m == 0 ? MAKE_BISECT : OTHER;
-			j->p[np].m = &candidates[m];
-			j->p[np].seed = opts->seed + (uint64_t)k;
-			j->p[np].bisect = k;
-			if (m == 0)
+		if (k == C_REORDERED) { /* it follows the first bisection made */
+			if (j->nbisect > 0) {
+				j->p[np].kind = REORDERED;
+				j->p[np].cand = C_REORDERED;
+				j->p[np].seed = seed0;
+				*reordered = np++;
+			}
+			continue;
+		}
+		tries = tries_of(j->pol, (enum cand_kind)k);
+		for (int t = 0; t < tries; t++) {
+			j->p[np].kind = k == C_BISECT ? MAKE_BISECT : OTHER;
+			j->p[np].cand = (enum cand_kind)k;
+			j->p[np].seed = seed0 + (uint64_t)t;
+			j->p[np].bisect = t;
+			if (k == C_BISECT)
 				j->make_of[j->nbisect++] = np;
 			np++;
 		}
-	}
-	if (!dense && j->nbisect > 0) {
-		j->p[np].kind = REORDERED;
-		j->p[np].seed = opts->seed;
-		reordered = np++;
 	}
 	for (int k = 0; k < j->nbisect && j->refine; k++) {
 		j->p[np].kind = REFINE_BISECT;
 		j->p[np].bisect = k;
 		np++;
 	}
+	return np;
+}
+
+static int make_node_size(const struct policy *pol, const tmatch_map_opts_t *opts,
+                          struct cand *cand, int *nc, tmatch_error_t *err)
+{
+	static const struct tmatch__crew_ops ops = {node_ready, node_exclusive, node_work,
+	                                            node_done};
+	struct node_job *j = calloc(1, sizeof(*j));
+	int np, order[2 * MAX_CAND] = {0}, no = 0, rc = 0, reordered;
+
+	if (!j) {
+		tmatch_error_set(err, 0, NULL, 0, 0, "auto: out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	j->pol = pol;
+	j->caller = opts;
+	j->opts = *opts;
+	if (opts->log) {
+		j->opts.log = node_log;
+		j->opts.log_arg = j;
+	}
+	j->refine = !pol->dense;
+	np = node_pieces(j, opts->seed, &reordered);
 	/* taken: the bisections first (one at a time, back to back), TreeMatch
 	   (the longest other piece) and TreeMatch on the bisection's order,
 	   then the others and the refinements, alternating */
@@ -505,15 +662,14 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		if (j->p[i].kind == MAKE_BISECT)
 			order[no++] = i;
 	for (int i = 0; i < np; i++)
-		if ((j->p[i].kind == OTHER && j->p[i].m->fn == tmatch__map_treematch) ||
-		    i == reordered)
+		if ((j->p[i].kind == OTHER && j->p[i].cand == C_TREEMATCH) || i == reordered)
 			order[no++] = i;
 	for (int i = 0, r = 0; i < np || r < np; i++, r++) {
 		while (r < np && j->p[r].kind != REFINE_BISECT)
 			r++;
 		if (r < np)
 			order[no++] = r;
-		while (i < np && (j->p[i].kind != OTHER || j->p[i].m->fn == tmatch__map_treematch))
+		while (i < np && (j->p[i].kind != OTHER || j->p[i].cand == C_TREEMATCH))
 			i++;
 		if (i < np)
 			order[no++] = i;
@@ -541,7 +697,7 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 			continue;
 		if (p->state == 2)
 			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: candidate %s skipped: %s",
-			            p->m ? p->m->name : "treematch@bisect", p->err.msg);
+			            candidates[p->cand].name, p->err.msg);
 		if (p->state == 1 && rc == 0)
 			cand[(*nc)++] = p->c;
 		else
@@ -558,17 +714,54 @@ static int make_node_size(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	return rc;
 }
 
+/*
+ * Inputs above REFINE_ALL ranks: the eligible candidates one after the
+ * other (a predicate may look at what was made before it), each seed of
+ * each. 0, or -1 out of memory.
+ */
+static int make_large(const struct policy *pol, const tmatch_map_opts_t *opts, struct cand *cand,
+                      int *nc)
+{
+	struct made made = {cand, 0, {0}};
+	tmatch_error_t cerr;
+
+	for (int k = 0; k < NB_KINDS; k++) {
+		const int *by = NULL;
+		int tries;
+
+		made.nc = *nc;
+		if (!candidates[k].eligible(pol, &made))
+			continue;
+		made.ran[k] = 1;
+		if (k == C_REORDERED) { /* it follows the first bisection made */
+			if (*nc == 0 || cand[0].kind != C_BISECT)
+				continue;
+			by = cand[0].map;
+		}
+		tries = tries_of(pol, (enum cand_kind)k);
+		for (int t = 0; t < tries && *nc < MAX_CAND; t++) {
+			int r = make_cand(pol, opts, (enum cand_kind)k, opts->seed + (uint64_t)t,
+			                  by, &cand[*nc], &cerr);
+
+			if (r < 0)
+				return -1;
+			if (r > 0)
+				tmatch__log(opts, TMATCH_LOG_DEBUG,
+				            "auto: candidate %s skipped: %s", candidates[k].name,
+				            cerr.msg);
+			else
+				(*nc)++;
+		}
+	}
+	return 0;
+}
+
 int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                      const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
 {
 	struct cand cand[MAX_CAND];
+	struct policy pol;
 	int n = comm->n, nc = 0, rc = -1, best = 0;
-	int dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
-	int refine_top = dense || n > REFINE_ONE ? 1 : REFINE_TOP, ran_treematch = 0;
-	/* above TREEMATCH_MAX_RANKS, sparse, ranks numbered with locality:
-	   TreeMatch alone, in place of the bisection (see the header) */
-	int huge_local = !dense && n > TREEMATCH_MAX_RANKS && tmatch__order_is_local(comm, topo);
-	tmatch_error_t cerr;
 
 	memset(cand, 0, sizeof(cand));
 	if (n == 0)
@@ -579,66 +772,20 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		            "leaf: every placement costs the same, kept packed");
 		return tmatch__map_packed(comm, topo, opts, leaf_of_rank, err);
 	}
-	if (n <= REFINE_ALL) {
-		if (make_node_size(comm, topo, opts, dense, cand, &nc, err) != 0)
+	policy_init(&pol, comm, topo);
+	if (pol.size == SIZE_NODE) {
+		if (make_node_size(&pol, opts, cand, &nc, err) != 0)
 			goto out;
-		ran_treematch = 1;
-	}
-	for (int i = 0; i < NB_MAPPERS && n > REFINE_ALL; i++) {
-		const struct tmatch__mapper *m = &candidates[i];
-		int tries = 1;
-
-		if (strcmp(m->name, "bisect") == 0) {
-			if (comm->nnz > ((size_t)1 << 30) || huge_local)
-				continue;
-			tries = bisect_tries(comm, dense);
-		}
-		if (strcmp(m->name, "treematch") == 0) {
-			if (!dense && !huge_local &&
-			    (n > TREEMATCH_MAX_RANKS || (n > REFINE_ONE && !friendly(cand, nc))))
-				continue;
-			ran_treematch = 1;
-		}
-		if (strcmp(m->name, "greedy") == 0 &&
-		    ((dense && n > 256) || n > TREEMATCH_MAX_RANKS))
-			continue;
-		for (int k = 0; k < tries && nc < MAX_CAND; k++) {
-			int r = make_cand(comm, topo, opts, m, opts->seed + (uint64_t)k, NULL,
-			                  &cand[nc], &cerr);
-
-			if (r < 0)
-				goto nomem;
-			if (r > 0)
-				tmatch__log(opts, TMATCH_LOG_DEBUG,
-				            "auto: candidate %s skipped: %s", m->name, cerr.msg);
-			else
-				nc++;
-		}
-	}
-	/* TreeMatch again, on the ranks renumbered in the first bisection's order
-	   (node-size inputs: make_node_size). */
-	if (n > REFINE_ALL && nc > 0 && nc < MAX_CAND && strcmp(cand[0].name, "bisect") == 0 &&
-	    !dense && n <= TREEMATCH_MAX_RANKS &&
-	    (n <= REFINE_ONE || (!ran_treematch && comm->nnz <= SPARSE_DEGREE * (size_t)n))) {
-		int r =
-		    make_cand(comm, topo, opts, NULL, opts->seed, cand[0].map, &cand[nc], &cerr);
-
-		if (r < 0)
-			goto nomem;
-		if (r > 0)
-			tmatch__log(opts, TMATCH_LOG_DEBUG, "auto: treematch@bisect skipped: %s",
-			            cerr.msg);
-		else
-			nc++;
+	} else if (make_large(&pol, opts, cand, &nc) != 0) {
+		goto nomem;
 	}
 	if (nc == 0) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "auto: no candidate mapper succeeded");
 		errno = ENOMEM;
 		goto out;
 	}
-	/* Refine every candidate on small inputs, the cheapest few otherwise. */
-	for (int pass = 0; pass < nc && ((n <= REFINE_ALL && !dense) || pass < refine_top);
-	     pass++) {
+	/* Refine the cheapest unrefined candidates, as many as the policy says. */
+	for (int pass = 0, left = refine_count(&pol); pass < nc && left > 0; pass++, left--) {
 		int pick = -1;
 
 		for (int i = 0; i < nc; i++)
@@ -646,8 +793,9 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 				pick = i;
 		if (pick < 0) /* every candidate already refined */
 			break;
-		if (huge_local && strcmp(cand[pick].name, "treematch") == 0)
-			break; /* its swaps ran at every level: 1 s more, nothing gained */
+		if (candidates[cand[pick].kind].refine_pays &&
+		    !candidates[cand[pick].kind].refine_pays(&pol))
+			break;
 		if (refine_cand(comm, topo, opts, &cand[pick], err) != 0)
 			goto out;
 	}
@@ -655,7 +803,7 @@ int tmatch__map_auto(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	for (int i = 1; i < nc; i++)
 		if (cand[i].cost < cand[best].cost)
 			best = i;
-	if (opts->search_time > 0 && search_best(comm, topo, opts, &cand[best], err) != 0)
+	if (opts->search_time > 0 && search_best(&pol, opts, &cand[best], err) != 0)
 		goto out;
 	tmatch__log(opts, TMATCH_LOG_INFO,
 	            "auto: kept %s%s seed %llu (hop-bytes %.6g) of %d candidates", cand[best].name,
