@@ -336,9 +336,6 @@ tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, 
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err)
 {
-	tmatch_profile_t *p;
-	tmatch_comm_t *comm;
-
 	if (!path) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_comm_load: NULL path");
 		return NULL;
@@ -352,12 +349,7 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 		                 path);
 		return NULL;
 	}
-	p = tmatch_profile_load(path, NULL, log, log_arg, err);
-	if (!p)
-		return NULL;
-	comm = tmatch_place_comm(p, -1, 0, err);
-	if (!comm && err && !err->file[0])
-		snprintf(err->file, sizeof(err->file), "%s", path);
-	tmatch_profile_destroy(p);
-	return comm;
+	/* the profile's placement metric, point-to-point traffic (as
+	   tmatch_place_comm(p, -1, 0)) */
+	return tmatch_profile_load_comm(path, NULL, -1, TMATCH_PROFILE_P2P, log, log_arg, err);
 }

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,6 +298,59 @@ static int zeros(const unsigned char *p, uint64_t n)
 	return 1;
 }
 
+/*
+ * Everything of the file but its edges, checked as the loader checks it:
+ * header, checksum, provenance (into p when given), padding, the rows of
+ * both sets. 0, or -1 with err set.
+ */
+static int check_file(const unsigned char *buf, size_t len, const char *name,
+                      const tmatch_profile_limits_t *lim, struct layout *l, tmatch_profile_t *p,
+                      tmatch_error_t *err)
+{
+	uint64_t at = HEADER_BYTES;
+
+	if (len < HEADER_BYTES + 8)
+		return bad(err, name, "truncated compiled profile: compile it again");
+	if (read_header(buf, len, name, lim, l, err))
+		return -1;
+	if (tmatch__get64(buf + len - 8) != tmatch__checksum(TMATCH__FNV_BASIS, buf, len - 8))
+		return bad(err, name,
+		           "compiled profile checksum mismatch (the file was changed or "
+		           "damaged): compile it again");
+	for (int k = 0; k < TMATCH__INFO_COUNT; k++) {
+		uint32_t n;
+
+		if (at + 4 > HEADER_BYTES + l->info_bytes)
+			goto corrupt;
+		n = tmatch__get32(buf + at);
+		at += 4;
+		if (n == UNSET)
+			continue;
+		if (n > TMATCH__INFO_MAX_LEN || at + n > HEADER_BYTES + l->info_bytes ||
+		    !tmatch__info_valid((const char *)buf + at, n))
+			goto corrupt;
+		if (p && !(p->info[k] = strndup((const char *)buf + at, n)))
+			return tmatch_error_set(err, ENOMEM, name, 0, 0, "out of memory");
+		at += n;
+	}
+	/* one canonical file per profile: the padding is zero and no longer
+	   than it must be */
+	if (tmatch__pad8(at) != HEADER_BYTES + l->info_bytes ||
+	    !zeros(buf + at, HEADER_BYTES + l->info_bytes - at))
+		goto corrupt;
+	for (int s = 0; s < 2; s++) {
+		if (!zeros(buf + l->dst[s] + 4 * l->nedges[s],
+		           tmatch__pad8(4 * l->nedges[s]) - 4 * l->nedges[s]))
+			return bad(err, name,
+			           "corrupt compiled profile (padding): compile it again");
+		if (check_rows(buf, l, s, name, err))
+			return -1;
+	}
+	return 0;
+corrupt:
+	return bad(err, name, "corrupt compiled profile (provenance): compile it again");
+}
+
 tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, const char *name,
                                                 const tmatch_profile_limits_t *lim,
                                                 tmatch_error_t *err)
@@ -305,7 +359,6 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	tmatch_profile_limits_t dflt;
 	tmatch_profile_t *p = NULL;
 	struct layout l;
-	uint64_t at = HEADER_BYTES;
 
 	if (!lim) {
 		tmatch_profile_limits_init(&dflt);
@@ -319,12 +372,6 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	}
 	if (read_header(buf, len, name, lim, &l, err))
 		return NULL;
-	if (tmatch__get64(buf + len - 8) != tmatch__checksum(TMATCH__FNV_BASIS, buf, len - 8)) {
-		bad(err, name,
-		    "compiled profile checksum mismatch (the file was changed or "
-		    "damaged): compile it again");
-		return NULL;
-	}
 	p = tmatch_profile_create((int)l.ranks, l.metrics, (int)l.directed, err);
 	if (!p)
 		return NULL;
@@ -333,47 +380,18 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	p->placement_metric = (tmatch_profile_metric_t)l.pmetric;
 	p->nodes = (int)l.nodes;
 	p->ranks_per_node = (int)l.rpn;
-	for (int k = 0; k < TMATCH__INFO_COUNT; k++) {
-		uint32_t n;
-
-		if (at + 4 > HEADER_BYTES + l.info_bytes)
-			goto corrupt;
-		n = tmatch__get32(buf + at);
-		at += 4;
-		if (n == UNSET)
-			continue;
-		if (n > TMATCH__INFO_MAX_LEN || at + n > HEADER_BYTES + l.info_bytes ||
-		    !tmatch__info_valid((const char *)buf + at, n))
-			goto corrupt;
-		p->info[k] = strndup((const char *)buf + at, n);
-		if (!p->info[k])
-			goto nomem;
-		at += n;
-	}
-	/* one canonical file per profile: the padding is zero and no longer
-	   than it must be */
-	if (tmatch__pad8(at) != HEADER_BYTES + l.info_bytes ||
-	    !zeros(buf + at, HEADER_BYTES + l.info_bytes - at))
-		goto corrupt;
+	if (check_file(buf, len, name, lim, &l, p, err))
+		goto fail;
 	for (int s = 0; s < 2; s++) {
 		struct tmatch__edges *e = &p->set[s];
-		uint64_t i = 0;
 
-		if (!zeros(buf + l.dst[s] + 4 * l.nedges[s],
-		           tmatch__pad8(4 * l.nedges[s]) - 4 * l.nedges[s])) {
-			bad(err, name, "corrupt compiled profile (padding): compile it again");
-			goto fail;
-		}
-
-		if (check_rows(buf, &l, s, name, err))
-			goto fail;
 		if (tmatch__edges_reserve(e, l.metrics, l.nedges[s] ? l.nedges[s] : 1))
 			goto nomem;
 		for (uint32_t r = 0; r < l.ranks; r++) {
 			uint64_t start = tmatch__get64(buf + l.row[s] + 8 * r),
 			         end = tmatch__get64(buf + l.row[s] + 8 * (r + 1));
 
-			for (i = start; i < end; i++) {
+			for (uint64_t i = start; i < end; i++) {
 				if (check_edge(buf, &l, s, i, r, start, name, err))
 					goto fail;
 				e->src[i] = (int)r;
@@ -388,14 +406,233 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	}
 	p->finished = 1;
 	return p;
-corrupt:
-	bad(err, name, "corrupt compiled profile (provenance): compile it again");
-	goto fail;
 nomem:
 	tmatch_error_set(err, ENOMEM, name, 0, 0, "out of memory");
 fail:
 	tmatch_profile_destroy(p);
 	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The whole matrix, straight from the file                                  */
+
+/* Edges read between two returns of their pages to the file (mapped). */
+#define RELEASE_EDGES ((uint64_t)1 << 18)
+
+struct matrix_source {
+	const unsigned char *buf;
+	size_t len;
+	const struct layout *l;
+	int s;      /* the set read */
+	int metric; /* tmatch_profile_metric_t */
+	int mapped; /* buf is a read-only file mapping: pages read may be dropped */
+	const char *name;
+	tmatch_error_t *err;
+	/* directed: the edges (j, i) with j > i, by i then j (a transpose of
+	   the rows' backward part): their sources and their indices */
+	uint64_t *tptr;
+	uint32_t *tsrc;
+	uint64_t *tedge;
+};
+
+/* Mapped: the whole pages of buf[off, off + size) go back to the file
+   (read again if touched), so the file never sits in memory beside the
+   matrix. */
+static void release(const struct matrix_source *ms, uint64_t off, uint64_t size)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)ms->buf + (uintptr_t)off, hi = lo + (uintptr_t)size;
+
+	if (!ms->mapped || off >= ms->len)
+		return;
+	lo += (page - lo % page) % page;
+	hi -= hi % page;
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Mapped: the edges [0, upto) of the set have been read. */
+static void release_edges(const struct matrix_source *ms, uint64_t upto)
+{
+	const struct layout *l = ms->l;
+	int s = ms->s;
+
+	release(ms, l->dst[s], 4 * upto);
+	if (l->bytes[s])
+		release(ms, l->bytes[s], 8 * upto);
+	if (l->msgs[s])
+		release(ms, l->msgs[s], 8 * upto);
+}
+
+/* The traffic of edge i, added to *bytes and *msgs; -1 past 2^63 - 1. */
+static int add_edge(const struct matrix_source *ms, uint64_t i, uint64_t *bytes, uint64_t *msgs)
+{
+	const struct layout *l = ms->l;
+	uint64_t b = l->bytes[ms->s] ? tmatch__get64(ms->buf + l->bytes[ms->s] + 8 * i) : 0;
+	uint64_t m = l->msgs[ms->s] ? tmatch__get64(ms->buf + l->msgs[ms->s] + 8 * i) : 0;
+
+	if (b > TMATCH__WEIGHT_MAX - *bytes || m > TMATCH__WEIGHT_MAX - *msgs)
+		return -1;
+	*bytes += b;
+	*msgs += m;
+	return 0;
+}
+
+/*
+ * The pairs (r, j), r < j, by r then j, each with the traffic of (r, j)
+ * plus that of (j, r) when directed (summed as integers, then the metric:
+ * what the profile's merge of the two gives).
+ */
+static int matrix_pass(void *sarg, tmatch_edge_visit_fn visit, void *varg)
+{
+	const struct matrix_source *ms = sarg;
+	const struct layout *l = ms->l;
+	const unsigned char *buf = ms->buf;
+	int s = ms->s;
+	uint64_t done = 0;
+
+	for (uint32_t r = 0; r < l->ranks; r++) {
+		uint64_t i = tmatch__get64(buf + l->row[s] + 8 * r),
+		         end = tmatch__get64(buf + l->row[s] + 8 * (r + 1));
+		uint64_t t = ms->tptr ? ms->tptr[r] : 0, tend = ms->tptr ? ms->tptr[r + 1] : 0;
+
+		while (i < end && tmatch__get32(buf + l->dst[s] + 4 * i) < r)
+			i++; /* (r, j) with j < r: read with row j */
+		while (i < end || t < tend) {
+			uint32_t fj = i < end ? tmatch__get32(buf + l->dst[s] + 4 * i) : UINT32_MAX;
+			uint32_t bj = t < tend ? ms->tsrc[t] : UINT32_MAX, j = fj < bj ? fj : bj;
+			uint64_t bytes = 0, msgs = 0;
+			double w;
+
+			if ((fj == j && add_edge(ms, i++, &bytes, &msgs)) ||
+			    (bj == j && add_edge(ms, ms->tedge[t++], &bytes, &msgs))) {
+				tmatch_error_set(ms->err, 0, "", 0, 0,
+				                 "traffic between ranks %u and %u exceeds 2^63-1",
+				                 r, j);
+				errno = EINVAL;
+				return -1;
+			}
+			w = ms->metric == TMATCH_METRIC_BYTES  ? (double)bytes
+			    : ms->metric == TMATCH_METRIC_MSGS ? (double)msgs
+			    : msgs                             ? (double)bytes / (double)msgs
+			                                       : 0.0;
+			visit(varg, (int)r, (int)j, w);
+		}
+		if (end / RELEASE_EDGES != done / RELEASE_EDGES)
+			release_edges(ms, end);
+		done = end;
+	}
+	release(ms, 0, ms->len);
+	return 0;
+}
+
+/* Directed: the transpose of the backward edges (see struct
+   matrix_source). -1 on ENOMEM. */
+static int backward_edges(struct matrix_source *ms)
+{
+	const struct layout *l = ms->l;
+	uint64_t nback = 0, *pos;
+
+	ms->tptr = calloc((size_t)l->ranks + 1, sizeof(*ms->tptr));
+	if (!ms->tptr)
+		return -1;
+	for (uint32_t r = 0; r < l->ranks; r++)
+		for (uint64_t i = tmatch__get64(ms->buf + l->row[ms->s] + 8 * r);
+		     i < tmatch__get64(ms->buf + l->row[ms->s] + 8 * (r + 1)); i++) {
+			uint32_t d = tmatch__get32(ms->buf + l->dst[ms->s] + 4 * i);
+
+			if (d < r) {
+				ms->tptr[d + 1]++;
+				nback++;
+			}
+		}
+	for (uint32_t r = 0; r < l->ranks; r++)
+		ms->tptr[r + 1] += ms->tptr[r];
+	ms->tsrc = malloc(sizeof(*ms->tsrc) * (nback ? nback : 1));
+	ms->tedge = malloc(sizeof(*ms->tedge) * (nback ? nback : 1));
+	pos = malloc(sizeof(*pos) * ((size_t)l->ranks + 1));
+	if (!ms->tsrc || !ms->tedge || !pos) {
+		free(pos);
+		return -1;
+	}
+	memcpy(pos, ms->tptr, sizeof(*pos) * ((size_t)l->ranks + 1));
+	for (uint32_t r = 0; r < l->ranks; r++) /* by source: each row sorted */
+		for (uint64_t i = tmatch__get64(ms->buf + l->row[ms->s] + 8 * r);
+		     i < tmatch__get64(ms->buf + l->row[ms->s] + 8 * (r + 1)); i++) {
+			uint32_t d = tmatch__get32(ms->buf + l->dst[ms->s] + 4 * i);
+
+			if (d < r) {
+				ms->tsrc[pos[d]] = r;
+				ms->tedge[pos[d]++] = i;
+			}
+		}
+	free(pos);
+	return 0;
+}
+
+tmatch_comm_t *tmatch__profile_compiled_matrix(const void *data, size_t len, int mapped,
+                                               const char *name, const tmatch_profile_limits_t *lim,
+                                               int metric, unsigned sets, int *direct,
+                                               tmatch_error_t *err)
+{
+	struct matrix_source ms = {data, len, NULL, 0, metric, mapped, name, err, NULL, NULL, NULL};
+	tmatch_profile_limits_t dflt;
+	tmatch_comm_t *c = NULL;
+	struct layout l;
+	unsigned need;
+	uint64_t n[2];
+
+	*direct = 0;
+	if (!lim) {
+		tmatch_profile_limits_init(&dflt);
+		lim = &dflt;
+	}
+	if (!name)
+		ms.name = "<buffer>";
+	if (check_file(data, len, ms.name, lim, &l, NULL, err))
+		goto refused;
+	ms.l = &l;
+	if (metric < 0)
+		ms.metric = metric = (int)l.pmetric;
+	need = metric == TMATCH_METRIC_BYTES  ? TMATCH_PROFILE_HAS_BYTES
+	       : metric == TMATCH_METRIC_MSGS ? TMATCH_PROFILE_HAS_MSGS
+	                                      : TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS;
+	n[0] = (sets & TMATCH_PROFILE_P2P) ? l.nedges[0] : 0;
+	n[1] = (sets & TMATCH_PROFILE_COLL) ? l.nedges[1] : 0;
+	/* one set of edges, the metric recorded: anything else (two sets to
+	   merge, or a message to give) the profile's way */
+	if (metric > TMATCH_METRIC_AVG || (l.metrics & need) != need || (n[0] && n[1]) ||
+	    !(sets & (TMATCH_PROFILE_P2P | TMATCH_PROFILE_COLL)) ||
+	    (sets & ~(TMATCH_PROFILE_P2P | TMATCH_PROFILE_COLL)))
+		return NULL;
+	*direct = 1;
+	ms.s = n[1] ? 1 : 0;
+	/* every edge checked as the loader would, before any is used */
+	for (int s = 0; s < 2; s++)
+		for (uint32_t r = 0; r < l.ranks; r++) {
+			uint64_t start = tmatch__get64(ms.buf + l.row[s] + 8 * r),
+			         end = tmatch__get64(ms.buf + l.row[s] + 8 * (r + 1));
+
+			for (uint64_t i = start; i < end; i++)
+				if (check_edge(ms.buf, &l, s, i, r, start, ms.name, err))
+					goto refused;
+		}
+	if (l.directed && backward_edges(&ms) != 0) {
+		tmatch_error_set(err, ENOMEM, ms.name, 0, 0, "out of memory");
+		goto out;
+	}
+	release(&ms, 0, len); /* read for the checksum and checks: not kept */
+	c = tmatch_comm_from_sorted_edges((int)l.ranks, matrix_pass, &ms, err);
+	if (!c && err && !err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", ms.name);
+	goto out;
+refused:
+	*direct = 1;
+out:
+	free(ms.tptr);
+	free(ms.tsrc);
+	free(ms.tedge);
+	return c;
 }
 
 /* ------------------------------------------------------------------------ */

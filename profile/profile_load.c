@@ -1401,31 +1401,112 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 	return load_common(&L, err);
 }
 
-tmatch_profile_t *tmatch_profile_load(const char *path, const tmatch_profile_limits_t *lim,
-                                      tmatch_log_fn log, void *log_arg, tmatch_error_t *err)
+/* A profile path opened without waiting on a FIFO, then for blocking
+   reads (pipes, when allowed, wait for data). -1 with err set. */
+static int open_profile(const char *path, tmatch_error_t *err)
 {
-	tmatch_profile_t *p;
-	int fd, e;
+	int fd, e, fl;
 
 	if (!path || !*path) {
 		tmatch_error_set(err, 0, "", 0, 0, "no profile path given");
 		errno = EINVAL;
-		return NULL;
+		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
 		tmatch_error_set(err, 0, path, 0, 0, "cannot open: %s", strerror(e));
 		errno = e;
-		return NULL;
+		return -1;
 	}
-	/* Blocking reads from here on (pipes, when allowed, wait for data). */
-	int fl = fcntl(fd, F_GETFL);
+	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+tmatch_profile_t *tmatch_profile_load(const char *path, const tmatch_profile_limits_t *lim,
+                                      tmatch_log_fn log, void *log_arg, tmatch_error_t *err)
+{
+	tmatch_profile_t *p;
+	int fd = open_profile(path, err), e;
+
+	if (fd < 0)
+		return NULL;
 	p = tmatch_profile_load_fd(fd, path, lim, log, log_arg, err);
 	e = errno;
 	close(fd);
 	errno = e;
 	return p;
+}
+
+/*
+ * A whole compiled profile in a regular file within the size limit, its
+ * matrix read straight from the mapped file when it can be
+ * (tmatch__profile_compiled_matrix): 1 with *out set (or NULL and err),
+ * 0 when the profile must be loaded whole.
+ */
+static int matrix_if_compiled(int fd, const char *path, const tmatch_profile_limits_t *lim,
+                              int metric, unsigned sets, tmatch_comm_t **out, tmatch_error_t *err)
+{
+	tmatch_profile_limits_t dflt;
+	struct stat st;
+	char head[8];
+	size_t len;
+	void *map;
+	int direct = 0;
+
+	if (!lim) {
+		tmatch_profile_limits_init(&dflt);
+		lim = &dflt;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
+	    (uintmax_t)st.st_size > (uintmax_t)lim->max_file_size ||
+	    pread(fd, head, sizeof(head), 0) != sizeof(head) ||
+	    !tmatch_profile_is_compiled(head, sizeof(head)))
+		return 0;
+	len = (size_t)st.st_size;
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return 0; /* the whole load says why */
+	*out = tmatch__profile_compiled_matrix(map, len, 1, path, lim, metric, sets, &direct, err);
+	{
+		int e = errno;
+		munmap(map, len);
+		errno = e;
+	}
+	return direct;
+}
+
+tmatch_comm_t *tmatch_profile_load_comm(const char *path, const tmatch_profile_limits_t *lim,
+                                        int metric, unsigned sets, tmatch_log_fn log, void *log_arg,
+                                        tmatch_error_t *err)
+{
+	tmatch_profile_t *p;
+	tmatch_comm_t *comm = NULL;
+	int fd = open_profile(path, err), e;
+
+	if (fd < 0)
+		return NULL;
+	if (matrix_if_compiled(fd, path, lim, metric, sets, &comm, err)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return comm;
+	}
+	p = tmatch_profile_load_fd(fd, path, lim, log, log_arg, err);
+	e = errno;
+	close(fd);
+	errno = e;
+	if (!p)
+		return NULL;
+	if (metric < 0)
+		metric = (int)tmatch_profile_placement_metric(p);
+	comm = tmatch_profile_to_comm(p, (tmatch_profile_metric_t)metric, sets, err);
+	if (!comm && err && !err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	e = errno;
+	tmatch_profile_destroy(p);
+	errno = e;
+	return comm;
 }

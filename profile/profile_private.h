@@ -78,4 +78,19 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
                                                 const tmatch_profile_limits_t *lim,
                                                 tmatch_error_t *err);
 
+/*
+ * The matrix tmatch_profile_to_comm(profile, metric, sets) would give, read
+ * straight from a whole compiled profile when that profile is undirected and
+ * only one of `sets` has edges (a converted matrix): no profile, no copy of
+ * the edges, and when `mapped` (data is a read-only mapping of the file) its
+ * pages go back to the file as they are read. metric < 0: the profile's
+ * placement metric. *direct = 0 with NULL when the profile is not such a
+ * one (load it whole); otherwise the matrix, or NULL with err set (a file
+ * the loader refuses gets the loader's message).
+ */
+tmatch_comm_t *tmatch__profile_compiled_matrix(const void *data, size_t len, int mapped,
+                                               const char *name, const tmatch_profile_limits_t *lim,
+                                               int metric, unsigned sets, int *direct,
+                                               tmatch_error_t *err);
+
 #endif /* TMATCH_PROFILE_PRIVATE_H */

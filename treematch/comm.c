@@ -29,6 +29,119 @@ static void *fail_null(tmatch_error_t *err, const char *file, int line, int colu
 	return NULL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* From sorted edges, in two passes over a source                           */
+
+struct sorted_build {
+	tmatch_comm_t *c;
+	size_t *pos; /* filling: row i's next entry; NULL while counting */
+	int n, last_i, last_j, bad;
+};
+
+static void sorted_visit(void *varg, int i, int j, double w)
+{
+	struct sorted_build *b = varg;
+	tmatch_comm_t *c = b->c;
+
+	if (b->bad)
+		return;
+	if (i < 0 || j <= i || j >= b->n || !isfinite(w) || w < 0 || i < b->last_i ||
+	    (i == b->last_i && j <= b->last_j)) {
+		b->bad = 1;
+		return;
+	}
+	b->last_i = i;
+	b->last_j = j;
+	if (w == 0)
+		return;
+	if (!b->pos) { /* counting, in row_ptr[row + 1] */
+		c->row_ptr[i + 1]++;
+		c->row_ptr[j + 1]++;
+		return;
+	}
+	if (b->pos[i] >= c->row_ptr[i + 1] || b->pos[j] >= c->row_ptr[j + 1]) {
+		b->bad = 1; /* not the edges counted */
+		return;
+	}
+	c->col[b->pos[i]] = j;
+	c->w[b->pos[i]++] = w;
+	c->col[b->pos[j]] = i;
+	c->w[b->pos[j]++] = w;
+}
+
+tmatch_comm_t *tmatch_comm_from_sorted_edges(int n, tmatch_edge_source_fn source, void *sarg,
+                                             tmatch_error_t *err)
+{
+	struct sorted_build b = {NULL, NULL, n, -1, -1, 0};
+	tmatch_comm_t *c;
+	size_t m2;
+
+	if (n < 0 || !source)
+		return fail_null(err, NULL, 0, 0, EINVAL,
+		                 "tmatch_comm_from_sorted_edges: invalid argument");
+	c = b.c = calloc(1, sizeof(*c));
+	if (!c || !(c->row_ptr = calloc((size_t)n + 1, sizeof(*c->row_ptr))))
+		goto nomem;
+	c->n = n;
+	if (source(sarg, sorted_visit, &b) != 0)
+		goto fail;
+	if (b.bad)
+		goto bad;
+	for (int i = 0; i < n; i++) /* counts -> row starts */
+		c->row_ptr[i + 1] += c->row_ptr[i];
+	m2 = c->row_ptr[n];
+	b.pos = malloc(sizeof(*b.pos) * ((size_t)n + 1));
+	/* zeroed: clang-analyzer cannot see that the fill writes every entry */
+	c->col = calloc(m2 ? m2 : 1, sizeof(*c->col));
+	c->w = calloc(m2 ? m2 : 1, sizeof(*c->w));
+	if (!b.pos || !c->col || !c->w)
+		goto nomem;
+	memcpy(b.pos, c->row_ptr, sizeof(*b.pos) * ((size_t)n + 1));
+	b.last_i = b.last_j = -1;
+	if (source(sarg, sorted_visit, &b) != 0)
+		goto fail;
+	for (int i = 0; i < n && !b.bad; i++) /* every row filled to its end */
+		b.bad = b.pos[i] != c->row_ptr[i + 1];
+	if (b.bad)
+		goto bad;
+	free(b.pos);
+	c->nnz = m2;
+	c->total = 0;
+	for (size_t e = 0; e < m2; e++)
+		c->total += c->w[e];
+	c->total /= 2;
+	return c;
+bad:
+	free(b.pos);
+	tmatch_comm_destroy(c);
+	return fail_null(err, NULL, 0, 0, EINVAL,
+	                 "edges out of order, out of range, or not the same twice");
+nomem:
+	free(b.pos);
+	tmatch_comm_destroy(c);
+	return fail_null(err, NULL, 0, 0, ENOMEM, "out of memory building a %d x %d matrix", n, n);
+fail:
+	free(b.pos);
+	tmatch_comm_destroy(c);
+	return NULL;
+}
+
+/* An array of sorted edges as a source. */
+struct edge_array {
+	const int *src, *dst;
+	const double *w;
+	size_t n;
+};
+
+static int array_source(void *sarg, tmatch_edge_visit_fn visit, void *varg)
+{
+	const struct edge_array *a = sarg;
+
+	for (size_t e = 0; e < a->n; e++)
+		visit(varg, a->src[e], a->dst[e], a->w ? a->w[e] : 1.0);
+	return 0;
+}
+
 tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, const int *dst,
                                       const double *weight, tmatch_error_t *err)
 {
@@ -56,6 +169,14 @@ tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, cons
 			                 src[e], dst[e], w);
 		sorted &= src[e] < dst[e] && (e == 0 || src[e] > src[e - 1] ||
 		                              (src[e] == src[e - 1] && dst[e] > dst[e - 1]));
+	}
+	if (sorted) {
+		/* Edges sorted by (src, dst), src < dst, each pair once (a finished
+		   undirected profile): appended to both rows in this order, every
+		   row comes out sorted, with no buckets and no merging. */
+		struct edge_array a = {src, dst, weight, nedges};
+
+		return tmatch_comm_from_sorted_edges(n, array_source, &a, err);
 	}
 	cnt = calloc((size_t)n + 1, sizeof(*cnt));
 	pos = calloc((size_t)n + 1, sizeof(*pos));
@@ -88,23 +209,6 @@ tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, cons
 		pos[i + 1] = pos[i] + cnt[i];
 	for (int i = 0; i <= n; i++)
 		c->row_ptr[i] = pos[i];
-	if (sorted) {
-		/* Edges sorted by (src, dst), src < dst, each pair once (a finished
-		   undirected profile): appending each to both rows in this order
-		   leaves every row sorted (smaller sources first, then its own
-		   destinations), so the buckets below and their 12 bytes per entry
-		   are not needed. */
-		for (size_t e = 0; e < nedges; e++) {
-			double w = weight ? weight[e] : 1.0;
-			if (w == 0)
-				continue;
-			c->col[pos[src[e]]] = dst[e];
-			c->w[pos[src[e]]++] = w;
-			c->col[pos[dst[e]]] = src[e];
-			c->w[pos[dst[e]]++] = w;
-		}
-		goto merged;
-	}
 	/* Pass 1: bucket directed entries by column. */
 	for (size_t e = 0; e < nedges; e++) {
 		double w = weight ? weight[e] : 1.0;
@@ -129,7 +233,7 @@ tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int *src, cons
 	free(bw);
 	brow = NULL;
 	bw = NULL;
-merged:
+
 	/* Merge duplicates in place. */
 	k = 0;
 	c->total = 0;

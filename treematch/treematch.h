@@ -196,6 +196,22 @@ TMATCH_API tmatch_comm_t *tmatch_comm_from_edges(int n, size_t nedges, const int
                                                  tmatch_error_t *err);
 
 /*
+ * Build from edges handed over one at a time: source(sarg, visit, varg)
+ * calls visit(varg, i, j, w) for every edge, with i < j in increasing
+ * (i, j) order and each pair once (a finished undirected profile's edges),
+ * w finite and >= 0 (0: no edge), and returns 0, or -1 to stop (its error
+ * then stands). It is called twice, rows counted then filled, and must give
+ * the same edges both times. The matrix is made in its own size, with no
+ * copy of the edges: what tmatch_comm_from_edges gives for the same edges.
+ * Fails with EINVAL (edges out of order or range, or not the same twice),
+ * ENOMEM, or the source's own error.
+ */
+typedef void (*tmatch_edge_visit_fn)(void *varg, int i, int j, double w);
+typedef int (*tmatch_edge_source_fn)(void *sarg, tmatch_edge_visit_fn visit, void *varg);
+TMATCH_API tmatch_comm_t *tmatch_comm_from_sorted_edges(int n, tmatch_edge_source_fn source,
+                                                        void *sarg, tmatch_error_t *err);
+
+/*
  * The two matrix file formats, each read by one reader that every caller
  * shares (the loaders below, the profile importer): Matrix Market
  * coordinate (.mtx: real, integer or pattern; general, or symmetric with

@@ -2,9 +2,11 @@
 /*
  * test_profile_compiled.c - the compiled profile (profile/compiled.c): it
  * gives back exactly the profile it was made from, a node's rows read alone
- * give the same matrix as the whole profile cut down, and a damaged file is
- * refused with a message naming it (every byte flipped, with and without a
- * checksum that matches, every length cut).
+ * give the same matrix as the whole profile cut down, the whole matrix read
+ * straight from the file (tmatch_profile_load_comm) is exactly the
+ * profile's, and a damaged file is refused with a message naming it (every
+ * byte flipped, with and without a checksum that matches, every length cut),
+ * by the straight read as by the loader.
  */
 #include "profile/profile_private.h"
 #include "treematch/treematch_private.h"
@@ -237,6 +239,85 @@ static void expect_refused(const unsigned char *b, size_t len, const char *what)
 	cr_assert_neq(err.msg[0], '\0', "%s", what);
 }
 
+/* Two matrices alike to the last bit: rows, their order, weights, total. */
+static void same_matrix(const tmatch_comm_t *a, const tmatch_comm_t *b, const char *what)
+{
+	cr_assert_eq(a->n, b->n, "%s", what);
+	cr_assert_eq(a->nnz, b->nnz, "%s", what);
+	cr_assert_eq(memcmp(a->row_ptr, b->row_ptr, sizeof(*a->row_ptr) * ((size_t)a->n + 1)), 0,
+	             "%s: rows", what);
+	cr_assert_eq(memcmp(a->col, b->col, sizeof(*a->col) * a->nnz), 0, "%s: columns", what);
+	cr_assert_eq(memcmp(a->w, b->w, sizeof(*a->w) * a->nnz), 0, "%s: weights", what);
+	cr_assert_eq(memcmp(&a->total, &b->total, sizeof(a->total)), 0, "%s: total", what);
+}
+
+/* The straight read of buffer b, or NULL when it leaves the profile to the
+   whole load (direct 0). */
+static tmatch_comm_t *straight(const unsigned char *b, size_t len, int metric, unsigned sets,
+                               int *direct, tmatch_error_t *err)
+{
+	memset(err, 0, sizeof(*err));
+	return tmatch__profile_compiled_matrix(b, len, 0, "bad.tmpc", NULL, metric, sets, direct,
+	                                       err);
+}
+
+Test(compiled, whole_matrix_read_straight_is_the_profiles)
+{
+	static const unsigned metrics[] = {TMATCH_PROFILE_HAS_BYTES, TMATCH_PROFILE_HAS_MSGS,
+	                                   TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS};
+	int read_straight = 0;
+
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		tmatch_profile_t *p = random_profile(seed, 2 + (int)(seed * 7 % 40),
+		                                     metrics[seed % 3], (int)(seed / 3 % 2));
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		char path[] = "/tmp/test_compiled_XXXXXX";
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, bin, len), (ssize_t)len);
+		close(fd);
+		for (int metric = -1; metric < 3; metric++)
+			for (unsigned sets = 1; sets <= 3; sets++) {
+				tmatch_error_t err, err2, err3;
+				int m =
+				    metric < 0 ? (int)tmatch_profile_placement_metric(p) : metric;
+				tmatch_comm_t *want = tmatch_profile_to_comm(p, m, sets, &err2);
+				tmatch_comm_t *got = tmatch_profile_load_comm(
+				    path, NULL, metric, sets, NULL, NULL, &err);
+				int direct;
+				tmatch_comm_t *mem =
+				    straight(bin, len, metric, sets, &direct, &err3);
+				char what[96];
+
+				snprintf(what, sizeof(what), "seed %llu metric %d sets %u",
+				         (unsigned long long)seed, metric, sets);
+				if (!want) { /* a metric the profile lacks: the same message */
+					cr_assert_null(got, "%s", what);
+					cr_assert_str_eq(err.msg, err2.msg, "%s", what);
+					cr_assert_null(mem, "%s", what);
+					continue;
+				}
+				cr_assert_not_null(got, "%s: %s", what, err.msg);
+				same_matrix(got, want, what);
+				if (direct) {
+					cr_assert_not_null(mem, "%s: %s", what, err3.msg);
+					same_matrix(mem, want, what);
+					read_straight++;
+				}
+				tmatch_comm_destroy(want);
+				tmatch_comm_destroy(got);
+				tmatch_comm_destroy(mem);
+			}
+		unlink(path);
+		free(bin);
+		tmatch_profile_destroy(p);
+	}
+	/* directed and undirected, every metric: most are read straight */
+	cr_assert_gt(read_straight, 24 * 4, "only %d read straight", read_straight);
+}
+
 Test(compiled, damage_is_refused)
 {
 	tmatch_profile_t *p = random_profile(5, 12, TMATCH_PROFILE_HAS_BYTES, 0);
@@ -263,6 +344,15 @@ Test(compiled, damage_is_refused)
 				                               &err);
 				cr_assert_null(q, "flip at %zu accepted", i);
 				cr_assert_str_eq(err.file, "bad.tmpc");
+				if (tmatch_profile_is_compiled(b, len)) {
+					tmatch_error_t e2;
+					int direct;
+
+					cr_assert_null(
+					    straight(b, len, -1, TMATCH_PROFILE_P2P, &direct, &e2),
+					    "flip at %zu read straight", i);
+					cr_assert_str_eq(e2.msg, err.msg);
+				}
 				tmatch_profile_destroy(q);
 				continue;
 			}
@@ -270,6 +360,19 @@ Test(compiled, damage_is_refused)
 			q = tmatch_profile_load_buffer(b, len, "bad.tmpc", NULL, NULL, NULL, &err);
 			refused_sealed += !q;
 			expect_refused(b, len, "sealed flip");
+			{ /* the straight read refuses it too, with the same message */
+				tmatch_error_t e2;
+				int direct;
+				tmatch_comm_t *m =
+				    straight(b, len, -1, TMATCH_PROFILE_P2P, &direct, &e2);
+
+				if (!q && tmatch_profile_is_compiled(b, len)) {
+					cr_assert_null(m, "flip at %zu read straight", i);
+					cr_assert_str_eq(e2.msg, err.msg, "flip at %zu", i);
+					cr_assert_str_eq(e2.file, "bad.tmpc");
+				}
+				tmatch_comm_destroy(m);
+			}
 			tmatch_profile_destroy(q);
 		}
 	}
@@ -280,6 +383,14 @@ Test(compiled, damage_is_refused)
 		cr_assert_null(
 		    tmatch_profile_load_buffer(bin, cut, "bad.tmpc", NULL, NULL, NULL, &err),
 		    "cut at %zu accepted", cut);
+		if (cut >= 8) { /* shorter: not even recognised as compiled */
+			tmatch_error_t e2;
+			int direct;
+
+			cr_assert_null(straight(bin, cut, -1, TMATCH_PROFILE_P2P, &direct, &e2),
+			               "cut at %zu read straight", cut);
+			cr_assert_str_eq(e2.msg, err.msg, "cut at %zu", cut);
+		}
 	}
 	free(b);
 	free(bin);

@@ -165,6 +165,76 @@ Test(comm, from_edges_rejects_bad_input)
 	cr_assert_eq(errno, EINVAL);
 }
 
+/* Edges for tmatch_comm_from_sorted_edges: n given, a second pass that may
+   differ from the first, a source that fails. */
+struct sorted_src {
+	const int *i, *j;
+	const double *w;
+	int n, passes, change_second, fail;
+};
+
+static int sorted_src(void *sarg, tmatch_edge_visit_fn visit, void *varg)
+{
+	struct sorted_src *s = sarg;
+
+	if (s->fail) {
+		errno = EIO;
+		return -1;
+	}
+	s->passes++;
+	for (int e = 0; e < s->n - (s->passes == 2 && s->change_second); e++)
+		visit(varg, s->i[e], s->j[e], s->w[e]);
+	return 0;
+}
+
+Test(comm, from_sorted_edges_is_from_edges_and_rejects_bad_input)
+{
+	const int i[] = {0, 0, 1, 2, 2}, j[] = {1, 3, 3, 3, 4};
+	const double w[] = {1.5, 2, 0, 7, 1e3};
+	struct sorted_src s = {i, j, w, 5, 0, 0, 0};
+	tmatch_error_t err;
+	tmatch_comm_t *a = tmatch_comm_from_sorted_edges(5, sorted_src, &s, &err);
+	tmatch_comm_t *b = tmatch_comm_from_edges(5, 5, i, j, w, &err);
+
+	cr_assert_not_null(a, "%s", err.msg);
+	cr_assert_eq(s.passes, 2);
+	cr_assert_eq(a->nnz, b->nnz);
+	cr_assert_eq(memcmp(a->row_ptr, b->row_ptr, sizeof(size_t) * 6), 0);
+	cr_assert_eq(memcmp(a->col, b->col, sizeof(int) * a->nnz), 0);
+	cr_assert_eq(memcmp(a->w, b->w, sizeof(double) * a->nnz), 0);
+	cr_assert_eq(a->total, b->total);
+	tmatch_comm_destroy(a);
+	tmatch_comm_destroy(b);
+	{ /* out of order, i >= j, out of range, a negative weight */
+		const int bi[][2] = {{0, 0}, {1, 0}, {0, 0}, {0, 0}},
+		          bj[][2] = {{2, 1}, {2, 0}, {1, 5}, {1, 2}};
+		const double bw[][2] = {{1, 1}, {1, 1}, {1, 1}, {1, -1}};
+
+		for (int k = 0; k < 4; k++) {
+			struct sorted_src t = {bi[k], bj[k], bw[k], 2, 0, 0, 0};
+
+			errno = 0;
+			cr_assert_null(tmatch_comm_from_sorted_edges(5, sorted_src, &t, &err),
+			               "case %d", k);
+			cr_assert_eq(errno, EINVAL, "case %d", k);
+			cr_assert(strstr(err.msg, "out of order, out of range"), "%s", err.msg);
+		}
+	}
+	s.passes = 0;
+	s.change_second = 1; /* one edge fewer the second time */
+	errno = 0;
+	cr_assert_null(tmatch_comm_from_sorted_edges(5, sorted_src, &s, &err));
+	cr_assert_eq(errno, EINVAL);
+	s.fail = 1; /* the source's error stands */
+	errno = 0;
+	cr_assert_null(tmatch_comm_from_sorted_edges(5, sorted_src, &s, &err));
+	cr_assert_eq(errno, EIO);
+	errno = 0;
+	cr_assert_null(tmatch_comm_from_sorted_edges(-1, sorted_src, &s, &err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(tmatch_comm_from_sorted_edges(3, NULL, NULL, &err));
+}
+
 Test(comm, accessors_reject_bad_arguments)
 {
 	int s[] = {0}, d[] = {1};
