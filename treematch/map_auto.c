@@ -20,11 +20,15 @@
  *     the order looks friendly (packed within FRIENDLY_RATIO of bisect), to
  *     keep 16384 ranks well under 0.5 s; above TREEMATCH_MAX_RANKS it runs
  *     instead of the bisection, alone with packed and rcm and not refined,
- *     when the numbering has locality (tmatch__order_is_local): a
- *     1,048,576-rank stencil3d in 0.9 s at 0.756 of packed, where the
- *     bisection took 17 s for 0.790 (refined: 0.787); otherwise it is
- *     skipped (a random graph of that size: over a minute, as good as the
- *     bisection);
+ *     when the numbering has locality (tmatch__order_is_local) or the
+ *     matrix is stencil-like (at most SPARSE_DEGREE entries per rank, where
+ *     TreeMatch breaks ties breadth first whatever the numbering) and the
+ *     leaves are not a flat row of slots (FLAT_SLOTS): a
+ *     1,048,576-rank stencil3d in order in 0.9 s at 0.756 of packed, where
+ *     the bisection took 17 s for 0.790 (refined: 0.787), the same with its
+ *     ranks permuted 0.1 % below the bisection's cost, refined, in a fifth
+ *     of its time and memory; otherwise (irregular graphs: TreeMatch 22 %
+ *     above the bisection on a random geometric graph) it is skipped;
  *   - treematch@bisect: TreeMatch on the ranks renumbered in bisect's leaf
  *     order, which gives TreeMatch a friendly order whatever the user's
  *     numbering (a permuted 16384-rank stencil: 4 % less than bisect); above
@@ -70,6 +74,12 @@
 #define MAX_CAND       16
 #define FRIENDLY_RATIO 1.5
 #define SPARSE_DEGREE  6
+/* A lowest level this wide is a row of equivalent slots (a layout's node):
+   which ranks share one is a partition, the bisection's strength; TreeMatch
+   climbs it in binary steps of arbitrary groups (1,048,576 permuted stencil
+   ranks on 8192 nodes of 128: 11.8 % of the traffic across switches, the
+   bisection 6.2 %). */
+#define FLAT_SLOTS 32
 
 /*
  * The input as the policy sees it: its size class, its density and, for
@@ -89,7 +99,11 @@ struct policy {
 	const tmatch_topo_t *topo;
 	enum size_class size;
 	int dense; /* more than DENSE_DEGREE entries per rank */
-	int local; /* SIZE_VAST and sparse: the numbering has locality */
+	/* SIZE_VAST and sparse, and the ranks numbered with locality, or the
+	   matrix stencil-like (at most SPARSE_DEGREE entries per rank) on a
+	   tree whose leaves are not a flat row of FLAT_SLOTS or more: TreeMatch
+	   in place of the bisection, and not refined */
+	int treematch_instead;
 };
 
 /* The candidates, in the order they are made (ties keep the earlier). */
@@ -243,22 +257,22 @@ static int always(const struct policy *p, const struct made *m)
 }
 
 /* METIS, unless the matrix is too large for it, or TreeMatch runs in its
-   place (the largest sparse inputs numbered with locality). */
+   place (treematch_instead). */
 static int bisect_eligible(const struct policy *p, const struct made *m)
 {
 	(void)m;
-	return p->comm->nnz <= BISECT_MAX_NNZ && !p->local;
+	return p->comm->nnz <= BISECT_MAX_NNZ && !p->treematch_instead;
 }
 
 /*
- * TreeMatch: always on dense inputs and on the largest inputs numbered with
- * locality; on sparse ones up to REFINE_ONE ranks, then up to
+ * TreeMatch: always on dense inputs and in place of the bisection
+ * (treematch_instead); on sparse ones up to REFINE_ONE ranks, then up to
  * TREEMATCH_MAX_RANKS when the numbering looks friendly (made after the
- * bisection and packed); never above on sparse inputs without locality.
+ * bisection and packed); never above on other sparse inputs.
  */
 static int treematch_eligible(const struct policy *p, const struct made *m)
 {
-	if (p->dense || p->local || p->size <= SIZE_LARGE)
+	if (p->dense || p->treematch_instead || p->size <= SIZE_LARGE)
 		return 1;
 	return p->size == SIZE_HUGE && friendly(m);
 }
@@ -282,12 +296,12 @@ static int reordered_eligible(const struct policy *p, const struct made *m)
 	       (!m->ran[C_TREEMATCH] && p->comm->nnz <= SPARSE_DEGREE * (size_t)p->comm->n);
 }
 
-/* Whether refining a candidate of this kind pays: not TreeMatch's on the
-   largest inputs numbered with locality (its swaps ran at every level: 1 s
-   more, nothing gained). */
+/* Whether refining a candidate of this kind pays: not TreeMatch's in place
+   of the bisection (its swaps ran at every level: on 1,048,576 ranks, 1 s
+   more and nothing gained in order, 9 s for 0.8 % permuted). */
 static int treematch_refine_pays(const struct policy *p)
 {
-	return !p->local;
+	return !p->treematch_instead;
 }
 
 struct candidate {
@@ -335,7 +349,10 @@ static void policy_init(struct policy *p, const tmatch_comm_t *comm, const tmatc
 	          : n <= TREEMATCH_MAX_RANKS ? SIZE_HUGE
 	                                     : SIZE_VAST;
 	p->dense = n > 0 && comm->nnz / (size_t)n > DENSE_DEGREE;
-	p->local = p->size == SIZE_VAST && !p->dense && tmatch__order_is_local(comm, topo);
+	p->treematch_instead =
+	    p->size == SIZE_VAST && !p->dense &&
+	    (tmatch__order_is_local(comm, topo) ||
+	     (comm->nnz <= SPARSE_DEGREE * (size_t)n && topo->arity[topo->depth - 1] < FLAT_SLOTS));
 }
 
 /*

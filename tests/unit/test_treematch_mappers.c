@@ -731,19 +731,24 @@ Test(mappers, numbering_with_locality_is_told_from_a_permuted_one)
 /*
  * Above 65,536 ranks auto runs TreeMatch in place of the bisection when
  * the numbering has locality (1,048,576 ranks: 0.9 s instead of 17 s, and
- * a lower cost), and the bisection as before when it has none; TreeMatch
- * then makes one run with the tie rule the numbering calls for.
+ * a lower cost) or the matrix is stencil-like whatever its numbering
+ * (TreeMatch then breaks ties breadth first), unless the leaves are a flat
+ * row of slots (a layout's nodes), where the bisection cuts less; on
+ * irregular graphs the bisection runs, its upper levels guided by a
+ * coarse graph.
  */
-Test(mappers, auto_above_65536_ranks_follows_the_numbering, .timeout = 120)
+Test(mappers, auto_above_65536_ranks_follows_the_numbering_and_the_graph, .timeout = 300)
 {
 	tmatch_topo_t *t = tree("tleaf 4 576 1 16 1 2 1 4 1"); /* 73,728 leaves */
+	tmatch_topo_t *flat = tree("tleaf 3 36 1 16 1 128 1"); /* rows of 128 slots */
 	tmatch_comm_t *ordered = stencil(288, 256, 0), *permuted = stencil(288, 256, 7);
+	tmatch_comm_t *irregular = random_comm(288 * 256, 4, 3);
 	struct kept_log k = {{0}};
 	tmatch_map_opts_t o;
 	tmatch_error_t err;
 	int n = 288 * 256, *a = malloc(sizeof(int) * (size_t)n);
 	int *tm = map_with(ordered, t, "treematch", 1), *bi = map_with(ordered, t, "bisect", 1);
-	int *tp = map_with(permuted, t, "treematch", 1);
+	int *tp = map_with(permuted, t, "treematch", 1), *pk = map_with(irregular, t, "packed", 1);
 	double h_tm = tmatch__hop_bytes(ordered, t, tm), h_bi = tmatch__hop_bytes(ordered, t, bi);
 
 	cr_assert_not_null(a);
@@ -756,18 +761,51 @@ Test(mappers, auto_above_65536_ranks_follows_the_numbering, .timeout = 120)
 	cr_assert_eq(tmatch__hop_bytes(ordered, t, a), h_tm);
 	cr_assert_leq(h_tm, h_bi, "treematch %g above the bisection's %g", h_tm, h_bi);
 	/* the permuted stencil: breadth-first ties keep TreeMatch close to the
-	   ordered cost; auto keeps a bisection there */
+	   ordered cost, and auto keeps it */
 	cr_assert_leq(tmatch__hop_bytes(permuted, t, tp), 1.05 * h_tm);
 	k.kept[0] = 0;
 	cr_assert_eq(tmatch_map_compute(permuted, t, &o, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(strncmp(k.kept, "treematch seed", 14), 0, "kept %s", k.kept);
+	cr_assert_eq(tmatch__hop_bytes(permuted, t, a), tmatch__hop_bytes(permuted, t, tp));
+	/* on rows of 128 slots the bisection, guided, within 5 % of TreeMatch
+	   on the ordered ranks */
+	k.kept[0] = 0;
+	cr_assert_eq(tmatch_map_compute(permuted, flat, &o, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_map_validate(flat, a, n, &err), 0, "%s", err.msg);
 	cr_assert_eq(strncmp(k.kept, "bisect", 6), 0, "kept %s", k.kept);
+	{
+		int *ft = map_with(ordered, flat, "treematch", 1);
+
+		cr_assert_leq(tmatch__hop_bytes(permuted, flat, a),
+		              1.05 * tmatch__hop_bytes(ordered, flat, ft));
+		free(ft);
+	}
+	/* an irregular graph (8 entries per rank): the bisection, the same twice */
+	k.kept[0] = 0;
+	cr_assert_eq(tmatch_map_compute(irregular, t, &o, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(tmatch_map_validate(t, a, n, &err), 0, "%s", err.msg);
+	cr_assert_eq(strncmp(k.kept, "bisect", 6), 0, "kept %s", k.kept);
+	cr_assert_lt(tmatch__hop_bytes(irregular, t, a),
+	             0.95 * tmatch__hop_bytes(irregular, t, pk));
+	{
+		int *again = map_with(irregular, t, "bisect", 1),
+		    *once = map_with(irregular, t, "bisect", 1);
+
+		cr_assert_eq(memcmp(again, once, sizeof(int) * (size_t)n), 0,
+		             "bisect not deterministic");
+		free(again);
+		free(once);
+	}
 	free(a);
 	free(tm);
 	free(bi);
 	free(tp);
+	free(pk);
 	tmatch_comm_destroy(ordered);
 	tmatch_comm_destroy(permuted);
+	tmatch_comm_destroy(irregular);
 	tmatch_topo_destroy(t);
+	tmatch_topo_destroy(flat);
 }
 
 Test(mappers, default_is_auto)
