@@ -71,7 +71,7 @@
 #define DENSE_SMALL_RANKS 256
 /* Above this many matrix entries METIS is not asked (its indices, its memory). */
 #define BISECT_MAX_NNZ ((size_t)1 << 30)
-#define MAX_CAND       16
+#define MAX_CAND       32
 #define FRIENDLY_RATIO 1.5
 #define SPARSE_DEGREE  6
 /* A lowest level this wide is a row of equivalent slots (a layout's node):
@@ -205,7 +205,11 @@ out:
 
 /*
  * Bisection is cheap and seed-sensitive on small inputs: try several seeds
- * there. Up to 4096 ranks a second seed still pays (1.2-1.7 % on a 6^4
+ * there, as many as a node's time allows: 24 up to 64 ranks, 12 up to 128,
+ * 6 up to 256 (each refined; on random, power-law and geometric graphs of
+ * 64-128 ranks the best of 6 was 0.1-0.6 % above VieM's strong
+ * configuration, of 24 or 12 at or below it on 4 of 6 such cases). Up to
+ * 4096 ranks a second seed still pays (1.2-1.7 % on a 6^4
  * stencil3d and a 14^3 cg, 0.15 % on average over the bench's 1025-4096-rank
  * sparse cases, for 0.05-0.2 s); at 16384 it gained nothing. Dense matrices
  * above 256 ranks get one try: METIS works on every pair (about 2.5 s for
@@ -224,7 +228,7 @@ static int bisect_tries(const struct policy *p)
 		size_t k = DENSE_BISECT_PAIRS / p->comm->nnz;
 		return k < 1 ? 1 : k > 6 ? 6 : (int)k;
 	}
-	return n <= 256 ? 6 : n <= 1024 ? 3 : n <= 4096 ? 2 : 1;
+	return n <= 64 ? 24 : n <= 128 ? 12 : n <= 256 ? 6 : n <= 1024 ? 3 : n <= 4096 ? 2 : 1;
 }
 
 /*
