@@ -35,6 +35,10 @@
  *     REFINE_ONE ranks it runs only when plain treematch did not and the
  *     average degree is at most SPARSE_DEGREE (stencil-like: where it gains;
  *     on random or butterfly graphs it gained nothing and cost 0.1-0.3 s);
+ *   - bisect-spread: the bisection with the top level's children given
+ *     shares of the ranks in proportion to their room, on sparse
+ *     node-size inputs with fewer ranks than leaves (32 ranks on 2 nodes of
+ *     24 cores: 16 + 16 rather than 24 + 8 can cost less);
  *   - packed (the identity) is hard to beat when ranks are numbered in a
  *     friendly order;
  *   - greedy and rcm are cheap and sometimes best on odd shapes (greedy is
@@ -71,7 +75,7 @@
 #define DENSE_SMALL_RANKS 256
 /* Above this many matrix entries METIS is not asked (its indices, its memory). */
 #define BISECT_MAX_NNZ ((size_t)1 << 30)
-#define MAX_CAND       32
+#define MAX_CAND       48
 #define FRIENDLY_RATIO 1.5
 #define SPARSE_DEGREE  6
 /* A lowest level this wide is a row of equivalent slots (a layout's node):
@@ -107,14 +111,23 @@ struct policy {
 };
 
 /* The candidates, in the order they are made (ties keep the earlier). */
-enum cand_kind { C_BISECT, C_PACKED, C_TREEMATCH, C_GREEDY, C_RCM, C_REORDERED, NB_KINDS };
+enum cand_kind {
+	C_BISECT,
+	C_PACKED,
+	C_TREEMATCH,
+	C_GREEDY,
+	C_RCM,
+	C_SPREAD,
+	C_REORDERED,
+	NB_KINDS
+};
 
 struct cand {
-	enum cand_kind kind;
 	const char *name;
 	uint64_t seed;
 	int *map;
 	double cost;
+	enum cand_kind kind;
 	int refined;
 };
 
@@ -300,6 +313,28 @@ static int reordered_eligible(const struct policy *p, const struct made *m)
 	       (!m->ran[C_TREEMATCH] && p->comm->nnz <= SPARSE_DEGREE * (size_t)p->comm->n);
 }
 
+/*
+ * The bisection with the top level's shares spread (tmatch__map_bisect_spread)
+ * on allocations with more leaves than ranks: filling the roomiest child
+ * first is not always best (LAMMPS, 32 ranks on 2 nodes of 2 x 12 cores:
+ * 16 + 16 costs 0.9 % less than 24 + 8). Sparse node-size inputs only,
+ * where every candidate is refined: a candidate more cannot take another's
+ * refinement.
+ */
+static int spread_eligible(const struct policy *p, const struct made *m)
+{
+	(void)m;
+	return p->comm->n < p->topo->nb_allowed && p->size == SIZE_NODE && !p->dense;
+}
+
+/* As many seeds as the bisection's, at most 6. */
+static int spread_tries(const struct policy *p)
+{
+	int t = bisect_tries(p);
+
+	return t < 6 ? t : 6;
+}
+
 /* Whether refining a candidate of this kind pays: not TreeMatch's in place
    of the bisection (its swaps ran at every level: on 1,048,576 ranks, 1 s
    more and nothing gained in order, 9 s for 0.8 % permuted). */
@@ -324,6 +359,7 @@ static const struct candidate candidates[NB_KINDS] = {
                      treematch_refine_pays},
     [C_GREEDY] = {"greedy", tmatch__map_greedy, greedy_eligible, NULL, NULL},
     [C_RCM] = {"rcm", tmatch__map_rcm, always, NULL, NULL},
+    [C_SPREAD] = {"bisect-spread", tmatch__map_bisect_spread, spread_eligible, spread_tries, NULL},
     [C_REORDERED] = {"treematch@bisect", NULL, reordered_eligible, NULL, NULL},
 };
 
@@ -445,6 +481,10 @@ static int make_cand(const struct policy *pol, const tmatch_map_opts_t *opts, en
 		return -1;
 	copt.seed = seed;
 	tmatch_error_clear(cerr);
+	if (k == C_REORDERED && !by) { /* nothing to order by */
+		free(map);
+		return 1;
+	}
 	if ((k == C_REORDERED ? treematch_reordered(comm, topo, &copt, by, map, cerr)
 	                      : candidates[k].fn(comm, topo, &copt, map, cerr)) != 0 ||
 	    tmatch_map_validate(topo, map, n, NULL) != 0) {
@@ -636,7 +676,11 @@ static int node_pieces(struct node_job *j, uint64_t seed0, int *reordered)
 			continue;
 		}
 		tries = tries_of(j->pol, (enum cand_kind)k);
-		for (int t = 0; t < tries; t++) {
+		/* room for every candidate (treematch@bisect one more) and each
+		   bisection's refinement */
+		if (tries > MAX_CAND / 2)
+			tries = MAX_CAND / 2;
+		for (int t = 0; t < tries && np < MAX_CAND - 1; t++) {
 			j->p[np].kind = k == C_BISECT ? MAKE_BISECT : OTHER;
 			j->p[np].cand = (enum cand_kind)k;
 			j->p[np].seed = seed0 + (uint64_t)t;

@@ -57,6 +57,9 @@ struct bisector {
 	int *guide;
 	int guide_depth;
 	int fast_small;
+	/* fewer ranks than leaves: the top level's children get shares in
+	   proportion to their room (spread) instead of filled largest first */
+	int spread_top;
 };
 
 static int capacity(const struct bisector *b, int l, int node)
@@ -692,6 +695,42 @@ static void build_subgraph(struct bisector *b, int lo, int m)
 }
 
 /*
+ * m ranks shared among the ar children in `order` (by decreasing room) in
+ * proportion to their room, the remainder one each to those with the
+ * largest fraction left (ties: the earlier), never above a child's room.
+ */
+static void spread(const struct bisector *b, int l, int m, int ar, const int *order, int *target)
+{
+	long long room = 0;
+	int given = 0;
+
+	for (int i = 0; i < ar; i++)
+		room += capacity(b, l + 1, order[i]);
+	for (int i = 0; i < ar; i++) {
+		target[i] = room ? (int)((long long)m * capacity(b, l + 1, order[i]) / room) : 0;
+		given += target[i];
+	}
+	while (given < m) {
+		int best = -1;
+		long long bf = -1;
+
+		for (int i = 0; i < ar; i++) {
+			long long f =
+			    (long long)m * capacity(b, l + 1, order[i]) % (room ? room : 1);
+
+			if (target[i] < capacity(b, l + 1, order[i]) && (best < 0 || f > bf)) {
+				best = i;
+				bf = f;
+			}
+		}
+		if (best < 0)
+			break;
+		target[best]++;
+		given++;
+	}
+}
+
+/*
  * The children of `node` (depth l) that take m ranks: by decreasing
  * capacity (ties: lowest index) until m fits, then back in tree order
  * (deterministic, packs low leaves first). order and target get k entries;
@@ -712,10 +751,19 @@ static int choose_children(const struct bisector *b, int l, int node, int m, int
 		}
 		order[j] = x;
 	}
-	for (int left = m; left > 0 && k < ar; k++) {
-		int cap = capacity(b, l + 1, order[k]);
-		target[k] = cap < left ? cap : left;
-		left -= target[k];
+	if (l == 0 && b->spread_top) {
+		spread(b, l, m, ar, order, target);
+		for (int i = 0; i < ar; i++) /* the children given none drop out */
+			if (target[i] > 0) {
+				order[k] = order[i];
+				target[k++] = target[i];
+			}
+	} else {
+		for (int left = m; left > 0 && k < ar; k++) {
+			int cap = capacity(b, l + 1, order[k]);
+			target[k] = cap < left ? cap : left;
+			left -= target[k];
+		}
 	}
 	while (k > 0 && target[k - 1] == 0)
 		k--;
@@ -823,7 +871,7 @@ static int guided_split(struct bisector *b, const struct graph *g, int l, int k,
                         const int *target, int lo, int *part)
 {
 	int ratio = b->t->span[l + 1] / b->t->span[b->guide_depth], rc = -1;
-	int *size = calloc((size_t)k, sizeof(*size));
+	int *size = calloc((size_t)(k ? k : 1), sizeof(*size));
 
 	if (!size) {
 		errno = ENOMEM;
@@ -943,7 +991,7 @@ static int coarsen_round(const struct cview *v, tmatch__rng_t *rng, int *cmap, s
 	}
 	out->m = nc;
 	out->xadj = malloc(sizeof(idx_t) * ((size_t)nc + 1));
-	out->vwgt = malloc(sizeof(idx_t) * (size_t)nc);
+	out->vwgt = malloc(sizeof(idx_t) * (size_t)(nc ? nc : 1));
 	out->adj = malloc(sizeof(idx_t) * (cap ? cap : 1));
 	out->adjw = malloc(sizeof(idx_t) * (cap ? cap : 1));
 	if (!out->xadj || !out->vwgt || !out->adj || !out->adjw)
@@ -1229,8 +1277,25 @@ out:
 	return rc;
 }
 
+static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                      const tmatch_map_opts_t *opts, int spread_top, int *leaf_of_rank,
+                      tmatch_error_t *err);
+
 int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
                        const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
+{
+	return map_bisect(comm, topo, opts, 0, leaf_of_rank, err);
+}
+
+int tmatch__map_bisect_spread(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                              const tmatch_map_opts_t *opts, int *leaf_of_rank, tmatch_error_t *err)
+{
+	return map_bisect(comm, topo, opts, 1, leaf_of_rank, err);
+}
+
+static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
+                      const tmatch_map_opts_t *opts, int spread_top, int *leaf_of_rank,
+                      tmatch_error_t *err)
 {
 	struct bisector b;
 	int n = comm->n, nl = topo->nb_leaves, rc = -1;
@@ -1254,6 +1319,7 @@ int tmatch__map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.ncuts = n <= 32768 ? 2 : 1;
 	b.leaf_of_rank = leaf_of_rank;
 	b.fast_small = n > VAST_RANKS;
+	b.spread_top = spread_top;
 	b.allowed_prefix = malloc(sizeof(int) * ((size_t)nl + 1));
 	if (!b.allowed_prefix) {
 		errno = ENOMEM;

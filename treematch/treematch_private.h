@@ -124,6 +124,11 @@ int tmatch__map_bisect(const tmatch_comm_t *, const tmatch_topo_t *, const tmatc
                        int *, tmatch_error_t *);
 int tmatch__map_auto(const tmatch_comm_t *, const tmatch_topo_t *, const tmatch_map_opts_t *, int *,
                      tmatch_error_t *);
+/* The bisection with the top level's children given shares in proportion
+   to their room rather than filled largest first (fewer ranks than
+   leaves): one of auto's candidates, not a mapper of its own. */
+int tmatch__map_bisect_spread(const tmatch_comm_t *, const tmatch_topo_t *,
+                              const tmatch_map_opts_t *, int *, tmatch_error_t *);
 
 /*
  * Improve a complete mapping in place (swaps and moves on the tree cost,
