@@ -54,7 +54,8 @@ int main(int argc, char **argv)
 
 		nv = strtol(argv[3], &end, 10);
 		if (*end || end == argv[3] || nv < c->n || nv > (1L << 30)) {
-			fprintf(stderr, "metis_graph: VERTICES must be a number from %d (the ranks)\n",
+			fprintf(stderr,
+			        "metis_graph: VERTICES must be a number from %d (the ranks)\n",
 			        c->n);
 			goto out;
 		}

@@ -17,7 +17,16 @@
 #            -91.7 % against Slurm's block);
 #   map      `treematch map` of the stencil on "tleaf 4 8192 1 16 1 2 1 4 1"
 #            (target <= 8 s, <= 256 MiB, cost no worse than 0.407 of packed
-#            as the issue measured it).
+#            as issue 18 measured it).
+# Issue 39: the same in any numbering, on 256 switches x 32 nodes x 2 x 8 x 8
+# (target <= 8 s and <= 256 MiB for the map, <= 8 s and <= 1 GiB for the
+# plan, cost and across-switch traffic no worse than before):
+#   map_order, map_perm, map_perm2d, map_geo  `treematch map` of the
+#            stencil3d in order and with its ranks permuted, of the permuted
+#            stencil2d, of a random geometric graph (bench/gen's geometric:
+#            random points, so numbered at random) of 1,048,576 ranks;
+#   plan_perm `treematch layout --plan` of the permuted stencil3d on 8192
+#            nodes x 128 tasks under 256 leaf and 16 aggregation switches.
 # The profile is bench/gen's stencil3d of 1,048,576 ranks; step_2d and the
 # 2D cost ratio repeat step and map on its stencil2d (1024 x 1024), the
 # pattern the issue's -91.7 % is closest to.
@@ -42,18 +51,29 @@ done
 [ -s "$W/st.tmpc" ] || "$TM" profile compile -o "$W/st.tmpc" "$W/st.yml"
 [ -s "$W/st2.mtx" ] || "$GEN" stencil2d $N -o "$W/st2.mtx"
 [ -s "$W/st2.tmpc" ] || "$TM" profile compile -o "$W/st2.tmpc" "$W/st2.mtx"
+# issue 39: permuted and random-numbered profiles (compiled: read straight
+# into the matrix)
+for c in "stp:stencil3d:--permute 7" "st2p:stencil2d:--permute 7" "geo:geometric:"; do
+	f=${c%%:*} rest=${c#*:}
+	[ -s "$W/$f.tmpc" ] || { "$GEN" "${rest%%:*}" $N --seed 42 ${rest#*:} -o "$W/$f.mtx" &&
+		"$TM" profile compile -o "$W/$f.tmpc" "$W/$f.mtx" && rm -f "$W/$f.mtx"; }
+done
 
-# 512 leaf switches of 32 nodes, 32 aggregation switches of 16 leaves, a top.
-CONF=$W/topology.conf
-if [ ! -s "$CONF" ]; then
-	awk 'BEGIN {
-		for (s = 0; s < 512; s++)
+# switch_conf FILE LEAVES: LEAVES leaf switches of 32 nodes, LEAVES / 16
+# aggregation switches of 16 leaves, a top.
+switch_conf() {
+	[ -s "$1" ] || awk -v nl="$2" 'BEGIN {
+		for (s = 0; s < nl; s++)
 			printf "SwitchName=l%d Nodes=n[%d-%d]\n", s, s * 32 + 1, s * 32 + 32
-		for (a = 0; a < 32; a++)
+		for (a = 0; a < nl / 16; a++)
 			printf "SwitchName=a%d Switches=l[%d-%d]\n", a, a * 16, a * 16 + 15
-		print "SwitchName=top Switches=a[0-31]"
-	}' >"$CONF"
-fi
+		printf "SwitchName=top Switches=a[0-%d]\n", nl / 16 - 1
+	}' >"$1"
+}
+CONF=$W/topology.conf
+switch_conf "$CONF" 512
+CONF2=$W/topology-256.conf
+switch_conf "$CONF2" 256
 
 # measure NAME CMD...: REPS runs; prints "NAME median_s median_MiB", keeps
 # the last run's stdout in $W/NAME.out and stderr in $W/NAME.err.
@@ -106,6 +126,21 @@ measure step_2d "$TM" layout --profile "$W/st2.tmpc" --nodes 'n[1-16384]' \
 	--topology-conf "$CONF" --tasks-per-node 64 --stats -o /dev/null >"$W/r.step_2d"
 TREE="tleaf 4 8192 1 16 1 2 1 4 1"
 measure map "$TM" map -p "$W/st.tmpc" -t "$TREE" >"$W/r.map"
+TREE2="tleaf 5 256 1 32 1 2 1 8 1 8 1"
+measure map_order "$TM" map -p "$W/st.tmpc" -t "$TREE2" >"$W/r.map_order"
+measure map_perm "$TM" map -p "$W/stp.tmpc" -t "$TREE2" >"$W/r.map_perm"
+measure map_perm2d "$TM" map -p "$W/st2p.tmpc" -t "$TREE2" >"$W/r.map_perm2d"
+measure map_geo "$TM" map -p "$W/geo.tmpc" -t "$TREE2" >"$W/r.map_geo"
+measure plan_perm "$TM" layout --profile "$W/stp.tmpc" --nodes 'n[1-8192]' \
+	--topology-conf "$CONF2" --tasks-per-node 128 --plan "$W/stp.plan" --job-id 1 --stats \
+	-o /dev/null >"$W/r.plan_perm"
+# hop-bytes of each map of issue 39, and what auto kept
+hb_of() { # name profile
+	"$TM" eval -p "$2" -t "$TREE2" --mapping "$W/$1.out" | awk '$1 == "hop_bytes" { print $2 }'
+}
+for m in map_order:st map_perm:stp map_perm2d:st2p map_geo:geo; do
+	echo "${m%%:*} $(hb_of "${m%%:*}" "$W/${m#*:}.tmpc")"
+done >"$W/hb39.txt"
 "$TM" eval -p "$W/st.tmpc" -t "$TREE" --mapping "$W/map.out" >"$W/eval.txt"
 "$TM" map -p "$W/st2.tmpc" -t "$TREE" >"$W/map2.out"
 "$TM" eval -p "$W/st2.tmpc" -t "$TREE" --mapping "$W/map2.out" >"$W/eval2.txt"
@@ -161,6 +196,11 @@ row() { # file target_s target_mib
 	row "$W/r.step" 8 1024
 	row "$W/r.step_2d" 8 1024
 	row "$W/r.map" 8 256
+	row "$W/r.map_order" 8 256
+	row "$W/r.map_perm" 8 256
+	row "$W/r.map_perm2d" 8 256
+	row "$W/r.map_geo" 8 256
+	row "$W/r.plan_perm" 8 1024
 	echo
 	echo "- node_plan: \`treematch plan node\` of node n8193 (64 tasks) from the step's"
 	echo "  plan ($plan_mib MiB), what each node's plugin does at launch: the header,"
@@ -184,6 +224,12 @@ row() { # file target_s target_mib
 	echo "  hop-bytes $bound; on the stencil2d $ratio2,"
 	echo "  $bound2. The issue's reference, 0.407 of packed"
 	echo "  on its own profile, is likewise out of reach of any placement here."
+	echo "- map_order, map_perm, map_perm2d, map_geo (issue 39): default mapper on"
+	echo "  $TREE2 (256 switches x 32 nodes x 2 x 8 x 8), hop-bytes:"
+	awk '{ printf "  %s %s;", $1, $2 } END { print "" }' "$W/hb39.txt"
+	echo "  plan_perm: \`treematch layout --plan\` of the permuted stencil3d on 8,192"
+	echo "  nodes x 128 tasks under 256 + 16 switches; across-switch traffic against"
+	echo "  block: $(across_of "$W/plan_perm.out")."
 	echo "- Before commit 224c1d9 (TreeMatch kept at this size), on the same"
 	echo "  inputs: step 12.5 s / -77.1 % (stencil2d: 9.3 s / -89.2 %), map 20.2 s,"
 	echo "  314 MiB, cost / packed 0.787."
