@@ -9,6 +9,7 @@
  * stats adds distributions.
  */
 #include "cli/cli.h"
+#include "placement/placement.h"
 #include "profile/profile.h"
 
 #include <errno.h>
@@ -230,12 +231,34 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* "P (S %)" of a total: a share of point-to-point or collective traffic. */
+static void put_share(uint64_t part, uint64_t total)
+{
+	printf("%" PRIu64 " (%.1f %%)", part, total ? 100.0 * (double)part / (double)total : 0.0);
+}
+
+/* What the profile's collectives are, and whether this matrix counts them. */
+static const char *coll_says(const tmatch_profile_t *p)
+{
+	switch (tmatch_profile_collectives(p)) {
+	case TMATCH_COLL_WIRE:
+		return "wire (the messages collectives send: placed by, unless coll=off)";
+	case TMATCH_COLL_LOGICAL:
+		return "logical (a logical model: placed by only with coll=on)";
+	default:
+		return tmatch_profile_nedges(p, TMATCH_PROFILE_COLL)
+		           ? "not said (version 1: placed by only with coll=on)"
+		           : "none recorded (version 1)";
+	}
+}
+
 static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, int stats)
 {
 	tmatch_error_t err;
-	unsigned sets = TMATCH_PROFILE_P2P | (coll ? TMATCH_PROFILE_COLL : 0);
-	tmatch_comm_t *comm =
-	    tmatch_profile_to_comm(p, (tmatch_profile_metric_t)metric, sets, &err);
+	/* the matrix the plugin places by, with its coll= and metric= */
+	tmatch_comm_t *comm = tmatch_place_comm(p, metric, coll, &err);
+	int with_coll =
+	    (tmatch_profile_sets(p, tmatch_place_comm_sets(coll)) & TMATCH_PROFILE_COLL) != 0;
 	int n = tmatch_profile_ranks(p), nodes, rpn;
 	unsigned m = tmatch_profile_metrics(p);
 	uint64_t tb[2] = {0, 0}, tm[2] = {0, 0};
@@ -258,20 +281,26 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 	printf("directed:         %s\n", tmatch_profile_directed(p) ? "yes" : "no");
 	printf("metrics:          %s%s%s\n", (m & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "",
 	       m == 3u ? ", " : "", (m & TMATCH_PROFILE_HAS_MSGS) ? "msgs" : "");
-	printf("placement metric: %s (used here: %s%s)\n",
+	printf("placement metric: %s (used here: %s, %s)\n",
 	       tmatch_profile_metric_name(tmatch_profile_placement_metric(p)),
 	       tmatch_profile_metric_name((tmatch_profile_metric_t)metric),
-	       coll ? ", with collectives" : "");
+	       with_coll ? "point-to-point and collectives" : "point-to-point only");
+	printf("collectives:      %s\n", coll_says(p));
 	printf("edges:            %zu point-to-point, %zu collective\n",
 	       tmatch_profile_nedges(p, TMATCH_PROFILE_P2P),
 	       tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
 	printf("nonzeros:         %zu (symmetric, both triangles)\n", tmatch_comm_nnz(comm));
-	if (m & TMATCH_PROFILE_HAS_BYTES)
-		printf("total bytes:      %" PRIu64 " point-to-point, %" PRIu64 " collective\n",
-		       tb[0], tb[1]);
-	if (m & TMATCH_PROFILE_HAS_MSGS)
-		printf("total msgs:       %" PRIu64 " point-to-point, %" PRIu64 " collective\n",
-		       tm[0], tm[1]);
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *t = k ? tm : tb;
+
+		if (!(m & (k ? TMATCH_PROFILE_HAS_MSGS : TMATCH_PROFILE_HAS_BYTES)))
+			continue;
+		fputs(k ? "total msgs:       " : "total bytes:      ", stdout);
+		put_share(t[0], t[0] + t[1]);
+		printf(" point-to-point, ");
+		put_share(t[1], t[0] + t[1]);
+		printf(" collective\n");
+	}
 	int dmin = n, dmax = 0, isolated = 0;
 	double dsum = 0;
 	uint64_t *deg = stats ? malloc((size_t)n * sizeof(*deg)) : NULL;
@@ -321,9 +350,6 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 		if (m == 3u && tm[0])
 			printf("mean message:     %.1f bytes (point-to-point)\n",
 			       (double)tb[0] / (double)tm[0]);
-		if ((m & TMATCH_PROFILE_HAS_BYTES) && tb[0] + tb[1])
-			printf("collective share: %.2f%% of bytes\n",
-			       100.0 * (double)tb[1] / (double)(tb[0] + tb[1]));
 		size_t pairs = tmatch_comm_nnz(comm) / 2;
 		printf("pair density:     %.6f (%zu of %.0f pairs)\n",
 		       n > 1 ? (double)pairs / ((double)n * (n - 1) / 2) : 0.0, pairs,
@@ -349,7 +375,8 @@ static const char check_usage[] =
     "usage: treematch profile %s [options] FILE\n"
     "  -n, --ranks N       fail unless the profile has N ranks\n"
     "  -M, --metric M      bytes, msgs or avg (default: the profile's placement_metric)\n"
-    "  -c, --coll          include collective traffic\n"
+    "  -c, --coll[=on|off] count collective traffic (default: as the plugin, the\n"
+    "                      collectives the profile says are placed by)\n"
     "  -t, --top K         show the K heaviest pairs (default 5)\n"
     "      --max-ranks N   rank limit (default 1048576)\n"
     "  -q, --quiet         only validate: no summary\n"
@@ -360,7 +387,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	static const struct option lo[] = {
 	    {"ranks", required_argument, NULL, 'n'},
 	    {"metric", required_argument, NULL, 'M'},
-	    {"coll", no_argument, NULL, 'c'},
+	    {"coll", optional_argument, NULL, 'c'},
 	    {"top", required_argument, NULL, 't'},
 	    {"max-ranks", required_argument, NULL, 'R'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -368,7 +395,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *name = stats ? "stats" : "check";
-	int expect = -1, metric = -1, coll = 0, top = 5, quiet = 0, c, rc = 1;
+	int expect = -1, metric = -1, coll = -1, top = 5, quiet = 0, c, rc = 1;
 	tmatch_profile_limits_t lim;
 	tmatch_error_t err;
 	tmatch_profile_t *p;
@@ -394,7 +421,11 @@ static int cmd_check(int argc, char **argv, int stats)
 			break;
 		}
 		case 'c':
-			coll = 1;
+			if (optarg && strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				tmatch_cli_error("--coll takes on or off");
+				return 2;
+			}
+			coll = !optarg || !strcmp(optarg, "on");
 			break;
 		case 't':
 			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &top)) {

@@ -107,6 +107,7 @@ void tmatch_config_init(tmatch_config_t *cfg)
 		return;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->metric = -1;
+	cfg->coll = -1;
 	cfg->failure = TMATCH_FAILURE_FALLBACK;
 	cfg->max_ranks = TMATCH_PROFILE_DEFAULT_MAX_RANKS;
 	cfg->max_file_size = TMATCH_PROFILE_DEFAULT_MAX_FILE_SIZE;
@@ -657,11 +658,13 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d search_time=%g",
 	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
 	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
-	    cfg->coll ? "on" : "off", cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback",
-	    cfg->verbose, cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed,
-	    cfg->mpi_pin ? "on" : "off", cfg->max_ranks, cfg->max_file_size, cfg->max_map_time,
-	    cfg->max_map_memory, cfg->enabled ? "on" : "off", cfg->allowed_mappers,
-	    cfg->exclusive_only ? "on" : "off", cfg->topology_xml, cfg->plan,
-	    cfg->learn ? "on" : "off", cfg->learn_name[0] ? ":" : "", cfg->learn_name, cfg->store,
-	    cfg->min_gain, cfg->search_time);
+	    cfg->coll > 0    ? "on"
+	    : cfg->coll == 0 ? "off"
+	                     : "profile",
+	    cfg->failure == TMATCH_FAILURE_FAIL ? "fail" : "fallback", cfg->verbose,
+	    cfg->dry_run ? "on" : "off", (unsigned long long)cfg->seed, cfg->mpi_pin ? "on" : "off",
+	    cfg->max_ranks, cfg->max_file_size, cfg->max_map_time, cfg->max_map_memory,
+	    cfg->enabled ? "on" : "off", cfg->allowed_mappers, cfg->exclusive_only ? "on" : "off",
+	    cfg->topology_xml, cfg->plan, cfg->learn ? "on" : "off", cfg->learn_name[0] ? ":" : "",
+	    cfg->learn_name, cfg->store, cfg->min_gain, cfg->search_time);
 }

@@ -22,7 +22,9 @@
  *   profile=PATH            profile to read (user)
  *   mapper=NAME[+refine]    checked with tmatch_map_check_name (user, admin default)
  *   metric=bytes|msgs|avg   what drives placement (default: the profile's placement_metric)
- *   coll=on|off             include collective traffic (default off)
+ *   coll=on|off             include collective traffic: on, any coll_edges; off, none;
+ *                           default: those the profile says are the messages collectives
+ *                           send (collectives: wire, what treematch record writes)
  *   failure=fallback|fail   what to do when mapping fails (default fallback)
  *   verbose=N               0..9 (default 0)
  *   dry_run=on|off          compute and report, do not bind (default off)
@@ -83,9 +85,9 @@ typedef struct tmatch_config {
 	char profile[TMATCH_CONFIG_PATH_MAX]; /* "" = none */
 	char mapper[64];                      /* "" = TMATCH_DEFAULT_MAPPER */
 	int metric;                           /* -1 = the profile's, else tmatch_profile_metric_t */
-	int coll;                             /* include collective edges */
-	int failure;                          /* enum tmatch_config_failure */
-	int verbose;                          /* 0..9 */
+	int coll;    /* collective edges: 1 on, 0 off, -1 the profile's (tmatch_place_comm_sets) */
+	int failure; /* enum tmatch_config_failure */
+	int verbose; /* 0..9 */
 	int dry_run;
 	uint64_t seed;
 	int mpi_pin;

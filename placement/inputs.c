@@ -320,8 +320,8 @@ tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, 
 			                 strerror(errno));
 			return NULL;
 		}
-		sub = tmatch_profile_compiled_comm(fd, path, ranks, n, -1, TMATCH_PROFILE_P2P, NULL,
-		                                   err);
+		sub = tmatch_profile_compiled_comm(fd, path, ranks, n, -1,
+		                                   tmatch_place_comm_sets(-1), NULL, err);
 		close(fd);
 		return sub;
 	}
@@ -349,7 +349,8 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 		                 path);
 		return NULL;
 	}
-	/* the profile's placement metric, point-to-point traffic (as
-	   tmatch_place_comm(p, -1, 0)) */
-	return tmatch_profile_load_comm(path, NULL, -1, TMATCH_PROFILE_P2P, log, log_arg, err);
+	/* the profile's placement metric and the edges the plugin counts (as
+	   tmatch_place_comm(p, -1, -1)) */
+	return tmatch_profile_load_comm(path, NULL, -1, tmatch_place_comm_sets(-1), log, log_arg,
+	                                err);
 }

@@ -163,11 +163,21 @@ int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
 /*
  * The symmetric matrix of `prof` that drives placement: `metric` (-1 = the
  * profile's placement_metric, else tmatch_profile_metric_t) over the
- * point-to-point edges, plus the collective ones when `coll`. The one place
- * that choice is made, for the plugin and for the CLI.
+ * point-to-point edges, plus the collective ones by `coll`
+ * (tmatch_place_comm_sets). The one place that choice is made, for the
+ * plugin, `treematch map`, `layout`, `draw` and `predict`: one matrix for
+ * one run.
  */
 tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int coll,
                                  tmatch_error_t *err);
+/*
+ * The edge sets placement counts (TMATCH_PROFILE_*): point-to-point, and
+ * the collectives when coll=on (1), none when off (0), and by default (-1)
+ * those the profile says are the messages collectives send (`collectives:
+ * wire`, what `treematch record` writes): a logical model or a version 1
+ * profile's coll_edges only when asked.
+ */
+unsigned tmatch_place_comm_sets(int coll);
 
 /* ------------------------------------------------------------------------ */
 /* The node tree                                                             */
@@ -1006,8 +1016,10 @@ tmatch_affinity_tree_t *tmatch_place_node_tree_load(const char *spec, int nlocal
 
 /*
  * A profile file as the matrix to map: .mtx and .mat through the core's
- * readers, .yml/.yaml through the profile loader (its placement_metric,
- * point-to-point traffic; warnings to `log`). EINVAL for another extension.
+ * readers, .yml/.yaml and compiled profiles through the profile loader and
+ * tmatch_place_comm with the plugin's defaults (its placement_metric, the
+ * collectives it says are placed by; warnings to `log`). EINVAL for another
+ * extension.
  */
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err);

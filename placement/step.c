@@ -239,7 +239,14 @@ tmatch_comm_t *tmatch_place_comm(const tmatch_profile_t *prof, int metric, int c
 	if (metric < 0)
 		metric = (int)tmatch_profile_placement_metric(prof);
 	return tmatch_profile_to_comm(prof, (tmatch_profile_metric_t)metric,
-	                              TMATCH_PROFILE_P2P | (coll ? TMATCH_PROFILE_COLL : 0), err);
+	                              tmatch_place_comm_sets(coll), err);
+}
+
+unsigned tmatch_place_comm_sets(int coll)
+{
+	return TMATCH_PROFILE_P2P | (coll > 0   ? TMATCH_PROFILE_COLL
+	                             : coll < 0 ? TMATCH_PROFILE_COLL_WIRE
+	                                        : 0);
 }
 
 /* Short options of srun, sbatch and salloc that take a value (the same in

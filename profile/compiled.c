@@ -8,9 +8,11 @@
  *
  * Layout (little endian; every section starts at a multiple of 8):
  *   0   "TMPROFC\n"                 magic
- *   8   u32 version (1), u32 metrics (TMATCH_PROFILE_HAS_*),
- *       u32 directed, u32 placement_metric, u32 ranks, u32 nodes,
- *       u32 ranks_per_node, u32 0
+ *   8   u32 version (1, or 2 when the profile says what its collectives
+ *       are), u32 metrics (TMATCH_PROFILE_HAS_*), u32 directed,
+ *       u32 placement_metric, u32 ranks, u32 nodes, u32 ranks_per_node,
+ *       u32 collectives (version 1: 0; version 2: TMATCH_COLL_WIRE or
+ *       TMATCH_COLL_LOGICAL)
  *   40  u64 nedges[2] (edges, coll_edges), u64 info_bytes
  *   64  info: per key of tmatch__info_keys, u32 length (0xffffffff = unset)
  *       and the bytes; zero padding to a multiple of 8
@@ -36,7 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VERSION 1u
+#define VERSION 2u /* the newest; version 1 files (no collectives word) are read too */
 
 /* The first 8 bytes ("TMPROFC\n"; not a C string: no terminating NUL). */
 static const unsigned char magic[8] = {'T', 'M', 'P', 'R', 'O', 'F', 'C', '\n'};
@@ -45,7 +47,7 @@ static const unsigned char magic[8] = {'T', 'M', 'P', 'R', 'O', 'F', 'C', '\n'};
 
 /* What the header says, and where each section starts. */
 struct layout {
-	uint32_t metrics, directed, pmetric, ranks, nodes, rpn;
+	uint32_t metrics, directed, pmetric, ranks, nodes, rpn, coll;
 	uint64_t nedges[2], info_bytes;
 	uint64_t row[2], dst[2], bytes[2], msgs[2]; /* offsets, 0 = absent */
 	uint64_t total;                             /* file size, checksum included */
@@ -149,13 +151,14 @@ int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t 
 		info_bytes += 4 + (p->info[k] ? strlen(p->info[k]) : 0);
 	info_bytes = tmatch__pad8(info_bytes);
 	memcpy(h, magic, sizeof(magic));
-	tmatch__put32(h + 8, VERSION);
+	tmatch__put32(h + 8, p->coll == TMATCH_COLL_UNSTATED ? 1u : VERSION);
 	tmatch__put32(h + 12, p->metrics);
 	tmatch__put32(h + 16, (uint32_t)p->directed);
 	tmatch__put32(h + 20, (uint32_t)p->placement_metric);
 	tmatch__put32(h + 24, (uint32_t)p->ranks);
 	tmatch__put32(h + 28, (uint32_t)p->nodes);
 	tmatch__put32(h + 32, (uint32_t)p->ranks_per_node);
+	tmatch__put32(h + 36, (uint32_t)p->coll);
 	tmatch__put64(h + 40, p->set[0].n);
 	tmatch__put64(h + 48, p->set[1].n);
 	tmatch__put64(h + 56, info_bytes);
@@ -219,22 +222,27 @@ static int read_header(const unsigned char *h, size_t file_len, const char *name
 	memset(l, 0, sizeof(*l));
 	if (memcmp(h, magic, sizeof(magic)) != 0)
 		return bad(err, name, "not a compiled profile (no TMPROFC header)");
-	if (tmatch__get32(h + 8) != VERSION)
-		return tmatch_error_set(err, EINVAL, name, 0, 0,
-		                        "compiled profile version %u: this treematch reads version "
-		                        "%u; compile the profile again with this version",
-		                        tmatch__get32(h + 8), VERSION);
+	if (tmatch__get32(h + 8) < 1 || tmatch__get32(h + 8) > VERSION)
+		return tmatch_error_set(
+		    err, EINVAL, name, 0, 0,
+		    "compiled profile version %u: this treematch reads versions "
+		    "1 to %u; compile the profile again with this version",
+		    tmatch__get32(h + 8), VERSION);
 	l->metrics = tmatch__get32(h + 12);
 	l->directed = tmatch__get32(h + 16);
 	l->pmetric = tmatch__get32(h + 20);
 	l->ranks = tmatch__get32(h + 24);
 	l->nodes = tmatch__get32(h + 28);
 	l->rpn = tmatch__get32(h + 32);
+	l->coll = tmatch__get32(h + 36);
 	l->nedges[0] = tmatch__get64(h + 40);
 	l->nedges[1] = tmatch__get64(h + 48);
 	l->info_bytes = tmatch__get64(h + 56);
 	if (l->metrics == 0 || l->metrics > 3 || l->directed > 1 || l->pmetric > 2 ||
-	    tmatch__get32(h + 36) != 0 || l->nodes > INT32_MAX || l->rpn > INT32_MAX ||
+	    (tmatch__get32(h + 8) == 1
+	         ? l->coll != TMATCH_COLL_UNSTATED
+	         : l->coll < TMATCH_COLL_WIRE || l->coll > TMATCH_COLL_LOGICAL) ||
+	    l->nodes > INT32_MAX || l->rpn > INT32_MAX ||
 	    (l->pmetric != TMATCH_METRIC_MSGS && !(l->metrics & TMATCH_PROFILE_HAS_BYTES)) ||
 	    (l->pmetric != TMATCH_METRIC_BYTES && !(l->metrics & TMATCH_PROFILE_HAS_MSGS)))
 		return bad(err, name, "corrupt compiled profile header: compile it again");
@@ -378,6 +386,8 @@ tmatch_profile_t *tmatch__profile_load_compiled(const void *data, size_t len, co
 	/* pmetric <= 2 was checked with the header (read_header) */
 	// NOLINTNEXTLINE(clang-analyzer-optin.core.EnumCastOutOfRange)
 	p->placement_metric = (tmatch_profile_metric_t)l.pmetric;
+	// NOLINTNEXTLINE(clang-analyzer-optin.core.EnumCastOutOfRange): checked with the header
+	p->coll = (tmatch_profile_coll_t)l.coll;
 	p->nodes = (int)l.nodes;
 	p->ranks_per_node = (int)l.rpn;
 	if (check_file(buf, len, name, lim, &l, p, err))
@@ -723,6 +733,8 @@ tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name, const int 
 	sub = tmatch_profile_create(n, l.metrics, (int)l.directed, err);
 	if (!sub)
 		goto out;
+	// NOLINTNEXTLINE(clang-analyzer-optin.core.EnumCastOutOfRange): checked with the header
+	sets = tmatch__profile_sets(sets, (tmatch_profile_coll_t)l.coll);
 	for (int s = 0; s < 2; s++) {
 		if (!(sets & (s ? TMATCH_PROFILE_COLL : TMATCH_PROFILE_P2P)))
 			continue;

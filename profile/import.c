@@ -443,6 +443,9 @@ tmatch_profile_t *tmatch_profile_import(const char *const *paths, int npaths,
 			goto out;
 	if (tmatch_profile_finish(p, log, log_arg, err))
 		goto out;
+	/* the I lines are what the collectives' algorithms sent: placed by */
+	if (o.coll)
+		p->coll = o.coll == 'w' ? TMATCH_COLL_WIRE : TMATCH_COLL_LOGICAL;
 	tmatch_profile_set_info(p, "source", format_source[format], NULL);
 	rc = 0;
 out:

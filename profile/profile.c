@@ -137,6 +137,42 @@ tmatch_profile_metric_t tmatch_profile_placement_metric(const tmatch_profile_t *
 	return p ? p->placement_metric : TMATCH_METRIC_BYTES;
 }
 
+static const char *const coll_names[] = {"", "wire", "logical"};
+
+int tmatch_profile_coll_parse(const char *name, tmatch_profile_coll_t *out, tmatch_error_t *err)
+{
+	for (int c = TMATCH_COLL_WIRE; c <= TMATCH_COLL_LOGICAL; c++)
+		if (name && out && !strcmp(name, coll_names[c])) {
+			*out = (tmatch_profile_coll_t)c;
+			return 0;
+		}
+	return bad_arg(err, "collectives must be wire or logical");
+}
+
+const char *tmatch_profile_coll_name(tmatch_profile_coll_t c)
+{
+	return c >= TMATCH_COLL_UNSTATED && c <= TMATCH_COLL_LOGICAL ? coll_names[c] : "?";
+}
+
+unsigned tmatch_profile_sets(const tmatch_profile_t *p, unsigned sets)
+{
+	return tmatch__profile_sets(sets, p ? p->coll : TMATCH_COLL_UNSTATED);
+}
+
+tmatch_profile_coll_t tmatch_profile_collectives(const tmatch_profile_t *p)
+{
+	return p ? p->coll : TMATCH_COLL_UNSTATED;
+}
+
+int tmatch_profile_set_collectives(tmatch_profile_t *p, tmatch_profile_coll_t c,
+                                   tmatch_error_t *err)
+{
+	if (!p || c < TMATCH_COLL_UNSTATED || c > TMATCH_COLL_LOGICAL)
+		return bad_arg(err, "no profile, or collectives not unstated, wire or logical");
+	p->coll = c;
+	return 0;
+}
+
 int tmatch_profile_set_placement_metric(tmatch_profile_t *p, tmatch_profile_metric_t m,
                                         tmatch_error_t *err)
 {
@@ -501,8 +537,8 @@ int tmatch_profile_write(const tmatch_profile_t *p, FILE *out, unsigned flags, t
 		return bad_arg(err,
 		               "the dense matrix form needs at most 1024 ranks and one metric");
 	fputs("# Communication profile, see treematch-profile(5).\n", out);
-	fprintf(out, "format: comm-profile\nversion: %d\nranks: %d\n", TMATCH_PROFILE_VERSION,
-	        p->ranks);
+	fprintf(out, "format: comm-profile\nversion: %d\nranks: %d\n",
+	        p->coll == TMATCH_COLL_UNSTATED ? 1 : 2, p->ranks);
 	fputs("metrics: [", out);
 	if (p->metrics & TMATCH_PROFILE_HAS_BYTES)
 		fputs((p->metrics & TMATCH_PROFILE_HAS_MSGS) ? "bytes, msgs" : "bytes", out);
@@ -511,6 +547,8 @@ int tmatch_profile_write(const tmatch_profile_t *p, FILE *out, unsigned flags, t
 	fputs("]\n", out);
 	fprintf(out, "directed: %s\n", p->directed ? "true" : "false");
 	fprintf(out, "placement_metric: %s\n", tmatch_profile_metric_name(p->placement_metric));
+	if (p->coll != TMATCH_COLL_UNSTATED)
+		fprintf(out, "collectives: %s\n", tmatch_profile_coll_name(p->coll));
 	for (int i = 0; i < TMATCH__INFO_COUNT; i++)
 		has_prov |= p->info[i] != NULL;
 	if (has_prov) {
@@ -595,6 +633,7 @@ tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p, tmatch_profile_
 	uint32_t l1, l2;
 	int a, b;
 
+	sets = tmatch_profile_sets(p, sets);
 	if (!p || !sets || (sets & ~(TMATCH_PROFILE_P2P | TMATCH_PROFILE_COLL)) || !p->finished) {
 		bad_arg(err, "no profile, unfinished profile or bad edge sets");
 		return NULL;

@@ -31,8 +31,10 @@
 extern "C" {
 #endif
 
-/* The format version this library reads and writes. */
-#define TMATCH_PROFILE_VERSION 1
+/* The newest format version this library reads and writes (it reads 1 and
+   2; it writes 1 when the profile does not say what its collectives are,
+   tmatch_profile_collectives() TMATCH_COLL_UNSTATED, else 2). */
+#define TMATCH_PROFILE_VERSION 2
 
 /* ------------------------------------------------------------------------ */
 /* Limits                                                                    */
@@ -75,6 +77,25 @@ TMATCH_API const char *tmatch_profile_metric_name(tmatch_profile_metric_t m);
 /* Edge sets (bit flags where a set of sets is asked for). */
 #define TMATCH_PROFILE_P2P  0x1u /* `edges`: point-to-point traffic */
 #define TMATCH_PROFILE_COLL 0x2u /* `coll_edges`: collective traffic */
+/* `coll_edges` when the profile says they are the messages collectives
+   send (`collectives: wire`), none otherwise: what a placement counts by
+   default (placement/step.c's tmatch_place_comm decides; to_comm and
+   compiled_comm resolve it against the profile). */
+#define TMATCH_PROFILE_COLL_WIRE 0x4u
+
+/* What `coll_edges` hold (the `collectives` key of version 2). */
+typedef enum tmatch_profile_coll {
+	TMATCH_COLL_UNSTATED = 0, /* version 1: not said (placed by only when asked) */
+	TMATCH_COLL_WIRE = 1,     /* the messages of the collectives' algorithms, between world
+	                             ranks (the recorder's default, Open MPI's I lines) */
+	TMATCH_COLL_LOGICAL = 2,  /* a logical model: one message per pair that depends on
+	                             another (placed by only when asked) */
+} tmatch_profile_coll_t;
+
+/* "wire", "logical" <-> enum ("" for UNSTATED). parse: -1/EINVAL naming the valid ones. */
+TMATCH_API int tmatch_profile_coll_parse(const char *name, tmatch_profile_coll_t *out,
+                                         tmatch_error_t *err);
+TMATCH_API const char *tmatch_profile_coll_name(tmatch_profile_coll_t c);
 
 /* ------------------------------------------------------------------------ */
 /* The profile object                                                        */
@@ -139,6 +160,15 @@ TMATCH_API int tmatch_profile_directed(const tmatch_profile_t *p);
 
 /* The file's `placement_metric` (bytes when absent). */
 TMATCH_API tmatch_profile_metric_t tmatch_profile_placement_metric(const tmatch_profile_t *p);
+
+/* What its coll_edges hold: version 1 UNSTATED, version 2 the `collectives`
+   key (wire when absent). set: -1/EINVAL for an unknown value. */
+TMATCH_API tmatch_profile_coll_t tmatch_profile_collectives(const tmatch_profile_t *p);
+TMATCH_API int tmatch_profile_set_collectives(tmatch_profile_t *p, tmatch_profile_coll_t c,
+                                              tmatch_error_t *err);
+/* The edge sets `sets` asks for in p (TMATCH_PROFILE_P2P | TMATCH_PROFILE_COLL), with
+   TMATCH_PROFILE_COLL_WIRE resolved against what p's collectives are. */
+TMATCH_API unsigned tmatch_profile_sets(const tmatch_profile_t *p, unsigned sets);
 
 /*
  * 0 if the profile has exactly `expected` ranks; else -1/EINVAL with a
@@ -247,8 +277,9 @@ TMATCH_API tmatch_profile_t *tmatch_profile_import(const char *const *paths, int
 #define TMATCH_PROFILE_WRITE_MATRIX 0x1u /* add a dense `matrix` (ranks <= 1024, one metric) */
 
 /*
- * Write the profile in the canonical v1 form (header, provenance, edges,
- * coll_edges). Deterministic: the same profile gives the same bytes, and
+ * Write the profile in the canonical form (header, provenance, edges,
+ * coll_edges): version 1, or 2 with `collectives` when the profile says
+ * what its collectives are. Deterministic: the same profile gives the same bytes, and
  * load(write(p)) gives back p exactly. Fails with EINVAL (unfinished
  * profile, bad flags) or the errno of the failed write.
  */
@@ -280,10 +311,10 @@ TMATCH_API tmatch_comm_t *tmatch_profile_compiled_comm(int fd, const char *name,
 /*
  * The symmetric matrix the mappers consume: weight(i, j) = metric of (i, j)
  * plus metric of (j, i), over the edge sets in `sets` (TMATCH_PROFILE_P2P,
- * optionally | TMATCH_PROFILE_COLL). For TMATCH_METRIC_AVG the weight is
- * (total bytes) / (total msgs) of the pair (0 when no message). Asking for a
- * metric the profile does not record fails with EINVAL, saying which ones it
- * has. Sums are done in 64-bit integers, converted to double at the end.
+ * optionally | TMATCH_PROFILE_COLL or TMATCH_PROFILE_COLL_WIRE). For TMATCH_METRIC_AVG the weight
+ * is (total bytes) / (total msgs) of the pair (0 when no message). Asking for a metric the profile
+ * does not record fails with EINVAL, saying which ones it has. Sums are done in 64-bit integers,
+ * converted to double at the end.
  */
 TMATCH_API tmatch_comm_t *tmatch_profile_to_comm(const tmatch_profile_t *p,
                                                  tmatch_profile_metric_t metric, unsigned sets,

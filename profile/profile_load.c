@@ -38,6 +38,7 @@ enum {
 	K_EDGES = 1 << 7,
 	K_COLL = 1 << 8,
 	K_MATRIX = 1 << 9,
+	K_COLLECTIVES = 1 << 10,
 };
 
 struct loader {
@@ -58,7 +59,9 @@ struct loader {
 	/* result being built */
 	tmatch_profile_t *p;
 	unsigned seen;
-	yaml_mark_t placement_mark;
+	uint64_t version;
+	tmatch_profile_coll_t coll; /* the `collectives` key (version 2) */
+	yaml_mark_t placement_mark, coll_mark;
 	size_t nself;
 	/* dense matrix, converted to edges at the end (needs `directed`) */
 	uint64_t *dense;
@@ -349,11 +352,29 @@ static int parse_version(struct loader *L)
 
 	if (get_uint(L, "version", INT_MAX, &v))
 		return -1;
-	if (v != TMATCH_PROFILE_VERSION)
+	if (v < 1 || v > TMATCH_PROFILE_VERSION)
 		return fail(L, &L->ev.start_mark, EINVAL,
 		            "profile version %llu is not supported: this reader understands "
-		            "version %d (convert the file or upgrade treematch)",
+		            "versions 1 and %d (convert the file or upgrade treematch)",
 		            (unsigned long long)v, TMATCH_PROFILE_VERSION);
+	L->version = v;
+	return 0;
+}
+
+/* collectives: wire | logical (what coll_edges hold; version 2) */
+static int parse_collectives(struct loader *L)
+{
+	if (expect_scalar(L, "collectives", "wire or logical"))
+		return -1;
+	if (scalar_is(L, "wire"))
+		L->coll = TMATCH_COLL_WIRE;
+	else if (scalar_is(L, "logical"))
+		L->coll = TMATCH_COLL_LOGICAL;
+	else
+		return fail(L, &L->ev.start_mark, EINVAL,
+		            "'collectives' must be wire (the messages collectives send, placed "
+		            "by) or logical (a logical model, placed by only with coll=on)");
+	L->coll_mark = L->ev.start_mark;
 	return 0;
 }
 
@@ -1047,7 +1068,7 @@ static int check_required(struct loader *L, const yaml_mark_t *end)
 		const char *msg;
 	} req[] = {
 	    {K_FORMAT, "missing 'format: comm-profile' at the top of the file"},
-	    {K_VERSION, "missing 'version: 1'"},
+	    {K_VERSION, "missing 'version: 2' (or 1)"},
 	    {K_RANKS, "missing 'ranks: N' (the number of MPI ranks)"},
 	    {K_METRICS, "missing 'metrics' (for example [bytes, msgs])"},
 	};
@@ -1058,6 +1079,13 @@ static int check_required(struct loader *L, const yaml_mark_t *end)
 		return fail(L, end, EINVAL,
 		            "give the point-to-point traffic either as 'edges' or as 'matrix', "
 		            "not both");
+	/* version 1 said nothing of its collectives (placed by only with coll=on) */
+	if (L->version >= 2)
+		L->p->coll = (L->seen & K_COLLECTIVES) ? L->coll : TMATCH_COLL_WIRE;
+	else if (L->seen & K_COLLECTIVES)
+		warn(L, &L->coll_mark,
+		     "'collectives' is a key of version 2, ignored in this version 1 profile: "
+		     "write 'version: 2' to have it count");
 	tmatch_profile_metric_t pm = L->p->placement_metric;
 	unsigned need = pm == TMATCH_METRIC_BYTES ? TMATCH_PROFILE_HAS_BYTES
 	                : pm == TMATCH_METRIC_MSGS
@@ -1109,11 +1137,17 @@ static int parse_document(struct loader *L)
 			const char *name;
 			unsigned bit;
 		} keys[] = {
-		    {"format", K_FORMAT},         {"version", K_VERSION},
-		    {"ranks", K_RANKS},           {"metrics", K_METRICS},
-		    {"directed", K_DIRECTED},     {"placement_metric", K_PLACEMENT},
-		    {"provenance", K_PROVENANCE}, {"edges", K_EDGES},
-		    {"coll_edges", K_COLL},       {"matrix", K_MATRIX},
+		    {"format", K_FORMAT},
+		    {"version", K_VERSION},
+		    {"ranks", K_RANKS},
+		    {"metrics", K_METRICS},
+		    {"directed", K_DIRECTED},
+		    {"placement_metric", K_PLACEMENT},
+		    {"provenance", K_PROVENANCE},
+		    {"edges", K_EDGES},
+		    {"coll_edges", K_COLL},
+		    {"matrix", K_MATRIX},
+		    {"collectives", K_COLLECTIVES},
 		};
 		unsigned bit = 0;
 		const char *kname = NULL;
@@ -1159,6 +1193,9 @@ static int parse_document(struct loader *L)
 			break;
 		case K_MATRIX:
 			rc = parse_matrix(L);
+			break;
+		case K_COLLECTIVES:
+			rc = parse_collectives(L);
 			break;
 		default:
 			rc = skip_node(L); /* unknown keys are ignored (later versions) */

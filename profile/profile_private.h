@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
-
-
+ * profile_private.h - internals shared by the files of profile/ (the
+ * profile object, its loaders and writers, the compiled form, the store);
+ * tests may include it, nothing else does.
  */
 #ifndef TMATCH_PROFILE_PRIVATE_H
 #define TMATCH_PROFILE_PRIVATE_H
@@ -44,6 +45,7 @@ struct tmatch_profile {
 	unsigned metrics; /* TMATCH_PROFILE_HAS_* */
 	int directed;
 	tmatch_profile_metric_t placement_metric;
+	tmatch_profile_coll_t coll;  /* what set[1] holds */
 	int finished;                /* edges sorted and merged */
 	struct tmatch__edges set[2]; /* [0] = P2P (edges), [1] = COLL (coll_edges) */
 	char *info[TMATCH__INFO_COUNT];
@@ -71,6 +73,16 @@ int tmatch__edges_sort_merge(struct tmatch__edges *e, unsigned metrics, int rank
 
 /* Describe what a non-integer scalar looks like ("a negative number", ...). */
 const char *tmatch__describe_scalar(const char *s, size_t len);
+
+/* The edge sets `sets` asks for in p, TMATCH_PROFILE_COLL_WIRE resolved
+   against what its collectives are (coll). */
+static inline unsigned tmatch__profile_sets(unsigned sets, tmatch_profile_coll_t coll)
+{
+	if (sets & TMATCH_PROFILE_COLL_WIRE)
+		sets = (sets & ~TMATCH_PROFILE_COLL_WIRE) |
+		       (coll == TMATCH_COLL_WIRE ? TMATCH_PROFILE_COLL : 0);
+	return sets;
+}
 
 /* compiled.c: a compiled profile in memory (the loaders call it when
    tmatch_profile_is_compiled says so). */

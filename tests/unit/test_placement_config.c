@@ -18,6 +18,7 @@ Test(conf_config, defaults)
 	tmatch_config_init(&c);
 	cr_expect_eq(c.enabled, 0);
 	cr_expect_eq(c.metric, -1);
+	cr_expect_eq(c.coll, -1, "the collectives the profile says are placed by");
 	cr_expect_eq(c.failure, TMATCH_FAILURE_FALLBACK);
 	cr_expect_eq(c.max_ranks, 1048576);
 	cr_expect_eq(c.max_file_size, (size_t)256 << 20);
@@ -52,6 +53,11 @@ Test(conf_config, user_string)
 	cr_expect_eq(c.metric, TMATCH_METRIC_AVG);
 	cr_expect_eq(c.coll, 1);
 	cr_expect_eq(c.seed, 42);
+	tmatch_config_init(&c);
+	cr_assert_eq(
+	    tmatch_config_parse_string(&c, "app.yml,coll=off", TMATCH_CONFIG_USER, NULL, &err), 0,
+	    "%s", err.msg);
+	cr_expect_eq(c.coll, 0, "off: not even the profile's wire collectives");
 
 	tmatch_config_init(&c);
 	cr_assert_eq(tmatch_config_parse_string(&c, "off", TMATCH_CONFIG_USER, NULL, &err), 0);
@@ -282,6 +288,7 @@ Test(conf_config, keys_and_format)
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
+	cr_expect_not_null(strstr(buf, " coll=profile "), "%s", buf);
 	for (int i = 0; i < n; i++) {
 		char key[64];
 		snprintf(key, sizeof(key), "%s=", k[i]);

@@ -114,7 +114,8 @@ Test(conf_convert, check_reports_and_validates)
 	             sizeof(out));
 	cr_expect_eq(rc, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "ranks:            8"), "%s", out);
-	cr_expect_not_null(strstr(out, "total bytes:      184173408 point-to-point"), "%s", out);
+	cr_expect_not_null(strstr(out, "total bytes:      184173408 (100.0 %) point-to-point"),
+	                   "%s", out);
 	cr_expect_not_null(strstr(out, "min 3, mean 3.00, max 3"), "%s", out);
 	cr_expect_not_null(strstr(out, "4      5  23643512"), "top pair: %s", out);
 	rc = run(CLI " profile check -n 16 " TMATCH_SRCDIR "/profile/examples/lammps-8.yml", out,
