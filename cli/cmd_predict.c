@@ -4,6 +4,13 @@
  * each placement, from SimGrid's replay of its time-independent trace on a
  * platform made from the machine tree (placement/predict.c).
  *
+ * The placements are made from the profile recorded with the trace
+ * (DIR/profile.yml, or --profile), through the plugin's own profile-to-
+ * matrix function (tmatch_place_comm, its defaults): `auto` here is what
+ * srun --treematch=PROFILE places on that machine, and what --save keeps
+ * for verbose=1. trace:NAME maps the trace's own send matrix instead (all
+ * it sends, for comparison), as does every mapper when there is no profile.
+ *
  * SimGrid is optional: found at build time (smpirun and smpireplaymain);
  * without it the command says how to enable it. The replays run one after
  * the other in a temporary directory (--keep DIR keeps them).
@@ -27,19 +34,24 @@
 #define MAX_MAPPINGS 16
 
 static const char usage_text[] =
-    "usage: treematch predict --trace INDEX --topology SPEC [--machine FILE]\n"
-    "                         [--mapping M]... [--keep DIR] [--save FILE]\n"
+    "usage: treematch predict --trace INDEX --topology SPEC [--profile FILE]\n"
+    "                         [--machine FILE] [--mapping M]... [--keep DIR]\n"
+    "                         [--save FILE]\n"
     "\n"
     "Replay a recorded run's time-independent trace on a simulated machine (SimGrid)\n"
     "under each placement, and print the predicted time of each and its ratio to\n"
-    "packed.\n"
+    "packed. The mappers place by the profile as the plugin does (its matrix).\n"
     "\n"
     "  -T, --trace INDEX     the trace's index file (one rank's file per line)\n"
     "  -t, --topology SPEC   the machine tree: tleaf, synthetic:, xml: or cluster:\n"
+    "  -p, --profile FILE    the profile the mappers place by, as the plugin places\n"
+    "                        by it (default: profile.yml beside INDEX, which treematch\n"
+    "                        record writes with a trace; without one, the trace's matrix)\n"
     "  -M, --machine FILE    link bandwidths and latencies per level, core speed\n"
     "                        (\"node = 12.5GBps 1us\", \"speed = 1Gf\"; treematch(1))\n"
-    "  -m, --mapping M       packed, rr, auto or another mapper, or a mapping FILE;\n"
-    "                        repeat it (default: packed, rr and auto)\n"
+    "  -m, --mapping M       packed, rr, auto or another mapper, trace:MAPPER (that\n"
+    "                        mapper on the trace's own send matrix), or a mapping\n"
+    "                        FILE; repeat it (default: packed, rr and auto)\n"
     "  -k, --keep DIR        keep the platform, hostfiles and SimGrid's output\n"
     "  -s, --save FILE       keep the predicted times in FILE; as PROFILE.predict\n"
     "                        beside a profile, the plugin's verbose=1 prints the\n"
@@ -123,9 +135,13 @@ struct run {
 	double time;
 };
 
-/* Leaves of each mapping: a mapper's name, or a mapping file. */
-static int place(const tmatch_place_trace_t *tr, const tmatch_topo_t *topo, struct run *r)
+/* Leaves of each mapping: a mapper's name (on the profile's matrix, or
+   on the trace's with trace:), or a mapping file. */
+static int place(const tmatch_place_trace_t *tr, const tmatch_comm_t *profile,
+                 const tmatch_topo_t *topo, struct run *r)
 {
+	const tmatch_comm_t *comm = profile ? profile : tr->comm;
+	const char *name = r->name;
 	tmatch_map_opts_t opts;
 	tmatch_error_t err;
 
@@ -134,27 +150,79 @@ static int place(const tmatch_place_trace_t *tr, const tmatch_topo_t *topo, stru
 		tmatch_cli_error("out of memory");
 		return 1;
 	}
-	if (tmatch_map_check_name(r->name, NULL) == 0) {
+	if (!strncmp(name, "trace:", 6)) {
+		comm = tr->comm;
+		name += 6;
+		if (tmatch_map_check_name(name, &err) < 0)
+			return tmatch_cli_report(&err);
+	}
+	if (tmatch_map_check_name(name, NULL) == 0) {
+		/* the plugin's options: its default seed, no search budget */
 		tmatch_map_opts_init(&opts);
-		opts.mapper = r->name;
-		if (tmatch_map_compute(tr->comm, topo, &opts, r->leaf, &err) < 0)
+		opts.mapper = name;
+		if (tmatch_map_compute(comm, topo, &opts, r->leaf, &err) < 0)
 			return tmatch_cli_report(&err);
 		return 0;
 	}
-	if (strchr(r->name, '/') || access(r->name, F_OK) == 0) {
-		if (tmatch_map_load(r->name, topo, tr->nranks, r->leaf, &err) < 0)
+	if (strchr(name, '/') || access(name, F_OK) == 0) {
+		if (tmatch_map_load(name, topo, tr->nranks, r->leaf, &err) < 0)
 			return tmatch_cli_report(&err);
 		return 0;
 	}
-	tmatch_cli_error("predict: --mapping %s is neither a mapper (packed, rr, auto, ...) nor a "
-	                 "file",
-	                 r->name);
+	tmatch_cli_error("predict: --mapping %s is neither a mapper (packed, rr, auto, ...), "
+	                 "trace:MAPPER nor a file",
+	                 name);
 	return 2;
 }
 
+/*
+ * The profile the placements come from: --profile, else profile.yml beside
+ * the trace's index when there is one (*path NULL: none, the trace's
+ * matrix). Its matrix as the plugin makes it, and what it holds, in *what.
+ */
+static int profile_matrix(const char *trace, const char **path, char *found, size_t len, int nranks,
+                          tmatch_comm_t **comm, char *what, size_t wlen)
+{
+	const char *slash = strrchr(trace, '/');
+	tmatch_profile_t *p;
+	tmatch_error_t err;
+	int rc = 1, coll;
+
+	*comm = NULL;
+	if (!*path) {
+		snprintf(found, len, "%.*sprofile.yml", slash ? (int)(slash - trace + 1) : 0,
+		         trace);
+		if (access(found, F_OK) != 0) {
+			snprintf(what, wlen, "the trace's send matrix (no profile beside it)");
+			return 0;
+		}
+		*path = found;
+	}
+	tmatch_error_clear(&err);
+	if (!(p = tmatch_profile_load(*path, NULL, tmatch_cli_log, NULL, &err)))
+		return tmatch_cli_report(&err);
+	if (tmatch_profile_check_ranks(p, nranks, &err) < 0) {
+		tmatch_cli_error("predict: %s: %s", *path, err.msg);
+		goto out;
+	}
+	if (!(*comm = tmatch_place_comm(p, -1, -1, &err))) {
+		rc = tmatch_cli_report(&err);
+		goto out;
+	}
+	coll = (tmatch_profile_sets(p, tmatch_place_comm_sets(-1)) & TMATCH_PROFILE_COLL) != 0;
+	snprintf(what, wlen, "%s as the plugin places by it (%s, point-to-point%s)", *path,
+	         tmatch_profile_metric_name(tmatch_profile_placement_metric(p)),
+	         coll ? " and collectives" : "");
+	rc = 0;
+out:
+	tmatch_profile_destroy(p);
+	return rc;
+}
+
 /* --save: the predicted times, for the plugin's verbose mode. */
-static int save_prediction(const char *path, const char *trace, const char *topology,
-                           const char *machine, const struct run *runs, int nruns)
+static int save_prediction(const char *path, const char *trace, const char *profile,
+                           const char *topology, const char *machine, const struct run *runs,
+                           int nruns)
 {
 	const char *names[MAX_MAPPINGS];
 	double seconds[MAX_MAPPINGS];
@@ -165,7 +233,8 @@ static int save_prediction(const char *path, const char *trace, const char *topo
 		names[i] = runs[i].name;
 		seconds[i] = runs[i].time;
 	}
-	snprintf(about, sizeof(about), "trace %s, topology %s, machine %s", trace, topology,
+	snprintf(about, sizeof(about), "trace %s, profile %s, topology %s, machine %s", trace,
+	         profile ? profile : "(none: the trace's matrix)", topology,
 	         machine ? machine : "(defaults)");
 	if (!f) {
 		tmatch_cli_error("predict: cannot write %s: %s", path, strerror(errno));
@@ -191,18 +260,27 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 int tmatch_cli_predict(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
-	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
-	    {"keep", required_argument, NULL, 'k'},    {"save", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"trace", required_argument, NULL, 'T'},
+	    {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, 'M'},
+	    {"mapping", required_argument, NULL, 'm'},
+	    {"keep", required_argument, NULL, 'k'},
+	    {"save", required_argument, NULL, 's'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL, *save = NULL;
+	const char *profile = NULL;
 	const char *names[MAX_MAPPINGS];
 	int nruns = 0, c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "T:t:M:m:k:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:t:p:M:m:k:s:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			profile = optarg;
+			break;
 		case 'T':
 			trace = optarg;
 			break;
@@ -242,6 +320,7 @@ int tmatch_cli_predict(int argc, char **argv)
 	(void)keep;
 	(void)save;
 	(void)names;
+	(void)profile;
 	tmatch_cli_error("predict: this treematch was built without SimGrid: install it "
 	                 "(Debian: apt-get install libsimgrid-dev) and build again");
 	return 1;
@@ -249,9 +328,10 @@ int tmatch_cli_predict(int argc, char **argv)
 	struct run runs[MAX_MAPPINGS];
 	tmatch_place_trace_t *tr = NULL;
 	tmatch_topo_t *topo = NULL;
+	tmatch_comm_t *pcomm = NULL;
 	tmatch_place_machine_t m;
 	tmatch_error_t err;
-	char dir[PATH_MAX] = "";
+	char dir[PATH_MAX] = "", found[PATH_MAX + 16], what[PATH_MAX + 128];
 	int rc = 1;
 
 	memset(runs, 0, sizeof(runs));
@@ -281,8 +361,11 @@ int tmatch_cli_predict(int argc, char **argv)
 		rc = tmatch_cli_report(&err);
 		goto out;
 	}
+	if ((rc = profile_matrix(trace, &profile, found, sizeof(found), tr->nranks, &pcomm, what,
+	                         sizeof(what))) != 0)
+		goto out;
 	for (int i = 0; i < nruns; i++)
-		if ((rc = place(tr, topo, &runs[i])) != 0)
+		if ((rc = place(tr, pcomm, topo, &runs[i])) != 0)
 			goto out;
 	rc = 1;
 	if (keep) {
@@ -345,6 +428,7 @@ int tmatch_cli_predict(int argc, char **argv)
 	}
 	printf("# %d ranks of %s on %s; SimGrid's replay (times in seconds)\n", tr->nranks, trace,
 	       topology);
+	printf("# placements from %s\n", what);
 	printf("%-24s %14s %10s\n", "mapping", "predicted", "vs packed");
 	{
 		double base = runs[0].time;
@@ -356,13 +440,14 @@ int tmatch_cli_predict(int argc, char **argv)
 			printf("%-24s %14.6g %10.3f\n", runs[i].name, runs[i].time,
 			       base > 0 ? runs[i].time / base : 0);
 	}
-	rc = save ? save_prediction(save, trace, topology, machine, runs, nruns) : 0;
+	rc = save ? save_prediction(save, trace, profile, topology, machine, runs, nruns) : 0;
 out:
 	if (dir[0] && !keep && nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		tmatch_cli_error("predict: could not remove %s", dir);
 	for (int i = 0; i < nruns; i++)
 		free(runs[i].leaf);
 	tmatch_place_trace_destroy(tr);
+	tmatch_comm_destroy(pcomm);
 	tmatch_topo_destroy(topo);
 	return rc;
 #endif
