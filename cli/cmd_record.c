@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cmd_record.c - `treematch record -o FILE [--collectives] [--mpi=ABI] --
- * COMMAND...`: run an unmodified MPI program (directly or through mpirun)
+ * cmd_record.c - `treematch record -o FILE [--collectives=MODE] [--mpi=ABI]
+ * -- COMMAND...`: run an unmodified MPI program (directly or through mpirun)
  * with the recorder preloaded, then check the profile it wrote.
  *
  * The recorder for the program's MPI ABI is chosen from its DT_NEEDED
@@ -26,19 +26,22 @@
 static void record_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: treematch record -o FILE [--collectives] [--mpi=openmpi|mpich]\n"
+	        "usage: treematch record -o FILE [--collectives=MODE] [--mpi=openmpi|mpich]\n"
 	        "                        [--trace DIR] [--libdir DIR] [-v] -- COMMAND [ARG...]\n"
 	        "\n"
 	        "Run COMMAND (an MPI program, or mpirun/mpiexec running one) with the\n"
 	        "recorder preloaded; at MPI_Finalize rank 0 writes the communication\n"
-	        "profile FILE (comm-profile v1), which is then checked.\n"
+	        "profile FILE (comm-profile, treematch-profile(5)), which is then checked.\n"
 	        "\n"
 	        "  -o, --output FILE  profile to write (replaced atomically)\n"
-	        "  --collectives      also record collectives (logical model, coll_edges)\n"
+	        "  --collectives=MODE what coll_edges hold: wire (the default: the messages\n"
+	        "                     collectives send, placed by), logical (a logical model,\n"
+	        "                     placed by only with coll=on) or off (none)\n"
 	        "  --mpi=ABI          the program's MPI when it cannot be detected\n"
 	        "                     (openmpi: libmpi.so.40, mpich: libmpich.so.12)\n"
 	        "  --trace DIR        also write the run's time-independent trace there\n"
-	        "                     (DIR/trace.txt, for treematch predict)\n"
+	        "                     (DIR/trace.txt, and the profile as DIR/profile.yml,\n"
+	        "                     for treematch predict)\n"
 	        "  --libdir DIR       where libtreematch-record-<abi>.so are\n"
 	        "  -v, --verbose      report the detection and the write time\n"
 	        "\n"
@@ -74,7 +77,7 @@ static int find_recorder(const char *opt, tmatch_mpiabi_t abi, char *lib, size_t
 
 /* Run cmd with the recorder, then check what it wrote. Returns the exit status. */
 static int record(const char *out_abs, char **cmd, const char *mpi, const char *libdir,
-                  const char *trace, int collectives, int verbose)
+                  const char *trace, tmatch_record_coll_t collectives, int verbose)
 {
 	char lib[PATH_MAX], which[PATH_MAX] = "", buf[1024];
 	tmatch_mpiabi_t abi = TMATCH_MPIABI_NONE;
@@ -159,9 +162,10 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 	}
 	fprintf(stderr, "treematch: recorded %s: %d ranks, %zu point-to-point edges", out_abs,
 	        tmatch_profile_ranks(p), tmatch_profile_nedges(p, TMATCH_PROFILE_P2P));
-	if (collectives)
-		fprintf(stderr, ", %zu collective edges",
-		        tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
+	if (tmatch_profile_collectives(p) != TMATCH_COLL_UNSTATED)
+		fprintf(stderr, ", %zu collective edges (%s)",
+		        tmatch_profile_nedges(p, TMATCH_PROFILE_COLL),
+		        tmatch_profile_coll_name(tmatch_profile_collectives(p)));
 	fputc('\n', stderr);
 	tmatch_profile_destroy(p);
 	if (trace) {
@@ -185,7 +189,8 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 int tmatch_cli_record(int argc, char **argv)
 {
 	const char *output = NULL, *mpi = NULL, *libdir = NULL, *trace = NULL;
-	int collectives = 0, verbose = 0, i, rc;
+	tmatch_record_coll_t collectives = TMATCH_RECORD_COLL_WIRE;
+	int verbose = 0, i, rc;
 	char *out_abs = NULL, trace_abs[PATH_MAX];
 	tmatch_error_t err;
 
@@ -201,8 +206,13 @@ int tmatch_cli_record(int argc, char **argv)
 			output = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			output = a + 9;
-		} else if (!strcmp(a, "--collectives")) {
-			collectives = 1;
+		} else if (!strcmp(a, "--collectives") || !strncmp(a, "--collectives=", 14)) {
+			/* bare: the default, wire (kept for the scripts that asked for them) */
+			if (tmatch_record_coll_parse(a[13] ? a + 14 : NULL, &collectives, &err) !=
+			    0) {
+				tmatch_cli_error("record: --%s", err.msg);
+				return 2;
+			}
 		} else if (!strncmp(a, "--mpi=", 6)) {
 			mpi = a + 6;
 		} else if (!strcmp(a, "--mpi") && i + 1 < argc) {

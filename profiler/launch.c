@@ -97,20 +97,35 @@ static int put(tmatch_record_env_t *env, int *n, const char *name, const char *f
 	return 0;
 }
 
+static const char *const coll_names[] = {"wire", "logical", "off"};
+
+int tmatch_record_coll_parse(const char *name, tmatch_record_coll_t *out, tmatch_error_t *err)
+{
+	for (int c = 0; c < 3; c++)
+		if (!name || !*name || !strcmp(name, coll_names[c])) {
+			*out = name && *name ? (tmatch_record_coll_t)c : TMATCH_RECORD_COLL_WIRE;
+			return 0;
+		}
+	return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+	                        "collectives '%.40s': give wire (the default: the messages "
+	                        "collectives send, placed by), logical or off",
+	                        name);
+}
+
 int tmatch_record_env(const char *recorder, const char *old_preload, const char *output,
-                      int collectives, int verbose, tmatch_record_env_t *env)
+                      tmatch_record_coll_t collectives, int verbose, tmatch_record_env_t *env)
 {
 	int n = 0;
 	const char *old = old_preload ? old_preload : "";
 
-	if (!recorder || !output || !env) {
+	if (!recorder || !output || !env || collectives < TMATCH_RECORD_COLL_WIRE ||
+	    collectives > TMATCH_RECORD_COLL_OFF) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (put(env, &n, "LD_PRELOAD", "%s%s%s", recorder, old[0] ? ":" : "", old) ||
 	    put(env, &n, "TREEMATCH_RECORD_OUTPUT", "%s", output) ||
-	    (collectives ? put(env, &n, "TREEMATCH_RECORD_COLLECTIVES", "1")
-	                 : put(env, &n, "TREEMATCH_RECORD_COLLECTIVES", NULL)) ||
+	    put(env, &n, "TREEMATCH_RECORD_COLLECTIVES", "%s", coll_names[collectives]) ||
 	    (verbose && put(env, &n, "TREEMATCH_RECORD_VERBOSE", "1"))) {
 		tmatch_record_env_free(env, n);
 		errno = ENOMEM;

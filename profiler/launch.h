@@ -38,6 +38,23 @@ const char *tmatch_record_default_libdir(void);
 int tmatch_record_locate(const char *dir, const char *const *extra, int nextra, tmatch_mpiabi_t abi,
                          char *buf, size_t len, tmatch_error_t *err);
 
+/*
+ * What the recorder makes of collectives (TREEMATCH_RECORD_COLLECTIVES):
+ * WIRE, the default, the messages of a usual algorithm between world ranks
+ * (the same the trace replays), placed by (profile version 2, collectives:
+ * wire); LOGICAL, the logical model (collectives: logical, placed by only
+ * with coll=on); OFF, point-to-point only (a version 1 profile).
+ */
+typedef enum tmatch_record_coll {
+	TMATCH_RECORD_COLL_WIRE = 0,
+	TMATCH_RECORD_COLL_LOGICAL = 1,
+	TMATCH_RECORD_COLL_OFF = 2,
+} tmatch_record_coll_t;
+
+/* "wire", "logical", "off" (the front ends' option values; NULL or "" =
+   wire) into *out; -1/EINVAL with err naming them. */
+int tmatch_record_coll_parse(const char *name, tmatch_record_coll_t *out, tmatch_error_t *err);
+
 /* One variable of a recorded process; value NULL = unset it. */
 typedef struct tmatch_record_env {
 	const char *name;
@@ -49,13 +66,13 @@ typedef struct tmatch_record_env {
 /*
  * The environment of a recorded process: LD_PRELOAD = the recorder before
  * the user's own preload (`old_preload`, may be NULL), TREEMATCH_RECORD_OUTPUT
- * = `output`, TREEMATCH_RECORD_COLLECTIVES = "1" or unset, and
+ * = `output`, TREEMATCH_RECORD_COLLECTIVES = wire, logical or off, and
  * TREEMATCH_RECORD_VERBOSE = "1" when `verbose`. Returns the number of
  * entries written to env[TMATCH_RECORD_ENV_MAX] (free the values with
  * tmatch_record_env_free), -1 with errno (EINVAL, ENOMEM).
  */
 int tmatch_record_env(const char *recorder, const char *old_preload, const char *output,
-                      int collectives, int verbose, tmatch_record_env_t *env);
+                      tmatch_record_coll_t collectives, int verbose, tmatch_record_env_t *env);
 void tmatch_record_env_free(tmatch_record_env_t *env, int n);
 
 #endif /* TMATCH_PROFILER_LAUNCH_H */

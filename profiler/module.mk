@@ -15,8 +15,9 @@ MPIF90_mpich   ?= mpif90.mpich
 RECORD_LIBDIR  ?= $(LIBDIR)/treematch
 
 RECORD_ABIS  := openmpi mpich
-RECORD_SRCS  := profiler/record_core.c profiler/record_wrap.c profiler/record_fortran.c \
-                profiler/record_trace.c
+RECORD_SRCS  := profiler/record_core.c profiler/record_coll.c profiler/record_compute.c \
+                profiler/record_trace.c profiler/record_profile.c profiler/record_wrap.c \
+                profiler/record_fortran.c
 RECORD_LIBS  := $(RECORD_ABIS:%=$(B)/profiler/libtreematch-record-%.so)
 RECORD_TESTS := $(foreach a,$(RECORD_ABIS),$(B)/tests/mpi/pattern.$(a) \
                   $(B)/tests/mpi/pattern_f.$(a) $(B)/tests/mpi/pattern_f08.$(a) \

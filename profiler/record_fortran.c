@@ -140,6 +140,42 @@ API void mpi_init_thread_(F *required, F *provided, F *ierr)
 		tmatch__record_setup(*provided);
 }
 
+/* the end of the trace's last compute (as MPI_Finalize in record_wrap.c) */
+API void mpi_finalize_(F *ierr);
+API void mpi_finalize_(F *ierr)
+{
+	if (tmatch__tracing())
+		tmatch__trace_finalizing();
+	FORWARD(mpi_finalize_, init_t, (ierr));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Calls not traced that wait for other ranks: not compute (record_wrap.c)  */
+
+#define F_PAUSED(NAME, ARGS, ...)                                                                  \
+	API void NAME(__VA_ARGS__, F *ierr);                                                       \
+	API void NAME(__VA_ARGS__, F *ierr)                                                        \
+	{                                                                                          \
+		double t0_ = tmatch__tracing() ? tmatch__trace_clock() : -1;                       \
+		FORWARD(NAME, __typeof__(&NAME), WITH_IERR ARGS);                                  \
+		if (t0_ >= 0)                                                                      \
+			tmatch__trace_paused(t0_);                                                 \
+	}
+
+#define WITH_IERR(...) (__VA_ARGS__, ierr)
+
+F_PAUSED(mpi_comm_split_, (comm, color, key, out), F *comm, F *color, F *key, F *out)
+F_PAUSED(mpi_comm_split_type_, (comm, type, key, info, out), F *comm, F *type, F *key, F *info,
+         F *out)
+F_PAUSED(mpi_comm_dup_, (comm, out), F *comm, F *out)
+F_PAUSED(mpi_comm_create_, (comm, group, out), F *comm, F *group, F *out)
+F_PAUSED(mpi_cart_create_, (comm, ndims, dims, periods, reorder, out), F *comm, F *ndims, F *dims,
+         F *periods, F *reorder, F *out)
+F_PAUSED(mpi_cart_sub_, (comm, remain, out), F *comm, F *remain, F *out)
+F_PAUSED(mpi_probe_, (source, tag, comm, status), F *source, F *tag, F *comm, F *status)
+F_PAUSED(mpi_iprobe_, (source, tag, comm, flag, status), F *source, F *tag, F *comm, F *flag,
+         F *status)
+
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                            */
 
@@ -727,11 +763,11 @@ API void mpi_compare_and_swap_(void *obuf, void *cbuf, void *rbuf, F *type, F *t
 }
 
 /* ------------------------------------------------------------------------ */
-/* Collectives (the model of record_wrap.c)                                  */
+/* Collectives (counted and traced as in record_wrap.c)                      */
 
 static int fcoll(void)
 {
-	return fon() && tmatch__st.collectives;
+	return tmatch__counting_coll();
 }
 
 /* Fortran type handles -> C, n of them (malloc'd; NULL when out of memory) */
@@ -752,23 +788,26 @@ static void fcount_allgatherv(const F *comm, const F *rcounts, const F *rtype)
 
 	if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && !inter &&
 	    PMPI_Comm_rank(c, &me) == MPI_SUCCESS)
-		tmatch__coll_all(c, fbytes(&rcounts[me], rtype));
+		tmatch__count_collv(c, TMATCH__COLL_ALLGATHERV, 0, NULL, MPI_DATATYPE_NULL,
+		                    fbytes(&rcounts[me], rtype), rcounts, MPI_Type_f2c(*rtype), 0);
 }
 
 /* the send signature (MPI_IN_PLACE: not covered) */
 static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
 {
 	MPI_Comm c = MPI_Comm_f2c(*comm);
+	struct tmatch__coll coll = tmatch__coll1(TMATCH__COLL_ALLTOALLW, 0, 0, 0);
 	int size = 0;
 	MPI_Datatype *t;
 
 	if (PMPI_Comm_size(c, &size) != MPI_SUCCESS || !(t = ctypes(stypes, size)))
 		return;
-	tmatch__coll_w(c, scounts, t);
+	coll.scounts = scounts;
+	coll.stypes = t;
+	tmatch__count_coll(c, &coll);
 	free(t);
 }
 
-#define WITH_IERR(...)     (__VA_ARGS__, ierr)
 #define WITH_REQ_IERR(...) (__VA_ARGS__, req, ierr)
 
 /*
@@ -807,42 +846,52 @@ static void fcount_alltoallw(const F *comm, const F *scounts, const F *stypes)
 #define FC    MPI_Comm_f2c(*comm)
 #define FT(T) MPI_Type_f2c(*(T))
 
-F_COLL_PAIR(mpi_barrier_, mpi_ibarrier_, tmatch__coll_barrier(FC), tmatch__tp_barrier(FC), (comm),
-            F *comm)
-F_COLL_PAIR(mpi_bcast_, mpi_ibcast_, tmatch__coll_bcast(FC, *root, fbytes(count, type)),
+F_COLL_PAIR(mpi_barrier_, mpi_ibarrier_, tmatch__count_coll1(FC, TMATCH__COLL_BARRIER, 0, 0, 0),
+            tmatch__tp_barrier(FC), (comm), F *comm)
+F_COLL_PAIR(mpi_bcast_, mpi_ibcast_,
+            tmatch__count_coll1(FC, TMATCH__COLL_BCAST, *root, fbytes(count, type), 0),
             tmatch__tp_rooted(FC, 0, *count, FT(type), *root), (buf, count, type, root, comm),
             void *buf, F *count, F *type, F *root, F *comm)
-F_COLL_PAIR(mpi_reduce_, mpi_ireduce_, tmatch__coll_to_root(FC, *root, fbytes(count, type)),
+F_COLL_PAIR(mpi_reduce_, mpi_ireduce_,
+            tmatch__count_coll1(FC, TMATCH__COLL_REDUCE, *root, fbytes(count, type), 0),
             tmatch__tp_rooted(FC, 1, *count, FT(type), *root),
             (sbuf, rbuf, count, type, op, root, comm), void *sbuf, void *rbuf, F *count, F *type,
             F *op, F *root, F *comm)
-F_COLL_PAIR(mpi_allreduce_, mpi_iallreduce_, tmatch__coll_all(FC, fbytes(count, type)),
+F_COLL_PAIR(mpi_allreduce_, mpi_iallreduce_,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLREDUCE, 0, fbytes(count, type), 0),
             tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
             void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
-F_COLL_PAIR(mpi_gather_, mpi_igather_, tmatch__coll_to_root(FC, *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_gather_, mpi_igather_,
+            tmatch__count_coll1(FC, TMATCH__COLL_GATHER, *root, fbytes(scount, stype), 0),
             tmatch__tp_gather(FC, 0, *scount, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *root, F *comm)
-F_COLL_PAIR(mpi_scatter_, mpi_iscatter_, tmatch__coll_bcast(FC, *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_scatter_, mpi_iscatter_,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCATTER, *root, fbytes(scount, stype), 0),
             tmatch__tp_gather(FC, 1, *scount, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *root, F *comm)
 /* allgather and alltoall: the receive signature, valid with and without MPI_IN_PLACE */
-F_COLL_PAIR(mpi_allgather_, mpi_iallgather_, tmatch__coll_all(FC, fbytes(rcount, rtype)),
+F_COLL_PAIR(mpi_allgather_, mpi_iallgather_,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLGATHER, 0, fbytes(rcount, rtype), 0),
             tmatch__tp_blocks(FC, TMATCH__COLL_ALLGATHER, "allgather", fbytes(rcount, rtype),
                               fbytes(rcount, rtype)),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *comm)
-F_COLL_PAIR(mpi_alltoall_, mpi_ialltoall_, tmatch__coll_all(FC, fbytes(rcount, rtype)),
+F_COLL_PAIR(mpi_alltoall_, mpi_ialltoall_,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLTOALL, 0, fbytes(rcount, rtype), 0),
             tmatch__tp_blocks(FC, TMATCH__COLL_ALLTOALL, "alltoall", fbytes(rcount, rtype),
                               fbytes(rcount, rtype)),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, F *scount, F *stype,
             void *rbuf, F *rcount, F *rtype, F *comm)
-F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_, tmatch__coll_to_root(FC, *root, fbytes(scount, stype)),
+F_COLL_PAIR(mpi_gatherv_, mpi_igatherv_,
+            tmatch__count_coll1(FC, TMATCH__COLL_GATHERV, *root, fbytes(scount, stype), 0),
             tmatch__tp_gatherv(FC, *scount, FT(stype), rcounts, FT(rtype), *root),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm), void *sbuf, F *scount,
             F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm)
-F_COLL_PAIR(mpi_scatterv_, mpi_iscatterv_, tmatch__coll_scatterv(FC, *root, scounts, FT(stype)),
+F_COLL_PAIR(mpi_scatterv_, mpi_iscatterv_,
+            tmatch__count_collv(FC, TMATCH__COLL_SCATTERV, *root, scounts, FT(stype), 0, NULL,
+                                FT(rtype), 0),
             tmatch__tp_scatterv(FC, scounts, FT(stype), *rcount, FT(rtype), *root),
             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm), void *sbuf, F *scounts,
             F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm)
@@ -852,7 +901,9 @@ F_COLL_PAIR(mpi_allgatherv_, mpi_iallgatherv_, fcount_allgatherv(comm, rcounts, 
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm), void *sbuf, F *scount,
             F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm)
 /* MPI_IN_PLACE in ALLTOALLV and ALLTOALLW: the send counts are used (not covered) */
-F_COLL_PAIR(mpi_alltoallv_, mpi_ialltoallv_, tmatch__coll_v(FC, scounts, FT(stype)),
+F_COLL_PAIR(mpi_alltoallv_, mpi_ialltoallv_,
+            tmatch__count_collv(FC, TMATCH__COLL_ALLTOALLV, 0, scounts, FT(stype), 0, rcounts,
+                                FT(rtype), 0),
             tmatch__tp_alltoallv(FC, scounts, FT(stype), rcounts, FT(rtype)),
             (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm), void *sbuf,
             F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm)
@@ -861,18 +912,22 @@ F_COLL_PAIR(mpi_alltoallw_, mpi_ialltoallw_, fcount_alltoallw(comm, scounts, sty
             (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm), void *sbuf,
             F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts, F *rdispls, F *rtypes,
             F *comm)
-F_COLL_PAIR(mpi_reduce_scatter_, mpi_ireduce_scatter_, tmatch__coll_v(FC, rcounts, FT(type)),
+F_COLL_PAIR(mpi_reduce_scatter_, mpi_ireduce_scatter_,
+            tmatch__count_collv(FC, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, FT(type), 0, rcounts,
+                                FT(type), 0),
             tmatch__tp_reduce_scatter(FC, rcounts, FT(type)), (sbuf, rbuf, rcounts, type, op, comm),
             void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm)
 F_COLL_PAIR(mpi_reduce_scatter_block_, mpi_ireduce_scatter_block_,
-            tmatch__coll_all(FC, fbytes(rcount, type)), FUNTRACED(mpi_reduce_scatter_block_),
-            (sbuf, rbuf, rcount, type, op, comm), void *sbuf, void *rbuf, F *rcount, F *type, F *op,
-            F *comm)
+            tmatch__count_coll1(FC, TMATCH__COLL_REDUCE_SCATTER_BLOCK, 0, 0, fbytes(rcount, type)),
+            FUNTRACED(mpi_reduce_scatter_block_), (sbuf, rbuf, rcount, type, op, comm), void *sbuf,
+            void *rbuf, F *rcount, F *type, F *op, F *comm)
 /* scan and exscan: SMPI's replay has none, replayed as an allreduce of their size */
-F_COLL_PAIR(mpi_scan_, mpi_iscan_, tmatch__coll_scan(FC, fbytes(count, type)),
+F_COLL_PAIR(mpi_scan_, mpi_iscan_,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCAN, 0, fbytes(count, type), 0),
             tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
             void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
-F_COLL_PAIR(mpi_exscan_, mpi_iexscan_, tmatch__coll_scan(FC, fbytes(count, type)),
+F_COLL_PAIR(mpi_exscan_, mpi_iexscan_,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCAN, 0, fbytes(count, type), 0),
             tmatch__tp_allreduce(FC, *count, FT(type)), (sbuf, rbuf, count, type, op, comm),
             void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm)
 
@@ -1244,6 +1299,15 @@ C_COLL_BOTH(mpi_exscan, mpi_iexscan, tmatch__coll_scan(FC, cbytes(count, type)),
 
 F08(mpi_init)
 F08(mpi_init_thread)
+F08(mpi_finalize)
+F08(mpi_comm_split)
+F08(mpi_comm_split_type)
+F08(mpi_comm_dup)
+F08(mpi_comm_create)
+F08(mpi_cart_create)
+F08(mpi_cart_sub)
+F08(mpi_probe)
+F08(mpi_iprobe)
 F08(mpi_send)
 F08(mpi_bsend)
 F08(mpi_ssend)

@@ -2,8 +2,13 @@
 /*
  * record_private.h - internals shared by the files of the preloadable
  * recorder (libtreematch-record-<abi>.so): record_core.c (counters, rank
- * translation, finalize and the YAML writer), record_wrap.c (the C MPI
- * bindings) and record_fortran.c (the gfortran bindings).
+ * translation, persistent requests), record_coll.c (what a collective
+ * sends: the lowering the trace writes and the profile counts, and the
+ * logical model), record_trace.c (the time-independent trace),
+ * record_profile.c (set up at MPI_Init; at MPI_Finalize the gather and the
+ * YAML writer), record_wrap.c (the C MPI bindings) and record_fortran.c (the
+ * gfortran bindings). Calls go one way: wrap, fortran > profile > trace >
+ * coll > core.
  *
  * Why there is process-global state here, against STYLE.md: an LD_PRELOAD
  * interposer has no caller that could own a context; MPI itself is the
@@ -42,15 +47,22 @@ struct tmatch__counters {
 enum tmatch__kind {
 	TMATCH__P2P = 0,  /* user point-to-point and one-sided puts: this rank -> peer */
 	TMATCH__GET = 1,  /* one-sided gets: peer -> this rank */
-	TMATCH__COLL = 2, /* logical model of collectives: this rank -> peer */
+	TMATCH__COLL = 2, /* collectives (wire or logical, st.collectives): this rank -> peer */
 	TMATCH__NKINDS = 3,
+};
+
+/* What coll_edges hold (TREEMATCH_RECORD_COLLECTIVES). */
+enum tmatch__coll_model {
+	TMATCH__COLL_WIRE = 0,    /* default: the messages of tmatch__lower, in world ranks */
+	TMATCH__COLL_LOGICAL = 1, /* "logical": one message per pair that depends on another */
+	TMATCH__COLL_OFF = 2,     /* "off": no coll_edges (a version 1 profile) */
 };
 
 struct tmatch__state {
 	int ready;       /* set up (counting active) */
 	int finalized;   /* written or given up */
 	int atomic;      /* MPI_THREAD_MULTIPLE: counters need atomic adds */
-	int collectives; /* model collectives (TREEMATCH_RECORD_COLLECTIVES) */
+	int collectives; /* enum tmatch__coll_model */
 	int world_size;
 	int world_rank;
 	int comm_keyval; /* translation tables cached on communicators */
@@ -70,8 +82,13 @@ extern struct tmatch__state tmatch__st;
  * that C wrappers reached from it (MPICH) do not count a second time. */
 extern __thread int tmatch__in_fortran __attribute__((tls_model("initial-exec")));
 
-/* Called after a successful MPI_Init / MPI_Init_thread (C or Fortran). */
+/* Called after a successful MPI_Init / MPI_Init_thread (C or Fortran):
+   record_profile.c, which sets up the core (counters, the world's group,
+   the keyvals of the cached tables: -1 when out of memory or MPI failed)
+   and at MPI_Finalize tears it down. */
 void tmatch__record_setup(int provided);
+int tmatch__core_init(long dense_max);
+void tmatch__core_fini(void);
 /* Counting is on (set up, not finalized, not inside a Fortran forward). */
 static inline int tmatch__on(void)
 {
@@ -155,16 +172,99 @@ int tmatch__persist_find(MPI_Request req, struct tmatch__persist_def *def);
 int tmatch__persist_start(MPI_Request req, struct tmatch__persist_def *def);
 void tmatch__persist_forget(MPI_Request req);
 
-/* The collective model (record_wrap.c), also used by the Fortran wrappers. */
-void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes);   /* root -> all */
-void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes); /* all -> root */
-void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each);          /* all -> all */
-void tmatch__coll_barrier(MPI_Comm comm);
-void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes); /* i -> i+1 */
-/* every other rank i gets counts[i] x type (counts[i] > 0 only); _w: x types[i] */
-void tmatch__coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type);
-void tmatch__coll_w(MPI_Comm comm, const int counts[], const MPI_Datatype types[]);
-void tmatch__coll_scatterv(MPI_Comm comm, int root, const int counts[], MPI_Datatype type);
+/*
+ * A collective call as the lowering, the trace and the counters see it:
+ * its kind, root (rooted kinds), one size per member (sbytes sent, rbytes
+ * received: they differ in gather and scatter) or per-member counts
+ * (scounts of ssz-byte elements sent, rcounts received; NULL where the call
+ * has none at this rank; alltoallw: the type of each member's block).
+ * MPI_Scan and MPI_Exscan (which SMPI's replay lacks) are lowered as an
+ * allreduce of their size, MPI_Reduce_scatter_block as a reduce-scatter of
+ * rbytes per member.
+ */
+enum tmatch__coll_kind {
+	TMATCH__COLL_BARRIER,
+	TMATCH__COLL_BCAST,
+	TMATCH__COLL_REDUCE,
+	TMATCH__COLL_ALLREDUCE,
+	TMATCH__COLL_GATHER,
+	TMATCH__COLL_SCATTER,
+	TMATCH__COLL_ALLGATHER,
+	TMATCH__COLL_ALLTOALL,
+	TMATCH__COLL_ALLTOALLV,
+	TMATCH__COLL_ALLGATHERV,
+	TMATCH__COLL_GATHERV,
+	TMATCH__COLL_SCATTERV,
+	TMATCH__COLL_REDUCE_SCATTER,
+	TMATCH__COLL_SCAN,
+	TMATCH__COLL_ALLTOALLW,
+	TMATCH__COLL_REDUCE_SCATTER_BLOCK,
+};
+struct tmatch__coll {
+	enum tmatch__coll_kind kind;
+	int root;
+	unsigned long long sbytes, rbytes;
+	const int *scounts, *rcounts;
+	int ssz, rsz;
+	const MPI_Datatype *stypes, *rtypes; /* alltoallw only */
+};
+/* A collective of one size per member. */
+static inline struct tmatch__coll tmatch__coll1(enum tmatch__coll_kind kind, int root,
+                                                unsigned long long sbytes,
+                                                unsigned long long rbytes)
+{
+	struct tmatch__coll c = {.kind = kind, .root = root, .sbytes = sbytes, .rbytes = rbytes};
+
+	return c;
+}
+/* One with per-member counts (a NULL array has no type to size): -1 when
+   a type's size is unknown. */
+int tmatch__collv(struct tmatch__coll *c, enum tmatch__coll_kind kind, int root,
+                  const int scounts[], MPI_Datatype stype, unsigned long long sbytes,
+                  const int rcounts[], MPI_Datatype rtype, unsigned long long rbytes);
+
+/*
+ * The lowering (record_coll.c): the messages of a usual algorithm for the
+ * collective c on comm, at member me of n, in world ranks - binomial trees
+ * (as MPICH's) for bcast and reduce, a reduce then a bcast for allreduce,
+ * scan, exscan and barrier (0 bytes), linear gather(v) and scatter(v), a
+ * ring for allgather(v), pairwise exchanges for alltoall(v,w), a reduce then
+ * a linear scatter for reduce-scatter. The trace writes them (a collective
+ * on a smaller communicator) and the profile counts the sends (every
+ * communicator): one lowering, so that a profile places by what a replay
+ * of the trace sends. -1 for a kind it does not know.
+ */
+struct tmatch__lower_sink {
+	/* a blocking message to (send 1) or from (send 0) world rank w */
+	void (*msg)(void *arg, int send, int w, unsigned long long bytes);
+	/* a send to `to` and a receive from `from` that proceed together */
+	void (*exchange)(void *arg, int to, unsigned long long sbytes, int from,
+	                 unsigned long long rbytes);
+	void *arg;
+};
+int tmatch__lower(MPI_Comm comm, const struct tmatch__coll *c, int me, int n,
+                  const struct tmatch__lower_sink *out);
+
+/*
+ * Count a collective into coll_edges (an intracommunicator's; nothing on
+ * an intercommunicator): its lowered sends (wire, the default; zero-byte
+ * messages only for a barrier) or, with TREEMATCH_RECORD_COLLECTIVES=
+ * logical, the logical model of README.md. Each rank counts what it sends.
+ */
+void tmatch__count_coll(MPI_Comm comm, const struct tmatch__coll *c);
+/* The same from one size per member (tmatch__coll1's arguments). */
+void tmatch__count_coll1(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
+                         unsigned long long sbytes, unsigned long long rbytes);
+/* The same from a call's per-member counts (those of gatherv and scatterv
+   read at their root only); nothing when a type's size is unknown. */
+void tmatch__count_collv(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
+                         MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
+                         MPI_Datatype rtype, unsigned long long rbytes);
+/* Counting collectives is on (set up, in a recorded mode, not in a Fortran forward). */
+static inline int tmatch__counting_coll(void)
+{
+	return tmatch__on() && tmatch__st.collectives != TMATCH__COLL_OFF;
+}
 
 /*
  * Neighbourhood collectives (counted as point-to-point, see README.md): one
@@ -187,7 +287,19 @@ static inline int tmatch__tracing(void)
 	return tmatch__tracing_on && !tmatch__in_fortran;
 }
 void tmatch__trace_setup(int provided);
+/* MPI_Finalize was entered: the last compute ends now (not when the MPI
+   library, inside it, gets to tmatch__trace_finish). */
+void tmatch__trace_finalizing(void);
 void tmatch__trace_finish(void);
+/*
+ * record_compute.c: the compute of the rank's finished trace file made to
+ * repeat (each repeated phase's least time; the others divided by the
+ * inflation the repeated ones showed), the file rewritten. 0, or -1 when it
+ * could not be (the file is then kept as measured).
+ */
+int tmatch__trace_compute_estimate(const char *path);
+/* The trace's directory (TREEMATCH_RECORD_TRACE) when this run is traced, else NULL. */
+const char *tmatch__trace_dir(void);
 void tmatch__trace_action(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The thread's CPU clock, and an action whose compute ends at `at` (a call
    entered then, whose outcome decides the action: written after it). */
@@ -212,46 +324,19 @@ void tmatch__trace_completed(double t0, const MPI_Request done[], const MPI_Stat
 void tmatch__trace_exchange(double at, int to, int stag, unsigned long long sbytes, int from,
                             int rtag, unsigned long long rbytes, int *first);
 void tmatch__trace_done(void);
+/* A call entered at t0 that the trace does not write and that may wait for
+   other ranks (creating a communicator, probing): its time is not compute. */
+void tmatch__trace_paused(double t0);
 void tmatch__trace_unsupported(const char *what);
 /* world rank of `rank` of comm; marks the trace unreplayable when there is none */
 int tmatch__trace_world(MPI_Comm comm, int rank);
 /*
- * A collective of one size per rank (bytes sent, rbytes received: they
- * differ in gather and scatter): 1 when comm has MPI_COMM_WORLD's
- * group (the caller then writes SMPI's own action); on a smaller
- * communicator, 0 after writing the messages of a usual algorithm between
- * its members' world ranks (binomial trees for bcast, reduce, allreduce
- * and barrier, linear gather and scatter, a ring for allgather, pairwise
- * exchanges for alltoall), which SMPI replays as point-to-point.
+ * A collective c on comm: 1 when comm has MPI_COMM_WORLD's group (the
+ * caller then writes SMPI's own action); on a smaller communicator, 0 after
+ * writing the messages of tmatch__lower, which SMPI replays as
+ * point-to-point (or nothing: one member, or said unreplayable).
  */
-enum tmatch__coll_kind {
-	TMATCH__COLL_BARRIER,
-	TMATCH__COLL_BCAST,
-	TMATCH__COLL_REDUCE,
-	TMATCH__COLL_ALLREDUCE,
-	TMATCH__COLL_GATHER,
-	TMATCH__COLL_SCATTER,
-	TMATCH__COLL_ALLGATHER,
-	TMATCH__COLL_ALLTOALL,
-	TMATCH__COLL_ALLTOALLV,
-	TMATCH__COLL_ALLGATHERV,
-	TMATCH__COLL_GATHERV,
-	TMATCH__COLL_SCATTERV,
-	TMATCH__COLL_REDUCE_SCATTER,
-};
-int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
-                       unsigned long long bytes, unsigned long long rbytes);
-/*
- * The same for the v-collectives (and reduce-scatter): per-member counts
- * (scounts of stype sent, rcounts of rtype received, each NULL where the
- * call has none at this rank) or one size (sbytes sent, rbytes received).
- * Their messages: pairwise exchanges (alltoallv), a ring (allgatherv),
- * linear gatherv and scatterv, a binomial reduce then a linear scatter
- * (reduce-scatter).
- */
-int tmatch__trace_coll_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
-                         MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
-                         MPI_Datatype rtype, unsigned long long rbytes);
+int tmatch__trace_coll(MPI_Comm comm, const struct tmatch__coll *c);
 void tmatch__trace_request(MPI_Request req, int src, int dst, int tag);
 /*
  * A receive from MPI_ANY_SOURCE or with MPI_ANY_TAG: its line is written

@@ -22,7 +22,8 @@
  * that a loaded or oversubscribed recording computes what it did). At MPI_Finalize rank 0 writes
  * the index DIR/trace.txt (one rank's file per line). A collective on a smaller communicator
  * (rows and columns of a process grid, a split) is written as the point-to-point messages of
- * a usual algorithm between its members (tmatch__trace_coll, tmatch__trace_coll_v); MPI_Sendrecv
+ * a usual algorithm between its members (tmatch__lower, record_coll.c, which the profile
+ * counts too); MPI_Sendrecv
  * as an exchange (isend, irecv, two waits); completions and wildcard receives as the run
  * observed them (tmatch__trace_completed); each start of a persistent request as the isend or
  * irecv it begins (tmatch__trace_started). The C and Fortran wrappers write through the same
@@ -59,6 +60,7 @@ static struct {
 	char dir[PATH_MAX];
 	double last;          /* end of the last traced call */
 	char unsupported[96]; /* the first thing a replay cannot reproduce */
+	double finalizing;    /* when MPI_Finalize was entered (0: not seen) */
 	struct req *reqs;     /* REQ_CAP, open addressing on the handle's bytes */
 	int pending;          /* traced requests not completed yet (MPI_PROC_NULL's aside) */
 } tr;
@@ -134,6 +136,11 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *tmatch__trace_dir(void)
+{
+	return tr.dir[0] ? tr.dir : NULL;
+}
+
 void tmatch__trace_unsupported(const char *what)
 {
 	if (tmatch__tracing_on && !tr.unsupported[0])
@@ -154,6 +161,7 @@ void tmatch__trace_setup(int provided)
 	if (!tr.f) {
 		free(tr.reqs);
 		tr.reqs = NULL;
+		tr.dir[0] = '\0';
 		return;
 	}
 	setvbuf(tr.f, NULL, _IOFBF, 1 << 20);
@@ -200,6 +208,16 @@ void tmatch__trace_action_at(double at, const char *fmt, ...)
 	va_end(ap);
 }
 
+void tmatch__trace_paused(double t0)
+{
+	tr.last += cpu_now() - t0;
+}
+
+void tmatch__trace_finalizing(void)
+{
+	tr.finalizing = cpu_now();
+}
+
 void tmatch__trace_done(void)
 {
 	tr.last = cpu_now();
@@ -234,18 +252,6 @@ static void trace_more(const char *fmt, ...)
 	fputc('\n', tr.f);
 }
 
-/* A blocking message to (send) or from (recv) member m of the communicator. */
-static void coll_msg(MPI_Comm comm, const char *dir, int m, unsigned long long bytes, int *first)
-{
-	int w = tmatch__comm_to_world(comm, m);
-
-	if (*first)
-		tmatch__trace_action("%s %d %d %llu 6", dir, w, COLL_TAG, bytes);
-	else
-		trace_more("%s %d %d %llu 6", dir, w, COLL_TAG, bytes);
-	*first = 0;
-}
-
 void tmatch__trace_exchange(double at, int to, int stag, unsigned long long sbytes, int from,
                             int rtag, unsigned long long rbytes, int *first)
 {
@@ -261,43 +267,29 @@ void tmatch__trace_exchange(double at, int to, int stag, unsigned long long sbyt
 	*first = 0;
 }
 
-/* An exchange between members of a smaller communicator, under COLL_TAG. */
-static void coll_exchange(MPI_Comm comm, int to, unsigned long long sbytes, int from,
-                          unsigned long long rbytes, int *first)
+/* The lowering's messages as trace lines, under COLL_TAG: the first line
+   of the call after its compute (first). */
+struct coll_out {
+	int first;
+};
+
+static void coll_msg(void *arg, int send, int w, unsigned long long bytes)
 {
-	tmatch__trace_exchange(cpu_now(), tmatch__comm_to_world(comm, to), COLL_TAG, sbytes,
-	                       tmatch__comm_to_world(comm, from), COLL_TAG, rbytes, first);
+	struct coll_out *o = arg;
+
+	if (o->first)
+		tmatch__trace_action("%s %d %d %llu 6", send ? "send" : "recv", w, COLL_TAG, bytes);
+	else
+		trace_more("%s %d %d %llu 6", send ? "send" : "recv", w, COLL_TAG, bytes);
+	o->first = 0;
 }
 
-/* Binomial trees over the ranks relative to root (as MPICH's). */
-static void coll_bcast(MPI_Comm comm, int me, int n, int root, unsigned long long b, int *first)
+static void coll_exchange(void *arg, int to, unsigned long long sbytes, int from,
+                          unsigned long long rbytes)
 {
-	int rel = (me - root + n) % n, mask = 1;
+	struct coll_out *o = arg;
 
-	while (mask < n) {
-		if (rel & mask) {
-			coll_msg(comm, "recv", (rel - mask + root) % n, b, first);
-			break;
-		}
-		mask <<= 1;
-	}
-	for (mask >>= 1; mask > 0; mask >>= 1)
-		if (rel + mask < n)
-			coll_msg(comm, "send", (rel + mask + root) % n, b, first);
-}
-
-static void coll_reduce(MPI_Comm comm, int me, int n, int root, unsigned long long b, int *first)
-{
-	int rel = (me - root + n) % n;
-
-	for (int mask = 1; mask < n; mask <<= 1) {
-		if (rel & mask) {
-			coll_msg(comm, "send", (rel - mask + root) % n, b, first);
-			break;
-		}
-		if (rel + mask < n)
-			coll_msg(comm, "recv", (rel + mask + root) % n, b, first);
-	}
+	tmatch__trace_exchange(cpu_now(), to, COLL_TAG, sbytes, from, COLL_TAG, rbytes, &o->first);
 }
 
 /*
@@ -322,115 +314,16 @@ static int coll_members(MPI_Comm comm, int root, int *me, int *n)
 	return *n < 2 || root < 0 || root >= *n ? 0 : -1;
 }
 
-int tmatch__trace_coll(MPI_Comm comm, enum tmatch__coll_kind kind, int root,
-                       unsigned long long bytes, unsigned long long rbytes)
+int tmatch__trace_coll(MPI_Comm comm, const struct tmatch__coll *c)
 {
-	int me = 0, n = 0, first = 1, c = coll_members(comm, root, &me, &n);
+	int me = 0, n = 0, w = coll_members(comm, c->root, &me, &n);
+	struct coll_out o = {1};
+	struct tmatch__lower_sink out = {coll_msg, coll_exchange, &o};
 
-	if (c >= 0)
-		return c;
-	switch (kind) {
-	case TMATCH__COLL_BARRIER:
-	case TMATCH__COLL_ALLREDUCE:
-		coll_reduce(comm, me, n, 0, kind == TMATCH__COLL_BARRIER ? 0 : bytes, &first);
-		coll_bcast(comm, me, n, 0, kind == TMATCH__COLL_BARRIER ? 0 : bytes, &first);
-		break;
-	case TMATCH__COLL_BCAST:
-		coll_bcast(comm, me, n, root, bytes, &first);
-		break;
-	case TMATCH__COLL_REDUCE:
-		coll_reduce(comm, me, n, root, bytes, &first);
-		break;
-	case TMATCH__COLL_GATHER:
-	case TMATCH__COLL_SCATTER:
-		for (int m = 0; m < n; m++) {
-			int in = (kind == TMATCH__COLL_GATHER) == (me == root);
-
-			if ((me != root && m == root) || (me == root && m != root))
-				coll_msg(comm, in ? "recv" : "send", m, in ? rbytes : bytes,
-				         &first);
-		}
-		break;
-	case TMATCH__COLL_ALLGATHER: /* a ring: n - 1 blocks to the right */
-		for (int s = 1; s < n; s++)
-			coll_exchange(comm, (me + 1) % n, bytes, (me - 1 + n) % n, bytes, &first);
-		break;
-	case TMATCH__COLL_ALLTOALL: /* pairwise: step s with me + s and me - s */
-		for (int s = 1; s < n; s++)
-			coll_exchange(comm, (me + s) % n, bytes, (me - s + n) % n, bytes, &first);
-		break;
-	default: /* the v-collectives: tmatch__trace_coll_v */
+	if (w >= 0)
+		return w;
+	if (tmatch__lower(comm, c, me, n, &out) < 0)
 		tmatch__trace_unsupported("a collective it does not know");
-		break;
-	}
-	return 0;
-}
-
-/* Bytes of counts[m] elements of a type of tsz bytes (0 without counts). */
-static unsigned long long vbytes(const int counts[], int m, int tsz)
-{
-	return counts && counts[m] > 0 ? (unsigned long long)counts[m] * (unsigned)tsz : 0;
-}
-
-int tmatch__trace_coll_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
-                         MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
-                         MPI_Datatype rtype, unsigned long long rbytes)
-{
-	int me = 0, n = 0, first = 1, ssz = 0, rsz = 0, c = coll_members(comm, root, &me, &n);
-
-	if (c >= 0)
-		return c;
-	if ((scounts && PMPI_Type_size(stype, &ssz) != MPI_SUCCESS) ||
-	    (rcounts && PMPI_Type_size(rtype, &rsz) != MPI_SUCCESS)) {
-		tmatch__trace_unsupported("a v-collective with a type of unknown size");
-		return 0;
-	}
-	switch (kind) {
-	case TMATCH__COLL_ALLTOALLV:
-		for (int s = 1; s < n; s++) {
-			int to = (me + s) % n, from = (me - s + n) % n;
-
-			coll_exchange(comm, to, vbytes(scounts, to, ssz), from,
-			              vbytes(rcounts, from, rsz), &first);
-		}
-		break;
-	case TMATCH__COLL_ALLGATHERV: /* a ring: at step s the block of me - s + 1 goes right */
-		for (int s = 1; s < n; s++)
-			coll_exchange(comm, (me + 1) % n,
-			              vbytes(rcounts, (me - s + 1 + n) % n, rsz), (me - 1 + n) % n,
-			              vbytes(rcounts, (me - s + n) % n, rsz), &first);
-		break;
-	case TMATCH__COLL_GATHERV:
-	case TMATCH__COLL_SCATTERV:
-		for (int m = 0; m < n; m++) {
-			int gather = kind == TMATCH__COLL_GATHERV;
-
-			if (me != root && m == root)
-				coll_msg(comm, gather ? "send" : "recv", root,
-				         gather ? sbytes : rbytes, &first);
-			else if (me == root && m != root)
-				coll_msg(comm, gather ? "recv" : "send", m,
-				         gather ? vbytes(rcounts, m, rsz) : vbytes(scounts, m, ssz),
-				         &first);
-		}
-		break;
-	case TMATCH__COLL_REDUCE_SCATTER: {
-		unsigned long long total = 0;
-
-		for (int m = 0; m < n; m++)
-			total += vbytes(rcounts, m, rsz);
-		coll_reduce(comm, me, n, 0, total, &first);
-		for (int m = 1; m < n; m++)
-			if (me == 0)
-				coll_msg(comm, "send", m, vbytes(rcounts, m, rsz), &first);
-			else if (me == m)
-				coll_msg(comm, "recv", 0, vbytes(rcounts, m, rsz), &first);
-		break;
-	}
-	default:
-		tmatch__trace_unsupported("a collective it does not know");
-		break;
-	}
 	return 0;
 }
 
@@ -667,12 +560,21 @@ void tmatch__trace_finish(void)
 	for (int i = 0; i < REQ_CAP; i++)
 		if (tr.reqs[i].used && tr.reqs[i].pos >= 0)
 			tmatch__trace_unsupported("MPI_ANY_SOURCE (a receive never completed)");
-	tmatch__trace_action("finalize");
+	if (tr.finalizing > 0)
+		tmatch__trace_action_at(tr.finalizing, "finalize");
+	else
+		tmatch__trace_action("finalize");
 	tmatch__tracing_on = 0;
 	fclose(tr.f);
 	tr.f = NULL;
 	free(tr.reqs);
 	tr.reqs = NULL;
+	snprintf(path, sizeof(path), "%s/rank-%d.txt", tr.dir, st->world_rank);
+	if (tmatch__trace_compute_estimate(path) < 0)
+		fprintf(stderr,
+		        "treematch-record: rank %d: %s keeps the compute as measured (it could not "
+		        "be rewritten)\n",
+		        st->world_rank, path);
 	PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (any) {
 		int mine = bad ? st->world_rank : st->world_size;

@@ -59,6 +59,71 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return rc;
 }
 
+/* The profile is written from inside MPI_Finalize (record_profile.c); the
+   trace's last compute ends here, before the MPI library's own finalizing,
+   whose waits spin longer the busier the machine. */
+API int MPI_Finalize(void)
+{
+	if (tmatch__tracing())
+		tmatch__trace_finalizing();
+	return PMPI_Finalize();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Calls the trace does not write, which wait for other ranks (a new        */
+/* communicator agrees on its members, a probe waits for a message): their */
+/* time is not compute (the more loaded the machine, the longer they spin) */
+
+#define PAUSED(CALL)                                                                               \
+	do {                                                                                       \
+		double t0_ = tmatch__tracing() ? tmatch__trace_clock() : -1;                       \
+		int rc_ = CALL;                                                                    \
+		if (t0_ >= 0)                                                                      \
+			tmatch__trace_paused(t0_);                                                 \
+		return rc_;                                                                        \
+	} while (0)
+
+API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+	PAUSED(PMPI_Comm_split(comm, color, key, out));
+}
+
+API int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out)
+{
+	PAUSED(PMPI_Comm_split_type(comm, type, key, info, out));
+}
+
+API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+	PAUSED(PMPI_Comm_dup(comm, out));
+}
+
+API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out)
+{
+	PAUSED(PMPI_Comm_create(comm, group, out));
+}
+
+API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                        int reorder, MPI_Comm *out)
+{
+	PAUSED(PMPI_Cart_create(comm, ndims, dims, periods, reorder, out));
+}
+
+API int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *out)
+{
+	PAUSED(PMPI_Cart_sub(comm, remain, out));
+}
+
+API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	PAUSED(PMPI_Probe(source, tag, comm, status));
+}
+
+API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	PAUSED(PMPI_Iprobe(source, tag, comm, flag, status));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                            */
 
@@ -672,155 +737,77 @@ API int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI
 }
 
 /* ------------------------------------------------------------------------ */
-/* The logical collective model (see README.md): who sends what to whom if   */
-/* the collective were done with direct messages. Intercommunicators: none.  */
+/* Collectives: counted into coll_edges (record_coll.c: the lowering's sends */
+/* or the logical model), traced (on MPI_COMM_WORLD's group SMPI's action,    */
+/* on a smaller communicator the lowering's messages)                        */
 
-static int intra(MPI_Comm comm, int *size, int *rank)
-{
-	int inter = 1;
+#define COLL tmatch__counting_coll()
 
-	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-		return 0;
-	PMPI_Comm_size(comm, size);
-	PMPI_Comm_rank(comm, rank);
-	return 1;
-}
-
-static void coll_add(MPI_Comm comm, int rank, uint64_t msgs, uint64_t bytes)
-{
-	tmatch__add(TMATCH__COLL, tmatch__comm_to_world(comm, rank), msgs, bytes);
-}
-
-void tmatch__coll_bcast(MPI_Comm comm, int root, uint64_t bytes)
-{
-	int size, me;
-
-	if (!intra(comm, &size, &me) || me != root)
-		return;
-	for (int i = 0; i < size; i++)
-		if (i != me)
-			coll_add(comm, i, 1, bytes);
-}
-
-void tmatch__coll_to_root(MPI_Comm comm, int root, uint64_t bytes)
-{
-	int size, me;
-
-	if (intra(comm, &size, &me) && me != root && root >= 0 && root < size)
-		coll_add(comm, root, 1, bytes);
-}
-
-void tmatch__coll_all(MPI_Comm comm, uint64_t bytes_each)
-{
-	int size, me;
-
-	if (!intra(comm, &size, &me))
-		return;
-	for (int i = 0; i < size; i++)
-		if (i != me)
-			coll_add(comm, i, 1, bytes_each);
-}
-
-void tmatch__coll_barrier(MPI_Comm comm)
-{
-	int size, me;
-
-	if (!intra(comm, &size, &me))
-		return;
-	if (me != 0)
-		coll_add(comm, 0, 1, 0);
-	else
-		for (int i = 1; i < size; i++)
-			coll_add(comm, i, 1, 0);
-}
-
-void tmatch__coll_scan(MPI_Comm comm, uint64_t bytes)
-{
-	int size, me;
-
-	if (intra(comm, &size, &me) && me + 1 < size)
-		coll_add(comm, me + 1, 1, bytes);
-}
-
-void tmatch__coll_v(MPI_Comm comm, const int counts[], MPI_Datatype type)
-{
-	int size, me, tsz = 0;
-
-	if (!intra(comm, &size, &me) || PMPI_Type_size(type, &tsz) != MPI_SUCCESS || tsz < 0)
-		return;
-	for (int i = 0; i < size; i++)
-		if (i != me && counts[i] > 0)
-			coll_add(comm, i, 1, (uint64_t)counts[i] * (uint64_t)tsz);
-}
-
-void tmatch__coll_w(MPI_Comm comm, const int counts[], const MPI_Datatype types[])
-{
-	int size, me;
-
-	if (!intra(comm, &size, &me))
-		return;
-	for (int i = 0; i < size; i++)
-		if (i != me)
-			coll_add(comm, i, 1, tmatch__bytes(counts[i], types[i]));
-}
-
-void tmatch__coll_scatterv(MPI_Comm comm, int root, const int counts[], MPI_Datatype type)
-{
-	int size, me;
-
-	if (intra(comm, &size, &me) && me == root)
-		tmatch__coll_v(comm, counts, type);
-}
-
-/*
- * One counting function per collective, shared by its blocking and its
- * non-blocking form. With MPI_IN_PLACE the receive signature gives the size.
- */
-
+/* The block each member sends in allgather(v) and alltoall; with MPI_IN_PLACE
+   the receive signature gives it. */
 static uint64_t block_bytes(const void *sbuf, int scount, MPI_Datatype stype, int rcount,
                             MPI_Datatype rtype)
 {
 	return sbuf == MPI_IN_PLACE ? tmatch__bytes(rcount, rtype) : tmatch__bytes(scount, stype);
 }
 
-static void count_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
-                             const int rcounts[], MPI_Datatype rtype)
+static uint64_t allgatherv_block(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype stype,
+                                 const int rcounts[], MPI_Datatype rtype)
 {
-	int size, me;
+	int me = 0;
 
-	if (intra(comm, &size, &me))
-		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcounts[me], rtype));
-}
-
-static void count_alltoallv(MPI_Comm comm, const void *sbuf, const int scounts[],
-                            MPI_Datatype stype, const int rcounts[], MPI_Datatype rtype)
-{
-	if (sbuf == MPI_IN_PLACE)
-		tmatch__coll_v(comm, rcounts, rtype);
-	else
-		tmatch__coll_v(comm, scounts, stype);
+	if (sbuf != MPI_IN_PLACE)
+		return tmatch__bytes(scount, stype);
+	return PMPI_Comm_rank(comm, &me) == MPI_SUCCESS ? tmatch__bytes(rcounts[me], rtype) : 0;
 }
 
 static void count_alltoallw(MPI_Comm comm, const void *sbuf, const int scounts[],
                             const MPI_Datatype stypes[], const int rcounts[],
                             const MPI_Datatype rtypes[])
 {
-	if (sbuf == MPI_IN_PLACE)
-		tmatch__coll_w(comm, rcounts, rtypes);
-	else
-		tmatch__coll_w(comm, scounts, stypes);
+	struct tmatch__coll c = tmatch__coll1(TMATCH__COLL_ALLTOALLW, 0, 0, 0);
+
+	c.scounts = sbuf == MPI_IN_PLACE ? rcounts : scounts;
+	c.stypes = sbuf == MPI_IN_PLACE ? rtypes : stypes;
+	c.rcounts = rcounts;
+	c.rtypes = rtypes;
+	tmatch__count_coll(comm, &c);
+}
+
+/* ---- trace points (also record_fortran.c's): on MPI_COMM_WORLD's group
+   SMPI's own action, on a smaller communicator the lowering's messages ---- */
+
+/* A v-collective c: 1 when the caller writes SMPI's action. */
+static int trace_v(MPI_Comm comm, enum tmatch__coll_kind kind, int root, const int scounts[],
+                   MPI_Datatype stype, unsigned long long sbytes, const int rcounts[],
+                   MPI_Datatype rtype, unsigned long long rbytes)
+{
+	struct tmatch__coll c;
+
+	if (tmatch__collv(&c, kind, root, scounts, stype, sbytes, rcounts, rtype, rbytes) < 0) {
+		tmatch__trace_unsupported("a v-collective with a type of unknown size");
+		return 0;
+	}
+	return tmatch__trace_coll(comm, &c);
+}
+
+static int trace1(MPI_Comm comm, enum tmatch__coll_kind kind, int root, unsigned long long sbytes,
+                  unsigned long long rbytes)
+{
+	struct tmatch__coll c = tmatch__coll1(kind, root, sbytes, rbytes);
+
+	return tmatch__trace_coll(comm, &c);
 }
 
 /* The v-collectives, traced with their counts in bytes per world rank
-   (SMPI's formats); on a communicator other than the world's, marked. */
+   (SMPI's formats) on MPI_COMM_WORLD's group. */
 void tmatch__tp_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
                           const int rcounts[], MPI_Datatype rtype)
 {
 	unsigned long long st, rt;
 	char *sc, *rc;
 
-	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_ALLTOALLV, 0, scounts, stype, 0, rcounts,
-	                          rtype, 0))
+	if (!trace_v(comm, TMATCH__COLL_ALLTOALLV, 0, scounts, stype, 0, rcounts, rtype, 0))
 		return;
 	sc = tmatch__trace_counts(scounts, stype, &st);
 	rc = tmatch__trace_counts(rcounts, rtype, &rt);
@@ -834,10 +821,9 @@ void tmatch__tp_alltoallv(MPI_Comm comm, const int scounts[], MPI_Datatype stype
 
 /* allgatherv: SCOUNT RCOUNTS...; gatherv: SCOUNT RCOUNTS... ROOT (the
    counts only at the root); scatterv: SCOUNTS... RCOUNT ROOT (only at the
-   root); reducescatter: RCOUNTS... 0. On MPI_COMM_WORLD's group only: the
-   callers write the others as messages (tmatch__trace_coll_v). */
-static void trace_v(const char *name, const char *head, const int counts[], MPI_Datatype type,
-                    const char *tail)
+   root); reducescatter: RCOUNTS... 0. */
+static void action_v(const char *name, const char *head, const int counts[], MPI_Datatype type,
+                     const char *tail)
 {
 	unsigned long long t;
 	char *c;
@@ -854,16 +840,12 @@ void tmatch__tp_allgatherv(MPI_Comm comm, const void *sbuf, int scount, MPI_Data
                            const int rcounts[], MPI_Datatype rtype)
 {
 	char head[32];
-	int me = 0;
 
-	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_ALLGATHERV, 0, NULL, stype, 0, rcounts, rtype,
-	                          0))
+	if (!trace_v(comm, TMATCH__COLL_ALLGATHERV, 0, NULL, stype, 0, rcounts, rtype, 0))
 		return;
-	PMPI_Comm_rank(comm, &me);
 	snprintf(head, sizeof head, "%llu ",
-	         sbuf == MPI_IN_PLACE ? (unsigned long long)tmatch__bytes(rcounts[me], rtype)
-	                              : (unsigned long long)tmatch__bytes(scount, stype));
-	trace_v("allgatherv", head, rcounts, rtype, " 6 6");
+	         (unsigned long long)allgatherv_block(comm, sbuf, scount, stype, rcounts, rtype));
+	action_v("allgatherv", head, rcounts, rtype, " 6 6");
 }
 
 void tmatch__tp_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int rcounts[],
@@ -873,13 +855,12 @@ void tmatch__tp_gatherv(MPI_Comm comm, int scount, MPI_Datatype stype, const int
 	int me = -1;
 
 	PMPI_Comm_rank(comm, &me);
-	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_GATHERV, root, NULL, stype,
-	                          tmatch__bytes(scount, stype), me == root ? rcounts : NULL, rtype,
-	                          0))
+	if (!trace_v(comm, TMATCH__COLL_GATHERV, root, NULL, stype, tmatch__bytes(scount, stype),
+	             me == root ? rcounts : NULL, rtype, 0))
 		return;
 	snprintf(head, sizeof head, "%llu ", (unsigned long long)tmatch__bytes(scount, stype));
 	snprintf(tail, sizeof tail, " %d 6 6", root);
-	trace_v("gatherv", head, me == root ? rcounts : NULL, rtype, tail);
+	action_v("gatherv", head, me == root ? rcounts : NULL, rtype, tail);
 }
 
 void tmatch__tp_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype, int rcount,
@@ -889,19 +870,17 @@ void tmatch__tp_scatterv(MPI_Comm comm, const int scounts[], MPI_Datatype stype,
 	int me = -1;
 
 	PMPI_Comm_rank(comm, &me);
-	if (!tmatch__trace_coll_v(comm, TMATCH__COLL_SCATTERV, root, me == root ? scounts : NULL,
-	                          stype, 0, NULL, rtype, tmatch__bytes(rcount, rtype)))
+	if (!trace_v(comm, TMATCH__COLL_SCATTERV, root, me == root ? scounts : NULL, stype, 0, NULL,
+	             rtype, tmatch__bytes(rcount, rtype)))
 		return;
 	snprintf(tail, sizeof tail, " %llu %d 6 6",
 	         (unsigned long long)tmatch__bytes(rcount, rtype), root);
-	trace_v("scatterv", "", me == root ? scounts : NULL, stype, tail);
+	action_v("scatterv", "", me == root ? scounts : NULL, stype, tail);
 }
-
-#define COLL (tmatch__on() && tmatch__st.collectives)
 
 void tmatch__tp_barrier(MPI_Comm comm)
 {
-	if (tmatch__trace_coll(comm, TMATCH__COLL_BARRIER, 0, 0, 0))
+	if (trace1(comm, TMATCH__COLL_BARRIER, 0, 0, 0))
 		tmatch__trace_action("barrier");
 }
 
@@ -910,7 +889,7 @@ void tmatch__tp_rooted(MPI_Comm comm, int reduce, int count, MPI_Datatype type, 
 {
 	unsigned long long b = tmatch__bytes(count, type);
 
-	if (tmatch__trace_coll(comm, reduce ? TMATCH__COLL_REDUCE : TMATCH__COLL_BCAST, root, b, b))
+	if (trace1(comm, reduce ? TMATCH__COLL_REDUCE : TMATCH__COLL_BCAST, root, b, b))
 		tmatch__trace_action(reduce ? "reduce %llu 0 %d 6" : "bcast %llu %d 6", b, root);
 }
 
@@ -920,7 +899,7 @@ void tmatch__tp_allreduce(MPI_Comm comm, int count, MPI_Datatype type)
 {
 	unsigned long long b = tmatch__bytes(count, type);
 
-	if (tmatch__trace_coll(comm, TMATCH__COLL_ALLREDUCE, 0, b, b))
+	if (trace1(comm, TMATCH__COLL_ALLREDUCE, 0, b, b))
 		tmatch__trace_action("allreduce %llu 0 6", b);
 }
 
@@ -930,23 +909,32 @@ void tmatch__tp_gather(MPI_Comm comm, int scatter, int scount, MPI_Datatype styp
 {
 	unsigned long long sb = tmatch__bytes(scount, stype), rb = tmatch__bytes(rcount, rtype);
 
-	if (tmatch__trace_coll(comm, scatter ? TMATCH__COLL_SCATTER : TMATCH__COLL_GATHER, root, sb,
-	                       rb))
+	if (trace1(comm, scatter ? TMATCH__COLL_SCATTER : TMATCH__COLL_GATHER, root, sb, rb))
 		tmatch__trace_action("%s %llu %llu %d 6 6", scatter ? "scatter" : "gather", sb, rb,
 		                     root);
 }
 
 void tmatch__tp_reduce_scatter(MPI_Comm comm, const int rcounts[], MPI_Datatype type)
 {
-	if (tmatch__trace_coll_v(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0, rcounts, type,
-	                         0))
-		trace_v("reducescatter", "", rcounts, type, " 0 6");
+	if (trace_v(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0, rcounts, type, 0))
+		action_v("reducescatter", "", rcounts, type, " 0 6");
 }
+
+/* Allgather and alltoall: one block to and from every member. */
+void tmatch__tp_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
+                       unsigned long long sbytes, unsigned long long rbytes)
+{
+	if (trace1(comm, kind, 0, sbytes, rbytes))
+		tmatch__trace_action("%s %llu %llu 6 6", name, sbytes, rbytes);
+}
+
+/* ---- the wrappers: the blocking form counts and traces, the non-blocking
+   one counts alike and marks the trace ---- */
 
 API int MPI_Barrier(MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_barrier(comm);
+		tmatch__count_coll1(comm, TMATCH__COLL_BARRIER, 0, 0, 0);
 	TRACED(tmatch__tp_barrier(comm), PMPI_Barrier(comm));
 }
 
@@ -954,14 +942,14 @@ API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
 	UNTRACED("MPI_Ibarrier");
 	if (COLL)
-		tmatch__coll_barrier(comm);
+		tmatch__count_coll1(comm, TMATCH__COLL_BARRIER, 0, 0, 0);
 	return PMPI_Ibarrier(comm, req);
 }
 
 API int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_BCAST, root, tmatch__bytes(count, type), 0);
 	TRACED(tmatch__tp_rooted(comm, 0, count, type, root),
 	       PMPI_Bcast(buf, count, type, root, comm));
 }
@@ -971,7 +959,7 @@ API int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm c
 {
 	UNTRACED("MPI_Ibcast");
 	if (COLL)
-		tmatch__coll_bcast(comm, root, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_BCAST, root, tmatch__bytes(count, type), 0);
 	return PMPI_Ibcast(buf, count, type, root, comm, req);
 }
 
@@ -979,7 +967,7 @@ API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
                    MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_REDUCE, root, tmatch__bytes(count, type), 0);
 	TRACED(tmatch__tp_rooted(comm, 1, count, type, root),
 	       PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
@@ -989,7 +977,7 @@ API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, 
 {
 	UNTRACED("MPI_Ireduce");
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_REDUCE, root, tmatch__bytes(count, type), 0);
 	return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
 }
 
@@ -997,7 +985,7 @@ API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type
                       MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_all(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type), 0);
 	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
@@ -1007,7 +995,7 @@ API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype typ
 {
 	UNTRACED("MPI_Iallreduce");
 	if (COLL)
-		tmatch__coll_all(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLREDUCE, 0, tmatch__bytes(count, type), 0);
 	return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
 }
 
@@ -1016,7 +1004,8 @@ API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_D
 {
 	UNTRACED("MPI_Reduce_scatter_block");
 	if (COLL)
-		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_REDUCE_SCATTER_BLOCK, 0, 0,
+		                    tmatch__bytes(rcount, type));
 	return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
 }
 
@@ -1025,7 +1014,8 @@ API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_
 {
 	UNTRACED("MPI_Ireduce_scatter_block");
 	if (COLL)
-		tmatch__coll_all(comm, tmatch__bytes(rcount, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_REDUCE_SCATTER_BLOCK, 0, 0,
+		                    tmatch__bytes(rcount, type));
 	return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
 }
 
@@ -1033,7 +1023,8 @@ API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MP
                            MPI_Op op, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_v(comm, rcounts, type);
+		tmatch__count_collv(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0, rcounts,
+		                    type, 0);
 	TRACED(tmatch__tp_reduce_scatter(comm, rcounts, type),
 	       PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
 }
@@ -1043,7 +1034,8 @@ API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], M
 {
 	UNTRACED("MPI_Ireduce_scatter");
 	if (COLL)
-		tmatch__coll_v(comm, rcounts, type);
+		tmatch__count_collv(comm, TMATCH__COLL_REDUCE_SCATTER, 0, NULL, type, 0, rcounts,
+		                    type, 0);
 	return PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req);
 }
 
@@ -1051,7 +1043,7 @@ API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI
                  MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCAN, 0, tmatch__bytes(count, type), 0);
 	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Scan(sbuf, rbuf, count, type, op, comm));
 }
@@ -1061,7 +1053,7 @@ API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
 {
 	UNTRACED("MPI_Iscan");
 	if (COLL)
-		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCAN, 0, tmatch__bytes(count, type), 0);
 	return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
 }
 
@@ -1069,7 +1061,7 @@ API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, M
                    MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCAN, 0, tmatch__bytes(count, type), 0);
 	TRACED(tmatch__tp_allreduce(comm, count, type),
 	       PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
 }
@@ -1079,7 +1071,7 @@ API int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, 
 {
 	UNTRACED("MPI_Iexscan");
 	if (COLL)
-		tmatch__coll_scan(comm, tmatch__bytes(count, type));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCAN, 0, tmatch__bytes(count, type), 0);
 	return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
 }
 
@@ -1087,7 +1079,8 @@ API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_GATHER, root, tmatch__bytes(scount, stype),
+		                    0);
 	TRACED(tmatch__tp_gather(comm, 0, scount, stype, rcount, rtype, root),
 	       PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
@@ -1097,7 +1090,8 @@ API int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 {
 	UNTRACED("MPI_Igather");
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_GATHER, root, tmatch__bytes(scount, stype),
+		                    0);
 	return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
 }
 
@@ -1106,7 +1100,8 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
                     MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_GATHERV, root, tmatch__bytes(scount, stype),
+		                    0);
 	TRACED(tmatch__tp_gatherv(comm, scount, stype, rcounts, rtype, root),
 	       PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
 }
@@ -1117,7 +1112,8 @@ API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 {
 	UNTRACED("MPI_Igatherv");
 	if (COLL)
-		tmatch__coll_to_root(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_GATHERV, root, tmatch__bytes(scount, stype),
+		                    0);
 	return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
 }
 
@@ -1125,7 +1121,8 @@ API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
                     MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCATTER, root, tmatch__bytes(scount, stype),
+		                    0);
 	TRACED(tmatch__tp_gather(comm, 1, scount, stype, rcount, rtype, root),
 	       PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
 }
@@ -1135,7 +1132,8 @@ API int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 {
 	UNTRACED("MPI_Iscatter");
 	if (COLL)
-		tmatch__coll_bcast(comm, root, tmatch__bytes(scount, stype));
+		tmatch__count_coll1(comm, TMATCH__COLL_SCATTER, root, tmatch__bytes(scount, stype),
+		                    0);
 	return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
 }
 
@@ -1143,7 +1141,8 @@ API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], 
                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_scatterv(comm, root, scounts, stype);
+		tmatch__count_collv(comm, TMATCH__COLL_SCATTERV, root, scounts, stype, 0, NULL,
+		                    rtype, 0);
 	TRACED(tmatch__tp_scatterv(comm, scounts, stype, rcount, rtype, root),
 	       PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 }
@@ -1154,23 +1153,17 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 {
 	UNTRACED("MPI_Iscatterv");
 	if (COLL)
-		tmatch__coll_scatterv(comm, root, scounts, stype);
+		tmatch__count_collv(comm, TMATCH__COLL_SCATTERV, root, scounts, stype, 0, NULL,
+		                    rtype, 0);
 	return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
-}
-
-/* Allgather and alltoall: one block to and from every member. */
-void tmatch__tp_blocks(MPI_Comm comm, enum tmatch__coll_kind kind, const char *name,
-                       unsigned long long sbytes, unsigned long long rbytes)
-{
-	if (tmatch__trace_coll(comm, kind, 0, sbytes, rbytes))
-		tmatch__trace_action("%s %llu %llu 6 6", name, sbytes, rbytes);
 }
 
 API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLGATHER, 0,
+		                    block_bytes(sbuf, scount, stype, rcount, rtype), 0);
 	TRACED(tmatch__tp_blocks(comm, TMATCH__COLL_ALLGATHER, "allgather",
 	                         block_bytes(sbuf, scount, stype, rcount, rtype),
 	                         tmatch__bytes(rcount, rtype)),
@@ -1182,7 +1175,8 @@ API int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *r
 {
 	UNTRACED("MPI_Iallgather");
 	if (COLL)
-		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLGATHER, 0,
+		                    block_bytes(sbuf, scount, stype, rcount, rtype), 0);
 	return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 }
 
@@ -1190,7 +1184,9 @@ API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
+		tmatch__count_collv(comm, TMATCH__COLL_ALLGATHERV, 0, NULL, stype,
+		                    allgatherv_block(comm, sbuf, scount, stype, rcounts, rtype),
+		                    rcounts, rtype, 0);
 	TRACED(tmatch__tp_allgatherv(comm, sbuf, scount, stype, rcounts, rtype),
 	       PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
 }
@@ -1201,7 +1197,9 @@ API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *
 {
 	UNTRACED("MPI_Iallgatherv");
 	if (COLL)
-		count_allgatherv(comm, sbuf, scount, stype, rcounts, rtype);
+		tmatch__count_collv(comm, TMATCH__COLL_ALLGATHERV, 0, NULL, stype,
+		                    allgatherv_block(comm, sbuf, scount, stype, rcounts, rtype),
+		                    rcounts, rtype, 0);
 	return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
 }
 
@@ -1209,7 +1207,8 @@ API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
                      MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLTOALL, 0,
+		                    block_bytes(sbuf, scount, stype, rcount, rtype), 0);
 	TRACED(tmatch__tp_blocks(comm, TMATCH__COLL_ALLTOALL, "alltoall",
 	                         block_bytes(sbuf, scount, stype, rcount, rtype),
 	                         tmatch__bytes(rcount, rtype)),
@@ -1221,7 +1220,8 @@ API int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
 {
 	UNTRACED("MPI_Ialltoall");
 	if (COLL)
-		tmatch__coll_all(comm, block_bytes(sbuf, scount, stype, rcount, rtype));
+		tmatch__count_coll1(comm, TMATCH__COLL_ALLTOALL, 0,
+		                    block_bytes(sbuf, scount, stype, rcount, rtype), 0);
 	return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 }
 
@@ -1230,7 +1230,9 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
                       MPI_Datatype rtype, MPI_Comm comm)
 {
 	if (COLL)
-		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
+		tmatch__count_collv(comm, TMATCH__COLL_ALLTOALLV, 0,
+		                    sbuf == MPI_IN_PLACE ? rcounts : scounts,
+		                    sbuf == MPI_IN_PLACE ? rtype : stype, 0, rcounts, rtype, 0);
 	TRACED(tmatch__tp_alltoallv(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts,
 	                            sbuf == MPI_IN_PLACE ? rtype : stype, rcounts, rtype),
 	       PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
@@ -1242,7 +1244,9 @@ API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[
 {
 	UNTRACED("MPI_Ialltoallv");
 	if (COLL)
-		count_alltoallv(comm, sbuf, scounts, stype, rcounts, rtype);
+		tmatch__count_collv(comm, TMATCH__COLL_ALLTOALLV, 0,
+		                    sbuf == MPI_IN_PLACE ? rcounts : scounts,
+		                    sbuf == MPI_IN_PLACE ? rtype : stype, 0, rcounts, rtype, 0);
 	return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
 	                       req);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * record.c - the --treematch-record=FILE[,collectives][,mpi=ABI] option of
+ * record.c - the --treematch-record=FILE[,collectives=MODE][,mpi=ABI] option of
  * treematch.so: record the step's communication profile with the
  * preloadable recorder, for the MPI the program is linked with.
  *
@@ -42,7 +42,7 @@ static struct {
 
 struct rec_opts {
 	char file[PATH_MAX];
-	int collectives;
+	tmatch_record_coll_t collectives;
 	int abi_given;
 	tmatch_mpiabi_t abi;
 };
@@ -67,14 +67,14 @@ static int rec_cb(int val, const char *optarg, int remote)
 
 static struct spank_option rec_option = {
     "treematch-record",
-    "file[,collectives][,mpi=openmpi|mpich]",
+    "file[,collectives=wire|logical|off][,mpi=openmpi|mpich]",
     "Record the step's MPI communication profile into <file> (written at MPI_Finalize); "
     "replay it with --treematch=<file>. See treematch(8)",
     1,
     0,
     rec_cb};
 
-/* FILE[,collectives][,mpi=ABI]: the suffixes are taken from the right. */
+/* FILE[,collectives[=MODE]][,mpi=ABI]: the suffixes are taken from the right. */
 static int parse_value(const char *value, struct rec_opts *o, char *msg, size_t len)
 {
 	char buf[PATH_MAX + 64];
@@ -89,8 +89,12 @@ static int parse_value(const char *value, struct rec_opts *o, char *msg, size_t 
 	snprintf(buf, sizeof buf, "%s", value);
 	while ((comma = strrchr(buf, ','))) {
 		const char *opt = comma + 1;
-		if (!strcmp(opt, "collectives")) {
-			o->collectives = 1;
+		if (!strcmp(opt, "collectives") || !strncmp(opt, "collectives=", 12)) {
+			if (tmatch_record_coll_parse(opt[11] ? opt + 12 : NULL, &o->collectives,
+			                             &err) != 0) {
+				snprintf(msg, len, "--treematch-record: %s", err.msg);
+				return -1;
+			}
 		} else if (!strncmp(opt, "mpi=", 4)) {
 			if (tmatch_mpiabi_parse(opt + 4, &o->abi, &err) != 0) {
 				snprintf(msg, len, "--treematch-record: %s", err.msg);
@@ -100,7 +104,7 @@ static int parse_value(const char *value, struct rec_opts *o, char *msg, size_t 
 		} else {
 			snprintf(msg, len,
 			         "--treematch-record: unknown option '%.40s': valid options are "
-			         "collectives, mpi=openmpi, mpi=mpich",
+			         "collectives=wire|logical|off, mpi=openmpi, mpi=mpich",
 			         opt);
 			return -1;
 		}
@@ -201,8 +205,8 @@ int tmatch__spank_record_user_init(spank_t sp, int ac, char **av)
 
 /* Preload the recorder of the program's MPI (abi NULL: found from the
    command line) into this task, writing to out. -1 with msg. */
-static int preload(spank_t sp, const char *out, int collectives, const tmatch_mpiabi_t *abi_given,
-                   char *msg, size_t len)
+static int preload(spank_t sp, const char *out, tmatch_record_coll_t collectives,
+                   const tmatch_mpiabi_t *abi_given, char *msg, size_t len)
 {
 	char path[8192], libdir[PATH_MAX], lib[PATH_MAX], old[8192];
 	int argc = 0, n, rc = 0;
@@ -321,8 +325,8 @@ int tmatch__spank_record_learn(spank_t sp)
 		return 0;
 	if (tmatch_place_learn_recording(&d, out, sizeof out) < 0) {
 		snprintf(msg, sizeof msg, "the recording's path is too long");
-	} else if (preload(sp, out, 0, NULL, msg, sizeof msg) == 0) {
-		return 0;
+	} else if (preload(sp, out, TMATCH_RECORD_COLL_WIRE, NULL, msg, sizeof msg) == 0) {
+		return 0; /* recorded with the collectives' messages, as the plugin places */
 	}
 	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
 		slurm_error("treematch: learn: srun decided to record this step, and this node "

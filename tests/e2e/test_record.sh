@@ -5,10 +5,10 @@
 # (`treematch record -- mpirun ...`), with real MPI programs:
 #   - tests/mpi/pattern.c and pattern_f.F90 (built as pattern_f, `use mpi`,
 #     and pattern_f08, `use mpi_f08`) under Open MPI and MPICH: the recorded
-#     point-to-point and collective edges equal the hand-computed
-#     tests/mpi/pattern*.expected exactly (neighbourhood collectives on Cart,
-#     Graph and Dist_graph communicators included, in the point-to-point
-#     edges, with and without --collectives); with the argument `rma` (C and
+#     point-to-point and (--collectives=logical) collective edges equal the
+#     hand-computed tests/mpi/pattern*.expected exactly (neighbourhood
+#     collectives on Cart, Graph and Dist_graph communicators included, in the
+#     point-to-point edges, in every mode); with the argument `rma` (C and
 #     both Fortran bindings) the one-sided calls of pattern.c, in
 #     tests/mpi/pattern-rma.expected;
 #   - the profile loads with the project's loader (treematch profile check),
@@ -24,10 +24,17 @@
 #   - tests/mpi/pattern_mt.c: 4 threads per rank under MPI_THREAD_MULTIPLE;
 #   - the hashed counters (forced with TREEMATCH_RECORD_DENSE_MAX=0);
 #   - refusals: static programs, --treematch in the same run, scripts;
+#   - collectives (the default, wire): a program whose traffic is all
+#     collectives on the rows and columns of a scrambled process grid
+#     (tests/fixtures/predict/collgrid.c) gets a profile with exactly that
+#     traffic, the messages its trace replays, and a placement from it that
+#     beats packed; the profile says `collectives: wire` (version 2);
 #   - --trace: the halo of tests/fixtures/predict traced under both MPIs and
-#     replayed by `treematch predict`; collectives on row and column
-#     communicators written as messages; completions as the waits the run
-#     observed; MPI_Ibarrier marks a trace unreplayable.
+#     replayed by `treematch predict`, which places by the profile recorded
+#     with it as the plugin would (its auto is treematch map's); repeated
+#     phases of compute written at their least time; collectives on row and
+#     column communicators written as messages; completions as the waits the
+#     run observed; MPI_Ibarrier marks a trace unreplayable.
 # Reports through tests/summary.sh; prints "record: N passed, N failed".
 set -u
 
@@ -52,7 +59,7 @@ same() { # name got-file expected-file
 	if diff "$2" "$3" >"$W/diff.out" 2>&1; then pass "$1"; else fail_files "$1" "$W/diff.out"; fi
 }
 
-run() { # log abi prog [args]: record with collectives
+run() { # log abi prog [args]: record with the logical model of collectives
 	log=$1 abi=$2
 	shift 2
 	case $abi in
@@ -60,7 +67,8 @@ run() { # log abi prog [args]: record with collectives
 	mpich) launcher="mpirun.mpich -np 4" ;;
 	esac
 	# shellcheck disable=SC2086
-	timeout 120 "$TM" record --collectives -o "$W/$log.yml" -- $launcher "$@" >"$W/$log.log" 2>&1
+	timeout 120 "$TM" record --collectives=logical -o "$W/$log.yml" -- $launcher "$@" \
+		>"$W/$log.log" 2>&1
 }
 
 # --- exact patterns, both ABIs, C and Fortran ------------------------------
@@ -165,7 +173,7 @@ for mt in "openmpi 3 500" "mpich 2 40"; do
 done
 
 # hashed counters (used beyond 65536 ranks), forced on a small job
-if TREEMATCH_RECORD_DENSE_MAX=0 timeout 120 "$TM" record --collectives -o "$W/hash.yml" -- \
+if TREEMATCH_RECORD_DENSE_MAX=0 timeout 120 "$TM" record --collectives=logical -o "$W/hash.yml" -- \
 	mpirun.openmpi -np 4 "$MPI/pattern.openmpi" rma >"$W/hash.log" 2>&1 &&
 	edges "$W/hash.yml" edges | diff - "$W/rma.exp" >"$W/diff.out" 2>&1 &&
 	edges "$W/hash.yml" coll_edges | diff - "$W/coll.exp" >>"$W/diff.out" 2>&1; then
@@ -201,13 +209,29 @@ else
 	fail_files "provenance names the tool, the MPI library and the scope" "$W/pattern.mpich.yml"
 fi
 
-# without --collectives: no coll_edges
-if timeout 120 "$TM" record -o "$W/nocoll.yml" -- mpirun.mpich -np 4 "$MPI/pattern.mpich" \
-	>"$W/nocoll.log" 2>&1 && ! grep -q '^coll_edges:' "$W/nocoll.yml" &&
+# --collectives=off: no coll_edges, a version 1 profile as before
+if timeout 120 "$TM" record --collectives=off -o "$W/nocoll.yml" -- mpirun.mpich -np 4 \
+	"$MPI/pattern.mpich" >"$W/nocoll.log" 2>&1 && ! grep -q '^coll_edges:' "$W/nocoll.yml" &&
+	grep -q '^version: 1$' "$W/nocoll.yml" && ! grep -q '^collectives:' "$W/nocoll.yml" &&
 	edges "$W/nocoll.yml" edges | diff - "$W/p2p.exp" >/dev/null; then
-	pass "without --collectives: same edges, no coll_edges"
+	pass "--collectives=off: same edges, no coll_edges, version 1"
 else
-	fail_files "without --collectives: same edges, no coll_edges" "$W/nocoll.log"
+	fail_files "--collectives=off: same edges, no coll_edges, version 1" "$W/nocoll.log"
+fi
+# the default: the collectives as the messages they send, placed by (version 2)
+if timeout 120 "$TM" record -o "$W/wire.yml" -- mpirun.openmpi -np 4 "$MPI/pattern.openmpi" \
+	>"$W/wire.log" 2>&1 && grep -q '^version: 2$' "$W/wire.yml" &&
+	grep -q '^collectives: wire$' "$W/wire.yml" &&
+	grep -q 'scope: \[p2p, coll_wire\]' "$W/wire.yml" &&
+	edges "$W/wire.yml" edges | diff - "$W/p2p.exp" >/dev/null &&
+	[ "$(edges "$W/wire.yml" coll_edges | wc -l)" -gt 0 ] &&
+	! edges "$W/wire.yml" coll_edges | diff - "$W/coll.exp" >/dev/null &&
+	"$TM" profile check "$W/wire.yml" >"$W/wire.check" 2>&1 &&
+	grep -q 'used here: bytes, point-to-point and collectives' "$W/wire.check"; then
+	pass "by default: collectives recorded as their messages (wire), counted by placement"
+else
+	fail_files "by default: collectives recorded as their messages (wire), counted by placement" \
+		"$W/wire.log" "$W/wire.check"
 fi
 
 # --- Open MPI monitoring, same launch --------------------------------------
@@ -399,6 +423,8 @@ for abi in openmpi mpich; do
 			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/grid.$abi" "$SRC/tests/fixtures/predict/grid.c" \
 			>>"$W/halo.cc" 2>&1 ||
+		! "mpicc.$abi" -O1 -o "$W/collgrid.$abi" "$SRC/tests/fixtures/predict/collgrid.c" \
+			>>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/persistent.$abi" \
 			"$SRC/tests/fixtures/predict/persistent.c" >>"$W/halo.cc" 2>&1 ||
 		! "mpicc.$abi" -O1 -o "$W/twin_c.$abi" "$SRC/tests/fixtures/predict/twin.c" \
@@ -452,6 +478,54 @@ for abi in openmpi mpich; do
 	else
 		fail_files "trace ($abi): collectives on row and column communicators replayed as messages" \
 			"$W/trace-g-$abi.log" "$W/predict-g-$abi.out"
+	fi
+	# traffic that is all collectives on the rows and columns of a scrambled
+	# 2 x 4 process grid (collgrid.c, 10 iterations): the profile carries it
+	# all (no point-to-point; per iteration 2 rows x 3 x 256 KiB of bcast, 4
+	# columns x 2 x 64 KiB of allreduce, 2 rows x 4 x 3 x 16 KiB of
+	# allgather), each pair as the messages the trace replays between them
+	# (one lowering), and the placement from it beats packed on 2 nodes;
+	# predict places by that profile as the plugin would (its auto is
+	# treematch map's, on the same machine) and says so
+	cg_topo="cluster:none,n[1-2],synthetic:pack:2 core:2 pu:1"
+	if traced "$abi" cg 8 collgrid &&
+		[ "$(edges "$W/cg-$abi.yml" edges | wc -l)" = 0 ] &&
+		[ "$(edges "$W/cg-$abi.yml" coll_edges | awk '{ b += $4 } END { print b }')" = \
+			$((10 * (2 * 3 * 262144 + 4 * 2 * 65536 + 2 * 4 * 3 * 16384))) ] &&
+		cat "$W/trace-cg-$abi"/rank-*.txt | awk '
+			($2 == "send" || $2 == "isend") && $4 == 1073741824 { m[$1 " " $3]++; b[$1 " " $3] += $5 }
+			END { for (k in m) print k, m[k], b[k] }' | sort -n -k1,1 -k2,2 >"$W/cg-$abi.sent" &&
+		edges "$W/cg-$abi.yml" coll_edges | diff - "$W/cg-$abi.sent" >"$W/cg-$abi.diff" &&
+		"$TM" map -p "$W/cg-$abi.yml" -t "$cg_topo" >"$W/cg-$abi.map" &&
+		"$TM" eval -p "$W/cg-$abi.yml" -t "$cg_topo" -M "$W/cg-$abi.map" >"$W/cg-$abi.eval" &&
+		awk '$1 == "hop_bytes" { exit !($2 > 0 && $2 < $3) }' "$W/cg-$abi.eval" &&
+		"$TM" predict --trace "$W/trace-cg-$abi/trace.txt" --topology "$cg_topo" \
+			-m auto -m packed --keep "$W/keep-cg-$abi" >"$W/predict-cg-$abi.out" 2>&1 &&
+		grep -q "placements from $W/trace-cg-$abi/profile.yml as the plugin places by it (bytes, point-to-point and collectives)" \
+			"$W/predict-cg-$abi.out" &&
+		[ "$(sed 's/^h//' "$W/keep-cg-$abi/mapping0.hosts" | tr '\n' ' ')" = \
+			"$(awk '{ print $2 }' "$W/cg-$abi.map" | tr '\n' ' ')" ]; then
+		pass "collectives on row and column communicators: in the profile, placed better than packed, predict places as the plugin"
+	else
+		fail_files "collectives on row and column communicators: in the profile, placed better than packed, predict places as the plugin" \
+			"$W/trace-cg-$abi.log" "$W/cg-$abi.diff" "$W/cg-$abi.eval" "$W/predict-cg-$abi.out"
+	fi
+	# compute: each repeated phase at the least time it took (the halo's
+	# iterations: one value per phase on every rank), a phase that occurs
+	# once divided by the inflation the repeated ones showed
+	rm -rf "$W/trace-h6-$abi"
+	if timeout 120 "$TM" record -o "$W/h6-$abi.yml" --trace "$W/trace-h6-$abi" -- \
+		"mpirun.$abi" -np 8 "$W/halo.$abi" 6 >"$W/trace-h6-$abi.log" 2>&1 &&
+		(for f in "$W/trace-h6-$abi"/rank-*.txt; do
+			awk '/ compute / { c = $3; next }
+				c != "" { k = p "|" $0; if (k in v && v[k] != c) exit 1; v[k] = c; n[k]++ }
+				{ p = $0; c = "" }
+				END { for (k in n) if (n[k] >= 5) r++; exit !(r >= 5) }' "$f" || exit 1
+		done); then
+		pass "trace ($abi): repeated phases of compute written at one time each"
+	else
+		fail_files "trace ($abi): repeated phases of compute written at one time each" \
+			"$W/trace-h6-$abi.log"
 	fi
 	# completions (Waitany, Test loops, Testall, Waitsome, Testany, a Waitall
 	# of one of two pending requests) are written as the waits the run

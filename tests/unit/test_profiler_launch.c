@@ -106,23 +106,51 @@ Test(launch, environment_of_the_recorded_process)
 	tmatch_record_env_t env[TMATCH_RECORD_ENV_MAX];
 	int n, found;
 
-	n = tmatch_record_env("/lib/rec.so", "/u/mine.so", "/tmp/p.yml", 1, 0, env);
+	n = tmatch_record_env("/lib/rec.so", "/u/mine.so", "/tmp/p.yml", TMATCH_RECORD_COLL_LOGICAL,
+	                      0, env);
 	cr_assert_eq(n, 3);
 	cr_expect_str_eq(value(env, n, "LD_PRELOAD", &found), "/lib/rec.so:/u/mine.so",
 	                 "the recorder first, the user's preload kept");
 	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_OUTPUT", &found), "/tmp/p.yml");
-	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_COLLECTIVES", &found), "1");
+	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_COLLECTIVES", &found), "logical");
 	tmatch_record_env_free(env, n);
-	n = tmatch_record_env("/lib/rec.so", "", "/tmp/p.yml", 0, 1, env);
+	n = tmatch_record_env("/lib/rec.so", "", "/tmp/p.yml", TMATCH_RECORD_COLL_WIRE, 1, env);
 	cr_assert_eq(n, 4);
 	cr_expect_str_eq(value(env, n, "LD_PRELOAD", &found), "/lib/rec.so");
-	cr_expect_null(value(env, n, "TREEMATCH_RECORD_COLLECTIVES", &found), "unset");
-	cr_expect(found, "listed, to be unset");
+	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_COLLECTIVES", &found), "wire",
+	                 "said, not left to an inherited value");
 	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_VERBOSE", &found), "1");
+	tmatch_record_env_free(env, n);
+	n = tmatch_record_env("/lib/rec.so", NULL, "/tmp/p.yml", TMATCH_RECORD_COLL_OFF, 0, env);
+	cr_assert_eq(n, 3);
+	cr_expect_str_eq(value(env, n, "TREEMATCH_RECORD_COLLECTIVES", &found), "off");
 	tmatch_record_env_free(env, n);
 	errno = 0;
 	cr_expect_eq(tmatch_record_env(NULL, NULL, "/tmp/p.yml", 0, 0, env), -1);
 	cr_expect_eq(errno, EINVAL);
 	cr_expect_eq(tmatch_record_env("/lib/rec.so", NULL, NULL, 0, 0, env), -1);
+	cr_expect_eq(
+	    tmatch_record_env("/lib/rec.so", NULL, "/tmp/p.yml", (tmatch_record_coll_t)3, 0, env),
+	    -1);
 	tmatch_record_env_free(NULL, 0);
+}
+
+Test(launch, collectives_modes_by_name)
+{
+	tmatch_record_coll_t c = TMATCH_RECORD_COLL_OFF;
+	tmatch_error_t err;
+
+	cr_expect_eq(tmatch_record_coll_parse(NULL, &c, &err), 0);
+	cr_expect_eq(c, TMATCH_RECORD_COLL_WIRE, "the default: the messages collectives send");
+	cr_expect_eq(tmatch_record_coll_parse("logical", &c, &err), 0);
+	cr_expect_eq(c, TMATCH_RECORD_COLL_LOGICAL, "the old model, by name");
+	cr_expect_eq(tmatch_record_coll_parse("off", &c, &err), 0);
+	cr_expect_eq(c, TMATCH_RECORD_COLL_OFF);
+	cr_expect_eq(tmatch_record_coll_parse("", &c, &err), 0);
+	cr_expect_eq(c, TMATCH_RECORD_COLL_WIRE);
+	errno = 0;
+	cr_expect_eq(tmatch_record_coll_parse("both", &c, &err), -1);
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(c, TMATCH_RECORD_COLL_WIRE, "left as it was");
+	cr_expect_not_null(strstr(err.msg, "wire"), "%s", err.msg);
 }
