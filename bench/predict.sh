@@ -3,21 +3,28 @@
 #
 # predict.sh - predicted run times of recorded applications under each
 # placement (`treematch record --trace`, then `treematch predict`, SimGrid's
-# replay): a halo exchange, a NAS CG-style kernel, LAMMPS, GROMACS, HPCC,
-# ScaLAPACK's LU test and two PETSc examples, those whose Debian packages are
-# installed (`sh tests/install-deps.sh --bench` installs them all). Each
-# application runs once here under Open MPI with NP ranks
-# (oversubscribed: this records what it sends and computes, its own speed
-# does not matter), traced; then its trace is replayed on two modelled
-# clusters of 2 leaf switches x NODES nodes x 2 sockets x CORES cores under
-# one top switch, whose uplinks are 1:1 (each switch's uplink carries all its
-# nodes' links) and 4:1 oversubscribed, for: packed (Slurm's block), rr (the
-# project's round robin over the leaves), cyclic (Slurm's cyclic: rank r on
-# node r mod nodes), and the mappers auto, treematch and greedy. Prints a
-# Markdown table; bench/results/predict.md keeps one.
+# replay): a halo exchange, a program whose traffic is all collectives on
+# the rows and columns of a scrambled process grid, a NAS CG-style kernel,
+# LAMMPS, GROMACS, HPCC, ScaLAPACK's LU test and two PETSc examples, those
+# whose Debian packages are installed (`sh tests/install-deps.sh --bench`
+# installs them all). Each application runs RECORDINGS times here under
+# Open MPI with NP ranks (oversubscribed: this records what it sends and
+# computes, its own speed does not matter), traced; each trace is replayed
+# on two modelled clusters of 2 leaf switches x NODES nodes x 2 sockets x
+# CORES cores under one top switch, whose uplinks are 1:1 (each switch's
+# uplink carries all its nodes' links) and 4:1 oversubscribed. The first
+# recording for: packed (Slurm's block), rr (the project's round robin over
+# the leaves), cyclic (Slurm's cyclic: rank r on node r mod nodes), the
+# mappers auto, treematch and greedy on the recorded profile (as the plugin
+# places by it) and trace:auto (auto on everything the trace sends); the
+# others for packed and auto, to give the spread of packed / auto. Then the
+# plugin's own placement of the first recording, as treematch-srun makes it
+# (`treematch layout --plan`, then each node's slice as its plugin computes
+# it, `treematch plan node`), is compared rank by rank with the auto that
+# was predicted. Prints a Markdown table; bench/results/predict.md keeps one.
 #
-#   BUILDDIR=/abs/build sh bench/predict.sh        NP=64 NODES=2 CORES=8 STEPS=200
-#   ONLY=petsc ...                                 only the applications whose name has it
+#   BUILDDIR=/abs/build sh bench/predict.sh   NP=64 NODES=2 CORES=8 STEPS=200 RECORDINGS=3
+#   ONLY=petsc ...                            only the applications whose name has it
 set -u
 B=${BUILDDIR:?BUILDDIR must be set}
 S=${SRCDIR:-$(pwd)}
@@ -25,6 +32,7 @@ NP=${NP:-64}
 NODES=${NODES:-2}
 CORES=${CORES:-8}
 STEPS=${STEPS:-200}
+RECORDINGS=${RECORDINGS:-3}
 TM=$B/bin/treematch
 W=$B/bench/predict
 rm -rf "$W"
@@ -53,6 +61,7 @@ awk -v np="$NP" -v nn="$nnodes" -v per="$per" \
 	'BEGIN { for (r = 0; r < np; r++) print r, (r % nn) * per + int(r / nn) }' >"$W/cyclic.map"
 
 mpicc.openmpi -O1 -o "$W/halo" "$S/tests/fixtures/predict/halo.c"
+mpicc.openmpi -O1 -o "$W/collgrid" "$S/tests/fixtures/predict/collgrid.c"
 mpicc.openmpi -O2 -o "$W/cgkernel" "$S/bench/apps/cgkernel.c"
 sed "s/^run .*/run             $STEPS/" "$S/tests/mpi/in.melt" >"$W/in.melt"
 # the process grid of HPCC and ScaLAPACK: P x Q = NP, P <= Q, P as large as can be
@@ -63,47 +72,120 @@ Q=$((NP / P))
 # want NAME: whether ONLY (unset: everything) selects the application
 want() { case $1 in *"${ONLY:-}"*) return 0 ;; *) return 1 ;; esac; }
 
-# app NAME COMMAND...: record + trace NP ranks of COMMAND (run in $W/NAME.run,
-# where its input files are), then one row per cluster
+# ratio FILE: packed / auto of a prediction's output
+ratio() {
+	awk '$1 == "packed" { p = $2 } $1 == "auto" { a = $2 } END { if (a > 0) printf "%.2f", p / a }' "$1"
+}
+
+# plugin NAME: the placement the plugin makes from NAME's first profile on the
+# modelled cluster (treematch-srun: the layout and its plan, then each node's
+# slice as that node's plugin computes it), as "RANK LEAF" lines, leaves
+# numbered as in the cluster tree (node k's core c is leaf 2 CORES k + c)
+plugin() {
+	per=$((2 * CORES))
+	"$TM" layout --profile "$W/$1.1.yml" --nodes "n[1-$nnodes]" --topology-conf "$W/topology.conf" \
+		--tasks-per-node "$per" --node-topology "synthetic:pack:2 core:$CORES pu:1" \
+		--plan "$W/$1.plan" --job-id 1 >"$W/$1.hosts" 2>"$W/$1.layout.err" || return 1
+	k=1
+	while [ "$k" -le "$nnodes" ]; do
+		"$TM" plan node "$W/$1.plan" "n$k" --topology "synthetic:pack:2 core:$CORES pu:1" |
+			awk -v k="$k" -v per="$per" '/cpu-bind=MAP/ {
+				split($0, a, " task"); split(a[2], b, " ")
+				match($0, /cpus [0-9]+/)
+				print b[2], (k - 1) * per + substr($0, RSTART + 5, RLENGTH - 5) }' || return 1
+		k=$((k + 1))
+	done | sort -n
+}
+
+# predict NAME I MACHINE: replay recording I of NAME (the first under every
+# placement, the others packed and auto)
+predict() {
+	if [ "$2" = 1 ]; then
+		"$TM" predict --trace "$W/$1.$2.trace/trace.txt" --topology "$topo" \
+			--machine "$W/$3.machine" -m packed -m rr -m "$W/cyclic.map" -m auto \
+			-m treematch -m greedy -m trace:auto --keep "$W/$1.$3.keep"
+	else
+		"$TM" predict --trace "$W/$1.$2.trace/trace.txt" --topology "$topo" \
+			--machine "$W/$3.machine" -m packed -m auto
+	fi
+}
+
+# record NAME I COMMAND...: recording I of NAME, its profile and its trace
+record() {
+	rn=$1 ri=$2
+	shift 2
+	rm -rf "$W/$rn.$ri.trace"
+	(cd "$W/$rn.run" && timeout 1800 "$TM" record -o "$W/$rn.$ri.yml" --trace "$W/$rn.$ri.trace" \
+		-- mpirun.openmpi -np "$NP" "$@" >"$W/$rn.$ri.log" 2>&1) &&
+		[ -s "$W/$rn.$ri.trace/trace.txt" ]
+}
+
+# app NAME COMMAND...: record + trace NP ranks of COMMAND RECORDINGS times
+# (run in $W/NAME.run, where its input files are), then one row per cluster
 app() {
 	name=$1
 	shift
 	want "$name" || return 0
 	mkdir -p "$W/$name.run"
-	if ! (cd "$W/$name.run" && timeout 1800 "$TM" record -o "$W/$name.yml" --trace "$W/$name.trace" -- \
-		mpirun.openmpi -np "$NP" "$@" >"$W/$name.log" 2>&1) ||
-		[ ! -s "$W/$name.trace/trace.txt" ]; then
-		echo "| $name | - | not traced: $(tail -n 1 "$W/$name.log") |"
-		return
-	fi
-	for m in full over; do
-		if ! "$TM" predict --trace "$W/$name.trace/trace.txt" --topology "$topo" \
-			--machine "$W/$m.machine" -m packed -m rr -m "$W/cyclic.map" -m auto \
-			-m treematch -m greedy >"$W/$name.$m.out" 2>&1; then
-			echo "| $name | $m | replay failed: $(tail -n 1 "$W/$name.$m.out") |"
-			continue
+	i=1
+	while [ "$i" -le "$RECORDINGS" ]; do
+		# a launch that fails is tried once more (under this load Open MPI
+		# 4.1.4 sometimes loses a rank at exit); said below the table
+		if ! record "$name" "$i" "$@"; then
+			echo "$name: recording $i failed once ($(tail -n 1 "$W/$name.$i.log")), made again" \
+				>>"$W/retried.txt"
+			if ! record "$name" "$i" "$@"; then
+				echo "| $name | - | not traced: $(tail -n 1 "$W/$name.$i.log") |"
+				return
+			fi
 		fi
-		awk -v app="$name" -v m="$m" '
+		for m in full over; do
+			if ! predict "$name" "$i" "$m" >"$W/$name.$i.$m.out" 2>&1; then
+				echo "| $name | $m | replay failed: $(tail -n 1 "$W/$name.$i.$m.out") |"
+				return
+			fi
+		done
+		i=$((i + 1))
+	done
+	for m in full over; do
+		spread=$(i=1; while [ "$i" -le "$RECORDINGS" ]; do ratio "$W/$name.$i.$m.out"; echo; i=$((i + 1)); done |
+			sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s (%.0f %%)", lo, hi, (lo > 0 ? 100 * (hi - lo) / lo : 0) }')
+		awk -v app="$name" -v m="$m" -v spread="$spread" '
 		/^#/ || /^mapping/ { next }
 		{ t[++n] = $2 }
 		END {
-			ratio = t[4] > 0 ? t[1] / t[4] : 0
 			up = m == "full" ? "1:1" : "4:1"
-			printf "| %s | %s | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.2fx |\n",
-			    app, up, t[1], t[2], t[3], t[4], t[5], t[6], ratio
-		}' "$W/$name.$m.out"
+			printf "| %s | %s | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.2fx | %s |\n",
+			    app, up, t[1], t[2], t[3], t[4], t[5], t[6], t[7], (t[4] > 0 ? t[1] / t[4] : 0), spread
+		}' "$W/$name.1.$m.out"
 	done
 	# hop-bytes of the auto mapping against packed, from the recorded profile
-	"$TM" map -p "$W/$name.yml" -t "$topo" >"$W/$name.auto.map" 2>/dev/null &&
-		"$TM" eval -p "$W/$name.yml" -t "$topo" -M "$W/$name.auto.map" >"$W/$name.eval" 2>&1
+	"$TM" map -p "$W/$name.1.yml" -t "$topo" >"$W/$name.auto.map" 2>/dev/null &&
+		"$TM" eval -p "$W/$name.1.yml" -t "$topo" -M "$W/$name.auto.map" >"$W/$name.eval" 2>&1
+	# the plugin's placement against the auto that was predicted
+	if plugin "$name" >"$W/$name.plugin" 2>"$W/$name.plugin.err"; then
+		sed 's/^h//' "$W/$name.over.keep/mapping3.hosts" | awk '{ print NR - 1, $1 }' >"$W/$name.predicted"
+		same=$(awk 'NR == FNR { leaf[$1] = $2; next } ($1 in leaf) && leaf[$1] == $2' \
+			"$W/$name.plugin" "$W/$name.predicted" | wc -l)
+		echo "$name: $same of $NP" >>"$W/plugin.txt"
+	else
+		echo "$name: the plugin's placement could not be made ($(tail -n 1 "$W/$name.plugin.err"))" >>"$W/plugin.txt"
+	fi
 }
 
 echo "# predicted run time (s): $NP ranks traced under Open MPI, replayed by SimGrid"
-echo "# $(date -u +%Y-%m-%d), $(nproc) CPUs; 2 switches x $NODES nodes x 2 sockets x $CORES cores"
+echo "# $(date -u +%Y-%m-%d), $(nproc) CPUs; 2 switches x $NODES nodes x 2 sockets x $CORES cores;"
+echo "# the first of $RECORDINGS recordings, and packed / auto over all of them (min-max, spread)"
 echo
-echo "| application | uplinks | packed (block) | rr | cyclic | auto | treematch | greedy | packed / auto |"
-echo "|---|---|---|---|---|---|---|---|---|"
-app halo "$W/halo"
+echo "| application | uplinks | packed (block) | rr | cyclic | auto | treematch | greedy | trace:auto | packed / auto | $RECORDINGS recordings |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+start=$(date +%s)
+: >"$W/plugin.txt"
+: >"$W/retried.txt"
+# 20 rounds: the phases repeat (their compute is the least time one took)
+app halo "$W/halo" 20
+# all collectives, on the rows and columns of a scrambled 8 x 8 grid
+app collgrid "$W/collgrid" 20
 # NAS CG's communication pattern (bench/apps/cgkernel.c), 2^20 rows, 15 iterations
 app nas-cg-kernel "$W/cgkernel" 1048576 15
 if command -v lmp >/dev/null 2>&1; then
@@ -173,7 +255,17 @@ if want petsc && [ -n "$PX" ] && [ -r "$PX/ex45.c" ] && pkg-config --exists PETS
 			-pc_type jacobi -ksp_max_it 20
 fi
 echo
+echo "one run: $(( ($(date +%s) - start) / 60 )) minutes"
+sed 's/^/    /' "$W/retried.txt"
+echo
+echo "hop-bytes of auto's mapping, packed and round robin (treematch eval, first profile):"
+echo
 for f in "$W"/*.eval; do
 	[ -f "$f" ] || continue
-	echo "$(basename "$f" .eval): $(grep -i 'hop' "$f" | head -n 1)"
+	echo "    $(basename "$f" .eval): $(grep -i 'hop' "$f" | head -n 1)"
 done
+echo
+echo "the plugin's placement (treematch-srun: layout, plan, each node's slice) equal to the"
+echo "predicted auto, ranks (first profile, 4:1 machine):"
+echo
+sed 's/^/    /' "$W/plugin.txt"
