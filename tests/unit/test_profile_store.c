@@ -203,6 +203,43 @@ Test(store, put_then_get_gives_the_same_matrix)
 }
 
 /* Overwrite one byte of a file. */
+/* Learn mode stores what the recorder wrote: its wire collectives stay
+   wire (counted by the placement), a version 1 profile stays version 1. */
+Test(store, stored_profiles_keep_what_their_collectives_are)
+{
+	static const struct {
+		const char *file;
+		tmatch_profile_coll_t coll;
+		size_t coll_edges;
+	} cases[] = {
+	    {TMATCH_SRCDIR "/tests/fixtures/profile/valid/coll-wire-4.yml", TMATCH_COLL_WIRE, 6},
+	    {TMATCH_SRCDIR "/tests/fixtures/profile/valid/coll-logical-4.yml", TMATCH_COLL_LOGICAL,
+	     2},
+	    {EXAMPLES "lammps-8.yml", TMATCH_COLL_UNSTATED, 3},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tmatch_profile_store_key_t k;
+		tmatch_profile_t *p, *q;
+		tmatch_error_t err;
+		char path[PATH_MAX], exe[PATH_MAX], name[16];
+
+		p = tmatch_profile_load(cases[i].file, NULL, NULL, NULL, &err);
+		cr_assert_not_null(p, "%s", err.msg);
+		snprintf(name, sizeof(name), "app%zu", i);
+		key_of(script(exe, sizeof(exe), name, name), tmatch_profile_ranks(p), NULL, &k);
+		put(&k, cases[i].file, 0);
+		cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
+		q = tmatch_profile_load(path, NULL, NULL, NULL, &err);
+		cr_assert_not_null(q, "%s", err.msg);
+		cr_expect_eq(tmatch_profile_collectives(q), cases[i].coll, "%s", cases[i].file);
+		cr_expect_eq(tmatch_profile_nedges(q, TMATCH_PROFILE_COLL), cases[i].coll_edges, "%s",
+		             cases[i].file);
+		tmatch_profile_destroy(p);
+		tmatch_profile_destroy(q);
+	}
+}
+
 static void flip(const char *path, off_t at)
 {
 	int fd = open(path, O_RDWR);
