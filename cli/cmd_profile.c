@@ -421,7 +421,7 @@ static int cmd_check(int argc, char **argv, int stats)
 			break;
 		}
 		case 'c':
-			if (optarg && strcmp(optarg, "on") && strcmp(optarg, "off")) {
+			if (optarg && strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
 				tmatch_cli_error("--coll takes on or off");
 				return 2;
 			}

@@ -220,7 +220,7 @@ static void to_all(MPI_Comm comm, const struct tmatch__coll *c, int me, int n,
                    unsigned long long bytes, int per_member, int skip_empty)
 {
 	for (int m = 0; m < n; m++)
-		if (m != me && (!per_member || !skip_empty || c->scounts[m] > 0))
+		if (m != me && (!per_member || !skip_empty || (c->scounts && c->scounts[m] > 0)))
 			add(comm, m, per_member ? sblock(c, m) : bytes);
 }
 

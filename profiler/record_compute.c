@@ -147,7 +147,8 @@ static void burst(struct pass *ps, uint64_t key, double flops, const char *held)
 		return;
 	}
 	v = s && s->count > 1 ? s->min : flops / ps->scale;
-	if (v >= 1 && fprintf(ps->out, "%.*s compute %.0f\n", (int)strcspn(held, " "), held, v) < 0)
+	if (held && v >= 1 &&
+	    fprintf(ps->out, "%.*s compute %.0f\n", (int)strcspn(held, " "), held, v) < 0)
 		ps->failed = 1;
 }
 
@@ -170,6 +171,7 @@ static int read_pass(FILE *f, struct pass *ps)
 			free(held);
 			if (!(held = strdup(line))) {
 				ps->failed = 1;
+				holding = 0;
 				break;
 			}
 			holding = 1;

@@ -233,8 +233,8 @@ Test(store, stored_profiles_keep_what_their_collectives_are)
 		q = tmatch_profile_load(path, NULL, NULL, NULL, &err);
 		cr_assert_not_null(q, "%s", err.msg);
 		cr_expect_eq(tmatch_profile_collectives(q), cases[i].coll, "%s", cases[i].file);
-		cr_expect_eq(tmatch_profile_nedges(q, TMATCH_PROFILE_COLL), cases[i].coll_edges, "%s",
-		             cases[i].file);
+		cr_expect_eq(tmatch_profile_nedges(q, TMATCH_PROFILE_COLL), cases[i].coll_edges,
+		             "%s", cases[i].file);
 		tmatch_profile_destroy(p);
 		tmatch_profile_destroy(q);
 	}
