@@ -4,7 +4,7 @@
 # test_record_srun.sh - srun --treematch-record=FILE on a real, throwaway
 # Slurm (tests/e2e/cluster.sh), then replay with --treematch=FILE:
 #   - 1 node: tests/mpi/pattern (C, Open MPI/pmix) and pattern_f (Fortran,
-#     MPICH/pmi2, with collectives): edges exactly as hand-computed;
+#     MPICH/pmi2, with collectives=logical): edges exactly as hand-computed;
 #   - LAMMPS (lmp, Open MPI) and ScaLAPACK xdlu (MPICH): recorded under srun,
 #     loaded, then replayed with --treematch= of the recorded profile;
 #   - --treematch-record with --treematch in one step is refused by srun;
@@ -200,16 +200,19 @@ if [ "${TMATCH_E2E_NODES1:-1}" = 1 ] && start --nodes 1; then
 		skip "c-ompi: srun-recorded C/Open MPI edges exact" "$NO_PMIX"
 	fi
 
-	run f-mpich -n4 -O --mpi=pmi2 --treematch-record=f-mpich.yml,collectives \
+	run f-mpich -n4 -O --mpi=pmi2 --treematch-record=f-mpich.yml,collectives=logical \
 		"$MPI/pattern_f.mpich"
 	exact f-mpich "f-mpich: srun-recorded Fortran/MPICH edges exact" "$WORK/f-mpich.yml" edges \
 		"$WORK/p2p.exp"
-	exact f-mpich "f-mpich: srun-recorded Fortran/MPICH collectives exact" "$WORK/f-mpich.yml" \
-		coll_edges "$WORK/coll.exp"
-	if grep -q '^  job: {id: [0-9]*, step: [0-9]*}' "$WORK/f-mpich.yml"; then
-		pass "provenance records the Slurm job and step"
+	exact f-mpich "f-mpich: srun-recorded Fortran/MPICH collectives (logical model) exact" \
+		"$WORK/f-mpich.yml" coll_edges "$WORK/coll.exp"
+	if grep -q '^  job: {id: [0-9]*, step: [0-9]*}' "$WORK/f-mpich.yml" &&
+		grep -q '^collectives: logical$' "$WORK/f-mpich.yml" &&
+		grep -q '^collectives: wire$' "$WORK/c-ompi.yml"; then
+		pass "provenance records the Slurm job and step; the collectives' model is said"
 	else
-		fail_files "provenance records the Slurm job and step" "$WORK/f-mpich.yml"
+		fail_files "provenance records the Slurm job and step; the collectives' model is said" \
+			"$WORK/f-mpich.yml" "$WORK/c-ompi.yml"
 	fi
 
 	# refusals
