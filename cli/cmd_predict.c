@@ -201,8 +201,11 @@ static int profile_matrix(const char *trace, const char **path, char *found, siz
 	tmatch_error_clear(&err);
 	if (!(p = tmatch_profile_load(*path, NULL, tmatch_cli_log, NULL, &err)))
 		return tmatch_cli_report(&err);
-	if (tmatch_profile_check_ranks(p, nranks, &err) < 0) {
-		tmatch_cli_error("predict: %s: %s", *path, err.msg);
+	if (tmatch_profile_ranks(p) != nranks) {
+		tmatch_cli_error(
+		    "predict: %s has %d ranks, the trace %d: give the profile recorded "
+		    "with this trace (--profile)",
+		    *path, tmatch_profile_ranks(p), nranks);
 		goto out;
 	}
 	if (!(*comm = tmatch_place_comm(p, -1, -1, &err))) {

@@ -5,7 +5,8 @@
  * describes, damaged and foreign traces refused with the file and line,
  * the machine description, and the platform written from the tree.
  * And the command itself, replaying tests/fixtures/predict/halo8 with
- * SimGrid: the scrambled halo is predicted faster when mapped.
+ * SimGrid: the scrambled halo is predicted faster when mapped; the mappers
+ * place by a profile as the plugin does (its auto is treematch map's).
  */
 #include "cli_helpers.h"
 #include "placement/placement.h"
@@ -338,6 +339,75 @@ Test(predict, command_says_how_to_enable_simgrid)
 #endif
 
 #ifdef TMATCH_SMPIRUN
+/* The lines of FILE, blanks for newlines, into out (the placement a hostfile
+   or a mapping names); for a hostfile the 'h' of each host is left out. */
+static void placement_of(const char *file, int hostfile, char *out, size_t len)
+{
+	FILE *f = fopen(file, "r");
+	char line[256];
+	size_t n = 0;
+
+	cr_assert_not_null(f, "%s", file);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f) && n + 16 < len) {
+		int a = -1, b = -1;
+
+		if (hostfile ? sscanf(line, "h%d", &a) == 1 : sscanf(line, "%d %d", &b, &a) == 2)
+			n += (size_t)snprintf(out + n, len - n, "%d ", a);
+	}
+	fclose(f);
+}
+
+/* With a profile, the mappers place by it through the plugin's matrix: auto
+   is treematch map's placement of that profile; trace:auto maps the trace.
+   Without one, the header says the trace's matrix is used; a profile of
+   other ranks is refused. */
+Test(predict, command_places_by_the_profile_as_the_plugin, .timeout = 120)
+{
+	static char out[1 << 14];
+	char keep[] = "/tmp/tm-predict-keep-XXXXXX", path[PATH_MAX + 32];
+	char predicted[512], mapped[512];
+	const char *prof = TMATCH_SRCDIR "/tests/fixtures/profile/valid/lammps-8.yml";
+	char *argv[] = {"predict",    "--trace",    HALO, "--topology", CLUS2,
+	                "--profile",  (char *)prof, "-m", "auto",       "-m",
+	                "trace:auto", "--keep",     keep, NULL};
+	char *map[] = {"map", "-p", (char *)prof, "-t", CLUS2, NULL};
+	char *none[] = {"predict", "--trace", HALO, "--topology", CLUS2, "-m", "packed", NULL};
+	char *other[] = {"predict",
+	                 "--trace",
+	                 HALO,
+	                 "--topology",
+	                 CLUS2,
+	                 "--profile",
+	                 TMATCH_SRCDIR "/tests/fixtures/profile/valid/ring-4.yml",
+	                 NULL};
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(keep));
+	cr_assert_eq(predict_cli(argv, out, sizeof(out)), 0, "%s", out);
+	cr_assert(strstr(out, "placements from ") &&
+	              strstr(out, "lammps-8.yml as the plugin places "
+	                          "by it (bytes, point-to-point)"),
+	          "%s", out);
+	snprintf(path, sizeof(path), "%s/mapping0.hosts", keep);
+	placement_of(path, 1, predicted, sizeof(predicted));
+	cr_assert_eq(predict_cli(map, out, sizeof(out)), 0, "%s", out);
+	snprintf(path, sizeof(path), "%s/map.out", keep);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs(out, f);
+	fclose(f);
+	placement_of(path, 0, mapped, sizeof(mapped));
+	cr_expect_str_eq(predicted, mapped, "predict's auto is the plugin's placement");
+	snprintf(path, sizeof(path), "rm -rf '%s'", keep);
+	cr_assert_eq(system(path), 0);
+
+	cr_assert_eq(predict_cli(none, out, sizeof(out)), 0, "%s", out);
+	cr_assert(strstr(out, "placements from the trace's send matrix (no profile beside it)"),
+	          "%s", out);
+	cr_assert_eq(predict_cli(other, out, sizeof(out)), 1, "%s", out);
+	cr_assert(strstr(out, "ring-4.yml has 4 ranks, the trace 8"), "%s", out);
+}
+
 Test(predict, command_refuses_too_many_ranks_and_bad_machines)
 {
 	static char out[1 << 14];
