@@ -121,6 +121,16 @@ bench-predict: all
 	@mkdir -p $(B)/bench
 	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict.sh | tee $(B)/bench/predict.md
 
+# Whether a recording's compute repeats on a loaded machine: the halo, the
+# collectives-only program and ScaLAPACK's LU recorded three times as
+# measured and three times as the recorder writes it (bench/predict_repeat.sh,
+# issue 37). Not in `make bench`: bench-predict gives the spreads too.
+.PHONY: bench-predict-repeat
+bench-predict-repeat: all
+	@mkdir -p $(B)/bench
+	BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR) sh bench/predict_repeat.sh | \
+	    tee $(B)/bench/predict-repeat.md
+
 # How far the predictions can be trusted: the same runs predicted and
 # measured on the local Slurm cluster (bench/predict_real.sh, issue 19);
 # needs root, MPICH and libsimgrid-dev. Not in `make bench`: it starts a

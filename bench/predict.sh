@@ -44,17 +44,7 @@ unset LD_PRELOAD TREEMATCH_RECORD_TRACE
 nnodes=$((2 * NODES))
 slots=$((nnodes * 2 * CORES))
 [ "$NP" -le "$slots" ] || { echo "NP=$NP ranks do not fit $slots slots" >&2; exit 2; }
-{
-	echo "SwitchName=s0 Nodes=n[1-$NODES]"
-	echo "SwitchName=s1 Nodes=n[$((NODES + 1))-$nnodes]"
-	echo "SwitchName=top Switches=s[0-1]"
-} >"$W/topology.conf"
-topo="cluster:$W/topology.conf,n[1-$nnodes],synthetic:pack:2 core:$CORES pu:1"
-# 1:1: a leaf switch's uplink carries all its nodes' 12.5 GB/s links
-awk -v n="$NODES" 'BEGIN { printf "node = 12.5GBps 1us\nswitch = %gGBps 2us\n", 12.5 * n }' \
-	>"$W/full.machine"
-awk -v n="$NODES" 'BEGIN { printf "node = 12.5GBps 1us\nswitch = %gGBps 2us\n", 12.5 * n / 4 }' \
-	>"$W/over.machine"
+. "$S/bench/predict_cluster.sh"
 # Slurm's cyclic distribution: rank r on node r mod nodes, in core order there
 per=$((2 * CORES))
 awk -v np="$NP" -v nn="$nnodes" -v per="$per" \
@@ -64,19 +54,6 @@ mpicc.openmpi -O1 -o "$W/halo" "$S/tests/fixtures/predict/halo.c"
 mpicc.openmpi -O1 -o "$W/collgrid" "$S/tests/fixtures/predict/collgrid.c"
 mpicc.openmpi -O2 -o "$W/cgkernel" "$S/bench/apps/cgkernel.c"
 sed "s/^run .*/run             $STEPS/" "$S/tests/mpi/in.melt" >"$W/in.melt"
-# the process grid of HPCC and ScaLAPACK: P x Q = NP, P <= Q, P as large as can be
-P=1
-while [ $((P * 2 * P * 2)) -le "$NP" ] && [ $((NP % (P * 2))) -eq 0 ]; do P=$((P * 2)); done
-Q=$((NP / P))
-
-# want NAME: whether ONLY (unset: everything) selects the application
-want() { case $1 in *"${ONLY:-}"*) return 0 ;; *) return 1 ;; esac; }
-
-# ratio FILE: packed / auto of a prediction's output
-ratio() {
-	awk '$1 == "packed" { p = $2 } $1 == "auto" { a = $2 } END { if (a > 0) printf "%.2f", p / a }' "$1"
-}
-
 # plugin NAME: the placement the plugin makes from NAME's first profile on the
 # modelled cluster (treematch-srun: the layout and its plan, then each node's
 # slice as that node's plugin computes it), as "RANK LEAF" lines, leaves
@@ -229,8 +206,7 @@ fi
 LU=/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests
 if [ -x "$LU/xdlu" ]; then
 	mkdir -p "$W/scalapack-lu.run"
-	printf "'ScaLAPACK LU'\n'treematch'\n'LU.out'\n6\n1\n1600\n1600\n1\n32\n1\n1\n1\n1\n1\n%d\n%d\n1.0\nF\n" \
-		"$P" "$Q" >"$W/scalapack-lu.run/LU.dat"
+	lu_input "$W/scalapack-lu.run"
 	app scalapack-lu "$LU/xdlu"
 fi
 # PETSc's examples (libpetsc3.18-dev-examples or its successor): KSP's CG
