@@ -1263,33 +1263,43 @@ C_SENDRECV_REPLACE(mpi_sendrecv_replace_f08ts_large_)
 	C_COLL_PAIR(STEM##_c_f08ts_, ISTEM##_c_f08ts_, COUNT, ARGS, __VA_ARGS__)                   \
 	C_COLL_PAIR(STEM##_f08ts_large_, ISTEM##_f08ts_large_, COUNT, ARGS, __VA_ARGS__)
 
-C_COLL_BOTH(mpi_bcast, mpi_ibcast, tmatch__coll_bcast(FC, *root, cbytes(count, type)),
+C_COLL_BOTH(mpi_bcast, mpi_ibcast,
+            tmatch__count_coll1(FC, TMATCH__COLL_BCAST, *root, cbytes(count, type), 0),
             (buf, count, type, root, comm), void *buf, C *count, F *type, F *root, F *comm)
-C_COLL_BOTH(mpi_reduce, mpi_ireduce, tmatch__coll_to_root(FC, *root, cbytes(count, type)),
+C_COLL_BOTH(mpi_reduce, mpi_ireduce,
+            tmatch__count_coll1(FC, TMATCH__COLL_REDUCE, *root, cbytes(count, type), 0),
             (sbuf, rbuf, count, type, op, root, comm), void *sbuf, void *rbuf, C *count, F *type,
             F *op, F *root, F *comm)
-C_COLL_BOTH(mpi_allreduce, mpi_iallreduce, tmatch__coll_all(FC, cbytes(count, type)),
+C_COLL_BOTH(mpi_allreduce, mpi_iallreduce,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLREDUCE, 0, cbytes(count, type), 0),
             (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
             F *comm)
-C_COLL_BOTH(mpi_gather, mpi_igather, tmatch__coll_to_root(FC, *root, cbytes(scount, stype)),
+C_COLL_BOTH(mpi_gather, mpi_igather,
+            tmatch__count_coll1(FC, TMATCH__COLL_GATHER, *root, cbytes(scount, stype), 0),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, C *scount, F *stype,
             void *rbuf, C *rcount, F *rtype, F *root, F *comm)
-C_COLL_BOTH(mpi_scatter, mpi_iscatter, tmatch__coll_bcast(FC, *root, cbytes(scount, stype)),
+C_COLL_BOTH(mpi_scatter, mpi_iscatter,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCATTER, *root, cbytes(scount, stype), 0),
             (sbuf, scount, stype, rbuf, rcount, rtype, root, comm), void *sbuf, C *scount, F *stype,
             void *rbuf, C *rcount, F *rtype, F *root, F *comm)
-C_COLL_BOTH(mpi_allgather, mpi_iallgather, tmatch__coll_all(FC, cbytes(rcount, rtype)),
+C_COLL_BOTH(mpi_allgather, mpi_iallgather,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLGATHER, 0, cbytes(rcount, rtype), 0),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, C *scount, F *stype,
             void *rbuf, C *rcount, F *rtype, F *comm)
-C_COLL_BOTH(mpi_alltoall, mpi_ialltoall, tmatch__coll_all(FC, cbytes(rcount, rtype)),
+C_COLL_BOTH(mpi_alltoall, mpi_ialltoall,
+            tmatch__count_coll1(FC, TMATCH__COLL_ALLTOALL, 0, cbytes(rcount, rtype), 0),
             (sbuf, scount, stype, rbuf, rcount, rtype, comm), void *sbuf, C *scount, F *stype,
             void *rbuf, C *rcount, F *rtype, F *comm)
 C_COLL_BOTH(mpi_reduce_scatter_block, mpi_ireduce_scatter_block,
-            tmatch__coll_all(FC, cbytes(rcount, type)), (sbuf, rbuf, rcount, type, op, comm),
-            void *sbuf, void *rbuf, C *rcount, F *type, F *op, F *comm)
-C_COLL_BOTH(mpi_scan, mpi_iscan, tmatch__coll_scan(FC, cbytes(count, type)),
+            tmatch__count_coll1(FC, TMATCH__COLL_REDUCE_SCATTER_BLOCK, 0, 0, cbytes(rcount, type)),
+            (sbuf, rbuf, rcount, type, op, comm), void *sbuf, void *rbuf, C *rcount, F *type, F *op,
+            F *comm)
+C_COLL_BOTH(mpi_scan, mpi_iscan,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCAN, 0, cbytes(count, type), 0),
             (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
             F *comm)
-C_COLL_BOTH(mpi_exscan, mpi_iexscan, tmatch__coll_scan(FC, cbytes(count, type)),
+C_COLL_BOTH(mpi_exscan, mpi_iexscan,
+            tmatch__count_coll1(FC, TMATCH__COLL_SCAN, 0, cbytes(count, type), 0),
             (sbuf, rbuf, count, type, op, comm), void *sbuf, void *rbuf, C *count, F *type, F *op,
             F *comm)
 
