@@ -111,3 +111,8 @@ int tmatch__spank_learn_exit(void)
 	memset(&ln, 0, sizeof(ln));
 	return 0;
 }
+
+const tmatch__spank_learn_hooks_t tmatch__spank_learn_hooks = {
+    .local_user_init = tmatch__spank_learn_local_user_init,
+    .exit = tmatch__spank_learn_exit,
+};

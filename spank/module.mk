@@ -7,7 +7,7 @@
 # dynamically, never -lslurm (spank_* live in slurmstepd/srun). A version
 # script keeps every symbol but Slurm's entry points local.
 
-SPANK_SRCS   := spank/treematch.c spank/stop.c $(wildcard spank/record.c spank/learn.c)
+SPANK_SRCS   := spank/treematch.c spank/stop.c spank/record.c spank/learn.c
 SPANK_OBJS   := $(SPANK_SRCS:%.c=$(B)/%.o)
 
 # Slurm 25.05 and later read slurm_spank_init_failure_mode (spank.h declares
@@ -42,6 +42,10 @@ $(SPANK_SO): $(SPANK_OBJS) $(LIB_A) spank/treematch.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=spank/treematch.map \
 	    -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(LIB_DEPLIBS)
+	@# Slurm's spank_* are the host's; any other symbol left undefined (a
+	@# hook renamed on one side) fails the build here, not in slurmstepd.
+	@u=$$(nm -D -u $@.tmp | awk '$$2 ~ /^tmatch/ {print $$2}'); \
+	if [ -n "$$u" ]; then echo "$@: undefined: $$u" >&2; rm -f $@.tmp; exit 1; fi
 	mv -f $@.tmp $@
 
 -include $(SPANK_OBJS:.o=.d) $(B)/spank/helper_main.d

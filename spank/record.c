@@ -354,3 +354,14 @@ int tmatch__spank_record_exit(spank_t sp, int ac, char **av)
 	rec.too_long = 0;
 	return 0;
 }
+
+const tmatch__spank_record_hooks_t tmatch__spank_record_hooks = {
+    .init = tmatch__spank_record_init,
+    .init_post_opt = tmatch__spank_record_init_post_opt,
+    .local_user_init = tmatch__spank_record_local_user_init,
+    .user_init = tmatch__spank_record_user_init,
+    .task_init = tmatch__spank_record_task_init,
+    .task_exit = tmatch__spank_record_task_exit,
+    .exit = tmatch__spank_record_exit,
+    .learn = tmatch__spank_record_learn,
+};

@@ -90,4 +90,23 @@ int tmatch__spank_learn_exit(void);
 int tmatch__spank_stop_step(spank_t sp);
 int tmatch__spank_init_may_fail(void);
 
+/*
+ * The companions' hooks, as treematch.c calls them: each file fills its
+ * table with its own functions (record.c, learn.c, both always linked), so
+ * a hook renamed on one side is a compile error or an undefined symbol the
+ * plugin's link refuses (spank/module.mk), never a call silently not made.
+ */
+typedef int (*tmatch__spank_hook_fn)(spank_t sp, int ac, char **av);
+typedef struct tmatch__spank_record_hooks {
+	tmatch__spank_hook_fn init, init_post_opt, local_user_init, user_init, task_init, task_exit,
+	    exit;
+	int (*learn)(spank_t sp);
+} tmatch__spank_record_hooks_t;
+extern const tmatch__spank_record_hooks_t tmatch__spank_record_hooks;
+typedef struct tmatch__spank_learn_hooks {
+	int (*local_user_init)(spank_t sp, const struct tmatch_config *cfg, const char *job_cwd);
+	int (*exit)(void);
+} tmatch__spank_learn_hooks_t;
+extern const tmatch__spank_learn_hooks_t tmatch__spank_learn_hooks;
+
 #endif /* TMATCH_SPANK_PRIVATE_H */

@@ -46,19 +46,8 @@
 
 SPANK_PLUGIN(treematch, 1);
 
-/* Optional companions (spank/record.c). */
-#pragma weak tmatch__spank_record_init
-#pragma weak tmatch__spank_record_init_post_opt
-#pragma weak tmatch__spank_record_local_user_init
-#pragma weak tmatch__spank_record_user_init
-#pragma weak tmatch__spank_record_task_init
-#pragma weak tmatch__spank_record_task_exit
-#pragma weak tmatch__spank_record_exit
-#pragma weak tmatch__spank_record_learn
-#pragma weak tmatch__spank_learn_local_user_init
-#pragma weak tmatch__spank_learn_exit
-
-#define HOOK(name, sp, ac, av) ((name) ? (name)((sp), (ac), (av)) : 0)
+/* The companions (spank/record.c, spank/learn.c), through their tables. */
+#define HOOK(name, sp, ac, av) (tmatch__spank_record_hooks.name((sp), (ac), (av)))
 
 /*
  * Plugin state. Each process (srun, one slurmstepd per step and node, the
@@ -204,7 +193,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 				return -1;
 		}
 	}
-	return HOOK(tmatch__spank_record_init, sp, ac, av);
+	return HOOK(init, sp, ac, av);
 }
 
 /* Open the admin file named by admin_file= (as whoever runs us: srun is the
@@ -491,7 +480,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		}
 		st.local_seconds = wall_seconds() - t0;
 	}
-	return HOOK(tmatch__spank_record_init_post_opt, sp, ac, av);
+	return HOOK(init_post_opt, sp, ac, av);
 }
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
@@ -501,7 +490,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	double t0 = wall_seconds();
 
 	if (!st.cfg_ok)
-		return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
+		return HOOK(local_user_init, sp, ac, av);
 	launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
 	if (st.cfg.enabled && st.cfg.profile[0]) {
 		if (TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS)
@@ -513,9 +502,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
 			                st.cfg.profile, st.local_seconds * 1e3);
 	}
-	if (tmatch__spank_learn_local_user_init)
-		tmatch__spank_learn_local_user_init(sp, &st.cfg, job_cwd);
-	return HOOK(tmatch__spank_record_local_user_init, sp, ac, av);
+	tmatch__spank_learn_hooks.local_user_init(sp, &st.cfg, job_cwd);
+	return HOOK(local_user_init, sp, ac, av);
 }
 
 static void node_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -793,7 +781,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		if (tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed))
 			tmatch__spank_stop_step(sp);
 	}
-	return HOOK(tmatch__spank_record_user_init, sp, ac, av);
+	return HOOK(user_init, sp, ac, av);
 }
 
 /* A GPU step's task: what Slurm did to it (SLURMD_TRES_BIND, its own
@@ -906,13 +894,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		}
 	}
 	/* srun's learn decision: every task records, or none does */
-	if (local >= 0 && tmatch__spank_record_learn && tmatch__spank_record_learn(sp) < 0) {
+	if (local >= 0 && tmatch__spank_record_hooks.learn(sp) < 0) {
 		tmatch__spank_stop_step(sp);
 		rc = -1;
 		goto out;
 	}
 hook:
-	rc = HOOK(tmatch__spank_record_task_init, sp, ac, av);
+	rc = HOOK(task_init, sp, ac, av);
 out:
 	free(line);
 	free(list);
@@ -921,15 +909,15 @@ out:
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
-	return HOOK(tmatch__spank_record_task_exit, sp, ac, av);
+	return HOOK(task_exit, sp, ac, av);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	int rc = HOOK(tmatch__spank_record_exit, sp, ac, av);
+	int rc = HOOK(exit, sp, ac, av);
 
-	if (spank_context() == S_CTX_LOCAL && tmatch__spank_learn_exit)
-		tmatch__spank_learn_exit();
+	if (spank_context() == S_CTX_LOCAL)
+		tmatch__spank_learn_hooks.exit();
 
 	tmatch_place_node_destroy(st.plan);
 	tmatch_affinity_devices_destroy(st.devices);
