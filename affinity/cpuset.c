@@ -5,6 +5,7 @@
  * ("0x10f") forms, of any length, through hwloc's own printers.
  */
 #include "affinity/affinity_private.h"
+#include "treematch/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,22 +31,6 @@ const char *tmatch__kind_name(int kind)
    a typo like "0-99999999" should not allocate gigabytes). */
 #define MAX_CPU 1048575
 
-static int parse_num(const char *s, size_t *i, long *out)
-{
-	long v = 0;
-	size_t start = *i;
-	while (s[*i] >= '0' && s[*i] <= '9') {
-		v = v * 10 + (s[*i] - '0');
-		if (v > MAX_CPU)
-			return -1;
-		(*i)++;
-	}
-	if (*i == start)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int tmatch_affinity_cpuset_parse(const char *list, const char *what, hwloc_bitmap_t set,
                                  tmatch_error_t *err)
 {
@@ -65,14 +50,12 @@ int tmatch_affinity_cpuset_parse(const char *list, const char *what, hwloc_bitma
 		goto bad;
 	for (;;) {
 		long a, b;
-		if (parse_num(list, &i, &a) < 0)
+		const char *end;
+		int why = tmatch__list_item(list + i, MAX_CPU, &a, &b, &end);
+
+		i = (size_t)(end - list);
+		if (why)
 			goto bad;
-		b = a;
-		if (list[i] == '-') {
-			i++;
-			if (parse_num(list, &i, &b) < 0 || b < a)
-				goto bad;
-		}
 		if (hwloc_bitmap_set_range(tmp, (unsigned)a, (int)b) < 0) {
 			hwloc_bitmap_free(tmp);
 			return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");

@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "placement/placement.h"
+#include "treematch/internal.h"
 #include "treematch/treematch.h"
 
 #include <ctype.h>
@@ -80,7 +81,7 @@ static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tm
 	p = line_start = text;
 	for (;;) {
 		long a, b;
-		char *end;
+		const char *end;
 		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
 			if (*p == '\n') {
 				line++;
@@ -90,20 +91,18 @@ static int parse_allowed(const char *arg, int nleaves, int **out, int *count, tm
 		}
 		if (!*p)
 			break;
-		if (!isdigit((unsigned char)*p))
+		switch (tmatch__list_item(p, nleaves - 1L, &a, &b, &end)) {
+		case 0:
+			break;
+		case TMATCH__LIST_NO_NUMBER:
 			BADA(p, "expected a leaf number or a range A-B");
-		errno = 0;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (!errno && *end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				BADA(end + 1, "expected the end of the range");
-			b = strtol(end + 1, &end, 10);
-		}
-		if (errno || a >= nleaves || b >= nleaves)
+		case TMATCH__LIST_NO_END:
+			BADA(end, "expected the end of the range");
+		case TMATCH__LIST_TOO_BIG:
 			BADA(p, "leaf out of range: the topology has leaves 0..%d", nleaves - 1);
-		if (b < a)
+		default:
 			BADA(p, "empty range %ld-%ld: write the smaller leaf first", a, b);
+		}
 		if (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\r' &&
 		    *end != '\n')
 			BADA(end, "unexpected character: separate leaves with commas");
@@ -215,19 +214,9 @@ static int parse_ranks(const char *arg, int **out, int *count)
 
 	while (*p) {
 		long a, b;
-		char *end;
+		const char *end;
 
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		errno = 0;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				goto bad;
-			b = strtol(end + 1, &end, 10);
-		}
-		if (errno || a > INT_MAX || b > INT_MAX || b < a || (*end && *end != ','))
+		if (tmatch__list_item(p, INT_MAX, &a, &b, &end) != 0 || (*end && *end != ','))
 			goto bad;
 		for (long v = a; v <= b; v++) {
 			if (cnt == cap) {

@@ -10,7 +10,8 @@
  *   the store): little-endian words whatever the host, sections aligned on
  *   8 bytes, a word-wise FNV-1a checksum, pread of an exact length and write
  *   of all of a buffer;
- * - the bounded line reader of the text formats (textfile.c).
+ * - the bounded line reader of the text formats (textfile.c);
+ * - an item of the ordered integer lists "A-B,C" (intlist.c).
  */
 #ifndef TMATCH_INTERNAL_H
 #define TMATCH_INTERNAL_H
@@ -116,5 +117,21 @@ int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
                        unsigned long long *size, tmatch_error_t *err);
 char *tmatch__lines_next(tmatch__lines_t *l);
 void tmatch__lines_close(tmatch__lines_t *l);
+
+/*
+ * One item of an ordered integer list such as "0-3,8" (intlist.c): at s, a
+ * decimal number or a range "A-B" with A <= B, each at most max (>= 0).
+ * 0 with [*first, *last] and *end just past the item; else a code below,
+ * *end at the character to blame (past B for a backward range, whose
+ * *first and *last are A and B as written). The
+ * separators between items are the format's, and the caller's to read.
+ */
+enum {
+	TMATCH__LIST_NO_NUMBER = 1, /* no digit at s */
+	TMATCH__LIST_NO_END,        /* "A-" and no digit after the '-' */
+	TMATCH__LIST_TOO_BIG,       /* a number above max */
+	TMATCH__LIST_BACKWARDS,     /* "A-B" with B < A */
+};
+int tmatch__list_item(const char *s, long max, long *first, long *last, const char **end);
 
 #endif

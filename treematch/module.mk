@@ -6,4 +6,5 @@ LIB_DEPLIBS += -lmetis -pthread
 TEST_SRCS   += tests/unit/test_treematch_mappers.c
 TEST_SRCS   += tests/unit/test_treematch_error.c tests/unit/test_treematch_topo.c \
                tests/unit/test_treematch_comm.c tests/unit/test_treematch_eval.c \
-               tests/unit/test_treematch_map.c tests/unit/test_treematch_comm_sub.c
+               tests/unit/test_treematch_map.c tests/unit/test_treematch_comm_sub.c \
+               tests/unit/test_treematch_intlist.c
