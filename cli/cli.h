@@ -37,6 +37,10 @@ void tmatch_cli_log(void *arg, int level, const char *msg);
  */
 int tmatch_cli_number(const char *s, uint64_t max, uint64_t *out);
 
+/* --seed N of every command (map, layout, draw): 0 with *seed, or -1 after
+   saying what --seed wants. */
+int tmatch_cli_seed(const char *s, uint64_t *seed);
+
 /* Print a library error as "treematch: file:line:column: msg"; returns 1. */
 struct tmatch_error;
 int tmatch_cli_report(const struct tmatch_error *err);

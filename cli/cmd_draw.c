@@ -761,12 +761,8 @@ int tmatch_cli_draw(int argc, char **argv)
 		case 's': {
 			uint64_t v;
 
-			if (tmatch_cli_number(optarg, UINT64_MAX, &v) < 0) {
-				tmatch_cli_error("--seed: expected a non-negative integer, got "
-				                 "'%.32s'",
-				                 optarg);
+			if (tmatch_cli_seed(optarg, &v) < 0)
 				return 2;
-			}
 			seed = v;
 			break;
 		}

@@ -340,11 +340,8 @@ int tmatch_cli_layout(int argc, char **argv)
 			node_spec = optarg;
 			break;
 		case 's':
-			if (tmatch_cli_number(optarg, UINT64_MAX, &seed) < 0) {
-				tmatch_cli_error("--seed '%s': expected a non-negative integer",
-				                 optarg);
+			if (tmatch_cli_seed(optarg, &seed) < 0)
 				return 2;
-			}
 			break;
 		case 'S':
 			stats = 1;

@@ -729,11 +729,8 @@ int tmatch_cli_map(int argc, char **argv)
 			mapper = optarg;
 			break;
 		case 's':
-			if (tmatch_cli_number(optarg, UINT64_MAX, &seed)) {
-				tmatch_cli_error("--seed '%s': expected a non-negative integer",
-				                 optarg);
+			if (tmatch_cli_seed(optarg, &seed) < 0)
 				return 2;
-			}
 			break;
 		case 'b':
 			if (parse_budget(optarg, &budget)) {

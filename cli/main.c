@@ -59,6 +59,14 @@ int tmatch_cli_number(const char *s, uint64_t max, uint64_t *out)
 	return s ? tmatch_parse_u64(s, strlen(s), max, out) : -1;
 }
 
+int tmatch_cli_seed(const char *s, uint64_t *seed)
+{
+	if (tmatch_cli_number(s, UINT64_MAX, seed) == 0)
+		return 0;
+	tmatch_cli_error("--seed '%s': expected a non-negative integer", s ? s : "");
+	return -1;
+}
+
 int tmatch_cli_report(const tmatch_error_t *err)
 {
 	char buf[1024];

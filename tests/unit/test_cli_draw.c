@@ -334,3 +334,19 @@ Test(cli_draw, title_is_escaped)
 	cr_expect_neq(strstr(svg, ">a&lt;b &amp; &quot;c&quot; &apos;d&apos;</text>"), NULL);
 	free(svg);
 }
+
+/* --seed is read by one function for every command: one message. */
+Test(cli_draw, every_command_says_the_same_of_a_bad_seed)
+{
+	const char *cmds[] = {"map", "layout", "draw"};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char out[MAXOUT], err[MAXOUT];
+		char *argv[] = {CLI, (char *)cmds[i], "--seed", "12x", NULL};
+
+		cr_assert_eq(cli_run(argv, NULL, out, err, sizeof(out)), 2, "%s: %s", cmds[i], err);
+		cr_assert_not_null(
+		    strstr(err, "treematch: --seed '12x': expected a non-negative integer\n"),
+		    "%s said: %s", cmds[i], err);
+	}
+}
