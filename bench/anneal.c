@@ -310,8 +310,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "anneal: %s: %s\n", out_path, strerror(errno));
 			goto out;
 		}
-		for (int r = 0; r < a.n; r++)
-			fprintf(f, "%d %d\n", r, best[r]);
+		if (tmatch_map_write(f, NULL, best, a.n, NULL) < 0) {
+			fclose(f);
+			goto out;
+		}
 		if (fclose(f) != 0)
 			goto out;
 	}

@@ -858,8 +858,10 @@ int tmatch_cli_map(int argc, char **argv)
 		if (print_launcher(topology, leaf, ranks, n, launcher))
 			goto out;
 	} else if (!strcmp(format, "plain")) {
-		for (int r = 0; r < n; r++)
-			printf("%d %d\n", ranks ? ranks[r] : r, leaf[r]);
+		if (tmatch_map_write(stdout, ranks, leaf, n, &err) < 0) {
+			tmatch_cli_report(&err);
+			goto out;
+		}
 	} else {
 		char tl[1024];
 		tmatch_topo_format(topo, tl, sizeof(tl));

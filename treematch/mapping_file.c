@@ -3,7 +3,8 @@
  * mapping_file.c - the plain mapping format that `treematch map` writes and
  * `treematch eval`, `treematch draw` and the benchmark read: one line per
  * rank, "RANK LEAF", or a lone "LEAF" for the rank after the previous
- * line's; '#' starts a comment; blank lines are ignored. The one reader.
+ * line's; '#' starts a comment; blank lines are ignored. The one reader,
+ * and the one writer (tmatch_map_write).
  * A regular file only, lines up to 64 KiB (two numbers and a comment).
  */
 #include "treematch/treematch_private.h"
@@ -142,4 +143,18 @@ out:
 	free(leaf);
 	free(line);
 	return rc;
+}
+
+int tmatch_map_write(FILE *out, const int *rank_of, const int *leaf_of_rank, int n,
+                     tmatch_error_t *err)
+{
+	if (!out || !leaf_of_rank || n < 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_map_write: no file or mapping");
+	for (int r = 0; r < n; r++)
+		if (fprintf(out, "%d %d\n", rank_of ? rank_of[r] : r, leaf_of_rank[r]) < 0)
+			return tmatch_error_set(err, errno ? errno : EIO, NULL, 0, 0,
+			                        "cannot write the mapping: %s",
+			                        strerror(errno ? errno : EIO));
+	return 0;
 }

@@ -347,6 +347,15 @@ TMATCH_API int tmatch_map_compute(const tmatch_comm_t *comm, const tmatch_topo_t
 TMATCH_API int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_rank,
                                tmatch_error_t *err);
 
+/*
+ * Write a mapping in the plain format tmatch_map_read reads: for each of the
+ * n ranks, "RANK LEAF\n", RANK being rank_of[r] (global rank numbers of a
+ * node's sub-matrix) or r when rank_of is NULL. 0, or -1 with errno and
+ * err when out cannot be written.
+ */
+TMATCH_API int tmatch_map_write(FILE *out, const int *rank_of, const int *leaf_of_rank, int n,
+                                tmatch_error_t *err);
+
 /* tmatch_map_read, then tmatch_map_validate on `topo`: a leaf outside the
    tree, not allowed or used twice is reported at the line that placed it. */
 TMATCH_API int tmatch_map_load(const char *path, const tmatch_topo_t *topo, int n,

@@ -592,3 +592,52 @@ Test(mapping_file, bad_arguments)
 	cr_expect_eq(errno, EINVAL);
 	tmatch_topo_destroy(t);
 }
+
+/* The plain format's writer and reader agree, the global rank numbers of a
+   node's sub-matrix included, and the writer says when it cannot write. */
+Test(mapping_file, written_then_read_back)
+{
+	const int leaf[5] = {7, 0, 3, 12, 5}, rank_of[5] = {4, 0, 9, 2, 1};
+	int back[5] = {-1, -1, -1, -1, -1}, back_g[13];
+	char path[] = "/tmp/tmatch-mapwrite-XXXXXX", *text = NULL;
+	size_t len = 0;
+	tmatch_error_t err;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_not_null(f = fdopen(fd, "w"));
+	tmatch_error_clear(&err);
+	cr_assert_eq(tmatch_map_write(f, NULL, leaf, 5, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(tmatch_map_read(path, 5, back, NULL, &err), 0, "%s", err.msg);
+	cr_assert_arr_eq(back, leaf, sizeof(leaf));
+	cr_assert_not_null(text = tmatch_file_read(path, 1024, &len, &err));
+	cr_assert_str_eq(text, "0 7\n1 0\n2 3\n3 12\n4 5\n");
+	free(text);
+
+	/* global ranks: rank_of[r] on each line, read back by its number */
+	cr_assert_not_null(f = fopen(path, "w"));
+	cr_assert_eq(tmatch_map_write(f, rank_of, leaf, 5, &err), 0, "%s", err.msg);
+	cr_assert_eq(fclose(f), 0);
+	for (int i = 0; i < 13; i++)
+		back_g[i] = -1;
+	cr_assert_eq(tmatch_map_read(path, 10, back_g, NULL, &err), -1,
+	             "five of ten ranks is not a whole mapping");
+	cr_assert_not_null(text = tmatch_file_read(path, 1024, &len, &err));
+	cr_assert_str_eq(text, "4 7\n0 0\n9 3\n2 12\n1 5\n");
+	free(text);
+	unlink(path);
+
+	/* a stream that cannot be written, and bad arguments */
+	cr_assert_not_null(f = fopen("/dev/full", "w"));
+	setvbuf(f, NULL, _IONBF, 0);
+	errno = 0;
+	cr_assert_eq(tmatch_map_write(f, NULL, leaf, 5, &err), -1);
+	cr_assert_eq(errno, ENOSPC);
+	cr_assert(strstr(err.msg, "cannot write the mapping"), "%s", err.msg);
+	fclose(f);
+	errno = 0;
+	cr_assert_eq(tmatch_map_write(NULL, NULL, leaf, 5, NULL), -1);
+	cr_assert_eq(errno, EINVAL);
+}
