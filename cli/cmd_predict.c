@@ -17,6 +17,7 @@
  */
 #include "cli/cli.h"
 #include "placement/placement.h"
+#include "treematch/internal.h"
 #include "treematch/treematch.h"
 
 #include <errno.h>
@@ -62,32 +63,34 @@ static const char usage_text[] =
 /* The time SimGrid printed ("Simulation time 0.0123"), or -1. */
 static double simulated_time(const char *log)
 {
-	char line[1024];
+	tmatch__lines_t in;
 	double t = -1;
-	FILE *f = fopen(log, "r");
+	const char *line;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	if (tmatch__lines_open(&in, log, 1 << 20, NULL, NULL) < 0)
+		return -1;
+	while ((line = tmatch__lines_next(&in))) {
 		const char *p = strstr(line, "Simulation time ");
 		if (p)
 			t = strtod(p + 16, NULL);
 	}
-	if (f)
-		fclose(f);
+	tmatch__lines_close(&in);
 	return t;
 }
 
 /* The last line of a file, for a message (SimGrid's own output). */
 static void last_line(const char *path, char *buf, size_t len)
 {
-	char line[512];
-	FILE *f = fopen(path, "r");
+	tmatch__lines_t in;
+	const char *line;
 
 	snprintf(buf, len, "no output");
-	while (f && fgets(line, sizeof(line), f))
-		if (line[0] != '\n')
-			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
-	if (f)
-		fclose(f);
+	if (tmatch__lines_open(&in, path, 1 << 20, NULL, NULL) < 0)
+		return;
+	while ((line = tmatch__lines_next(&in)))
+		if (line[0])
+			snprintf(buf, len, "%s", line);
+	tmatch__lines_close(&in);
 }
 
 /* smpirun -replay in dir; -1 with a message when it failed. */

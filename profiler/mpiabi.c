@@ -5,6 +5,7 @@
  * dynamic segment and its string table, with pread; nothing is executed.
  */
 #include "profiler/mpiabi.h"
+#include "treematch/internal.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -235,12 +236,12 @@ static void dirs_add_list(struct dirs *ds, const char *list, const char *origin)
 /* /etc/ld.so.conf and its include globs, one level deep. */
 static void dirs_add_ldconf(struct dirs *ds, const char *file, int depth)
 {
-	FILE *f = fopen(file, "re");
-	char line[PATH_MAX];
+	tmatch__lines_t in;
+	char *line;
 
-	if (!f)
+	if (tmatch__lines_open(&in, file, PATH_MAX, NULL, NULL) < 0)
 		return;
-	while (fgets(line, sizeof line, f)) {
+	while ((line = tmatch__lines_next(&in))) {
 		char *s = line + strspn(line, " \t");
 		s[strcspn(s, "#\r\n")] = '\0';
 		size_t len = strlen(s);
@@ -262,7 +263,7 @@ static void dirs_add_ldconf(struct dirs *ds, const char *file, int depth)
 			dirs_add(ds, s, len);
 		}
 	}
-	fclose(f);
+	tmatch__lines_close(&in);
 }
 
 static void dirs_free(struct dirs *ds)
