@@ -6,6 +6,7 @@
  * fills a list of raw directed edges; one builder makes the profile.
  */
 #include "profile/profile_private.h"
+#include "treematch/internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -158,6 +159,16 @@ static int parse_rank(const char *tok, int *out)
 		goto out;                                                                          \
 	} while (0)
 
+/* Lines of the text formats, read by the internal tier's bounded reader:
+   an edge or a monitoring line is short, 1 MiB is plenty. */
+#define MAX_LINE ((size_t)1 << 20)
+/* The reader stopped (a NUL byte, a line too long, a read error). */
+#define BAD_READ(path, in)                                                                         \
+	do {                                                                                       \
+		tmatch_error_set(err, (in)->errnum, path, (in)->lineno + 1, 0, "%s", (in)->why);   \
+		goto out;                                                                          \
+	} while (0)
+
 static FILE *open_input(const char *path, tmatch_error_t *err)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -268,14 +279,16 @@ static int read_mat(const char *path, struct raw *r, int *ranks, int *directed, 
 static int read_edgelist(const char *path, struct raw *r, tmatch_error_t *err)
 {
 	FILE *f = open_input(path, err);
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	tmatch__lines_t in;
+	char *line;
+	size_t lineno = 0;
 	int rc = -1, ncols = r->edge_cols;
 
 	if (!f)
 		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
+	tmatch__lines_attach(&in, f, MAX_LINE);
+	while ((line = tmatch__lines_next(&in))) {
+		lineno = (size_t)in.lineno;
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
@@ -303,11 +316,13 @@ static int read_edgelist(const char *path, struct raw *r, tmatch_error_t *err)
 			goto out;
 		}
 	}
+	if (in.errnum)
+		BAD_READ(path, &in);
 	r->edge_cols = ncols;
 	r->have_msgs = ncols == 4;
 	rc = 0;
 out:
-	free(line);
+	tmatch__lines_close(&in);
 	close_input(f);
 	return rc;
 }
@@ -320,18 +335,20 @@ out:
 static int read_prof(const char *path, struct raw *r, int coll, tmatch_error_t *err)
 {
 	FILE *f = open_input(path, err);
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	tmatch__lines_t in;
+	char *line;
+	size_t lineno = 0;
 	int rc = -1;
 
 	if (!f)
 		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
+	tmatch__lines_attach(&in, f, MAX_LINE);
+	while ((line = tmatch__lines_next(&in))) {
+		lineno = (size_t)in.lineno;
 		char kind[8];
 		int s, d;
 		unsigned long long b, m;
-		if (line[0] == '#' || line[0] == '\n')
+		if (line[0] == '#' || line[0] == '\0')
 			continue;
 		if (sscanf(line, "%7s", kind) != 1)
 			continue;
@@ -350,10 +367,12 @@ static int read_prof(const char *path, struct raw *r, int coll, tmatch_error_t *
 				goto out;
 			}
 	}
+	if (in.errnum)
+		BAD_READ(path, &in);
 	r->have_msgs = 1;
 	rc = 0;
 out:
-	free(line);
+	tmatch__lines_close(&in);
 	close_input(f);
 	/* close_input() above closed f unless it is stdin */
 	// NOLINTNEXTLINE(clang-analyzer-unix.Stream)

@@ -110,11 +110,14 @@ typedef struct tmatch__lines {
 	char *line;
 	size_t cap, max;
 	int lineno, errnum;
+	int borrowed; /* f is the caller's (tmatch__lines_attach) */
 	char why[64];
 } tmatch__lines_t;
 
 int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
                        unsigned long long *size, tmatch_error_t *err);
+/* The same over a stream the caller opened (standard input) and closes. */
+void tmatch__lines_attach(tmatch__lines_t *l, FILE *f, size_t max_line);
 char *tmatch__lines_next(tmatch__lines_t *l);
 void tmatch__lines_close(tmatch__lines_t *l);
 

@@ -60,6 +60,14 @@ int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
 	return l->f ? 0 : -1;
 }
 
+void tmatch__lines_attach(tmatch__lines_t *l, FILE *f, size_t max_line)
+{
+	memset(l, 0, sizeof(*l));
+	l->max = max_line;
+	l->f = f;
+	l->borrowed = 1;
+}
+
 /* Stop reading: l->errnum and l->why say why (the caller names the line). */
 static char *lines_stop(tmatch__lines_t *l, int errnum, const char *why)
 {
@@ -119,7 +127,7 @@ char *tmatch__lines_next(tmatch__lines_t *l)
 
 void tmatch__lines_close(tmatch__lines_t *l)
 {
-	if (l->f)
+	if (l->f && !l->borrowed)
 		fclose(l->f);
 	free(l->line);
 	memset(l, 0, sizeof(*l));

@@ -107,6 +107,43 @@ Test(profile_import, bad_inputs_name_file_and_line)
 	cr_expect_not_null(strstr(err.msg, "whole number"), "%s", err.msg);
 }
 
+/* Edge lists and .prof files are read by the bounded line reader: a NUL
+   byte or a line above 1 MiB stops the import at its line (getline took
+   both: the long line, all blanks before "0 1 5", was read as an edge). */
+Test(profile_import, edge_lines_are_bounded_and_text)
+{
+	char path[] = "/tmp/tmatch-import-XXXXXX.edges";
+	const char *one[] = {path};
+	tmatch_error_t err;
+	int fd = mkstemps(path, 6);
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_not_null(f = fdopen(fd, "w"));
+	fputs("0 1 10\n", f);
+	for (int i = 0; i < (1 << 20) + 16; i++)
+		fputc(' ', f);
+	fputs("0 1 5\n", f);
+	cr_assert_eq(fclose(f), 0);
+	errno = 0;
+	cr_assert_null(tmatch_profile_import(one, 1, NULL, NULL, NULL, &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.line, 2);
+	cr_expect_not_null(strstr(err.msg, "a line longer than 1 MiB"), "%s", err.msg);
+
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("0 1 10\n1 2 3\n2 0", f);
+	fputc('\0', f);
+	fputs("7\n", f);
+	cr_assert_eq(fclose(f), 0);
+	errno = 0;
+	cr_assert_null(tmatch_profile_import(one, 1, NULL, NULL, NULL, &err));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_eq(err.line, 3);
+	cr_expect_not_null(strstr(err.msg, "NUL byte"), "%s", err.msg);
+	unlink(path);
+}
+
 Test(profile_import, bad_arguments)
 {
 	tmatch_profile_import_opts_t o;
