@@ -101,6 +101,56 @@ const char *tmatch_place_admin_file(int argc, char *const *argv);
    the packages', a build tree's), or NULL. Points into argv. */
 const char *tmatch_place_helper_path(int argc, char *const *argv);
 
+/*
+ * plugstack.conf (placement/plugstack.c): the lines that load the plugin.
+ * Slurm's grammar: '#' starts a comment, "required|optional PLUGIN [ARG...]"
+ * or "include GLOB" (relative to the including file's directory). Each kept
+ * line says where it is and the 1-based column of each argument.
+ */
+typedef struct tmatch_place_plugstack_line {
+	char file[TMATCH_CONFIG_PATH_MAX];
+	int line;
+	int required;                      /* 1 "required", 0 "optional" */
+	char path[TMATCH_CONFIG_PATH_MAX]; /* the plugin as written */
+	int path_column;
+	int argc;
+	char **argv; /* its arguments */
+	int *column; /* column[i]: where argv[i] starts in the line */
+} tmatch_place_plugstack_line_t;
+
+/* Called for each thing Slurm would ignore or complain about while reading
+   (a line of another kind, an include it cannot read). */
+typedef void (*tmatch_place_plugstack_problem_fn)(void *arg, const tmatch_error_t *problem);
+
+/*
+ * Read the plugin stack file `path` and the files it includes (at most 8
+ * deep, 256 files, 1 MiB each), keeping the lines whose plugin's file name
+ * is `plugin` (NULL: "treematch.so") into *lines (*nlines of them, in the
+ * order Slurm reads them; free with tmatch_place_plugstack_free). Returns
+ * the number of problems reported through `report` (>= 0), or -1 when
+ * `path` itself cannot be read (err names it).
+ */
+int tmatch_place_plugstack_read(const char *path, const char *plugin,
+                                tmatch_place_plugstack_line_t **lines, int *nlines,
+                                tmatch_place_plugstack_problem_fn report, void *arg,
+                                tmatch_error_t *err);
+void tmatch_place_plugstack_free(tmatch_place_plugstack_line_t *lines, int n);
+
+/* Where Slurm reads its plugin stack: PlugStackConfig= of `slurm_conf`
+   (NULL: /etc/slurm/slurm.conf), else plugstack.conf beside it. A new
+   string, NULL with errno ENOMEM. */
+char *tmatch_place_plugstack_find(const char *slurm_conf);
+
+/*
+ * An error of tmatch_place_config about the plugin's own arguments (file
+ * "plugstack.conf", column = the argument's index from 1) made to name the
+ * real place: the file, line and column of that argument on the line that
+ * loads treematch.so with exactly argc/argv (found from `slurm_conf` as
+ * Slurm finds it). Left as it is when the line is not found. Returns 0.
+ */
+int tmatch_place_plugstack_where(const char *slurm_conf, int argc, char *const *argv,
+                                 tmatch_error_t *err);
+
 /* 1 when the user's --treematch value names a profile itself (then the
    profile is the user's, not the admin's default), 0 otherwise. */
 int tmatch_place_user_profile(const char *user_value);
@@ -156,6 +206,19 @@ void tmatch_place_limits(const tmatch_config_t *cfg, tmatch_profile_limits_t *li
  */
 int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_t *prof, int ntasks,
                                tmatch_error_t *err);
+
+/*
+ * The task count srun's own command line gives, known before srun asks
+ * Slurm for an allocation (SPANK says it only once the step exists): the
+ * last -n N, -nN, --ntasks N or --ntasks=N among srun's options, argv[1] up
+ * to argv[nopt - 1] (nopt: where getopt stopped, srun's first non-option
+ * word; 0 or less when unknown: up to the command, and a "--opt WORD" whose
+ * WORD may be the command gives up). 0 when the line does not say it for
+ * sure: no -n (a count implied by -N, --ntasks-per-node or the allocation),
+ * a heterogeneous step, a letter srun does not have, a value that is not a
+ * positive number.
+ */
+int tmatch_place_srun_ntasks(int argc, char *const *argv, int nopt);
 
 /* ------------------------------------------------------------------------ */
 /* The matrix a placement maps                                               */

@@ -90,7 +90,7 @@ int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *u
 {
 	tmatch_config_t admin, merged;
 	char **args = NULL;
-	int nargs = 0, rc = -1;
+	int nargs = 0, rc = -1, *index = NULL;
 
 	if (!out || argc < 0 || (argc > 0 && !argv))
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
@@ -99,14 +99,23 @@ int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *u
 	/* admin_file= and helper= are the plugin's own arguments, not keys of
 	   the grammar. */
 	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args)
-		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	index = calloc((size_t)argc + 1, sizeof(*index));
+	if (!args || !index) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < argc; i++)
 		if (argv[i] && !plugin_key(argv[i], plugin_keys[0]) &&
-		    !plugin_key(argv[i], plugin_keys[1]))
+		    !plugin_key(argv[i], plugin_keys[1])) {
+			index[nargs] = i + 1;
 			args[nargs++] = argv[i];
-	if (tmatch_config_parse_argv(&admin, nargs, args, "plugstack.conf", err) < 0)
+		}
+	if (tmatch_config_parse_argv(&admin, nargs, args, "plugstack.conf", err) < 0) {
+		/* the column counts the arguments as written, admin_file= too */
+		if (err && err->column >= 1 && err->column <= nargs)
+			err->column = index[err->column - 1];
 		goto out;
+	}
 	if (admin_fd >= 0 &&
 	    tmatch_config_parse_fd(&admin, admin_fd, tmatch_place_admin_file(argc, argv), err) < 0)
 		goto out;
@@ -116,6 +125,7 @@ int tmatch_place_config(int argc, char *const *argv, int admin_fd, const char *u
 	*out = merged;
 	rc = 0;
 out:
+	free(index);
 	free(args);
 	return rc;
 }
@@ -222,8 +232,13 @@ int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
 	if (!cfg || !prof)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_check_profile: invalid argument");
-	if (ntasks > 0 && tmatch_profile_check_ranks(prof, ntasks, err) < 0)
+	if (ntasks > 0 && tmatch_profile_check_ranks(prof, ntasks, err) < 0) {
+		/* which profile: the user's, the site's or a learned one */
+		if (err && !err->file[0] && cfg->profile[0])
+			snprintf(err->file, sizeof(err->file), "%.*s", (int)sizeof(err->file) - 1,
+			         cfg->profile);
 		return -1;
+	}
 	if (cfg->mapper[0] && tmatch_map_check_name(cfg->mapper, err) < 0)
 		return -1;
 	return 0;
@@ -338,4 +353,78 @@ int tmatch_place_profile_in_job_dir(tmatch_config_t *cfg, const char *job_cwd)
 int tmatch_place_stop_step(const tmatch_config_t *cfg, int node_failed)
 {
 	return node_failed && cfg && cfg->failure == TMATCH_FAILURE_FAIL;
+}
+
+/*
+ * srun's short options (Slurm 22.05 to 26.05 have the same letters): those
+ * that take a value (attached, "-n8", or the next word), those that take
+ * none, and those whose value can only be attached ("-I5").
+ */
+static const char srun_short_value[] = "ABCDFGJLMNSTWbcdeimnopqrtwx";
+static const char srun_short_flag[] = "EHOQVXZhlsuv";
+static const char srun_short_optional[] = "IKk";
+
+/* The number after -n: 1 to 2^31-1, digits only; 0 when it is not one. */
+static int srun_count(const char *s)
+{
+	uint64_t v;
+
+	return s && tmatch_parse_u64(s, strlen(s), INT32_MAX, &v) == 0 && v > 0 ? (int)v : 0;
+}
+
+int tmatch_place_srun_ntasks(int argc, char *const *argv, int nopt)
+{
+	int end = nopt > 0 && nopt <= argc ? nopt : argc, n = 0;
+
+	if (!argv || argc < 2)
+		return 0;
+	for (int i = 1; i < end; i++) {
+		const char *a = argv[i];
+
+		if (!a || strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, ":") == 0 || strncmp(a, "--het-group", 11) == 0)
+			return 0; /* a heterogeneous step: several counts */
+		if (a[0] != '-' || a[1] == '\0')
+			break; /* the command */
+		if (a[1] == '-') {
+			const char *eq = strchr(a, '=');
+
+			if (strcmp(a, "--ntasks") == 0) {
+				if (i + 1 >= end || !(n = srun_count(argv[++i])))
+					return 0;
+			} else if (strncmp(a, "--ntasks=", 9) == 0) {
+				if (!(n = srun_count(a + 9)))
+					return 0;
+			} else if (!eq && i + 1 < end && argv[i + 1] && argv[i + 1][0] != '-') {
+				/* "--opt WORD": WORD is the option's value only when
+				   getopt said where srun's options end; else it may be
+				   the command, and what follows is not srun's */
+				if (nopt <= 0)
+					return 0;
+				i++;
+			}
+			continue;
+		}
+		for (int j = 1; a[j]; j++) {
+			if (strchr(srun_short_flag, a[j]))
+				continue;
+			if (strchr(srun_short_optional, a[j]))
+				break; /* the rest of the word is its value */
+			if (!strchr(srun_short_value, a[j]))
+				return 0; /* not a letter srun knows: do not guess */
+			if (a[j] == 'n') {
+				const char *v = a[j + 1]      ? a + j + 1
+				                : i + 1 < end ? argv[i + 1]
+				                              : NULL;
+
+				if (!(n = srun_count(v)))
+					return 0;
+			}
+			if (!a[j + 1])
+				i++; /* the value is the next word */
+			break;
+		}
+	}
+	return n;
 }

@@ -80,6 +80,8 @@ static struct {
 	char helper_error[700];             /* why it could not be */
 	pid_t helper_pending;               /* a helper killed that had not ended yet */
 	tmatch_affinity_devices_t *devices; /* a GPU step's devices (the plan's refer to them) */
+	int ac;                             /* the plugstack.conf arguments, kept by init for */
+	char **av;                          /* the option callback (Slurm's own array) */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -127,6 +129,24 @@ static const char *errmsg(const tmatch_error_t *err, char *buf, size_t len)
 /* The longest --treematch value slurmstepd keeps (a file name and options). */
 #define MAX_USER_VALUE 4096
 
+static void check_user_value(void);
+
+/*
+ * srun, sbatch, salloc: a problem the user must fix stops the command
+ * before it asks Slurm for anything. Slurm honours a failing option
+ * callback whatever the plugin's line says, but a failing init_post_opt or
+ * local_user_init only from a "required" plugin (the package's line is
+ * "optional"): there, exit as srun itself does on a required plugin's
+ * failure, status 1 (srun's clean-up process removes a step it created).
+ */
+static void stop_local(const char *msg) __attribute__((noreturn));
+
+static void stop_local(const char *msg)
+{
+	slurm_error("treematch: %s", msg);
+	exit(1);
+}
+
 static int opt_cb(int val, const char *optarg, int remote)
 {
 	tmatch_config_t probe;
@@ -146,23 +166,21 @@ static int opt_cb(int val, const char *optarg, int remote)
 	}
 	tmatch_error_clear(&err);
 	kind = tmatch_place_classify_value(optarg, &err);
-	if (kind < 0) {
-		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
-		return -1;
-	}
+	if (kind < 0)
+		stop_local(errmsg(&err, buf, sizeof(buf)));
 	if (kind == TMATCH_PLACE_VALUE_HELP) {
 		fputs(tmatch_place_help_text(), stderr);
 		exit(0);
 	}
 	/* Syntax only; the profile itself is read in init_post_opt. */
 	tmatch_config_init(&probe);
-	if (tmatch_config_parse_string(&probe, optarg, TMATCH_CONFIG_USER, "--treematch", &err) <
-	    0) {
-		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
-		return -1;
-	}
+	if (tmatch_config_parse_string(&probe, optarg, TMATCH_CONFIG_USER, "--treematch", &err) < 0)
+		stop_local(errmsg(&err, buf, sizeof(buf)));
 	st.user_value = strdup(optarg);
-	return st.user_value ? 0 : -1;
+	if (!st.user_value)
+		return -1;
+	check_user_value();
+	return 0;
 }
 
 /*
@@ -174,6 +192,8 @@ static void read_admin_files(spank_t sp, int ac, char **av);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+	st.ac = ac;
+	st.av = av;
 	if (spank_context() == S_CTX_REMOTE) {
 		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
 		read_admin_files(sp, ac, av);
@@ -197,42 +217,49 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 }
 
 /* Open the admin file named by admin_file= (as whoever runs us: srun is the
-   user, slurmstepd root in slurm_spank_init). -1 when none. */
-static int open_admin_file(int ac, char **av, int *fd)
+   user, slurmstepd root in slurm_spank_init). -1 when none; -1 and
+   err (about that argument of plugstack.conf) when it cannot be opened. */
+static int open_admin_file(int ac, char **av, int *fd, tmatch_error_t *err)
 {
 	const char *path = tmatch_place_admin_file(ac, av);
+	int e, index = 0;
 
 	*fd = -1;
 	if (!path)
 		return 0;
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (*fd < 0) {
-		slurm_error("treematch: cannot open admin file %s: %s", path, strerror(errno));
-		return -1;
+		e = errno;
+		for (int i = 0; i < ac; i++)
+			if (av[i] && strncmp(av[i], "admin_file=", 11) == 0)
+				index = i + 1; /* the last one, as tmatch_place_admin_file */
+		return tmatch_error_set(err, e, "plugstack.conf", 0, index,
+		                        "cannot open admin file %s: %s", path, strerror(e));
 	}
 	return 0;
 }
 
 /* Effective configuration into st.cfg: with the user's value in srun,
    salloc and sbatch; the admin's alone in slurmstepd (the helper merges the
-   user's). Returns 0 or -1 with the message logged. */
-static int compute_config(int ac, char **av)
+   user's). Returns 0, or -1 with err (a problem of the admin's arguments
+   names the file, line and column of plugstack.conf). */
+static int compute_config_err(int ac, char **av, tmatch_error_t *err)
 {
-	tmatch_error_t err;
-	char buf[900];
-	int fd, rc;
+	int fd = -1, rc;
 
 	if (st.cfg_ok)
 		return 0;
-	tmatch_error_clear(&err);
-	if (open_admin_file(ac, av, &fd) < 0)
-		return -1;
-	rc = tmatch_place_config(ac, av, fd, spank_context() == S_CTX_REMOTE ? NULL : st.user_value,
-	                         &st.cfg, &err);
+	tmatch_error_clear(err);
+	rc = open_admin_file(ac, av, &fd, err);
+	if (rc == 0)
+		rc = tmatch_place_config(ac, av, fd,
+		                         spank_context() == S_CTX_REMOTE ? NULL : st.user_value,
+		                         &st.cfg, err);
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0) {
-		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+		/* the admin's arguments: say which file and line they are on */
+		tmatch_place_plugstack_where(getenv("SLURM_CONF"), ac, av, err);
 		return -1;
 	}
 	if (spank_context() != S_CTX_REMOTE)
@@ -243,6 +270,19 @@ static int compute_config(int ac, char **av)
 	    (spank_context() == S_CTX_LOCAL || spank_context() == S_CTX_ALLOCATOR))
 		slurm_spank_log("treematch: ignored, users may only tighten the site's policy: %s",
 		                st.cfg.refused);
+	return 0;
+}
+
+/* compute_config_err, the problem logged. */
+static int compute_config(int ac, char **av)
+{
+	tmatch_error_t err;
+	char buf[900];
+
+	if (compute_config_err(ac, av, &err) < 0) {
+		slurm_error("treematch: %s", errmsg(&err, buf, sizeof(buf)));
+		return -1;
+	}
 	return 0;
 }
 
@@ -365,9 +405,9 @@ static tmatch_profile_t *load_profile(char *msg, size_t len)
 	return tmatch_place_load_profile(&st.cfg, lib_log, NULL, msg, len);
 }
 
-/* The launcher's own command line (/proc/self/cmdline, at most 64 KiB),
-   its words after the program's name in *words (free both). */
-#define MAX_CMDLINE (64 * 1024)
+/* The launcher's own command line (/proc/self/cmdline, at most 256 KiB),
+   every word, the program's name first, in *words (free both). */
+#define MAX_CMDLINE (256 * 1024)
 
 static int launcher_words(char **text, char ***words)
 {
@@ -389,95 +429,138 @@ static int launcher_words(char **text, char ***words)
 	for (size_t i = 0, start = 0; i < len; i++) {
 		if ((*text)[i] != '\0')
 			continue;
-		if (start > 0 || i > 0)
-			(*words)[n++] = *text + start;
+		(*words)[n++] = *text + start;
 		start = i + 1;
 	}
-	/* the first word is the program's name */
-	if (n > 0)
-		memmove(*words, *words + 1, (size_t)(n - 1) * sizeof(**words));
-	return n > 0 ? n - 1 : 0;
+	return n;
 }
 
 /* The job's working directory as srun (local: its options end where the
-   step's command, S_JOB_ARGV, begins), sbatch or salloc gives it. */
+   step's command, S_JOB_ARGV, begins, or where srun's getopt stopped),
+   sbatch or salloc gives it. */
 static void launcher_job_cwd(spank_t sp, char *out, size_t len)
 {
 	char cwd[PATH_MAX], *text = NULL, **words = NULL, **argv = NULL;
-	int n = launcher_words(&text, &words), argc = 0, nopts = -1;
+	int n = launcher_words(&text, &words) - 1, argc = 0, nopts = -1;
 	int local = spank_context() == S_CTX_LOCAL;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/");
+	if (n < 0)
+		n = 0;
 	if (local && TM_ITEM2(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc <= n)
 		nopts = n - argc;
-	if (tmatch_place_job_cwd(words, n, nopts, local ? getenv("SLURM_WORKING_DIR") : NULL, cwd,
-	                         out, len) < 0)
+	else if (local && optind > 1 && optind - 1 <= n)
+		nopts = optind - 1;
+	if (tmatch_place_job_cwd(n > 0 ? words + 1 : NULL, n, nopts,
+	                         local ? getenv("SLURM_WORKING_DIR") : NULL, cwd, out, len) < 0)
 		snprintf(out, len, "%s", cwd);
 	free(words);
 	free(text);
 }
 
-/* srun, salloc, sbatch: the profile, from the job's working directory,
-   read and checked (ntasks: the step's, or 0). -1 when the step must fail. */
-static int check_profile(int ntasks, const char *job_cwd)
+/* srun, salloc, sbatch: the profile, from the job's working directory
+   (NULL: already there), read and checked (ntasks: the step's, or 0). A
+   problem the user must fix stops the command; a site default that does
+   not fit is dropped. */
+static void check_profile(int ntasks, const char *job_cwd)
 {
 	tmatch_error_t err;
 	char msg[1000];
 
 	if (!st.cfg.enabled || !st.cfg.profile[0])
-		return 0;
+		return;
 	tmatch_error_clear(&err);
 	if (!st.prof) { /* not read yet */
 		if (job_cwd && tmatch_place_profile_in_job_dir(&st.cfg, job_cwd) < 0) {
 			slurm_error("treematch: profile %s: the path is too long in %s",
 			            st.cfg.profile, job_cwd);
-			return -1;
+			exit(1); /* as stop_local */
 		}
 		if (!(st.prof = load_profile(msg, sizeof(msg)))) {
-			if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
-				slurm_error("treematch: %s", msg);
-				return -1;
-			}
+			if (tmatch_place_must_fail(&st.cfg, st.user_profile))
+				stop_local(msg);
 			slurm_spank_log("treematch: %s; site default not applied", msg);
 			st.cfg.enabled = 0;
-			return 0;
+			return;
 		}
-		if (tmatch_place_check_profile(&st.cfg, st.prof, 0, &err) < 0) {
-			slurm_error("treematch: %s", errmsg(&err, msg, sizeof(msg)));
-			return -1;
-		}
+		if (tmatch_place_check_profile(&st.cfg, st.prof, 0, &err) < 0)
+			stop_local(errmsg(&err, msg, sizeof(msg)));
 	}
 	if (ntasks > 0 && tmatch_place_check_profile(&st.cfg, st.prof, ntasks, &err) < 0) {
-		if (tmatch_place_must_fail(&st.cfg, st.user_profile)) {
-			slurm_error("treematch: %s", errmsg(&err, msg, sizeof(msg)));
-			return -1;
-		}
+		if (tmatch_place_must_fail(&st.cfg, st.user_profile))
+			stop_local(errmsg(&err, msg, sizeof(msg)));
 		slurm_spank_log("treematch: site default profile not applied: %s",
 		                errmsg(&err, msg, sizeof(msg)));
+		st.cfg.enabled = 0;
 	}
-	return 0;
+}
+
+/* The user's value in srun, sbatch, salloc (from the option callback):
+   the site's policy, then the user's profile read and checked when its
+   path is absolute (a relative one waits for --chdir: init_post_opt); a
+   problem stops the command. */
+static void check_user_value(void)
+{
+	char msg[1000], line[1200];
+	tmatch_error_t err;
+
+	st.cfg_ok = 0;
+	tmatch_profile_destroy(st.prof);
+	st.prof = NULL;
+	if (compute_config_err(st.ac, st.av, &err) < 0) {
+		snprintf(line, sizeof(line),
+		         "%s (the site's configuration of treematch: --treematch cannot be used "
+		         "until the administrator fixes it)",
+		         errmsg(&err, msg, sizeof(msg)));
+		stop_local(line);
+	}
+	if (!st.cfg.enabled || st.cfg.profile[0] != '/' || !st.user_profile)
+		return; /* off, learn, relative, or the site's default: init_post_opt */
+	check_profile(0, NULL);
+}
+
+/* srun's own words and where getopt stopped in them: the task count given
+   there, 0 when it does not say for sure. */
+static int srun_ntasks(void)
+{
+	char *text = NULL, **words = NULL;
+	int n = launcher_words(&text, &words), ntasks = 0;
+
+	if (n > 0)
+		ntasks = tmatch_place_srun_ntasks(n, words, optind);
+	free(words);
+	free(text);
+	return ntasks;
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
-	char job_cwd[PATH_MAX];
+	char job_cwd[PATH_MAX], msg[1000];
+	tmatch_error_t err;
 	double t0 = wall_seconds();
+	int ntasks;
 
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) {
-		if (compute_config(ac, av) < 0)
-			return -1;
-		/* srun: a relative profile is read in local_user_init, where the
-		   step's command line says where srun's own options (--chdir)
-		   end; an absolute one now, before anything is allocated */
-		if (ctx == S_CTX_ALLOCATOR) {
-			launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
-			if (check_profile(0, job_cwd) < 0)
-				return -1;
-		} else if (st.cfg.profile[0] == '/' && check_profile(0, NULL) < 0) {
-			return -1;
+		if (compute_config_err(ac, av, &err) < 0) {
+			/* the site's typo: said on every srun, but only the jobs that
+			   asked for treematch stop (the option callback stopped them) */
+			slurm_spank_log("treematch: %s: treematch is off until the administrator "
+			                "fixes it",
+			                errmsg(&err, msg, sizeof(msg)));
+			return HOOK(init_post_opt, sp, ac, av);
 		}
+		/* the profile from the job's working directory (--chdir), before
+		   anything is allocated */
+		if (st.cfg.enabled && st.cfg.profile[0] && !st.prof) {
+			launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
+			check_profile(0, job_cwd);
+		}
+		/* srun: the rank count too, when its command line gives the task
+		   count (SPANK says it only once the step exists) */
+		if (ctx == S_CTX_LOCAL && st.cfg.enabled && st.prof && (ntasks = srun_ntasks()) > 0)
+			check_profile(ntasks, NULL);
 		st.local_seconds = wall_seconds() - t0;
 	}
 	return HOOK(init_post_opt, sp, ac, av);
@@ -495,8 +578,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	if (st.cfg.enabled && st.cfg.profile[0]) {
 		if (TM_ITEM(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS)
 			ntasks = 0;
-		if (check_profile((int)ntasks, job_cwd) < 0)
-			return -1;
+		check_profile((int)ntasks, job_cwd);
 		st.local_seconds += wall_seconds() - t0;
 		if (st.cfg.verbose >= 2 && st.prof)
 			slurm_spank_log("treematch: srun: profile %s checked in %.2f ms",
@@ -771,7 +853,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		/* The admin's policy, read at init as root (said there when it
 		   failed); the user's value goes to the helper. */
 		if (!st.cfg_ok)
-			node_fail("configuration error: Slurm's binding kept");
+			node_fail("the site's configuration of treematch has an error (said at "
+			          "init): Slurm's binding kept");
 		else if (st.user_value || st.user_value_bad ||
 		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
 			plan_node(sp);

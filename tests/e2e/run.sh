@@ -295,6 +295,81 @@ t_errors() {
 	fi
 }
 
+# The id slurmctld gives the next job (a held job's, cancelled at once).
+next_job_id() {
+	_j=$(timeout "$T" sbatch --parsable --hold -n1 -o /dev/null --wrap true 2>/dev/null)
+	[ -n "$_j" ] && timeout 10 scancel "$_j" >/dev/null 2>&1
+	echo "${_j:-0}"
+}
+
+# The package's line loads the plugin "optional", and Slurm ignores an
+# optional plugin's failing init_post_opt and local_user_init: a bad profile
+# or a wrong rank count must stop srun all the same, before it asks for an
+# allocation (no job id is used), and a step whose count only the step
+# knows must not start.
+t_stops_before_allocation() {
+	echo "optional $SO failure=fallback max_map_time=10" >"$PLUGSTACK"
+	for c in "bad YAML|-n2 --treematch=$WORK/bad.yml|bad.yml:[0-9]*:[0-9]*:" \
+		"a missing profile|-n2 --treematch=$WORK/nonexistent.yml|cannot read profile .*nonexistent.yml" \
+		"an unknown mapper|-n2 --treematch=$P2,mapper=nosuch|nosuch" \
+		"a wrong rank count (-n 2)|-n 2 --treematch=$P8|p8.yml: the profile has 8 ranks but the job step has 2 tasks" \
+		"a wrong rank count (--ntasks=2)|--ntasks=2 -l --treematch=$P8|p8.yml: the profile has 8 ranks but the job step has 2 tasks"; do
+		what=${c%%|*}
+		rest=${c#*|}
+		args=${rest%%|*}
+		msg=${rest#*|}
+		before=$(next_job_id)
+		# shellcheck disable=SC2086
+		run "$WORK/o.out" "$WORK/o.err" $args "$W"
+		rc=$?
+		after=$(next_job_id)
+		name="optional plugin: $what stops srun before it asks for an allocation"
+		if [ $rc -eq 1 ] && grep -q "srun: error: treematch: .*$msg" "$WORK/o.err" &&
+			! grep -q '^rank=' "$WORK/o.out" && [ "$before" -gt 0 ] && [ "$after" -eq $((before + 1)) ]; then
+			pass "$name"
+		else
+			fail "$name" "rc=$rc, job ids $before then $after" "$(cat "$WORK/o.err")"
+		fi
+	done
+	# Inside an allocation srun takes the count from it: known once the
+	# step exists, and the step does not start.
+	(cd "$WORK" && timeout "$T" salloc -n2 srun --treematch="$P8" "$W" >"$WORK/o.out" 2>"$WORK/o.err" </dev/null)
+	rc=$?
+	n=0
+	while left=$(timeout 10 squeue -h -s 2>/dev/null | grep -v extern) && [ -n "$left" ] && [ $n -lt 50 ]; do
+		n=$((n + 1))
+		sleep 0.2
+	done
+	if [ $rc -ne 0 ] && grep -q "srun: error: treematch: .*p8.yml: the profile has 8 ranks but the job step has 2 tasks" "$WORK/o.err" &&
+		! grep -q '^rank=' "$WORK/o.out" && [ -z "$left" ]; then
+		pass "optional plugin: a count the step gives (salloc -n2 srun) stops srun before a task starts"
+	else
+		fail "optional plugin: a count the step gives (salloc -n2 srun) stops srun before a task starts" \
+			"rc=$rc, steps left: $left" "$(cat "$WORK/o.err")" "$(cat "$WORK/o.out")"
+	fi
+	# The site's typo: named with its file, line and column; those who
+	# asked for treematch are stopped, the others run and are told.
+	echo "optional $SO max_map_time=10 failure=fallbak" >"$PLUGSTACK"
+	col=$(($(printf 'optional %s max_map_time=10 ' "$SO" | wc -c) + 1))
+	run "$WORK/o.out" "$WORK/o.err" -n1 "$W"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q '^rank=' "$WORK/o.out" &&
+		grep -q "treematch: $PLUGSTACK:1:$col: 'failure' must be .*treematch is off" "$WORK/o.err"; then
+		pass "a typo in the plugstack line is named with file:line:col, and srun without --treematch runs"
+	else
+		fail "a typo in the plugstack line is named with file:line:col, and srun without --treematch runs" \
+			"rc=$rc" "$(cat "$WORK/o.err")"
+	fi
+	run "$WORK/o.out" "$WORK/o.err" -n1 --treematch="$P1" "$W"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "srun: error: treematch: $PLUGSTACK:1:$col: 'failure' must be" "$WORK/o.err"; then
+		pass "a typo in the plugstack line stops srun --treematch, naming file:line:col"
+	else
+		fail "a typo in the plugstack line stops srun --treematch, naming file:line:col" "rc=$rc" "$(cat "$WORK/o.err")"
+	fi
+	plugstack
+}
+
 t_sbatch() {
 	cat >"$WORK/job.sh" <<EOF
 #!/bin/sh
@@ -363,14 +438,6 @@ t_admin_default() {
 	check "mpi_pin=on (admin default) exports the MPI no-rebind variables" grep -q '^pin=none,none,0,0$' "$WORK/a.out"
 	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1,mpi_pin=off" sh -c 'echo "pin=$I_MPI_PIN"'
 	check "mpi_pin=off from the user overrides the admin default" grep -q '^pin=$' "$WORK/a.out"
-	plugstack "failure=bogus"
-	run "$WORK/a.out" "$WORK/a.err" -n1 --treematch="$P1" "$W"
-	rc=$?
-	if [ $rc -ne 0 ] && grep -q 'treematch: plugstack.conf.*failure' "$WORK/a.err"; then
-		pass "a bad plugstack.conf argument is reported by srun"
-	else
-		fail "a bad plugstack.conf argument is reported by srun" "rc=$rc" "$(cat "$WORK/a.err")"
-	fi
 	plugstack
 }
 
@@ -797,6 +864,7 @@ if want affinity; then
 		t_verbose
 		t_dry_run
 		t_errors
+		t_stops_before_allocation
 		t_sbatch
 		t_admin_default
 		t_privileges

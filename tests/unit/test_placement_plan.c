@@ -352,6 +352,10 @@ Test(placement_plan, check_profile_rank_count)
 	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 0, &err), 0, "unknown count not checked");
 	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 6, &err), -1);
 	cr_expect(strstr(err.msg, "4") && strstr(err.msg, "6"), "both numbers: %s", err.msg);
+	/* the message names the profile it is about */
+	snprintf(cfg.profile, sizeof(cfg.profile), "app.yml");
+	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 6, &err), -1);
+	cr_expect_str_eq(err.file, "app.yml");
 	snprintf(cfg.mapper, sizeof(cfg.mapper), "nosuch");
 	cr_expect_eq(tmatch_place_check_profile(&cfg, p, 4, &err), -1);
 	cr_expect(strstr(err.msg, "nosuch") != NULL, "%s", err.msg);
@@ -359,6 +363,53 @@ Test(placement_plan, check_profile_rank_count)
 	cr_expect_eq(tmatch_place_check_profile(NULL, p, 4, &err), -1);
 	cr_expect_eq(errno, EINVAL);
 	tmatch_profile_destroy(p);
+}
+
+/* srun's task count from its command line, before it asks for anything. */
+Test(placement_plan, srun_task_count_from_its_command_line)
+{
+	static const struct {
+		const char *line; /* words separated by ' ' */
+		int nopt;         /* getopt's optind; 0 = unknown */
+		int want;
+	} cases[] = {
+	    {"srun -n 8 ./app", 0, 8},
+	    {"srun -n8 --treematch=a.yml ./app -n 4", 0, 8},
+	    {"srun --ntasks=16 ./app", 0, 16},
+	    {"srun --ntasks 16 -l ./app", 0, 16},
+	    {"srun -ln 6 ./app", 0, 6},
+	    {"srun -ln6 ./app", 0, 6},
+	    {"srun -n 4 -n 6 ./app", 0, 6},                /* the last one, as srun */
+	    {"srun -p debug -N 2 -n 8 ./app", 0, 8},       /* values skipped */
+	    {"srun -J -n8 ./app", 0, 0},                   /* -J's value is "-n8" */
+	    {"srun -Jn8 ./app", 0, 0},                     /* the job name n8 */
+	    {"srun -I5 -n 3 ./app", 0, 3},                 /* an attached optional value */
+	    {"srun -N 2 --ntasks-per-node=4 ./app", 0, 0}, /* implied: not guessed */
+	    {"srun ./app -n 4", 0, 0},                     /* the application's option */
+	    {"srun -- -n 4", 0, 0},
+	    {"srun -n 2 : -n 4 ./b", 0, 0}, /* heterogeneous */
+	    {"srun --het-group=0 -n 2 ./a", 0, 0},
+	    {"srun -n zero ./app", 0, 0},
+	    {"srun -n 0 ./app", 0, 0},
+	    {"srun -n", 0, 0},
+	    {"srun -y -n 2 ./app", 0, 0},         /* not srun's: do not guess */
+	    {"srun --mpi pmix -n 4 ./app", 0, 0}, /* "pmix" may be the command */
+	    {"srun --mpi pmix -n 4 ./app", 5, 4}, /* getopt said where they end */
+	    {"srun --mpi pmix -n 4 ./app -n 2", 5, 4},
+	    {"srun -n 4 ./app -n 2", 3, 4},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char buf[128], *argv[16];
+		int argc = 0;
+
+		snprintf(buf, sizeof(buf), "%s", cases[c].line);
+		for (char *w = strtok(buf, " "); w && argc < 16; w = strtok(NULL, " "))
+			argv[argc++] = w;
+		cr_expect_eq(tmatch_place_srun_ntasks(argc, argv, cases[c].nopt), cases[c].want,
+		             "%s (optind %d)", cases[c].line, cases[c].nopt);
+	}
+	cr_expect_eq(tmatch_place_srun_ntasks(0, NULL, 0), 0);
 }
 
 Test(placement_plan, maps_pairs_together_and_beats_packed)

@@ -330,9 +330,29 @@ static int call(const char *name, int ac, char **av)
 /* The profile and topology files a test uses, removed at the end. */
 static char profile_path[TM_TMP_MAX], xml_path[TM_TMP_MAX];
 
+static char conf_dir[64];
+
+/* Tests that end with the plugin's exit() leave their files to this. */
+static void remove_files_at_exit(void)
+{
+	char cmd[128];
+
+	if (profile_path[0])
+		unlink(profile_path);
+	if (conf_dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", conf_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", conf_dir);
+	}
+}
+
 static void write_file(char *path, const char *text)
 {
 	int fd = mkstemp(path);
+	static int registered;
+
+	if (!registered++)
+		atexit(remove_files_at_exit);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -436,21 +456,45 @@ Test(spank_glue, option_registered_in_every_context)
 	}
 }
 
-Test(spank_glue, option_callback_checks_syntax_locally)
+Test(spank_glue, option_callback_accepts_a_good_value)
+{
+	struct spank_option *o;
+	char value[96];
+
+	write_profile(2);
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	o = treematch_option();
+	snprintf(value, sizeof(value), "%s,verbose=1", profile_path);
+	cr_expect_eq(o->cb(o->val, value, 0), 0, "%s", mock.log);
+	cr_expect_eq(o->cb(o->val, "off", 0), 0, "%s", mock.log);
+	cr_expect_eq(o->cb(o->val, "learn", 0), 0, "%s", mock.log);
+	/* slurmstepd calls it twice; both fine, nothing read there. */
+	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
+	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
+}
+
+/* A mistake in the value stops srun, sbatch or salloc (status 1) in the
+   option callback, before anything is asked of Slurm. */
+static void stops(const char *value)
 {
 	struct spank_option *o;
 
 	load_plugin(S_CTX_LOCAL);
 	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
 	o = treematch_option();
-	cr_expect_eq(o->cb(o->val, "p.yml,bogus_key=1", 0), -1);
-	cr_expect(strstr(mock.log, "error: treematch: ") != NULL, "%s", mock.log);
-	cr_expect(strstr(mock.log, "bogus_key") != NULL, "%s", mock.log);
-	cr_expect_eq(o->cb(o->val, "", 0), -1);
-	cr_expect_eq(o->cb(o->val, "p.yml,verbose=1", 0), 0);
-	/* slurmstepd calls it twice; both fine. */
-	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
-	cr_expect_eq(o->cb(o->val, "p.yml", 1), 0);
+	o->cb(o->val, value, 0);
+	cr_assert_fail("%s did not stop srun", value);
+}
+
+Test(spank_glue, an_unknown_key_stops_srun, .exit_code = 1)
+{
+	stops("p.yml,bogus_key=1");
+}
+
+Test(spank_glue, an_empty_value_stops_srun, .exit_code = 1)
+{
+	stops("");
 }
 
 Test(spank_glue, help_prints_and_exits, .exit_code = 0, .init = cr_redirect_stderr)
@@ -464,21 +508,37 @@ Test(spank_glue, help_prints_and_exits, .exit_code = 0, .init = cr_redirect_stde
 	cr_assert_fail("help did not exit");
 }
 
-Test(spank_glue, srun_rejects_missing_profile)
+/*
+ * A bad profile fails the option callback: the one failure Slurm honours
+ * from an "optional" plugin (the package's line) before srun, sbatch or
+ * salloc asks for an allocation.
+ */
+Test(spank_glue, a_missing_profile_stops_srun, .exit_code = 1)
+{
+	stops("/nonexistent/prof.yml");
+}
+
+Test(spank_glue, a_missing_profile_stops_sbatch, .exit_code = 1)
 {
 	struct spank_option *o;
 
-	load_plugin(S_CTX_LOCAL);
+	load_plugin(S_CTX_ALLOCATOR);
 	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
 	o = treematch_option();
-	cr_assert_eq(o->cb(o->val, "/nonexistent/prof.yml", 0), 0);
-	cr_expect_eq(call("slurm_spank_init_post_opt", 0, NULL), -1);
-	cr_expect(strstr(mock.log, "error: treematch: cannot read profile /nonexistent/prof.yml") !=
-	              NULL,
-	          "%s", mock.log);
+	o->cb(o->val, "/nonexistent/prof.yml", 0);
+	cr_assert_fail("sbatch not stopped");
 }
 
-Test(spank_glue, srun_checks_rank_count)
+Test(spank_glue, a_malformed_profile_stops_srun, .exit_code = 1)
+{
+	snprintf(profile_path, sizeof(profile_path), "/tmp/test_spank_glue_XXXXXX");
+	write_file(profile_path, "format: comm-profile\nversion: 1\nranks: [2\n");
+	stops(profile_path);
+}
+
+/* srun with a 4-rank profile up to local_user_init, whose result it
+   returns: the step's task count is known to the plugin then. */
+static int srun_step_of(uint32_t ntasks)
 {
 	struct spank_option *o;
 
@@ -488,23 +548,106 @@ Test(spank_glue, srun_checks_rank_count)
 	o = treematch_option();
 	cr_assert_eq(o->cb(o->val, profile_path, 0), 0);
 	cr_assert_eq(call("slurm_spank_init_post_opt", 0, NULL), 0, "%s", mock.log);
-	mock.ntotal = 6;
-	cr_expect_eq(call("slurm_spank_local_user_init", 0, NULL), -1);
-	cr_expect(strstr(mock.log, "4 ranks") != NULL && strstr(mock.log, "6") != NULL, "%s",
-	          mock.log);
-	mock.ntotal = 4;
-	cr_expect_eq(call("slurm_spank_local_user_init", 0, NULL), 0);
+	mock.ntotal = ntasks;
+	return call("slurm_spank_local_user_init", 0, NULL);
+}
+
+/* A wrong count stops srun, which an optional plugin's -1 would not. */
+Test(spank_glue, srun_stops_on_a_wrong_rank_count, .exit_code = 1)
+{
+	srun_step_of(6);
+	cr_assert_fail("a wrong rank count did not stop srun");
+}
+
+Test(spank_glue, srun_accepts_the_right_rank_count)
+{
+	cr_expect_eq(srun_step_of(4), 0, "%s", mock.log);
 	cr_expect_eq(call("slurm_spank_exit", 0, NULL), 0);
 }
 
-Test(spank_glue, srun_rejects_bad_admin_arguments)
+/*
+ * A typo in the admin's arguments: named with the file, line and column of
+ * plugstack.conf (found from slurm.conf as Slurm finds it); a user who asked
+ * for treematch is stopped, the others are told once and run.
+ */
+static void write_site(const char *plugstack_text)
 {
-	char *argv[] = {"failure=sometimes"};
+	char path[128];
+	FILE *f;
 
+	snprintf(conf_dir, sizeof(conf_dir), "/tmp/test_spank_glue_conf_XXXXXX");
+	cr_assert_not_null(mkdtemp(conf_dir));
+	atexit(remove_files_at_exit);
+	snprintf(path, sizeof(path), "%s/slurm.conf", conf_dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "ClusterName=test\nplugstackconfig=%s/stack.conf # ours\n", conf_dir);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/stack.conf", conf_dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(plugstack_text, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/slurm.conf", conf_dir);
+	setenv("SLURM_CONF", path, 1);
+}
+
+static void remove_site(void)
+{
+	char cmd[128];
+
+	unsetenv("SLURM_CONF");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", conf_dir);
+	cr_expect_eq(system(cmd), 0);
+	conf_dir[0] = '\0';
+}
+
+static char *typo_argv[] = {"max_map_time=10", "failure=fallbak"};
+
+static void write_typo_site(void)
+{
+	write_site("# site\ninclude /nonexistent.d/*.conf\n"
+	           "optional /usr/lib/slurm/treematch.so  max_map_time=10 failure=fallbak\n");
+}
+
+/* The user who asked: stopped, told where the site's typo is. */
+Test(spank_glue, a_typo_of_the_site_stops_srun_treematch, .exit_code = 1,
+     .init = cr_redirect_stderr)
+{
+	struct spank_option *o;
+
+	write_typo_site();
+	write_profile(2);
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 2, typo_argv), 0);
+	o = treematch_option();
+	o->cb(o->val, profile_path, 0);
+	cr_assert_fail("not stopped");
+}
+
+/* The others: one line naming the file, line and column, and srun goes on. */
+Test(spank_glue, a_typo_of_the_site_is_named_and_other_sruns_run)
+{
+	write_typo_site();
+	load_plugin(S_CTX_LOCAL);
+	cr_assert_eq(call("slurm_spank_init", 2, typo_argv), 0);
+	cr_expect_eq(call("slurm_spank_init_post_opt", 2, typo_argv), 0);
+	cr_expect(strstr(mock.log, "stack.conf:3:55: 'failure' must be") != NULL, "%s", mock.log);
+	cr_expect(strstr(mock.log, "treematch is off") != NULL, "%s", mock.log);
+	remove_site();
+}
+
+Test(spank_glue, a_missing_admin_file_is_named_with_its_plugstack_line)
+{
+	char *argv[] = {"admin_file=/nonexistent/treematch.conf"};
+
+	write_site("required treematch.so admin_file=/nonexistent/treematch.conf\n");
 	load_plugin(S_CTX_LOCAL);
 	cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
-	cr_expect_eq(call("slurm_spank_init_post_opt", 1, argv), -1);
-	cr_expect(strstr(mock.log, "error: treematch: ") != NULL, "%s", mock.log);
+	cr_expect_eq(call("slurm_spank_init_post_opt", 1, argv), 0);
+	cr_expect(strstr(mock.log, "stack.conf:1:23: cannot open admin file /nonexistent") != NULL,
+	          "%s", mock.log);
+	remove_site();
 }
 
 /* slurmstepd on one node: user_init maps, task_init exports (and binds). */
