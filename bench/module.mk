@@ -86,16 +86,18 @@ MAN_PAGES         += cli/treematch-srun.1
 INSTALL_TARGETS   += install-treematch-srun
 UNINSTALL_TARGETS += uninstall-treematch-srun
 .PHONY: install-treematch-srun uninstall-treematch-srun
-# cli_filter.lua (plain srun --treematch gets the layout) is an admin example.
+# cli_filter.lua (plain srun --treematch gets the layout) is the admin's
+# to copy beside slurm.conf: a data file, not documentation (images that
+# leave out /usr/share/doc still have it).
 install-treematch-srun:
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/doc/slurm-treematch/examples
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/slurm-treematch
 	install -m 0755 cli/treematch-srun $(DESTDIR)$(BINDIR)/treematch-srun
-	install -m 0644 cli/cli_filter.lua \
-	    $(DESTDIR)$(DATADIR)/doc/slurm-treematch/examples/cli_filter.lua
+	install -m 0644 cli/cli_filter.lua $(DESTDIR)$(DATADIR)/slurm-treematch/cli_filter.lua
 
 uninstall-treematch-srun:
 	rm -f $(DESTDIR)$(BINDIR)/treematch-srun
-	rm -f $(DESTDIR)$(DATADIR)/doc/slurm-treematch/examples/cli_filter.lua
+	rm -f $(DESTDIR)$(DATADIR)/slurm-treematch/cli_filter.lua
+	-rmdir $(DESTDIR)$(DATADIR)/slurm-treematch 2>/dev/null
 
 # Issue 7 end to end: the 4-node, 2-switch cluster (needs root), in make check.
 CHECK_TARGETS += e2e-layout

@@ -20,6 +20,11 @@ int tmatch_cli_record(int argc, char **argv);   /* cmd_record.c: record */
 int tmatch_cli_plan(int argc, char **argv);     /* cmd_plan.c: plan show|node|check */
 int tmatch_cli_store(int argc, char **argv);    /* cmd_store.c: store list|show|find|put|... */
 int tmatch_cli_predict(int argc, char **argv);  /* cmd_predict.c: predict */
+int tmatch_cli_config(int argc, char **argv);   /* cmd_config.c: config check */
+
+/* After a usage error: one line saying where the options are listed
+   ("treematch: 'treematch map --help' lists the options"), not the list. */
+void tmatch_cli_usage_hint(const char *command);
 
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

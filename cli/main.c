@@ -26,6 +26,7 @@ static const struct subcommand subcommands[] = {
     {"store", tmatch_cli_store, "the store of learned profiles: list, show, find, put, forget, gc"},
     {"draw", tmatch_cli_draw, "draw a profile and a placement as SVG"},
     {"record", tmatch_cli_record, "record a profile from an unmodified MPI run"},
+    {"config", tmatch_cli_config, "check a site's configuration of the plugin before deploying it"},
     {NULL, NULL, NULL},
 };
 
@@ -65,6 +66,11 @@ int tmatch_cli_seed(const char *s, uint64_t *seed)
 		return 0;
 	tmatch_cli_error("--seed '%s': expected a non-negative integer", s ? s : "");
 	return -1;
+}
+
+void tmatch_cli_usage_hint(const char *command)
+{
+	tmatch_cli_error("'treematch %s --help' lists the options", command);
 }
 
 int tmatch_cli_report(const tmatch_error_t *err)

@@ -13,3 +13,22 @@ $(B)/cli/cmd_predict.o: ALL_CPPFLAGS += $(SIMGRID_FLAGS)
 # its test expects what this build does: predictions, or the message
 $(B)/tests/unit/test_placement_predict: ALL_CPPFLAGS += $(SIMGRID_FLAGS)
 endif
+
+# `treematch config check` on sites' configurations (runs the CLI `all` built).
+TEST_SRCS += tests/unit/test_cli_config.c
+TEST_SRCS += tests/unit/test_cli_completion.c
+
+# Bash completion (cli/treematch.bash), read by bash-completion on demand
+# under the command's name: treematch-srun's is the same file.
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL_TARGETS   += install-completion
+UNINSTALL_TARGETS += uninstall-completion
+.PHONY: install-completion uninstall-completion
+install-completion:
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0644 cli/treematch.bash $(DESTDIR)$(COMPLETIONDIR)/treematch
+	ln -sf treematch $(DESTDIR)$(COMPLETIONDIR)/treematch-srun
+
+uninstall-completion:
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/treematch $(DESTDIR)$(COMPLETIONDIR)/treematch-srun
+	-rmdir $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(DATADIR)/bash-completion 2>/dev/null

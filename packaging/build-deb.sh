@@ -60,6 +60,9 @@ else
 fi
 rm -rf "$tree/debian"
 cp -r "$src/packaging/debian" "$tree/debian"
+# The maintainer is whoever builds (packaging/packager.sh says who).
+packager=$(sh "$src/packaging/packager.sh") || exit 1
+sed -i "s|@PACKAGER@|$packager|" "$tree/debian/control" "$tree/debian/changelog"
 
 echo "build-deb: building in $tree"
 (cd "$tree" && dpkg-buildpackage -us -uc -b)

@@ -61,9 +61,12 @@ echo "build-rpm: rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} packaging/treematch.sp
 # The Slurm release of the headers this build uses: the package requires it.
 slurm_this=$(sh "$src/packaging/slurm-version.sh") || exit 1
 slurm_next=$(sh "$src/packaging/slurm-version.sh" --next)
+# The packager is whoever builds (packaging/packager.sh says who).
+packager=$(sh "$src/packaging/packager.sh") || exit 1
+sed "s|@PACKAGER@|$packager|" "$src/packaging/treematch.spec" >"$work/treematch.spec"
 rpmbuild -bb $nodeps ${RPMBUILD_FLAGS:-} --define "_topdir $work" \
 	--define "slurm_this $slurm_this" --define "slurm_next $slurm_next" \
-	"$src/packaging/treematch.spec"
+	--define "packager $packager" "$work/treematch.spec"
 
 found=0
 for f in "$work"/RPMS/*/*.rpm; do

@@ -30,7 +30,8 @@ ok() {
 VARS="BUILDDIR=$B PREFIX=/opt/tm LIBDIR=/opt/tm/lib64 SLURM_PLUGINDIR=/opt/slurm/plugins
 BINDIR=/opt/tm/bin INCLUDEDIR=/opt/tm/include MANDIR=/opt/tm/share/man DATADIR=/opt/tm/share
 SYSCONFDIR=/opt/tm/etc PKGCONFIGDIR=/opt/tm/lib64/pkgconfig LIBEXECDIR=/opt/tm/libexec
-EXAMPLESDIR=/opt/tm/share/doc/slurm-treematch/examples RECORD_LIBDIR=/opt/tm/lib64/treematch"
+SLURM_SYSCONFDIR=/opt/tm/etc/slurm COMPLETIONDIR=/opt/tm/share/bash-completion/completions
+RECORD_LIBDIR=/opt/tm/lib64/treematch"
 # shellcheck disable=SC2086
 make -C "$SRC" --no-print-directory $VARS install DESTDIR="$D/root" >"$D/install.log" 2>&1
 ok $? "make install DESTDIR PREFIX LIBDIR SLURM_PLUGINDIR"
@@ -40,7 +41,10 @@ for f in /opt/tm/bin/treematch /opt/tm/lib64/libtreematch.so.0 /opt/tm/lib64/lib
 	/opt/tm/lib64/pkgconfig/treematch.pc /opt/slurm/plugins/treematch.so \
 	/opt/tm/share/man/man1/treematch.1 /opt/tm/share/man/man5/treematch-profile.5 \
 	/opt/tm/share/man/man8/treematch.8 /opt/tm/libexec/treematch/treematch-helper \
-	/opt/tm/share/doc/slurm-treematch/examples/treematch.conf; do
+	/opt/tm/etc/slurm/treematch/plugstack.conf \
+	/opt/tm/share/slurm-treematch/cli_filter.lua /opt/tm/bin/treematch-srun \
+	/opt/tm/share/bash-completion/completions/treematch \
+	/opt/tm/share/bash-completion/completions/treematch-srun; do
 	[ -e "$R$f" ]
 	ok $? "installed $f"
 done
@@ -61,9 +65,22 @@ PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/opt/tm/lib64/pkgconfig:/usr/lib/x
 	pkg-config --cflags --libs treematch >"$D/pc" 2>&1 &&
 	grep -q -- "-L$R/opt/tm/lib64 -ltreematch" "$D/pc"
 ok $? "pkg-config reads treematch.pc"
-grep -q '^optional /opt/slurm/plugins/treematch.so ' \
-	"$R/opt/tm/share/doc/slurm-treematch/examples/treematch.conf"
-ok $? "the plugstack.conf example points at SLURM_PLUGINDIR"
+grep -q '^optional /opt/slurm/plugins/treematch.so ' "$R/opt/tm/etc/slurm/treematch/plugstack.conf" &&
+	grep -q 'ln -s /opt/tm/etc/slurm/treematch/plugstack.conf' "$R/opt/tm/etc/slurm/treematch/plugstack.conf"
+ok $? "the plugstack line points at SLURM_PLUGINDIR and says how to enable it"
+# The admin's one command, then the check the admin runs: the installed
+# line is one the plugin reads without a problem.
+mkdir -p "$D/etc/plugstack.conf.d"
+printf 'ClusterName=x\n' >"$D/etc/slurm.conf"
+printf 'include %s/etc/plugstack.conf.d/*.conf\n' "$D" >"$D/etc/plugstack.conf"
+sed "s|/opt/slurm/plugins/treematch.so|$B/spank/treematch.so|" \
+	"$R/opt/tm/etc/slurm/treematch/plugstack.conf" >"$D/treematch-line.conf"
+ln -s "$D/treematch-line.conf" "$D/etc/plugstack.conf.d/treematch.conf"
+SLURM_CONF=$D/etc/slurm.conf "$R/opt/tm/bin/treematch" config check >"$D/check.out" 2>&1 &&
+	grep -q 'plugstack.conf.d/treematch.conf:[0-9]*: optional ' "$D/check.out"
+rc=$?
+[ $rc = 0 ] || sed 's/^/    /' "$D/check.out"
+ok $rc "the enabled line passes treematch config check"
 
 # The soname, and only the public API exported: internals (tmatch__*) and
 # static helpers stay hidden in the library, the plugin shows Slurm only

@@ -6,21 +6,24 @@
 #
 #   1. packaging/build-deb.sh (dpkg-buildpackage -us -uc -b; runs the unit
 #      tests) into OUTDIR, unless --no-build and OUTDIR already has .debs;
+#      lintian on them: no error, no warning (this release's lintian);
 #   2. apt-get install ./OUTDIR/*.deb (dependencies from the archive);
 #   3. checks of what was installed: files in place, the soname and only
 #      tmatch_* symbols exported by the library, only Slurm's entry points
 #      exported by the plugin, pkg-config, a program built against
 #      libtreematch-dev, the CLI and its man pages;
-#   4. the admin's one step: copy the shipped plugstack.conf snippet into
-#      /etc/slurm/plugstack.conf.d/, start a throwaway Slurm
-#      (tests/e2e/cluster.sh) whose plugstack.conf is Debian's own
-#      /etc/slurm/plugstack.conf, and check srun --treematch= binds tasks;
+#   4. the admin's one step: treematch config check on the installed
+#      plugstack line, link it into /etc/slurm/plugstack.conf.d/, check the
+#      whole stack, start a throwaway Slurm (tests/e2e/cluster.sh) whose
+#      plugstack.conf is Debian's own /etc/slurm/plugstack.conf, and check
+#      srun --treematch= binds tasks and, with that "optional" line, a bad
+#      profile stops srun before it asks for an allocation;
 #   5. the end-to-end suite tests/e2e/run.sh with its plugin and CLI paths
 #      pointing at the installed files (a scratch BUILDDIR of symlinks).
 #
 #   sh packaging/ci-deb-e2e.sh [--no-build] [--purge] [OUTDIR]
 #
-# --purge removes the packages and the snippet at the end (for machines that
+# --purge removes the packages and the link at the end (for machines that
 # are not throwaway CI runners). Needs root. The last line is
 # "N passed, N failed"; the exit status is 1 if anything failed.
 set -u
@@ -50,7 +53,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/treematch-ci-deb.XXXXXX")
 chmod 0755 "$WORK"
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 PLUGIN=/usr/lib/$MULTIARCH/slurm-wlm/treematch.so
-SNIPPET_SRC=/usr/share/doc/slurm-treematch/examples/treematch.conf
+SNIPPET_SRC=/etc/slurm/treematch/plugstack.conf
 SNIPPET=/etc/slurm/plugstack.conf.d/treematch.conf
 VERSION=$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")
 CLUSTER_DIR=$WORK/cluster
@@ -123,6 +126,17 @@ for p in libtreematch0 libtreematch-dev slurm-treematch treematch; do
 		fail "package $p built"
 	fi
 done
+# Debian's checks of the packages, as this release's lintian makes them:
+# errors and warnings fail (information and pedantic tags are listed).
+if ! command -v lintian >/dev/null 2>&1; then
+	fail "lintian is installed (tests/install-deps.sh)"
+elif lintian --fail-on error,warning --display-info "$OUT"/*.deb >"$WORK/lintian.log" 2>&1; then
+	pass "lintian $(lintian --version | sed 's/^Lintian v//'): no error, no warning" \
+		"($(grep -c '^I:' "$WORK/lintian.log") information tags)"
+else
+	fail "lintian: no error, no warning"
+	grep -E '^[EW]:' "$WORK/lintian.log" | sed 's/^/    /'
+fi
 
 # 2. Install as an admin would ------------------------------------------------
 export DEBIAN_FRONTEND=noninteractive
@@ -143,7 +157,8 @@ SLURM_DEP=$(sh "$SRC/packaging/slurm-version.sh" --deb)
 check "slurm-treematch depends on its Slurm release ($SLURM_DEP)" sh -c \
 	"dpkg-deb -f '$OUT'/slurm-treematch_*.deb Depends | grep -qF '$SLURM_DEP'"
 check "plugin in Slurm's plugin directory ($PLUGIN)" test -f "$PLUGIN"
-check "plugstack.conf example shipped" grep -q "^optional $PLUGIN" "$SNIPPET_SRC"
+check "plugstack line installed, disabled ($SNIPPET_SRC)" grep -q "^optional $PLUGIN" "$SNIPPET_SRC"
+check "bash completion installed" test -f /usr/share/bash-completion/completions/treematch
 check "libtreematch.so.0 is the soname" sh -c \
 	"readelf -d /usr/lib/$MULTIARCH/libtreematch.so.0 | grep -q 'SONAME.*\[libtreematch.so.0\]'"
 check "library exports only tmatch_* (internals hidden)" sh -c \
@@ -193,11 +208,15 @@ if [ ! -f /etc/slurm/plugstack.conf ]; then
 elif [ -e "$SNIPPET" ] && ! cmp -s "$SNIPPET_SRC" "$SNIPPET"; then
 	fail "$SNIPPET already exists with other content: not overwriting it"
 else
+	check "treematch config check passes the installed line" treematch config check "$SNIPPET_SRC"
 	[ -e "$SNIPPET" ] || SNIPPET_ADDED=1
 	mkdir -p /etc/slurm/plugstack.conf.d
-	cp "$SNIPPET_SRC" "$SNIPPET"
+	[ -e "$SNIPPET" ] || ln -s ../treematch/plugstack.conf "$SNIPPET"
 	check "plugstack.conf includes plugstack.conf.d" \
 		grep -q '^include /etc/slurm/plugstack.conf.d/\*.conf' /etc/slurm/plugstack.conf
+	check "treematch config check finds the enabled line through Debian's plugstack.conf" \
+		sh -c "SLURM_CONF=/etc/slurm/slurm.conf treematch config check /etc/slurm/plugstack.conf |
+		       grep -q '^line: $SNIPPET:[0-9]*: optional $PLUGIN'"
 	if TMATCH_CLUSTER_DIR=$CLUSTER_DIR sh "$SRC/tests/e2e/cluster.sh" start --nodes 1 \
 		--plugstack /etc/slurm/plugstack.conf >"$WORK/cluster.log" 2>&1; then
 		pass "throwaway Slurm started with Debian's plugstack.conf"
@@ -212,10 +231,15 @@ else
 			    \$(grep Cpus_allowed_list: /proc/self/status)' >srun.out 2>&1;
 			cat srun.out;
 			[ \$(grep -c 'tm=[0-9]' srun.out) -eq 2 ] && grep -q '^treematch:' srun.out"
-		check "a bad profile stops srun before launch" sh -c "
+		# The package's line is "optional": a bad profile stops srun all the
+		# same, before it asks for an allocation (no job id is used).
+		check "a bad profile stops srun before it asks for an allocation" sh -c "
 			cd '$WORK' && printf 'format: nope\n' >bad.yml &&
+			a=\$(timeout 60 sbatch --parsable --hold -n1 -o /dev/null --wrap true) &&
 			! timeout 60 srun -n 2 --treematch=bad.yml true >bad.out 2>&1;
-			cat bad.out; grep -q 'treematch:.*bad.yml:[0-9]*:[0-9]*:' bad.out"
+			b=\$(timeout 60 sbatch --parsable --hold -n1 -o /dev/null --wrap true);
+			timeout 10 scancel \$a \$b; cat bad.out; echo \"job ids \$a \$b\";
+			grep -q 'treematch:.*bad.yml:[0-9]*:[0-9]*:' bad.out && [ \$b -eq \$((a + 1)) ]"
 		TMATCH_CLUSTER_DIR=$CLUSTER_DIR sh "$SRC/tests/e2e/cluster.sh" stop >/dev/null 2>&1
 		unset SLURM_CONF
 	else

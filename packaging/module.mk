@@ -6,7 +6,9 @@
 #   make rpm [RPM_OUT=dir]     .rpm files (packaging/build-rpm.sh)
 
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-EXAMPLESDIR  ?= $(DATADIR)/doc/slurm-treematch/examples
+# Slurm's configuration directory: the plugin's plugstack line is installed
+# in its treematch/ (disabled until the admin links it into plugstack.conf.d)
+SLURM_SYSCONFDIR ?= $(SYSCONFDIR)/slurm
 DEB_OUT      ?= $(B)/deb
 RPM_OUT      ?= $(B)/rpm
 
@@ -36,12 +38,12 @@ $(PKG_PC): packaging/treematch.pc.in
 $(PKG_PLUGSTACK): packaging/treematch.conf.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@SLURM_PLUGINDIR@|$(SLURM_PLUGINDIR)|g' \
-	    -e 's|@EXAMPLESDIR@|$(EXAMPLESDIR)|g' $< >$@
+	    -e 's|@SLURM_SYSCONFDIR@|$(SLURM_SYSCONFDIR)|g' $< >$@
 
 install-packaging: $(PKG_PC) $(PKG_PLUGSTACK)
-	install -d $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(EXAMPLESDIR)
+	install -d $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(SLURM_SYSCONFDIR)/treematch
 	install -m 0644 $(PKG_PC) $(DESTDIR)$(PKGCONFIGDIR)/treematch.pc
-	install -m 0644 $(PKG_PLUGSTACK) $(DESTDIR)$(EXAMPLESDIR)/treematch.conf
+	install -m 0644 $(PKG_PLUGSTACK) $(DESTDIR)$(SLURM_SYSCONFDIR)/treematch/plugstack.conf
 	@set -e; for p in $(sort $(MAN_PAGES)); do \
 	    s=$${p##*.}; \
 	    echo "install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/"; \
@@ -51,8 +53,8 @@ install-packaging: $(PKG_PC) $(PKG_PLUGSTACK)
 
 uninstall-packaging:
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/treematch.pc
-	rm -f $(DESTDIR)$(EXAMPLESDIR)/treematch.conf
-	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DATADIR)/doc/slurm-treematch 2>/dev/null
+	rm -f $(DESTDIR)$(SLURM_SYSCONFDIR)/treematch/plugstack.conf
+	-rmdir $(DESTDIR)$(SLURM_SYSCONFDIR)/treematch 2>/dev/null
 	@for p in $(sort $(MAN_PAGES)); do \
 	    f=$$(basename $$p); s=$${p##*.}; \
 	    echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \

@@ -151,6 +151,37 @@ char *tmatch_place_plugstack_find(const char *slurm_conf);
 int tmatch_place_plugstack_where(const char *slurm_conf, int argc, char *const *argv,
                                  tmatch_error_t *err);
 
+/* What tmatch_place_site_check found: the plugin's (first) line and the
+   site's policy it gives. */
+typedef struct tmatch_place_site {
+	char plugstack[TMATCH_CONFIG_PATH_MAX]; /* the plugin stack read */
+	int nlines;                             /* lines loading treematch.so */
+	char line_file[TMATCH_CONFIG_PATH_MAX]; /* the first one's file and line */
+	int line;
+	int required;
+	char plugin[TMATCH_CONFIG_PATH_MAX]; /* its plugin path */
+	char admin_file[TMATCH_CONFIG_PATH_MAX];
+	int admin_file_column;
+	tmatch_config_t cfg;                        /* the site's policy (arguments, admin file) */
+	char topology_conf[TMATCH_CONFIG_PATH_MAX]; /* "" when there is none */
+} tmatch_place_site_t;
+
+/*
+ * A site's configuration of the plugin, checked as the plugin reads it:
+ * the plugin stack `plugstack` (NULL: found from `slurm_conf` as Slurm
+ * finds it) and its includes, the line that loads treematch.so (there must
+ * be one), the plugin file, each argument, the admin file (items,
+ * world-readable, written only by its owner), the site's default profile,
+ * topology XML and store, and topology.conf (`topology_conf`, NULL: beside
+ * slurm.conf when there is one). Each problem goes to `report` with its
+ * file, line and column. Returns the number of problems (0: the plugin
+ * will read it all), or -1 when the plugin stack itself cannot be read
+ * (err). *out (may be NULL) says what was read.
+ */
+int tmatch_place_site_check(const char *plugstack, const char *slurm_conf,
+                            const char *topology_conf, tmatch_place_plugstack_problem_fn report,
+                            void *arg, tmatch_place_site_t *out, tmatch_error_t *err);
+
 /* 1 when the user's --treematch value names a profile itself (then the
    profile is the user's, not the admin's default), 0 otherwise. */
 int tmatch_place_user_profile(const char *user_value);

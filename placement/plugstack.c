@@ -36,10 +36,8 @@ struct reader {
 	int problems;
 };
 
-static void problem(struct reader *r, const char *file, int line, int column, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static void problem(struct reader *r, const char *file, int line, int column, const char *fmt, ...)
+void tmatch__place_report(tmatch_place_plugstack_problem_fn report, void *arg, int *count,
+                          const char *file, int line, int column, const char *fmt, ...)
 {
 	tmatch_error_t e;
 	va_list ap;
@@ -47,10 +45,12 @@ static void problem(struct reader *r, const char *file, int line, int column, co
 	va_start(ap, fmt);
 	tmatch_error_vset(&e, 0, file, line, column, fmt, ap);
 	va_end(ap);
-	r->problems++;
-	if (r->report)
-		r->report(r->arg, &e);
+	(*count)++;
+	if (report)
+		report(arg, &e);
 }
+
+#define problem(r, ...) tmatch__place_report((r)->report, (r)->arg, &(r)->problems, __VA_ARGS__)
 
 static const char *base_name(const char *path)
 {

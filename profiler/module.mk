@@ -45,8 +45,9 @@ $(RECORD_STAMP): record-libdir-force
 
 $(B)/profiler/libtreematch-record-%.so: $(RECORD_SRCS) profiler/record_private.h
 	@mkdir -p $(dir $@)
-	$(MPICC_$*) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(WARN) $(CFLAGS) \
-	    -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o $@.tmp $(RECORD_SRCS) -ldl -lpthread
+	$(MPICC_$*) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(CPPFLAGS) $(WARN) $(CFLAGS) \
+	    -fPIC -fvisibility=hidden -shared -Wl,-z,defs $(LDFLAGS) -o $@.tmp $(RECORD_SRCS) \
+	    -ldl -lpthread
 	mv -f $@.tmp $@
 
 # MPI test programs with exactly known patterns (tests/mpi/pattern*.expected).
