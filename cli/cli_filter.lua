@@ -9,19 +9,30 @@
 -- the step is requested, and may change them: when srun has --treematch and
 -- runs inside an allocation, this filter asks `treematch layout` for the
 -- node of every rank and sets srun's node list (one entry per rank, in rank
--- order) and --distribution=arbitrary, which Slurm 22.05 and later obey.
--- treematch.so then binds the ranks inside each node as usual.
+-- order) and --distribution=arbitrary, which Slurm 22.05 and later obey,
+-- and the step's compiled plan (TREEMATCH_PLAN in the step's environment):
+-- each node's plugin then reads only its own slice of it, as with
+-- treematch-srun(1). treematch.so binds the ranks inside each node.
 --
--- Install (admin): copy this file to the directory of slurm.conf as
--- cli_filter.lua (or call treematch_cli_filter(options) from your own
--- slurm_cli_pre_submit), and add to slurm.conf:
+-- Every --treematch value is read as the plugin reads it, by `treematch
+-- layout --treematch VALUE`: a profile (and its options), options alone
+-- (the site's default profile, for steps of its size), learn (the profile
+-- stored for the step's MPI program at this task count; nothing stored yet:
+-- the step is recorded, not laid out), off and help (nothing to do).
+--
+-- Install (admin): copy /usr/share/slurm-treematch/cli_filter.lua to the
+-- directory of slurm.conf as cli_filter.lua (or call
+-- treematch_cli_filter(options) from your own slurm_cli_pre_submit), and
+-- add to slurm.conf:
 --     CliFilterPlugins=cli_filter/lua
 --
 -- It never blocks a job: with no --treematch, outside an allocation (the
 -- nodes are not known yet), with the user's own --nodelist or
 -- --distribution, or when `treematch layout` fails, srun's options are left
 -- as they are (a message says why when something was expected to happen).
--- Users without this filter can run treematch-srun(1) instead.
+-- The plan goes beside the profile (or in the store, learning), named for
+-- this srun; the plugin removes it when srun ends. Users without this
+-- filter can run treematch-srun(1) instead.
 
 -- The treematch command; "treematch" means the one on PATH.
 local TREEMATCH = os.getenv("TREEMATCH") or "treematch"
@@ -48,14 +59,23 @@ local function treematch_option(options)
 	return v
 end
 
--- Profiles may carry options after a comma (profile.yml,verbose=1).
-local function profile_path(value)
-	return string.match(value, "^([^,]*)")
+-- A word of the shell command line, quoted.
+local function words(list)
+	local out = {}
+	for _, w in ipairs(list) do
+		table.insert(out, shell_quote(w))
+	end
+	return table.concat(out, " ")
 end
 
 function treematch_cli_filter(options)
 	local value = treematch_option(options)
 	if value == nil or value == "" then
+		return slurm.SUCCESS
+	end
+	-- off and help: nothing to place (help has exited already)
+	local first = string.match(value, "^([^,]*)")
+	if first == "off" or first == "help" then
 		return slurm.SUCCESS
 	end
 	if os.getenv("SLURM_JOB_NODELIST") == nil then
@@ -69,8 +89,12 @@ function treematch_cli_filter(options)
 			"the communication-aware node layout is not applied")
 		return slurm.SUCCESS
 	end
-	local cmd = shell_quote(TREEMATCH) .. " layout --profile " ..
-		shell_quote(profile_path(value))
+	-- `treematch layout` reads the value as the plugin does (the site's
+	-- default profile, learn mode's stored profile for the step's program)
+	-- and writes the step's plan under the name srun's plugin removes when
+	-- this srun ($PPID of the shell popen starts) ends.
+	local cmd = shell_quote(TREEMATCH) .. " layout --treematch " .. shell_quote(value) ..
+		' --srun-pid "$PPID"'
 	-- unset numeric options read as nil, 0 or negative (Slurm's NO_VAL)
 	local ntasks = tonumber(options["ntasks"] or "")
 	local per_node = tonumber(options["ntasks-per-node"] or "")
@@ -80,16 +104,23 @@ function treematch_cli_filter(options)
 	if per_node ~= nil and per_node > 0 then
 		cmd = cmd .. " --tasks-per-node " .. per_node
 	end
+	local argv = options["argv"]
+	if type(argv) == "table" and #argv > 0 then
+		cmd = cmd .. " -- " .. words(argv)
+	end
 	local pipe = io.popen(cmd .. " 2>&1; echo \"treematch-rc=$?\"")
 	if pipe == nil then
 		slurm.log_error("treematch: cannot run %s: node layout not applied", TREEMATCH)
 		return slurm.SUCCESS
 	end
-	local hosts, seen, nnodes, rc, messages = {}, {}, 0, nil, {}
+	local hosts, seen, nnodes, rc, messages, plan = {}, {}, 0, nil, {}, nil
 	for line in pipe:lines() do
 		local code = string.match(line, "^treematch%-rc=(%d+)$")
+		local p = string.match(line, "^treematch%-plan=(.+)$")
 		if code ~= nil then
 			rc = tonumber(code)
+		elseif p ~= nil then
+			plan = p
 		elseif string.match(line, "^treematch: ") then
 			table.insert(messages, line)
 		elseif line ~= "" then
@@ -101,6 +132,11 @@ function treematch_cli_filter(options)
 		end
 	end
 	pipe:close()
+	if rc == 0 and #hosts == 0 then
+		-- nothing to lay out (learning, a site default of another size)
+		slurm.log_verbose("%s", table.concat(messages, "; "))
+		return slurm.SUCCESS
+	end
 	if rc ~= 0 or #hosts == 0 then
 		slurm.log_error("treematch: node layout not applied (Slurm's layout is used): %s",
 			table.concat(messages, "; "))
@@ -110,8 +146,16 @@ function treematch_cli_filter(options)
 	options["distribution"] = "arbitrary"
 	options["ntasks"] = tostring(#hosts)
 	options["nodes"] = tostring(nnodes)
-	slurm.log_verbose("treematch: %d ranks laid out on %d nodes from %s", #hosts, nnodes,
-		profile_path(value))
+	if plan ~= nil then
+		-- each node reads its own slice of the step's plan
+		local export = options["export"]
+		if export == nil or export == "" then
+			export = "ALL"
+		end
+		options["export"] = export .. ",TREEMATCH_PLAN=" .. plan
+	end
+	slurm.log_verbose("treematch: %d ranks laid out on %d nodes%s", #hosts, nnodes,
+		plan and (", plan " .. plan) or "")
 	return slurm.SUCCESS
 end
 

@@ -26,6 +26,7 @@
  */
 #include "cli/cli.h"
 #include "placement/placement.h"
+#include "profiler/mpiabi.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -42,12 +43,12 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: treematch layout --profile FILE [--nodes HOSTLIST] [--topology-conf FILE]\n"
-	    "                        [--topology-name NAME] [--tasks-per-node SPEC]\n"
-	    "                        [--ntasks N] [--mapper NAME]\n"
+	    "usage: treematch layout --profile FILE | --treematch VALUE [--nodes HOSTLIST]\n"
+	    "                        [--topology-conf FILE] [--topology-name NAME]\n"
+	    "                        [--tasks-per-node SPEC] [--ntasks N] [--mapper NAME]\n"
 	    "                        [--node-topology SPEC] [--seed N] [--stats] [-o FILE]\n"
 	    "                        [--plan FILE [--job-id N] [--step-id N]]\n"
-	    "                        [--exec COMMAND [ARGS...]]\n"
+	    "                        [--srun-pid PID] [--exec COMMAND [ARGS...] | -- COMMAND]\n"
 	    "\n"
 	    "Compute which node each rank should run on so that heavy talkers share a node\n"
 	    "or a switch, and print it as a hostfile (one node name per rank, in rank order)\n"
@@ -93,6 +94,15 @@ static void usage(FILE *out)
 	    "  -x, --exec COMMAND ...    run COMMAND with SLURM_HOSTFILE and\n"
 	    "                            SLURM_DISTRIBUTION=arbitrary, SLURM_NTASKS and\n"
 	    "                            SLURM_NNODES set; must come last\n"
+	    "      --treematch VALUE     instead of --profile: the profile srun\n"
+	    "                            --treematch=VALUE places the step from, read as the\n"
+	    "                            plugin reads it over the site's policy (its default\n"
+	    "                            profile; learn: the stored profile of the step's\n"
+	    "                            program, given after --, at --ntasks); nothing to lay\n"
+	    "                            out (off, nothing learned yet): no output, status 0\n"
+	    "      --srun-pid PID        the cli_filter's srun: the plan goes beside the profile\n"
+	    "                            under the name that srun's plugin removes when srun\n"
+	    "                            ends, printed last as treematch-plan=PATH\n"
 	    "  -h, --help                this help\n",
 	    TMATCH_DEFAULT_MAPPER);
 }
@@ -254,6 +264,63 @@ out:
 	return rc;
 }
 
+/*
+ * --treematch VALUE: the profile the plugin would place a step of ntasks
+ * tasks running cmd from. 1 and its path; 0 when there is nothing to lay
+ * out (said on stderr; *site_default = 1 when the profile is the site's,
+ * which only applies to steps of its size); -1 when the value or the
+ * site's configuration is wrong (said).
+ */
+static int profile_of_value(const char *value, long ntasks, char **cmd, char *path, size_t len,
+                            int *site_default)
+{
+	tmatch_config_t site, cfg;
+	tmatch_error_t err;
+	char exe[PATH_MAX] = "", cwd[PATH_MAX];
+	int rc;
+
+	tmatch_error_clear(&err);
+	if (tmatch_place_classify_value(value, &err) != TMATCH_PLACE_VALUE_OPTIONS) {
+		if (err.msg[0])
+			return tmatch_cli_report(&err), -1;
+		tmatch_cli_error("not laid out: --treematch=help runs nothing");
+		return 0;
+	}
+	if (tmatch_place_site_policy(getenv("SLURM_CONF"), &site, &err) < 0 ||
+	    tmatch_place_config_user(&site, value, &cfg, &err) < 0)
+		return tmatch_cli_report(&err), -1;
+	*site_default = !tmatch_place_user_profile(value) && !cfg.learn;
+	if (!cfg.enabled) {
+		tmatch_cli_error(!strncmp(value, "off", 3) && (!value[3] || value[3] == ',')
+		                     ? "not laid out: the step is not placed (--treematch=off)"
+		                     : "not laid out: no profile (--treematch names none and the "
+		                       "site sets no default)");
+		return 0;
+	}
+	if (cfg.learn) {
+		if (ntasks < 1 || !cmd || !cmd[0]) {
+			tmatch_cli_error(
+			    "learn: give the step's --ntasks and its command after --");
+			return -1;
+		}
+		rc = tmatch_place_learn_find(&cfg, tmatch_mpiabi_program, cmd, getenv("PATH"),
+		                             getcwd(cwd, sizeof(cwd)) ? cwd : NULL, (int)ntasks,
+		                             NULL, NULL, path, len, exe, sizeof(exe), &err);
+		if (rc == 1)
+			return 1;
+		if (rc == 0)
+			tmatch_cli_error("not laid out: learning: nothing stored yet for %s at %ld "
+			                 "tasks (this run is recorded)",
+			                 exe, ntasks);
+		else
+			tmatch_cli_error("not laid out: learning: %s", err.msg);
+		return 0;
+	}
+	if (snprintf(path, len, "%s", cfg.profile) >= (int)len)
+		return tmatch_cli_error("--treematch: the profile's name is too long"), -1;
+	return 1;
+}
+
 static void print_stats(FILE *out, const char *label, const tmatch_place_traffic_t *t)
 {
 	double tot = t->total > 0 ? t->total : 1;
@@ -279,17 +346,21 @@ int tmatch_cli_layout(int argc, char **argv)
 	    {"job-id", required_argument, NULL, 'j'},
 	    {"step-id", required_argument, NULL, 'J'},
 	    {"exec", no_argument, NULL, 'x'},
+	    {"treematch", required_argument, NULL, 'V'},
+	    {"srun-pid", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL, *nodes = getenv("SLURM_JOB_NODELIST"), *conf_path = NULL;
 	const char *tpn = NULL, *mapper = NULL, *node_spec = NULL, *output = NULL, *plan = NULL;
-	const char *job_text = getenv("SLURM_JOB_ID"), *topo_name = NULL;
+	const char *job_text = getenv("SLURM_JOB_ID"), *topo_name = NULL, *value = NULL;
 	uint32_t step_id = TMATCH_PLAN_ANY_STEP;
-	long ntasks = -1;
+	long ntasks = -1, srun_pid = 0;
+	char value_profile[PATH_MAX], srun_plan[PATH_MAX + 64];
+	int site_default = 0;
 	uint64_t seed = 1, num, job_id = 0;
 	int stats = 0, exec_at = -1, c, rc = 1, nnodes = 0, n, bad;
-	char **names = NULL, *text = NULL;
+	char **names = NULL, *text = NULL, **step_cmd = NULL;
 	tmatch_place_network_t net;
 	int *cap = NULL;
 	tmatch_error_t err;
@@ -301,7 +372,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	tmatch_error_clear(&err);
 	memset(&net, 0, sizeof(net));
 	/* --exec ends the options: everything after it is the command */
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--exec") || !strcmp(argv[i], "-x")) {
 			exec_at = i;
 			break;
@@ -362,18 +433,45 @@ int tmatch_cli_layout(int argc, char **argv)
 			}
 			step_id = (uint32_t)num;
 			break;
+		case 'V':
+			value = optarg;
+			break;
+		case 'R':
+			if (tmatch_cli_number(optarg, INT_MAX, &num) < 0 || num < 1) {
+				tmatch_cli_error("--srun-pid '%s': expected a process id", optarg);
+				return 2;
+			}
+			srun_pid = (long)num;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			tmatch_cli_usage_hint("layout");
 			return 2;
 		}
 	}
+	/* "-- COMMAND": the step's command (learn mode) */
+	if (exec_at < 0 && optind < argc && !strcmp(argv[optind - 1], "--")) {
+		step_cmd = argv + optind;
+		optind = argc;
+	}
 	if (optind < (exec_at > 0 ? exec_at : argc)) {
 		tmatch_cli_error("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+		tmatch_cli_usage_hint("layout");
 		return 2;
+	}
+	if (value && profile) {
+		tmatch_cli_error("give --profile or --treematch, not both");
+		return 2;
+	}
+	if (value) {
+		int got = profile_of_value(value, ntasks, step_cmd, value_profile,
+		                           sizeof(value_profile), &site_default);
+
+		if (got <= 0)
+			return got < 0 ? 1 : 0;
+		profile = value_profile;
 	}
 	if (exec_at > 0 && exec_at + 1 >= argc) {
 		tmatch_cli_error("--exec needs a command, e.g. --exec srun ./app");
@@ -381,8 +479,22 @@ int tmatch_cli_layout(int argc, char **argv)
 	}
 	if (!profile) {
 		tmatch_cli_error("layout needs --profile FILE");
-		usage(stderr);
+		tmatch_cli_usage_hint("layout");
 		return 2;
+	}
+	if (srun_pid > 0 && !plan) {
+		/* beside the profile, which the nodes read, when it is writable */
+		char dir[PATH_MAX];
+		const char *slash = strrchr(profile, '/');
+		uint64_t job = 0;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - profile) : 1,
+		         slash ? profile : ".");
+		if (job_text && tmatch_cli_number(job_text, UINT32_MAX, &job) == 0 && job > 0 &&
+		    access(dir, W_OK) == 0 &&
+		    tmatch_place_plan_srun_path(dir, job, srun_pid, srun_plan, sizeof(srun_plan)) ==
+		        0)
+			plan = srun_plan;
 	}
 	if (!nodes || !*nodes) {
 		tmatch_cli_error("layout needs --nodes HOSTLIST (or run it inside an allocation, "
@@ -416,6 +528,14 @@ int tmatch_cli_layout(int argc, char **argv)
 		goto out;
 	}
 	n = tmatch_comm_order(comm);
+	if (site_default && ntasks > 0 && ntasks != n) {
+		/* the plugin applies a site default only to steps of its size */
+		tmatch_cli_error("not laid out: the site's default profile %s has %d ranks, the "
+		                 "step %ld tasks",
+		                 profile, n, ntasks);
+		rc = 0;
+		goto out;
+	}
 	if (ntasks < 0)
 		ntasks = n;
 	if (ntasks < n) {
@@ -529,6 +649,8 @@ int tmatch_cli_layout(int argc, char **argv)
 	}
 	/* closed (or flushed) whether the write worked or not */
 	bad = fputs(text, out) == EOF;
+	if (plan == srun_plan)
+		bad |= fprintf(out, "treematch-plan=%s\n", plan) < 0;
 	/* out is stdout (flushed) or the file fopen gave (closed) */
 	// NOLINTNEXTLINE(clang-analyzer-unix.Stream)
 	bad |= (out == stdout ? fflush(out) : fclose(out)) != 0;

@@ -384,3 +384,34 @@ int tmatch_place_learn_site_prepare(const tmatch_config_t *cfg, uid_t uid, gid_t
 		return 0;
 	return tmatch_profile_store_make_user_dir(cfg->store, uid, gid, err);
 }
+
+int tmatch_place_learn_find(const tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program,
+                            char *const argv[], const char *path_env, const char *cwd, int ntasks,
+                            const char *xdg, const char *home, char *path, size_t len, char *exe,
+                            size_t exelen, tmatch_error_t *err)
+{
+	tmatch_profile_store_key_t key;
+	tmatch_profile_store_t *s;
+	tmatch_error_t e;
+	int rc;
+
+	if (!path || len == 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "learn: no buffer");
+	rc = tmatch_place_learn_key(cfg, mpi_program, argv, path_env, cwd, ntasks, &key, exe,
+	                            exelen, err);
+	if (rc != 0)
+		return -1; /* no MPI program in the command line, or an error */
+	/* the store srun's decision reads (tmatch_place_learn_decide), opened
+	   read only: nothing made, no last use */
+	tmatch_error_clear(&e);
+	s = tmatch_profile_store_open(cfg->store[0] ? cfg->store : NULL, xdg, home, 0, &e);
+	if (!s && errno == ENOENT)
+		return 0; /* no store yet: nothing stored */
+	rc = s ? tmatch_profile_store_get(s, &key, TMATCH_STORE_READONLY, path, len, NULL, &e) : -1;
+	tmatch_profile_store_close(s);
+	if (rc >= 0)
+		return rc;
+	if (err)
+		*err = e;
+	return -1;
+}

@@ -182,6 +182,16 @@ int tmatch_place_site_check(const char *plugstack, const char *slurm_conf,
                             const char *topology_conf, tmatch_place_plugstack_problem_fn report,
                             void *arg, tmatch_place_site_t *out, tmatch_error_t *err);
 
+/*
+ * The site's policy as the plugin computes it in srun: the first line of
+ * the plugin stack (found from `slurm_conf`) that loads treematch.so, its
+ * arguments and admin file, over the defaults (the defaults when there is
+ * no such line). What a front end needs to do as the plugin would (the
+ * site store, the site's default profile). 0, or -1 with err naming the
+ * file, line and column.
+ */
+int tmatch_place_site_policy(const char *slurm_conf, tmatch_config_t *cfg, tmatch_error_t *err);
+
 /* 1 when the user's --treematch value names a profile itself (then the
    profile is the user's, not the admin's default), 0 otherwise. */
 int tmatch_place_user_profile(const char *user_value);
@@ -907,6 +917,20 @@ int tmatch_place_learn_site_prepare(const tmatch_config_t *cfg, uid_t uid, gid_t
                                     tmatch_error_t *err);
 
 /*
+ * The stored profile a learning step is placed from (read only: no last
+ * use, nothing removed): its MPI program in argv (found by mpi_program, as
+ * for tmatch_place_learn_key) keys the entry of the store srun's decision
+ * reads (the site's store= or the user's; xdg, home: the job's, NULL: the
+ * caller's). 1 and its path in `path` (the program in exe); 0 when nothing
+ * is stored yet (the step will be recorded); -1 with err when the step
+ * cannot learn (no MPI program) or the store fails.
+ */
+int tmatch_place_learn_find(const tmatch_config_t *cfg, tmatch_place_mpi_program_fn mpi_program,
+                            char *const argv[], const char *path_env, const char *cwd, int ntasks,
+                            const char *xdg, const char *home, char *path, size_t len, char *exe,
+                            size_t exelen, tmatch_error_t *err);
+
+/*
  * predict.c: what `treematch predict` hands SimGrid's trace replay.
  *
  * A machine description: per level of the tree (1 .. depth, 0 is the root)
@@ -1293,6 +1317,16 @@ typedef struct tmatch_place_plan_in {
 /* Write the plan of `in` (the nodes without a rank get no slice) to out.
    -1 with err (EINVAL, ENOMEM, EIO). */
 int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_error_t *err);
+
+/*
+ * Where the plan of a step started by srun process `srun_pid` of job
+ * `job_id` is kept when the cli_filter makes it (`treematch layout
+ * --srun-pid`), in `dir` (the profile's directory, which the nodes read):
+ * srun's side of the plugin removes that file when srun ends. 0, or -1
+ * (EINVAL, ENAMETOOLONG).
+ */
+int tmatch_place_plan_srun_path(const char *dir, uint64_t job_id, long srun_pid, char *path,
+                                size_t len);
 
 /* One node's slice. */
 typedef struct tmatch_place_slice {

@@ -662,3 +662,16 @@ out:
 	tmatch_place_slice_destroy(s);
 	return NULL;
 }
+
+int tmatch_place_plan_srun_path(const char *dir, uint64_t job_id, long srun_pid, char *path,
+                                size_t len)
+{
+	int n;
+
+	if (!dir || !*dir || !path || job_id == 0 || srun_pid <= 0)
+		return tmatch_error_set(NULL, EINVAL, NULL, 0, 0, "no directory, job or srun");
+	n = snprintf(path, len, "%s/.treematch-plan.%llu.%ld", dir, (unsigned long long)job_id,
+	             srun_pid);
+	return n < 0 || (size_t)n >= len ? tmatch_error_set(NULL, ENAMETOOLONG, NULL, 0, 0, "long")
+	                                 : 0;
+}

@@ -9,6 +9,7 @@
 #include "placement/placement_private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,37 @@ int tmatch_place_site_check(const char *plugstack, const char *slurm_conf,
 	if (out)
 		*out = site;
 	return c.problems;
+}
+
+int tmatch_place_site_policy(const char *slurm_conf, tmatch_config_t *cfg, tmatch_error_t *err)
+{
+	tmatch_place_plugstack_line_t *lines = NULL;
+	const char *admin;
+	char *stack;
+	int n = 0, fd = -1, rc = 0;
+
+	if (!cfg)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch_place_site_policy: invalid argument");
+	if (!(stack = tmatch_place_plugstack_find(slurm_conf)))
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	/* no stack, or no line: the built-in defaults, as a site without it */
+	if (tmatch_place_plugstack_read(stack, NULL, &lines, &n, NULL, NULL, NULL) < 0 || n == 0) {
+		tmatch_config_init(cfg);
+		goto out;
+	}
+	admin = tmatch_place_admin_file(lines[0].argc, lines[0].argv);
+	if (admin && (fd = open(admin, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		rc = tmatch_error_set(err, errno, lines[0].file, lines[0].line, 0,
+		                      "cannot open admin file %s: %s", admin, strerror(errno));
+		goto out;
+	}
+	if ((rc = tmatch_place_config(lines[0].argc, lines[0].argv, fd, NULL, cfg, err)) < 0)
+		tmatch_place_plugstack_where(slurm_conf, lines[0].argc, lines[0].argv, err);
+out:
+	if (fd >= 0)
+		close(fd);
+	tmatch_place_plugstack_free(lines, n);
+	free(stack);
+	return rc;
 }

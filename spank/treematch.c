@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +83,7 @@ static struct {
 	tmatch_affinity_devices_t *devices; /* a GPU step's devices (the plan's refer to them) */
 	int ac;                             /* the plugstack.conf arguments, kept by init for */
 	char **av;                          /* the option callback (Slurm's own array) */
+	uint32_t job_id; /* srun: the job, from local_user_init (exit has none) */
 } st;
 
 /* Wall clock (CLOCK_MONOTONIC) for the plugin's own timers. */
@@ -572,6 +574,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	char job_cwd[PATH_MAX];
 	double t0 = wall_seconds();
 
+	if (TM_ITEM(sp, S_JOB_ID, &st.job_id) != ESPANK_SUCCESS)
+		st.job_id = 0;
 	if (!st.cfg_ok)
 		return HOOK(local_user_init, sp, ac, av);
 	launcher_job_cwd(sp, job_cwd, sizeof(job_cwd));
@@ -995,12 +999,44 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	return HOOK(task_exit, sp, ac, av);
 }
 
+/* srun ends: the plan the cli_filter made for this srun's step (`treematch
+   layout --srun-pid`), beside the profile or in the store, goes too. */
+static void remove_srun_plan(void)
+{
+	char dir[TMATCH_CONFIG_PATH_MAX], path[TMATCH_CONFIG_PATH_MAX + 64];
+	const char *slash = strrchr(st.cfg.profile, '/');
+	struct stat sb;
+
+	if (!st.cfg_ok || !st.cfg.enabled || st.job_id == 0)
+		return;
+	if (st.cfg.learn) {
+		/* the store's directory, where the learned profile is */
+		tmatch_profile_store_t *s = tmatch_profile_store_open(
+		    st.cfg.store[0] ? st.cfg.store : NULL, NULL, NULL, 0, NULL);
+
+		if (!s)
+			return;
+		snprintf(dir, sizeof(dir), "%s", tmatch_profile_store_path(s));
+		tmatch_profile_store_close(s);
+	} else if (st.cfg.profile[0]) {
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - st.cfg.profile) : 1,
+		         slash ? st.cfg.profile : ".");
+	} else {
+		return;
+	}
+	if (tmatch_place_plan_srun_path(dir, st.job_id, (long)getpid(), path, sizeof(path)) == 0 &&
+	    lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == getuid())
+		unlink(path);
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	int rc = HOOK(exit, sp, ac, av);
 
-	if (spank_context() == S_CTX_LOCAL)
+	if (spank_context() == S_CTX_LOCAL) {
+		remove_srun_plan();
 		tmatch__spank_learn_hooks.exit();
+	}
 
 	tmatch_place_node_destroy(st.plan);
 	tmatch_affinity_devices_destroy(st.devices);

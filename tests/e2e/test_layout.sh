@@ -353,6 +353,82 @@ if [ "$(grep -c '^rank=' "$WORK/fc.out")" -eq 8 ] && ! pairs_together "$WORK/fc.
 else
 	fail "cli_filter: an explicit -m block is kept" "$(cat "$WORK/fc.out" "$WORK/fc.err" | tail -n 10)"
 fi
+# 16-19. Every --treematch value through the filter, and the plan it passes.
+# A wrapper reports where the task landed and the plan it was given, then
+# runs its arguments (learn mode looks through it for the MPI program).
+WRAP=$WORK/report.sh
+cat >"$WRAP" <<'EOF'
+#!/bin/sh
+echo "rank=$SLURM_PROCID host=$(hostname) node=$SLURMD_NODENAME addr=$SLURM_TOPOLOGY_ADDR plan=${TREEMATCH_PLAN:--}"
+[ $# -gt 0 ] && exec "$@"
+exit 0
+EOF
+chmod 755 "$WRAP"
+# off: nothing to lay out, nothing said (was: "node layout not applied ...
+# off: unknown profile format").
+in_alloc "$WORK/g.out" "$WORK/g.err" "srun --treematch=off '$WRAP'"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^rank=.*host=' "$WORK/g.out")" -eq 8 ] && ! grep -q 'treematch' "$WORK/g.err"; then
+	pass "cli_filter: --treematch=off runs the step and says nothing"
+else
+	fail "cli_filter: --treematch=off runs the step and says nothing" "rc=$rc" "$(tail -n 5 "$WORK/g.err")"
+fi
+# A profile: laid out, and each node reads its slice of the plan passed in
+# the step's environment; the plan goes when srun ends.
+rm -f "$WORK"/.treematch-plan.*
+in_alloc "$WORK/g.out" "$WORK/g.err" "srun --treematch='$P,verbose=1' '$WRAP'"
+rc=$?
+why=$(pairs_together "$WORK/g.out")
+plans=$(grep -c "plan=$WORK/.treematch-plan\.[0-9]*\.[0-9]*\$" "$WORK/g.out")
+left=$(ls "$WORK"/.treematch-plan.* 2>/dev/null)
+if [ $rc -eq 0 ] && [ -z "$why" ] && [ "$plans" -eq 8 ] && grep -q 'mapped by plan-' "$WORK/g.err" &&
+	[ -z "$left" ]; then
+	pass "cli_filter: the step's plan is passed (each node maps from its slice) and removed when srun ends"
+else
+	fail "cli_filter: the step's plan is passed (each node maps from its slice) and removed when srun ends" \
+		"rc=$rc $why plans=$plans left=$left" "$(grep -v '^rank=' "$WORK/g.out" | head -n 3)" "$(tail -n 5 "$WORK/g.err")"
+fi
+# learn: nothing stored yet, then laid out from the stored profile of the
+# step's MPI program.
+if [ -x "$WORK/mpi_hello.mpich" ]; then
+	export XDG_CACHE_HOME=$WORK/cache
+	rm -rf "$XDG_CACHE_HOME"
+	learn="srun -n8 --mpi=pmi2 --treematch=learn,min_gain=0 '$WRAP' '$WORK/mpi_hello.mpich'"
+	in_alloc "$WORK/g.out" "$WORK/g.err" "$learn"
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'node layout not applied' "$WORK/g.err" &&
+		[ "$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/g.out")" -eq 8 ]; then
+		pass "cli_filter: --treematch=learn with nothing stored runs the step, no error"
+	else
+		fail "cli_filter: --treematch=learn with nothing stored runs the step, no error" "rc=$rc" \
+			"$(tail -n 5 "$WORK/g.err")"
+	fi
+	# what the first run recorded is stored now (srun stores it): replace
+	# it by the split profile, whose pairs Slurm's block layout separates
+	"$CLI" store put "$WORK/mpi_hello.mpich" "$P" >"$WORK/g.put" 2>&1
+	in_alloc "$WORK/g.out" "$WORK/g.err" "$learn"
+	rc=$?
+	why=$(pairs_together "$WORK/g.out")
+	if [ $rc -eq 0 ] && [ -z "$why" ] && grep -q "plan=.*/.treematch-plan\." "$WORK/g.out" &&
+		[ "$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/g.out")" -eq 8 ]; then
+		pass "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan"
+	else
+		fail "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan" \
+			"rc=$rc $why" "$(cat "$WORK/g.put")" "$(head -n 8 "$WORK/g.out")" "$(tail -n 5 "$WORK/g.err")"
+	fi
+	unset XDG_CACHE_HOME
+fi
+# Options alone: the site's default profile (for steps of its size).
+echo "required $SO profile=$P" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+in_alloc "$WORK/g.out" "$WORK/g.err" "srun --treematch=verbose=1 '$WRAP'"
+rc=$?
+why=$(pairs_together "$WORK/g.out")
+if [ $rc -eq 0 ] && [ -z "$why" ] && [ "$(grep -c '^rank=.*host=' "$WORK/g.out")" -eq 8 ]; then
+	pass "cli_filter: options alone lay out the site's default profile"
+else
+	fail "cli_filter: options alone lay out the site's default profile" "rc=$rc $why" "$(tail -n 5 "$WORK/g.err")"
+fi
+echo "required $SO" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 
 # 12. The network as Slurm reads it: heavy groups of four ranks, {0,1,4,5}
 # and {2,3,6,7}, two nodes each, on a network of two units (switches or

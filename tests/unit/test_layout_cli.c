@@ -368,3 +368,128 @@ Test(layout_cli, exec_exports_the_plan)
 	cr_expect_eq(strncmp(out, plan, strlen(plan)), 0, "%s", out);
 	cr_expect_eq(access(plan, R_OK), 0);
 }
+
+/* The site: slurm.conf and a plugin stack with this line, in dir. */
+static void site(const char *line)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/plugstack.conf", dir);
+	write_file(path, line);
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	write_file(path, "ClusterName=test\n");
+	setenv("SLURM_CONF", path, 1);
+}
+
+static int hosts(char *out)
+{
+	char *names[16];
+
+	return lines(out, names, 16);
+}
+
+/*
+ * --treematch VALUE, the cli_filter's question: the profile srun
+ * --treematch=VALUE places the step from, read as the plugin reads it over
+ * the site's policy; nothing to lay out is no output and status 0.
+ */
+Test(layout_cli, treematch_values_as_the_plugin_reads_them)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char value[160], line[256];
+	char *user[] = {"layout", "--treematch", value, "-N", "n[1-4]",
+	                "-c",     conf_path,     "-t",  "2",  NULL};
+	char *sized[] = {"layout", "--treematch", "verbose=1", "-n", "6", "-N",
+	                 "n[1-4]", "-c",          conf_path,   "-t", "2", NULL};
+
+	site("# no line for the plugin\n");
+	snprintf(value, sizeof(value), "%s,verbose=1", split_path);
+	cr_assert_eq(run(user, out, err), 0, "%s", err);
+	cr_expect_eq(hosts(out), 8, "%s", out);
+	snprintf(value, sizeof(value), "off");
+	cr_assert_eq(run(user, out, err), 0, "%s", err);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "not laid out") && strstr(err, "off"), "%s", err);
+	/* options alone: the site's default profile, for steps of its size */
+	snprintf(value, sizeof(value), "verbose=1");
+	cr_assert_eq(run(user, out, err), 0, "%s", err);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "no profile") != NULL, "%s", err);
+	snprintf(line, sizeof(line), "optional treematch.so profile=%s\n", split_path);
+	site(line);
+	cr_assert_eq(run(user, out, err), 0, "%s", err);
+	cr_expect_eq(hosts(out), 8, "%s", out);
+	cr_assert_eq(run(sized, out, err), 0, "%s", err);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "has 8 ranks, the step 6 tasks") != NULL, "%s", err);
+	/* the site's typo: where it is */
+	site("optional treematch.so failure=fallbak\n");
+	cr_assert_eq(run(user, out, err), 1, "%s", err);
+	cr_expect(strstr(err, "plugstack.conf:1:23: 'failure'") != NULL, "%s", err);
+	unsetenv("SLURM_CONF");
+}
+
+/* learn: the profile stored for the step's MPI program at its task count. */
+Test(layout_cli, learn_lays_out_from_the_stored_profile)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char cache[128], program[160], cmd[512];
+	char *learn[] = {"layout",       "--treematch", "learn",   "-n", "8", "-N",
+	                 "n[1-4]",       "-c",          conf_path, "-t", "2", "--",
+	                 "/usr/bin/env", program,       "-x",      NULL};
+	char *plain[] = {"layout", "--treematch", "learn", "-n", "8",  "-N",        "n[1-4]",
+	                 "-c",     conf_path,     "-t",    "2",  "--", "/bin/true", NULL};
+	char yml[160];
+	char *convert[] = {"profile", "convert", "-o", yml, split_path, NULL};
+	char *put[] = {"store", "put", program, yml, NULL};
+
+	site("# none\n");
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	snprintf(program, sizeof(program), "%s/app", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", TMATCH_BUILDDIR "/tests/mpi/pattern.openmpi",
+	         program);
+	cr_assert_eq(system(cmd), 0);
+	/* nothing stored yet: this run is recorded, not laid out */
+	cr_assert_eq(run(learn, out, err), 0, "%s", err);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "nothing stored yet for") && strstr(err, "app at 8 tasks"), "%s",
+	          err);
+	snprintf(yml, sizeof(yml), "%s/split.yml", dir);
+	cr_assert_eq(run(convert, out, err), 0, "%s", err);
+	cr_assert_eq(run(put, out, err), 0, "%s", err);
+	cr_assert_eq(run(learn, out, err), 0, "%s", err);
+	cr_expect_eq(hosts(out), 8, "%s", out);
+	/* a step without an MPI program learns nothing */
+	cr_assert_eq(run(plain, out, err), 0, "%s", err);
+	cr_expect_str_eq(out, "");
+	cr_expect(strstr(err, "not laid out: learning: not learned") != NULL, "%s", err);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("SLURM_CONF");
+}
+
+/* The cli_filter's plan: beside the profile, named for its srun, printed
+   last; the plan a node reads back. */
+Test(layout_cli, the_filter_gets_a_plan_named_for_its_srun)
+{
+	static char out[MAXOUT], err[MAXOUT];
+	char want[256], *nl;
+	char *args[] = {"layout", "--treematch", split_path, "--srun-pid", "4242", "-N",
+	                "n[1-4]", "-c",          conf_path,  "-t",         "2",    NULL};
+	struct stat sb;
+
+	site("# none\n");
+	setenv("SLURM_JOB_ID", "77", 1);
+	cr_assert_eq(run(args, out, err), 0, "%s", err);
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_CONF");
+	snprintf(want, sizeof(want), "treematch-plan=%s/.treematch-plan.77.4242\n", dir);
+	nl = strstr(out, "treematch-plan=");
+	cr_assert_not_null(nl, "%s", out);
+	cr_expect_str_eq(nl, want);
+	*nl = '\0';
+	cr_expect_eq(hosts(out), 8, "%s", out);
+	cr_expect_eq(stat(want + 15, &sb), -1, "the path ends with a newline");
+	want[strlen(want) - 1] = '\0';
+	cr_expect_eq(stat(want + 15, &sb), 0, "%s", want + 15);
+}
