@@ -146,29 +146,29 @@ int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
+	/* srun, sbatch, salloc: a mistake stops the command (an optional
+	   plugin's -1 here would be ignored) */
 	if (rec.too_long && spank_remote(sp) != 1) {
-		slurm_error("treematch: --treematch-record: the value is longer than %d bytes",
-		            MAX_REC_VALUE);
-		return -1;
+		snprintf(msg, sizeof msg, "--treematch-record: the value is longer than %d bytes",
+		         MAX_REC_VALUE);
+		tmatch__spank_stop_local(msg);
 	}
 	if (!rec.value || spank_remote(sp) == 1)
 		return 0;
-	if (parse_value(rec.value, &o, msg, sizeof msg) != 0) {
-		slurm_error("treematch: %s", msg);
-		return -1;
-	}
+	if (parse_value(rec.value, &o, msg, sizeof msg) != 0)
+		tmatch__spank_stop_local(msg);
 	if (spank_context() != S_CTX_LOCAL)
 		return 0; /* sbatch/salloc: syntax only; each srun checks the rest */
 	if (!(abs = tmatch_record_output_path(o.file, &err))) {
-		slurm_error("treematch: --treematch-record=%.200s: %s", o.file, err.msg);
-		return -1;
+		snprintf(msg, sizeof msg, "--treematch-record=%.200s: %s", o.file, err.msg);
+		tmatch__spank_stop_local(msg);
 	}
 	/* srun's environment is the step's: the tasks find the file here */
 	rc = setenv("TREEMATCH_RECORD_OUTPUT", abs, 1);
 	free(abs);
 	if (rc != 0) {
-		slurm_error("treematch: --treematch-record: %s", strerror(errno));
-		return -1;
+		snprintf(msg, sizeof msg, "--treematch-record: %s", strerror(errno));
+		tmatch__spank_stop_local(msg);
 	}
 	return 0;
 }
@@ -187,10 +187,11 @@ int tmatch__spank_record_local_user_init(spank_t sp, int ac, char **av)
 		return 0;
 	if (spank_option_getopt(sp, &placement, &place) == ESPANK_SUCCESS && place &&
 	    strcmp(place, "off") != 0) {
-		slurm_error("treematch: --treematch-record and --treematch=%.200s in the same step "
-		            "are refused: record first, then run with --treematch=%.200s",
-		            place, o.file);
-		return -1;
+		snprintf(msg, sizeof msg,
+		         "--treematch-record and --treematch=%.200s in the same step are refused: "
+		         "record first, then run with --treematch=%.200s",
+		         place, o.file);
+		tmatch__spank_stop_local(msg);
 	}
 	return 0;
 }

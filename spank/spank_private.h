@@ -67,6 +67,15 @@
 	 spank_get_item((sp), (item), (arg), (ptr)))
 // clang-format on
 
+/*
+ * treematch.c: srun, sbatch, salloc stop here with one line ("treematch:
+ * msg") and status 1, before they ask Slurm for anything. Slurm honours a
+ * failing option callback from any plugin, but a failing init_post_opt or
+ * local_user_init only from a "required" one, and the package's line says
+ * "optional": the plugin ends the command as srun does for a required one.
+ */
+void tmatch__spank_stop_local(const char *msg) __attribute__((noreturn));
+
 int tmatch__spank_record_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av);
 int tmatch__spank_record_local_user_init(spank_t sp, int ac, char **av);

@@ -133,21 +133,16 @@ static const char *errmsg(const tmatch_error_t *err, char *buf, size_t len)
 
 static void check_user_value(void);
 
-/*
- * srun, sbatch, salloc: a problem the user must fix stops the command
- * before it asks Slurm for anything. Slurm honours a failing option
- * callback whatever the plugin's line says, but a failing init_post_opt or
- * local_user_init only from a "required" plugin (the package's line is
- * "optional"): there, exit as srun itself does on a required plugin's
- * failure, status 1 (srun's clean-up process removes a step it created).
- */
-static void stop_local(const char *msg) __attribute__((noreturn));
-
-static void stop_local(const char *msg)
+/* A problem the user must fix (spank_private.h): srun's exit status on a
+   required plugin's failure, 1; srun's clean-up process removes a step it
+   created already. */
+void tmatch__spank_stop_local(const char *msg)
 {
 	slurm_error("treematch: %s", msg);
 	exit(1);
 }
+
+#define stop_local tmatch__spank_stop_local
 
 static int opt_cb(int val, const char *optarg, int remote)
 {

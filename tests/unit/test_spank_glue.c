@@ -1417,7 +1417,8 @@ Test(spank_glue, admin_files_are_read_before_slurm_drops_the_effective_uid)
 	cr_assert_eq(system(cmd), 0);
 }
 
-Test(spank_glue, overlong_record_value_is_not_kept_by_the_root_side)
+/* --treematch-record with a value of 8000 bytes, given in context ctx. */
+static void overlong_record_value(spank_context_t ctx)
 {
 	char *longv = malloc(8001);
 	struct spank_option *o = NULL;
@@ -1425,26 +1426,34 @@ Test(spank_glue, overlong_record_value_is_not_kept_by_the_root_side)
 	cr_assert_not_null(longv);
 	memset(longv, 'r', 8000);
 	longv[8000] = '\0';
-	for (int ctx = 0; ctx < 2; ctx++) {
-		load_plugin(ctx ? S_CTX_REMOTE : S_CTX_LOCAL);
-		mock.nlocal = mock.ntotal = 1;
-		cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
-		for (int i = 0; i < mock.nopts; i++)
-			if (strcmp(mock.opts[i].name, "treematch-record") == 0)
-				o = &mock.opts[i];
-		cr_assert_not_null(o);
-		cr_assert_eq(o->cb(o->val, longv, ctx), 0);
-		if (!ctx) { /* srun: refused before anything runs */
-			cr_expect_eq(call("slurm_spank_init_post_opt", 0, NULL), -1);
-		} else { /* the node: the task (as the user) fails with the reason */
-			cr_assert_eq(call("slurm_spank_init_post_opt", 0, NULL), 0);
-			mock.task_id = 0;
-			cr_expect_eq(call("slurm_spank_task_init", 0, NULL), -1);
-		}
-		cr_expect_not_null(strstr(mock.log, "longer than"), "%s", mock.log);
-		cleanup();
-	}
+	load_plugin(ctx);
+	mock.nlocal = mock.ntotal = 1;
+	cr_assert_eq(call("slurm_spank_init", 0, NULL), 0);
+	for (int i = 0; i < mock.nopts; i++)
+		if (strcmp(mock.opts[i].name, "treematch-record") == 0)
+			o = &mock.opts[i];
+	cr_assert_not_null(o);
+	cr_assert_eq(o->cb(o->val, longv, ctx == S_CTX_REMOTE), 0);
 	free(longv);
+}
+
+/* srun: refused before anything runs (status 1, an optional plugin too) */
+Test(spank_glue, overlong_record_value_stops_srun, .exit_code = 1)
+{
+	overlong_record_value(S_CTX_LOCAL);
+	call("slurm_spank_init_post_opt", 0, NULL);
+	cr_assert_fail("srun not stopped");
+}
+
+/* the node: the root side keeps nothing; the task (as the user) fails
+   with the reason */
+Test(spank_glue, overlong_record_value_is_not_kept_by_the_root_side)
+{
+	overlong_record_value(S_CTX_REMOTE);
+	cr_assert_eq(call("slurm_spank_init_post_opt", 0, NULL), 0);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 0, NULL), -1);
+	cr_expect_not_null(strstr(mock.log, "longer than"), "%s", mock.log);
 }
 
 /* ------------------------------------------------------------------------ */
