@@ -26,6 +26,15 @@ int tmatch_cli_config(int argc, char **argv);   /* cmd_config.c: config check */
    ("treematch: 'treematch map --help' lists the options"), not the list. */
 void tmatch_cli_usage_hint(const char *command);
 
+/*
+ * getopt_long (run with opterr = 0) returned '?' or ':': say in one line
+ * what is wrong with the option argv[optind - 1] (unknown, needs a value,
+ * takes none) and where the options are listed. Returns 2 (usage error).
+ */
+struct option;
+int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,
+                          const struct option *longopts);
+
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -49,5 +58,9 @@ int tmatch_cli_seed(const char *s, uint64_t *seed);
 /* Print a library error as "treematch: file:line:column: msg"; returns 1. */
 struct tmatch_error;
 int tmatch_cli_report(const struct tmatch_error *err);
+
+/* The same for an error in an option's value (no file): "treematch:
+   --topology 'tleaf 2 x': column 9: msg", so that the column has its text. */
+int tmatch_cli_report_value(const char *option, const char *value, const struct tmatch_error *err);
 
 #endif /* TMATCH_CLI_H */

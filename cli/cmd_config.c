@@ -49,6 +49,7 @@ static int check(int argc, char **argv)
 	int c, n;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -61,8 +62,7 @@ static int check(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			tmatch_cli_usage_hint("config check");
-			return 2;
+			return tmatch_cli_bad_option("config check", argv, "h", longopts);
 		}
 	}
 	if (optind < argc)

@@ -786,22 +786,18 @@ int tmatch_cli_draw(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			tmatch_cli_error("draw: option '%s' needs a value", argv[optind - 1]);
-			return 2;
 		default:
-			tmatch_cli_error("draw: unknown option '%s' (see 'treematch draw --help')",
-			                 argv[optind - 1]);
-			return 2;
+			return tmatch_cli_bad_option("draw", argv, ":p:t:m:M:s:o:h", longopts);
 		}
 	}
 	if (optind < argc) {
 		tmatch_cli_error("draw: unexpected argument '%s'", argv[optind]);
+		tmatch_cli_usage_hint("draw");
 		return 2;
 	}
 	if (!profile || !topo_spec || !output) {
-		tmatch_cli_error("draw: --profile, --topology and -o/--output are required "
-		                 "(see 'treematch draw --help')");
+		tmatch_cli_error("draw: --profile, --topology and -o/--output are required");
+		tmatch_cli_usage_hint("draw");
 		return 2;
 	}
 	if (mapping && mapper) {
@@ -828,8 +824,12 @@ int tmatch_cli_draw(int argc, char **argv)
 	} else {
 		topo = tmatch_place_topo_load(topo_spec, &err);
 	}
-	if (!topo)
+	if (!topo && bindings)
 		goto fail;
+	if (!topo) {
+		tmatch_cli_report_value("--topology", topo_spec, &err);
+		goto out;
+	}
 	pic.n = tmatch_comm_order(comm);
 	if (pic.n <= 0) {
 		tmatch_cli_error("%s: the profile has no ranks: nothing to draw", profile);

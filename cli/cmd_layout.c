@@ -378,6 +378,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			break;
 		}
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:y:t:n:M:T:s:So:P:j:J:h",
 	                        longopts, NULL)) != -1) {
 		switch (c) {
@@ -447,8 +448,8 @@ int tmatch_cli_layout(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			tmatch_cli_usage_hint("layout");
-			return 2;
+			return tmatch_cli_bad_option("layout", argv, "p:N:c:t:n:M:T:s:So:P:j:J:h",
+			                             longopts);
 		}
 	}
 	/* "-- COMMAND": the step's command (learn mode) */

@@ -176,7 +176,7 @@ static int load_inputs(const char *topology, const char *allowed, const char *pr
 
 	tmatch_error_clear(&err);
 	if (!(*topo = tmatch_place_topo_load(topology, &err))) {
-		tmatch_cli_report(&err);
+		tmatch_cli_report_value("--topology", topology, &err);
 		return -1;
 	}
 	if (apply_allowed(*topo, allowed))
@@ -189,17 +189,6 @@ static int load_inputs(const char *topology, const char *allowed, const char *pr
 		return -1;
 	}
 	return 0;
-}
-
-/* A getopt error of `treematch CMD`: say which option, show usage; exit status 2. */
-static int bad_option(const char *cmd, char **argv, void (*usage)(FILE *))
-{
-	if (optopt)
-		tmatch_cli_error("%s: option -%c needs an argument or is unknown", cmd, optopt);
-	else
-		tmatch_cli_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
-	usage(stderr);
-	return 2;
 }
 
 /*
@@ -757,17 +746,17 @@ int tmatch_cli_map(int argc, char **argv)
 			map_usage(stdout);
 			return 0;
 		default:
-			return bad_option("map", argv, map_usage);
+			return tmatch_cli_bad_option("map", argv, "p:t:m:s:b:f:a:r:h", longopts);
 		}
 	}
 	if (optind < argc) {
 		tmatch_cli_error("map: unexpected argument '%s'", argv[optind]);
-		map_usage(stderr);
+		tmatch_cli_usage_hint("map");
 		return 2;
 	}
 	if (!profile || !topology) {
 		tmatch_cli_error("map: --profile and --topology are required");
-		map_usage(stderr);
+		tmatch_cli_usage_hint("map");
 		return 2;
 	}
 	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0 &&
@@ -1088,12 +1077,12 @@ int tmatch_cli_eval(int argc, char **argv)
 			eval_usage(stdout);
 			return 0;
 		default:
-			return bad_option("eval", argv, eval_usage);
+			return tmatch_cli_bad_option("eval", argv, "p:t:M:a:h", longopts);
 		}
 	}
 	if (optind < argc) {
 		tmatch_cli_error("eval: unexpected argument '%s'", argv[optind]);
-		eval_usage(stderr);
+		tmatch_cli_usage_hint("eval");
 		return 2;
 	}
 	if (bindings && !mapping && profile && topology && !allowed)
@@ -1101,7 +1090,7 @@ int tmatch_cli_eval(int argc, char **argv)
 	if (!profile || !topology || !mapping || bindings) {
 		tmatch_cli_error("eval: --profile, --topology and --mapping (or --bindings) are "
 		                 "required");
-		eval_usage(stderr);
+		tmatch_cli_usage_hint("eval");
 		return 2;
 	}
 	if (load_inputs(topology, allowed, profile, &topo, &comm))

@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char show_usage[] =
     "usage: treematch plan show FILE [--node NAME]\n"
@@ -59,16 +60,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-/* -h/--help as the only argument after the command: its help, exit 0. */
-static int asks_help(int argc, char **argv, const char *text)
-{
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(text, stdout);
-		return 1;
-	}
-	return 0;
-}
-
 /* The plan's header (slice NULL) or node's slice. 0, or 1 with the message. */
 static int open_plan(const char *path, const char *node, tmatch_place_plan_bind_t *bind,
                      uint32_t *nnodes, tmatch_place_slice_t **slice)
@@ -99,27 +90,70 @@ static void print_bind(const tmatch_place_plan_bind_t *b, uint32_t nnodes)
 	else
 		printf("step: %u\n", b->step_id);
 	printf("tasks: %u\nnodes: %u\nmapper: %s\n", b->ntasks, nnodes, b->mapper);
-	printf("profile: %llu bytes, modified %llu.%09llu, content %016llx\n",
-	       (unsigned long long)b->profile_size,
-	       (unsigned long long)(b->profile_mtime_ns / 1000000000ULL),
-	       (unsigned long long)(b->profile_mtime_ns % 1000000000ULL),
-	       (unsigned long long)b->profile_hash);
+	{
+		time_t t = (time_t)(b->profile_mtime_ns / 1000000000ULL);
+		char when[64] = "?";
+		struct tm tm;
+
+		/* the local time, to the nanosecond the plan compares */
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("profile: %llu bytes, modified %s.%09llu",
+		       (unsigned long long)b->profile_size, when,
+		       (unsigned long long)(b->profile_mtime_ns % 1000000000ULL));
+		if (localtime_r(&t, &tm) && strftime(when, sizeof(when), " %z", &tm))
+			fputs(when, stdout);
+		printf(", content %016llx\n", (unsigned long long)b->profile_hash);
+	}
 	printf("node model: %016llx\n", (unsigned long long)b->node_sig);
+}
+
+/* The options of show and check: --node (show only) and --help; the
+   positional arguments left in argv[optind..]. 0, 1 after --help, 2. */
+static int plan_options(const char *command, int argc, char **argv, const char *help,
+                        const char **node)
+{
+	static const struct option longopts[] = {
+	    {"node", required_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *shortopts = node ? "n:h" : "h";
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, node ? longopts : longopts + 1, NULL)) !=
+	       -1) {
+		if (c == 'n' && node) {
+			*node = optarg;
+		} else if (c == 'h') {
+			fputs(help, stdout);
+			return 1;
+		} else {
+			return tmatch_cli_bad_option(command, argv, shortopts, longopts);
+		}
+	}
+	return 0;
 }
 
 static int show(int argc, char **argv)
 {
 	tmatch_place_plan_bind_t bind;
 	tmatch_place_slice_t *s = NULL;
+	const char *node = NULL;
 	uint32_t nnodes;
+	int rc;
 
-	if (asks_help(argc, argv, show_usage))
-		return 0;
-	if (argc != 2 && !(argc == 4 && (!strcmp(argv[2], "--node") || !strcmp(argv[2], "-n")))) {
-		fputs(show_usage, stderr);
+	if ((rc = plan_options("plan show", argc, argv, show_usage, &node)))
+		return rc == 1 ? 0 : rc;
+	if (argc - optind != 1) {
+		tmatch_cli_error("plan show: give one plan FILE");
+		tmatch_cli_usage_hint("plan show");
 		return 2;
 	}
-	if (open_plan(argv[1], argc == 4 ? argv[3] : NULL, &bind, &nnodes, argc == 4 ? &s : NULL))
+	argv += optind - 1;
+	if (open_plan(argv[1], node, &bind, &nnodes, node ? &s : NULL))
 		return 1;
 	printf("plan: %s\n", argv[1]);
 	print_bind(&bind, nnodes);
@@ -154,21 +188,28 @@ static int node(int argc, char **argv)
 	char *line;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:c:h", longopts, NULL)) != -1) {
 		if (c == 't') {
 			topology = optarg;
-		} else if (c == 'c' && tmatch_cli_number(optarg, 1 << 20, &num) == 0 && num > 0) {
+		} else if (c == 'c') {
+			if (tmatch_cli_number(optarg, 1 << 20, &num) < 0 || num < 1) {
+				tmatch_cli_error("plan node: --cpus-per-task wants a positive "
+				                 "integer, not '%s'",
+				                 optarg);
+				return 2;
+			}
 			cpt = (int)num;
 		} else if (c == 'h') {
 			fputs(node_usage, stdout);
 			return 0;
 		} else {
-			fputs(node_usage, stderr);
-			return 2;
+			return tmatch_cli_bad_option("plan node", argv, "t:c:h", longopts);
 		}
 	}
 	if (argc - optind != 2) {
-		fputs(node_usage, stderr);
+		tmatch_cli_error("plan node: give the plan FILE and the node NAME");
+		tmatch_cli_usage_hint("plan node");
 		return 2;
 	}
 	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s) || !s)
@@ -220,12 +261,16 @@ static int check(int argc, char **argv)
 	uint32_t nnodes;
 	FILE *f;
 
-	if (asks_help(argc, argv, check_usage))
-		return 0;
-	if (argc != 3) {
-		fputs(check_usage, stderr);
+	int rc;
+
+	if ((rc = plan_options("plan check", argc, argv, check_usage, NULL)))
+		return rc == 1 ? 0 : rc;
+	if (argc - optind != 2) {
+		tmatch_cli_error("plan check: give the plan FILE and the PROFILE");
+		tmatch_cli_usage_hint("plan check");
 		return 2;
 	}
+	argv += optind - 1;
 	if (open_plan(argv[1], NULL, &plan, &nnodes, NULL))
 		return 1;
 	memset(&now, 0, sizeof(now));
@@ -266,6 +311,6 @@ int tmatch_cli_plan(int argc, char **argv)
 	if (!strcmp(argv[1], "check"))
 		return check(argc - 1, argv + 1);
 	tmatch_cli_error("unknown plan command '%s'", argv[1]);
-	usage(stderr);
+	tmatch_cli_usage_hint("plan");
 	return 2;
 }

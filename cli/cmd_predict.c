@@ -282,6 +282,7 @@ int tmatch_cli_predict(int argc, char **argv)
 	int nruns = 0, c;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "T:t:p:M:m:k:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -313,12 +314,17 @@ int tmatch_cli_predict(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			fputs(usage_text, stderr);
-			return 2;
+			return tmatch_cli_bad_option("predict", argv, "T:t:M:m:k:s:h", longopts);
 		}
 	}
-	if (!trace || !topology || optind != argc) {
-		fputs(usage_text, stderr);
+	if (optind != argc) {
+		tmatch_cli_error("predict: unexpected argument '%s'", argv[optind]);
+		tmatch_cli_usage_hint("predict");
+		return 2;
+	}
+	if (!trace || !topology) {
+		tmatch_cli_error("predict: --trace and --topology are required");
+		tmatch_cli_usage_hint("predict");
 		return 2;
 	}
 #if !defined(TMATCH_SMPIRUN) || !defined(TMATCH_SMPI_REPLAY)
@@ -351,7 +357,7 @@ int tmatch_cli_predict(int argc, char **argv)
 	}
 	tmatch_error_clear(&err);
 	if (!(topo = tmatch_place_topo_load(topology, &err)))
-		return tmatch_cli_report(&err);
+		return tmatch_cli_report_value("--topology", topology, &err);
 	if (!(tr = tmatch_place_trace_load(trace, &err))) {
 		rc = tmatch_cli_report(&err);
 		goto out;

@@ -113,6 +113,7 @@ static int cmd_convert(int argc, char **argv, int compile)
 
 	memset(&o, 0, sizeof(o));
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:o:n:uc:mCa:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -122,10 +123,10 @@ static int cmd_convert(int argc, char **argv, int compile)
 			output = optarg;
 			break;
 		case 'n':
-			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &o.ranks) ||
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &o.ranks) ||
 			    o.ranks < 1) {
 				tmatch_cli_error("--ranks must be from 1 to %d",
-				                 TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1);
+				                 TMATCH_PROFILE_DEFAULT_MAX_RANKS);
 				return 2;
 			}
 			break;
@@ -159,12 +160,15 @@ static int cmd_convert(int argc, char **argv, int compile)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fputs(usage, stderr);
-			return 2;
+			return tmatch_cli_bad_option(compile ? "profile compile"
+			                                     : "profile convert",
+			                             argv, "f:o:n:uc:mCa:h", lo);
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage, stderr);
+		tmatch_cli_error("profile %s: give the INPUT file(s)",
+		                 compile ? "compile" : "convert");
+		tmatch_cli_usage_hint(compile ? "profile compile" : "profile convert");
 		return 2;
 	}
 	o.format = tmatch_profile_format_of(argv[optind]);
@@ -403,10 +407,11 @@ static int cmd_check(int argc, char **argv, int stats)
 	tmatch_profile_limits_init(&lim);
 	lim.allow_special = 1; /* a command-line tool may read /dev/stdin */
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "n:M:ct:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &expect)) {
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &expect)) {
 				tmatch_cli_error("--ranks needs a number of ranks");
 				return 2;
 			}
@@ -434,8 +439,7 @@ static int cmd_check(int argc, char **argv, int stats)
 			}
 			break;
 		case 'R':
-			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1,
-			                &lim.max_ranks) ||
+			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &lim.max_ranks) ||
 			    lim.max_ranks < 1) {
 				tmatch_cli_error("--max-ranks needs a positive number");
 				return 2;
@@ -448,17 +452,23 @@ static int cmd_check(int argc, char **argv, int stats)
 			printf(check_usage, name);
 			return 0;
 		default:
-			fprintf(stderr, check_usage, name);
-			return 2;
+			return tmatch_cli_bad_option(stats ? "profile stats" : "profile check",
+			                             argv, "n:M:ct:qh", lo);
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, check_usage, name);
+		tmatch_cli_error("profile %s: give one profile FILE", name);
+		tmatch_cli_usage_hint(stats ? "profile stats" : "profile check");
 		return 2;
 	}
 	p = tmatch_profile_load(argv[optind], &lim, tmatch_cli_log, NULL, &err);
-	if (!p)
+	if (!p) {
+		/* this command's own limit: say how to raise it */
+		if (errno == E2BIG)
+			snprintf(err.msg + strlen(err.msg), sizeof(err.msg) - strlen(err.msg),
+			         " (--max-ranks N raises it)");
 		return tmatch_cli_report(&err);
+	}
 	if (expect >= 0 && tmatch_profile_check_ranks(p, expect, &err)) {
 		snprintf(err.file, sizeof(err.file), "%s", argv[optind]);
 		tmatch_cli_report(&err);
@@ -501,6 +511,6 @@ int tmatch_cli_profile(int argc, char **argv)
 	if (!strcmp(argv[1], "stats"))
 		return cmd_check(argc - 1, argv + 1, 1);
 	tmatch_cli_error("unknown profile command '%s'", argv[1]);
-	fputs(usage, stderr);
+	tmatch_cli_usage_hint("profile");
 	return 2;
 }

@@ -228,11 +228,8 @@ int tmatch_cli_record(int argc, char **argv)
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else if (a[0] == '-') {
-			tmatch_cli_error(
-			    "record: unknown option '%s' (valid: -o/--output, "
-			    "--collectives, --mpi, --trace, --libdir, -v/--verbose, --help)",
-			    a);
-			record_usage(stderr);
+			tmatch_cli_error("record: unknown option '%s'", a);
+			tmatch_cli_usage_hint("record");
 			return 2;
 		} else {
 			break; /* the command, without "--" */
@@ -241,7 +238,7 @@ int tmatch_cli_record(int argc, char **argv)
 	if (!output || i >= argc) {
 		tmatch_cli_error("record: %s",
 		                 !output ? "-o FILE is required" : "no command given after --");
-		record_usage(stderr);
+		tmatch_cli_usage_hint("record");
 		return 2;
 	}
 	char **cmd = argv + i;

@@ -13,6 +13,7 @@
  * user's own ($XDG_CACHE_HOME/treematch/store).
  */
 #include "cli/cli.h"
+#include "placement/placement.h"
 #include "profile/profile.h"
 
 #include <errno.h>
@@ -55,7 +56,7 @@ static const struct {
      "  -n, --name NAME      the application's name, part of the key\n" SITE_HELP HELP_HELP},
     {"put",
      "usage: treematch store put EXE PROFILE [--name NAME] [--max-size SIZE] [--site DIR]\n\n"
-     "Store PROFILE (any format; its rank count is the run's) for EXE, as a\n"
+     "Store PROFILE (YAML or compiled; its rank count is the run's) for EXE, as a\n"
      "learning run would.\n\n"
      "  -n, --name NAME      the application's name, part of the key\n"
      "  -s, --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
@@ -73,7 +74,7 @@ struct args {
 	uint64_t ranks, max_size;
 };
 
-static int parse(int argc, char **argv, struct args *a, const char *help)
+static int parse(int argc, char **argv, struct args *a, const char *help, const char *command)
 {
 	static const struct option longopts[] = {
 	    {"ranks", required_argument, NULL, 'r'},    {"name", required_argument, NULL, 'n'},
@@ -85,6 +86,7 @@ static int parse(int argc, char **argv, struct args *a, const char *help)
 	memset(a, 0, sizeof(*a));
 	a->max_size = TMATCH_STORE_DEFAULT_MAX;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "r:n:s:S:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -112,8 +114,7 @@ static int parse(int argc, char **argv, struct args *a, const char *help)
 			fputs(help, stdout);
 			return -1;
 		default:
-			fputs(help, stderr);
-			return 2;
+			return tmatch_cli_bad_option(command, argv, "r:n:s:S:h", longopts);
 		}
 	}
 	return 0;
@@ -155,6 +156,9 @@ static int list(const tmatch_profile_store_t *s, const char *match)
 	tmatch_error_clear(&err);
 	if (tmatch_profile_store_list(s, &v, &n, &damaged, &err) < 0)
 		return tmatch_cli_report(&err);
+	if (!match && n > 0)
+		printf("%-16s  %7s  %10s  %-16s  %-16s  %s\n", "ENTRY", "RANKS", "BYTES",
+		       "LAST USED", "NAME", "EXECUTABLE");
 	for (i = 0; i < n; i++) {
 		total += v[i].size;
 		if (match) {
@@ -166,10 +170,10 @@ static int list(const tmatch_profile_store_t *s, const char *match)
 			char when[32];
 
 			local_time(v[i].used_ns, 0, when, sizeof(when));
-			printf("%s  %7d ranks  %10llu bytes  used %s  %s%s%s\n", v[i].stem,
-			       v[i].key.ranks, (unsigned long long)v[i].size, when,
-			       v[i].key.name[0] ? v[i].key.name : "", v[i].key.name[0] ? "  " : "",
-			       v[i].exe);
+			printf("%-16s  %7d  %10llu  %-16s  %-16s  %s\n", v[i].stem, v[i].key.ranks,
+			       (unsigned long long)v[i].size, when,
+			       v[i].key.name[0] ? v[i].key.name : "-",
+			       v[i].exe[0] ? v[i].exe : "-");
 		}
 		shown++;
 	}
@@ -187,7 +191,7 @@ static int list(const tmatch_profile_store_t *s, const char *match)
 
 /* One command on the opened store. */
 static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd, int npos,
-               char **argv, const char *help)
+               char **argv, const char *command)
 {
 	tmatch_profile_store_key_t key;
 	tmatch_error_t err;
@@ -255,7 +259,8 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 		printf("%s\n", path);
 		return 0;
 	}
-	fputs(help, stderr);
+	tmatch_cli_error("%s: wrong arguments", command);
+	tmatch_cli_usage_hint(command);
 	return 2;
 }
 
@@ -265,12 +270,19 @@ int tmatch_cli_store(int argc, char **argv)
 	tmatch_profile_store_t *s;
 	tmatch_error_t err;
 	const char *cmd, *help = NULL;
+	char command[32];
+	tmatch_config_t site;
 	int rc, npos;
 	size_t c;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		if (argc < 2) {
+			tmatch_cli_error("store: give a command");
+			tmatch_cli_usage_hint("store");
+			return 2;
+		}
+		usage(stdout);
+		return 0;
 	}
 	cmd = argv[1];
 	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
@@ -278,17 +290,32 @@ int tmatch_cli_store(int argc, char **argv)
 			help = commands[c].help;
 	if (!help) {
 		tmatch_cli_error("store: unknown command '%s'", cmd);
-		usage(stderr);
+		tmatch_cli_usage_hint("store");
 		return 2;
 	}
-	if ((rc = parse(argc - 1, argv + 1, &a, help)))
+	snprintf(command, sizeof(command), "store %s", cmd);
+	if ((rc = parse(argc - 1, argv + 1, &a, help, command)))
 		return rc < 0 ? 0 : rc;
 	npos = argc - 1 - optind;
 	argv += 1 + optind;
 	tmatch_error_clear(&err);
-	if (!(s = tmatch_profile_store_open(a.site, NULL, NULL, TMATCH_STORE_CREATE, &err)))
+	/* the store the plugin uses: the site's (store= of the plugin's line)
+	   unless --site says another; only put creates the user's directory */
+	if (!a.site && tmatch_place_site_policy(getenv("SLURM_CONF"), &site, NULL) == 0 &&
+	    site.store[0])
+		a.site = site.store;
+	if (!(s = tmatch_profile_store_open(a.site, NULL, NULL,
+	                                    !strcmp(cmd, "put") ? TMATCH_STORE_CREATE : 0, &err))) {
+		/* nothing stored yet: an empty store, except for what needs an entry */
+		if (errno == ENOENT && (!strcmp(cmd, "list") || !strcmp(cmd, "gc"))) {
+			if (!strcmp(cmd, "list"))
+				printf("0 entries, 0 bytes in %s (none yet)\n",
+				       err.file[0] ? err.file : "the store");
+			return 0;
+		}
 		return tmatch_cli_report(&err);
-	rc = run(s, &a, cmd, npos, argv, help);
+	}
+	rc = run(s, &a, cmd, npos, argv, command);
 	tmatch_profile_store_close(s);
 	return rc;
 }

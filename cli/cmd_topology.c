@@ -14,6 +14,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A tleaf tree (no CPUs, costs): its levels and where each leaf sits, in
+   the form of the other trees' description. */
+static int show_tleaf(const char *spec)
+{
+	tmatch_error_t err;
+	tmatch_topo_t *topo;
+	char tleaf[1024];
+	int depth, nleaves;
+
+	tmatch_error_clear(&err);
+	if (!(topo = tmatch_place_topo_load(spec, &err)))
+		return tmatch_cli_report_value("--topology", spec, &err);
+	depth = tmatch_topo_depth(topo);
+	nleaves = tmatch_topo_nb_leaves(topo);
+	tmatch_topo_format(topo, tleaf, sizeof(tleaf));
+	printf("tree: %d levels, %d leaves, %d usable (a tleaf: costs, no CPUs)\n", depth, nleaves,
+	       tmatch_topo_nb_allowed(topo));
+	printf("tleaf: %s\n", tleaf);
+	for (int l = 0; l < depth; l++)
+		printf("level %d: arity %d\n", l, tmatch_topo_arity(topo, l));
+	printf("level %d: (leaves)\n", depth);
+	for (int leaf = 0; leaf < nleaves; leaf++) {
+		int below = nleaves;
+
+		printf("leaf %d: at ", leaf);
+		for (int l = 0; l < depth; l++) {
+			int a = tmatch_topo_arity(topo, l);
+
+			below /= a;
+			printf("%slevel%d=%d/%d", l ? "," : "", l, leaf / below % a, a);
+		}
+		putchar('\n');
+	}
+	tmatch_topo_destroy(topo);
+	return 0;
+}
+
+/* The forms of an affinity tree (with CPUs); anything else is a tleaf. */
+static int has_cpus(const char *spec)
+{
+	return !strncmp(spec, "synthetic:", 10) || !strncmp(spec, "xml:", 4) ||
+	       !strcmp(spec, "local") || !strncmp(spec, "cluster:", 8);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: treematch topology show [--xml FILE | --synthetic DESC | local]\n"
@@ -88,12 +132,13 @@ int tmatch_cli_topology(int argc, char **argv)
 			return 0;
 		}
 		tmatch_cli_error("topology: expected the subcommand 'show'");
-		usage(stderr);
+		tmatch_cli_usage_hint("topology");
 		return 2;
 	}
 	argc--;
 	argv++;
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		char *s = NULL;
 		switch (c) {
@@ -151,7 +196,8 @@ int tmatch_cli_topology(int argc, char **argv)
 			rc = 0;
 			goto out;
 		default:
-			goto usage;
+			rc = tmatch_cli_bad_option("topology show", argv, "h", longopts);
+			goto out;
 		}
 	}
 	for (; optind < argc; optind++) {
@@ -175,6 +221,10 @@ int tmatch_cli_topology(int argc, char **argv)
 		goto usage;
 	}
 	opts.io = 1; /* the GPUs and network cards too */
+	if (!has_cpus(spec) && !conf && !nodes) {
+		rc = show_tleaf(spec);
+		goto out;
+	}
 	tree = tmatch_place_tree_load(spec, &opts, conf, nodes, &err);
 	if (!tree) {
 		char buf[1024];
@@ -194,7 +244,7 @@ int tmatch_cli_topology(int argc, char **argv)
 	rc = 0;
 	goto out;
 usage:
-	usage(stderr);
+	tmatch_cli_usage_hint("topology show");
 	rc = 2;
 out:
 	free(text);

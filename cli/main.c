@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "treematch/treematch.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -73,6 +74,44 @@ void tmatch_cli_usage_hint(const char *command)
 	tmatch_cli_error("'treematch %s --help' lists the options", command);
 }
 
+int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,
+                          const struct option *longopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *s = optopt ? strchr(shortopts, optopt) : NULL;
+
+	if (arg[0] == '-' && arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+		const struct option *o = longopts;
+
+		for (; o && o->name; o++)
+			if (strlen(o->name) == n && !strncmp(o->name, arg + 2, n))
+				break;
+		if (o && o->name && o->has_arg == required_argument)
+			tmatch_cli_error("%s: --%s needs a value", command, o->name);
+		else if (o && o->name)
+			tmatch_cli_error("%s: --%s takes no value", command, o->name);
+		else
+			tmatch_cli_error("%s: unknown option '%.*s'", command, (int)n + 2, arg);
+	} else if (optopt && s && s[1] == ':') {
+		tmatch_cli_error("%s: -%c needs a value", command, optopt);
+	} else if (optopt) {
+		tmatch_cli_error("%s: unknown option '-%c'", command, optopt);
+	} else {
+		tmatch_cli_error("%s: unknown option '%s'", command, arg);
+	}
+	tmatch_cli_usage_hint(command);
+	return 2;
+}
+
+int tmatch_cli_report_value(const char *option, const char *value, const tmatch_error_t *err)
+{
+	if (err->file[0] || err->column <= 0)
+		return tmatch_cli_report(err);
+	tmatch_cli_error("%s '%s': column %d: %s", option, value, err->column, err->msg);
+	return 1;
+}
+
 int tmatch_cli_report(const tmatch_error_t *err)
 {
 	char buf[1024];
@@ -90,13 +129,34 @@ static void usage(FILE *out)
 	             "See treematch(1).\n");
 }
 
+static const struct subcommand *find(const char *name)
+{
+	for (const struct subcommand *s = subcommands; s->name; s++)
+		if (!strcmp(name, s->name))
+			return s;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	const struct subcommand *s;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
+	/* "help COMMAND [SUB]": that command's help */
+	if (!strcmp(argv[1], "help") && argc >= 3 && (s = find(argv[2]))) {
+		char *args[4] = {argv[2], argc >= 4 ? argv[3] : "--help", "--help", NULL};
+
+		return s->fn(argc >= 4 ? 3 : 2, args);
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc >= 3) {
+			tmatch_cli_error("help: unknown command '%s'", argv[2]);
+			tmatch_cli_error("'treematch --help' lists the commands");
+			return 2;
+		}
 		usage(stdout);
 		return 0;
 	}
@@ -104,10 +164,9 @@ int main(int argc, char **argv)
 		printf("treematch %s\n", TMATCH_VERSION);
 		return 0;
 	}
-	for (const struct subcommand *s = subcommands; s->name; s++)
-		if (!strcmp(argv[1], s->name))
-			return s->fn(argc - 1, argv + 1);
+	if ((s = find(argv[1])))
+		return s->fn(argc - 1, argv + 1);
 	tmatch_cli_error("unknown command '%s'", argv[1]);
-	usage(stderr);
+	tmatch_cli_error("'treematch --help' lists the commands");
 	return 2;
 }

@@ -51,7 +51,7 @@ const char *tmatch_place_help_text(void)
 	       "treematch:       failure=fallback|fail  max_ranks=N  max_file_size=N[K|M|G]\n"
 	       "treematch:       max_map_time=SECONDS  max_map_memory=N[K|M|G]\n"
 	       "treematch:       plan=FILE (a step plan from treematch layout --plan)\n"
-	       "treematch:       min_gain=PCT (learn: keep Slurm's binding below PCT %% gain)\n"
+	       "treematch:       min_gain=PCT (learn: keep Slurm's binding below PCT % gain)\n"
 	       "treematch:       search_time=SECONDS (more search by the default mapper)\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
@@ -220,8 +220,11 @@ tmatch_profile_t *tmatch_place_load_profile(const tmatch_config_t *cfg, tmatch_l
 	if (!p && !opened)
 		snprintf(msg, len, "cannot read profile %.512s: %s", cfg->profile,
 		         err_no == EINVAL ? "not a regular file" : strerror(err_no));
-	else if (!p)
-		snprintf(msg, len, "bad profile: %s", tmatch_error_format(&err, buf, sizeof(buf)));
+	else if (!p) /* over a limit: the site's (or the user's own lower one) */
+		snprintf(msg, len, "bad profile: %s%s", tmatch_error_format(&err, buf, sizeof(buf)),
+		         err_no == EFBIG   ? " (max_file_size: the administrator sets the limit)"
+		         : err_no == E2BIG ? " (max_ranks: the administrator sets the limit)"
+		                           : "");
 	errno = err_no;
 	return p;
 }

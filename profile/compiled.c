@@ -246,9 +246,11 @@ static int read_header(const unsigned char *h, size_t file_len, const char *name
 	    (l->pmetric != TMATCH_METRIC_MSGS && !(l->metrics & TMATCH_PROFILE_HAS_BYTES)) ||
 	    (l->pmetric != TMATCH_METRIC_BYTES && !(l->metrics & TMATCH_PROFILE_HAS_MSGS)))
 		return bad(err, name, "corrupt compiled profile header: compile it again");
-	if (l->ranks < 1 || l->ranks > (uint32_t)lim->max_ranks)
-		return tmatch_error_set(err, EINVAL, name, 0, 0,
-		                        "ranks %u is outside 1..%d (max_ranks)", l->ranks,
+	if (l->ranks < 1)
+		return bad(err, name, "corrupt compiled profile header: compile it again");
+	if (l->ranks > (uint32_t)lim->max_ranks)
+		return tmatch_error_set(err, E2BIG, name, 0, 0,
+		                        "'ranks' is %u, above the limit of %d ranks", l->ranks,
 		                        lim->max_ranks);
 	if (l->nedges[0] + l->nedges[1] > lim->max_edges ||
 	    l->nedges[0] + l->nedges[1] < l->nedges[0])

@@ -11,9 +11,11 @@
  * and the column and says what to fix; it never quotes the file's contents.
  *
  * Conventions as in treematch/treematch.h: functions return 0/-1 (or
- * pointer/NULL) and set errno (EINVAL bad input, EFBIG too large, ENOMEM,
- * or the errno of a failed read); `err` may be NULL; a failing call leaves
- * its outputs untouched; destroy(NULL) is a no-op; no global state.
+ * pointer/NULL) and set errno (EINVAL bad input, EFBIG a file over
+ * max_file_size, E2BIG more ranks than max_ranks: whose limit it is, the
+ * caller says; ENOMEM, or the errno of a failed read); `err` may be NULL; a
+ * failing call leaves its outputs untouched; destroy(NULL) is a no-op; no
+ * global state.
  *
  * Index spaces: `rank` = MPI_COMM_WORLD rank, 0..ranks-1.
  */

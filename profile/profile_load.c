@@ -138,9 +138,7 @@ static int next_event(struct loader *L)
 	}
 	if (!yaml_parser_parse(&L->parser, &L->ev)) {
 		if (L->too_big)
-			return fail(L, NULL, EFBIG,
-			            "file is larger than the limit of %zu bytes: split the job "
-			            "or ask the administrator to raise max_file_size",
+			return fail(L, NULL, EFBIG, "file is larger than the limit of %zu bytes",
 			            L->lim.max_file_size);
 		if (L->read_errno)
 			return fail(L, NULL, L->read_errno, "read error: %s",
@@ -388,10 +386,9 @@ static int parse_ranks(struct loader *L)
 		return fail(L, &L->ev.start_mark, EINVAL,
 		            "'ranks' is 0: a profile has at least 1 rank");
 	if (v > (uint64_t)L->lim.max_ranks)
-		return fail(L, &L->ev.start_mark, EINVAL,
-		            "'ranks' is %llu, above the limit of %d ranks: ask the administrator "
-		            "to raise max_ranks",
-		            (unsigned long long)v, L->lim.max_ranks);
+		return fail(L, &L->ev.start_mark, E2BIG,
+		            "'ranks' is %llu, above the limit of %d ranks", (unsigned long long)v,
+		            L->lim.max_ranks);
 	L->p->ranks = (int)v;
 	return 0;
 }
@@ -1333,9 +1330,8 @@ tmatch_profile_t *tmatch_profile_load_buffer(const void *buf, size_t len, const 
 		return NULL;
 	if (len > L.lim.max_file_size) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                 "profile is %zu bytes, larger than the limit of %zu bytes: "
-		                 "ask the administrator to raise max_file_size",
-		                 len, L.lim.max_file_size);
+		                 "profile is %zu bytes, larger than the limit of %zu bytes", len,
+		                 L.lim.max_file_size);
 		yaml_parser_delete(&L.parser);
 		errno = EFBIG;
 		return NULL;
@@ -1417,8 +1413,7 @@ tmatch_profile_t *tmatch_profile_load_fd(int fd, const char *name,
 	}
 	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)L.lim.max_file_size) {
 		tmatch_error_set(err, 0, name, 0, 0,
-		                 "profile is %jd bytes, larger than the limit of %zu bytes: "
-		                 "ask the administrator to raise max_file_size",
+		                 "profile is %jd bytes, larger than the limit of %zu bytes",
 		                 (intmax_t)st.st_size, L.lim.max_file_size);
 		yaml_parser_delete(&L.parser);
 		errno = EFBIG;

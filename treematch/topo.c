@@ -175,9 +175,21 @@ tmatch_topo_t *tmatch_topo_from_tleaf(const char *spec, tmatch_error_t *err)
 			     depth, depth);
 			return NULL;
 		}
-		if (parse_int_token(tok, end, &v) || v < 1 || v > INT_MAX) {
+		if (parse_int_token(tok, end, &v) || v < 1) {
+			/* the digits alone: strtol says too big as it says not a number */
+			int digits = (int)strspn(tok, "0123456789");
+
 			fail(err, (int)(tok - spec) + 1, EINVAL,
-			     "bad arity of level %ld: expected a positive integer", l);
+			     digits > 0 && digits == (int)(end - tok) && tok[0] != '0'
+			         ? "bad arity of level %ld: at most %lld leaves in all"
+			         : "bad arity of level %ld: expected a positive integer",
+			     l, TMATCH_TOPO_MAX_LEAVES);
+			return NULL;
+		}
+		if (v > INT_MAX) {
+			fail(err, (int)(tok - spec) + 1, EINVAL,
+			     "bad arity of level %ld: at most %lld leaves in all", l,
+			     TMATCH_TOPO_MAX_LEAVES);
 			return NULL;
 		}
 		arity[l] = (int)v;

@@ -310,3 +310,94 @@ Test(manpages, nested_commands_are_found)
 	    2);
 	cr_expect_str_eq(names[1], "eval");
 }
+
+/*
+ * The font macros that alternate (.BR, .RB, .BI, .IB, .IR, .RI) join their
+ * arguments without a space: two plain words in a row are prose given to
+ * the macro by mistake ("treematch map;thesameinput..."). Returns how many
+ * such lines the page has, printing each.
+ */
+static int joined_words(const char *path, int say)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int bad = 0, no = 0;
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 3, prev[64] = "";
+
+		no++;
+		if (line[0] != '.' || !strchr("BRI", line[1]) || !strchr("BRI", line[2]) ||
+		    line[1] == line[2] || (line[3] != ' ' && line[3] != '\t'))
+			continue;
+		while (*p) {
+			char word[64];
+			size_t n = 0;
+			int quoted = 0, alpha = 1;
+
+			while (*p == ' ' || *p == '\t' || *p == '\n')
+				p++;
+			if (!*p)
+				break;
+			if (*p == '"') {
+				quoted = 1;
+				for (p++; *p && *p != '"'; p++)
+					;
+				p += *p == '"';
+			} else {
+				for (; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++) {
+					if (!isalpha((unsigned char)*p))
+						alpha = 0;
+					if (n + 1 < sizeof(word))
+						word[n++] = *p;
+				}
+			}
+			word[n] = '\0';
+			if (!quoted && alpha && n >= 2) {
+				if (prev[0]) {
+					if (say)
+						fprintf(stderr,
+						        "%s:%d: '%s' and '%s' run together: %s",
+						        path, no, prev, word, line);
+					bad++;
+					break;
+				}
+				snprintf(prev, sizeof(prev), "%s", word);
+			} else {
+				prev[0] = '\0';
+			}
+		}
+	}
+	fclose(f);
+	return bad;
+}
+
+Test(manpages, no_prose_in_alternating_font_macros)
+{
+	static const char *const pages[] = {
+	    PAGE1,
+	    TMATCH_SRCDIR "/cli/treematch-srun.1",
+	    TMATCH_SRCDIR "/spank/treematch.8",
+	    TMATCH_SRCDIR "/profile/treematch-profile.5",
+	};
+	char path[256];
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+		cr_expect_eq(joined_words(pages[i], 1), 0, "%s", pages[i]);
+	/* the check can fail */
+	snprintf(path, sizeof(path), "/tmp/test_cli_manpages_XXXXXX");
+	{
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		f = fdopen(fd, "w");
+	}
+	fputs(".BR \"treematch map\" ; the same inputs and seed\n.BR auto \" (default), \" "
+	      "greedy\n",
+	      f);
+	fclose(f);
+	cr_expect_eq(joined_words(path, 0), 1);
+	unlink(path);
+}

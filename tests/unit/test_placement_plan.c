@@ -222,6 +222,9 @@ Test(placement_plan, option_values)
 	cr_expect_eq(tmatch_place_classify_value("a.yml,verbose=1", NULL),
 	             TMATCH_PLACE_VALUE_OPTIONS);
 	cr_expect(strstr(tmatch_place_help_text(), "--treematch=off") != NULL);
+	/* printed as it is, not as a format: one '%' */
+	cr_expect(strstr(tmatch_place_help_text(), "%%") == NULL, "%s", tmatch_place_help_text());
+	cr_expect(strstr(tmatch_place_help_text(), "PCT % gain") != NULL);
 }
 
 Test(placement_plan, admin_file_argument)
