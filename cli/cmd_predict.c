@@ -314,7 +314,7 @@ int tmatch_cli_predict(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("predict", argv, "T:t:M:m:k:s:h", longopts);
+			return tmatch_cli_bad_option("predict", argv, "T:t:p:M:m:k:s:h", longopts);
 		}
 	}
 	if (optind != argc) {

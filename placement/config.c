@@ -204,6 +204,15 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 		if (streq(k, kn, keys[i].name))
 			id = i;
 	if (id < 0) {
+		const char *names[KEY_COUNT];
+		int near;
+
+		for (int i = 0; i < KEY_COUNT; i++)
+			names[i] = keys[i].name;
+		near = tmatch_closest_name(k, kn, names, KEY_COUNT);
+		if (near >= 0 && (!keys[near].admin_only || source != TMATCH_CONFIG_USER))
+			return fail(err, w, "unknown option '%.*s': did you mean '%s'?",
+			            (int)(kn > 40 ? 40 : kn), k, keys[near].name);
 		key_list(list, sizeof(list), source == TMATCH_CONFIG_USER);
 		return fail(err, w, "unknown option '%.*s': valid options are %s",
 		            (int)(kn > 40 ? 40 : kn), k, list);

@@ -39,6 +39,7 @@ enum {
 	K_COLL = 1 << 8,
 	K_MATRIX = 1 << 9,
 	K_COLLECTIVES = 1 << 10,
+	K_STATS = 1 << 11,
 };
 
 struct loader {
@@ -1145,6 +1146,7 @@ static int parse_document(struct loader *L)
 		    {"coll_edges", K_COLL},
 		    {"matrix", K_MATRIX},
 		    {"collectives", K_COLLECTIVES},
+		    {"stats", K_STATS},
 		};
 		unsigned bit = 0;
 		const char *kname = NULL;
@@ -1156,6 +1158,24 @@ static int parse_document(struct loader *L)
 		if (bit && (L->seen & bit))
 			return fail(L, &L->ev.start_mark, EINVAL,
 			            "key '%s' is given twice: keep one", kname);
+		if (!bit) {
+			/* a slip of one of ours is a mistake; another key is a later
+			   version's, ignored (the file's text is not echoed) */
+			const char *names[sizeof(keys) / sizeof(keys[0])];
+			int near;
+
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				names[i] = keys[i].name;
+			near = tmatch_closest_name(sval(L), slen(L), names,
+			                           sizeof(keys) / sizeof(keys[0]));
+			if (near >= 0)
+				return fail(
+				    L, &L->ev.start_mark, EINVAL,
+				    "this key is not one of the format's: did you mean '%s'?",
+				    names[near]);
+			warn(L, &L->ev.start_mark,
+			     "a key this version of the format does not know: ignored");
+		}
 		L->seen |= bit;
 		if (next_event(L))
 			return -1;
@@ -1193,6 +1213,9 @@ static int parse_document(struct loader *L)
 			break;
 		case K_COLLECTIVES:
 			rc = parse_collectives(L);
+			break;
+		case K_STATS: /* the recorder's counters: informative only */
+			rc = skip_node(L);
 			break;
 		default:
 			rc = skip_node(L); /* unknown keys are ignored (later versions) */

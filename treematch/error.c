@@ -122,3 +122,61 @@ int tmatch_parse_size(const char *s, size_t len, uint64_t max, uint64_t *out)
 		*out = v * mult;
 	return 0;
 }
+
+/* Optimal string alignment distance of a[0..la) and b[0..lb), or a value
+   above `cap` as soon as it must exceed it (names are short). */
+static size_t osa(const char *a, size_t la, const char *b, size_t lb, size_t cap)
+{
+	size_t d[34][34];
+
+	if (la > 32 || lb > 32)
+		return cap + 1;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+int tmatch_closest_name(const char *word, size_t len, const char *const *names, size_t n)
+{
+	size_t best_d = (size_t)-1;
+	int best = -1;
+
+	if (!word || !names || len == 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t ln, cap, dist, diff;
+
+		if (!names[i])
+			continue;
+		ln = strlen(names[i]);
+		cap = (ln > 4 && len > 4) ? 2 : 1;
+		dist = osa(word, len, names[i], ln, cap);
+		if (dist == 0)
+			return -1; /* not a slip: the name itself */
+		/* a prefix of the name, or the name and a little more */
+		diff = len < ln ? ln - len : len - ln;
+		if (dist > cap && diff > 0 && diff <= 2 && len >= 3 && ln >= 3 &&
+		    !strncmp(word, names[i], len < ln ? len : ln))
+			dist = diff;
+		if (dist <= cap && dist < best_d) {
+			best_d = dist;
+			best = (int)i;
+		}
+	}
+	return best;
+}

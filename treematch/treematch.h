@@ -109,6 +109,16 @@ TMATCH_API int tmatch_parse_u64(const char *s, size_t len, uint64_t max, uint64_
  */
 TMATCH_API int tmatch_parse_size(const char *s, size_t len, uint64_t max, uint64_t *out);
 
+/*
+ * "Did you mean": the name of names[0..n) that word[0..len) is a slip of
+ * (at most 1 letter added, dropped, changed or two swapped for words of up
+ * to 4 letters, 2 for longer ones; or a prefix or extension of it by up to
+ * 2 letters), the closest first, the lowest index on a tie. Its index, or
+ * -1 when none is that close (an exact match is not a slip: -1 too).
+ */
+TMATCH_API int tmatch_closest_name(const char *word, size_t len, const char *const *names,
+                                   size_t n);
+
 /* ------------------------------------------------------------------------ */
 /* Machine tree                                                              */
 

@@ -120,7 +120,9 @@ Test(cli_config, every_problem_has_its_file_line_and_column)
 	}
 	/* the admin file: others may write it, and a misspelled key */
 	cr_expect(strstr(err, "a.conf: others than its owner may write") != NULL, "%s", err);
-	cr_expect(strstr(err, "a.conf:3:1: unknown option 'max_rank'") != NULL, "%s", err);
+	cr_expect(strstr(err, "a.conf:3:1: unknown option 'max_rank': did you mean 'max_ranks'?") !=
+	              NULL,
+	          "%s", err);
 	/* a second line */
 	cr_expect(strstr(err, "t.conf:2:1: treematch.so is loaded again") != NULL, "%s", err);
 	/* topology.conf */

@@ -96,6 +96,11 @@ Test(conf_config, user_errors)
 {
 	expect_fail("app.yml,bogus=1", TMATCH_CONFIG_USER,
 	            "unknown option 'bogus': valid options are profile, mapper", 9);
+	/* a slip: the option meant */
+	expect_fail("app.yml,verbos=1", TMATCH_CONFIG_USER,
+	            "unknown option 'verbos': did you mean 'verbose'?", 9);
+	expect_fail("app.yml,max_rank=4", TMATCH_CONFIG_USER,
+	            "unknown option 'max_rank': did you mean 'max_ranks'?", 9);
 	expect_fail("app.yml,default=on", TMATCH_CONFIG_USER, "only be set by the administrator",
 	            9);
 	expect_fail("app.yml,mapper=nosuch", TMATCH_CONFIG_USER, "nosuch", 9);

@@ -96,8 +96,9 @@ Test(conf_fixtures, invalid_files_give_a_line_when_located)
 {
 	/* Every error found inside the document points at a line. */
 	static const char *const located[] = {
-	    "negative.yml", "out_of_range.yml", "undirected_dup.yml", "syntax.yml",
-	    "alias.yml",    "dense_asym.yml",   "quoted.yml",         "deep.yml"};
+	    "negative.yml",       "out_of_range.yml",      "undirected_dup.yml", "syntax.yml",
+	    "alias.yml",          "dense_asym.yml",        "quoted.yml",         "deep.yml",
+	    "misspelled_key.yml", "metric_for_metrics.yml"};
 	for (size_t i = 0; i < sizeof(located) / sizeof(located[0]); i++) {
 		char path[1024];
 		tmatch_error_t err;

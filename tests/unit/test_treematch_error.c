@@ -92,6 +92,37 @@ Test(error, log_goes_through_the_callback)
 	tmatch_log_printf(NULL, got, TMATCH_LOG_DEBUG, "ignored"); /* no callback, no crash */
 }
 
+Test(error, closest_name_finds_slips_only)
+{
+	static const char *const keys[] = {
+	    "format",     "version", "ranks",      "metrics", "directed",  "placement_metric",
+	    "provenance", "edges",   "coll_edges", "matrix",  "max_ranks", "max_file_size"};
+	static const struct {
+		const char *word;
+		int want; /* index in keys, -1 none */
+	} cases[] = {
+	    {"placement_metrc", 5}, /* a letter dropped */
+	    {"directd", 4},
+	    {"metric", 3},   /* the name without its last letter */
+	    {"metricss", 3}, /* one letter too many */
+	    {"ranks", -1},   /* the name itself is not a slip */
+	    {"rnaks", 2},    /* two letters swapped */
+	    {"max_rank", 10},
+	    {"colledges", 8},    /* the underscore dropped */
+	    {"x-site-note", -1}, /* another key: ignored, not corrected */
+	    {"edge", 7},
+	    {"foo", -1},
+	    {"ed", -1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(tmatch_closest_name(cases[i].word, strlen(cases[i].word), keys,
+		                                 sizeof(keys) / sizeof(keys[0])),
+		             cases[i].want, "%s", cases[i].word);
+	cr_expect_eq(tmatch_closest_name(NULL, 0, keys, 3), -1);
+	cr_expect_eq(tmatch_closest_name("x", 1, NULL, 0), -1);
+}
+
 Test(rng, seeded_sequences_repeat_and_differ)
 {
 	tmatch__rng_t a, b, c;
