@@ -347,6 +347,7 @@ static int print_launcher(const char *topology, const int *leaf, const int *rank
 	/* This machine by its name, a cluster's nodes by theirs; a node read from
 	   a file or a string is "+n0", the first host mpirun is given. */
 	tmatch_affinity_opts_init(&opts);
+	opts.smt = tmatch_place_smt_policy(1); /* bound as the plugin binds */
 	if (local && gethostname(host, sizeof(host) - 1) == 0)
 		opts.node_name = host;
 	tmatch_error_clear(&err);

@@ -125,6 +125,7 @@ int tmatch_cli_topology(int argc, char **argv)
 	uint64_t num;
 
 	tmatch_affinity_opts_init(&opts);
+	opts.smt = -1; /* not given: as the plugin binds */
 	memset(&err, 0, sizeof(err));
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -221,6 +222,8 @@ int tmatch_cli_topology(int argc, char **argv)
 		goto usage;
 	}
 	opts.io = 1; /* the GPUs and network cards too */
+	if (opts.smt < 0)
+		opts.smt = tmatch_place_smt_policy(opts.cpus_per_task);
 	if (!has_cpus(spec) && !conf && !nodes) {
 		rc = show_tleaf(spec);
 		goto out;

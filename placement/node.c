@@ -26,6 +26,13 @@ int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores)
 	return n > 0 && n >= node_cores;
 }
 
+int tmatch_place_smt_policy(int cpus_per_task)
+{
+	/* as Slurm counts CPUs: one task per core (all its hardware threads),
+	   with -c N N hardware threads per task */
+	return cpus_per_task > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
+}
+
 tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
                                                int *smt_used, tmatch_error_t *err)
 {
@@ -46,9 +53,7 @@ tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opt
 		snprintf(name, sizeof(name), "node %.64s: ", o.node_name);
 	else
 		name[0] = '\0';
-	/* As Slurm counts CPUs: one task per core (all its hardware threads),
-	   with -c N N hardware threads per task. */
-	o.smt = cpt > 1 ? TMATCH_AFFINITY_SMT_ALL : TMATCH_AFFINITY_SMT_CORE;
+	o.smt = tmatch_place_smt_policy(cpt);
 	t = tmatch_affinity_node_load(&o, err);
 	if (!t)
 		return NULL;

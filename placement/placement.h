@@ -304,6 +304,12 @@ int tmatch_place_job_has_whole_node(const char *job_cores, int node_cores);
  * in err: "node n0: 4 tasks for 2 CPUs: ...". Other failures are those of
  * tmatch_affinity_node_load. Destroy with tmatch_affinity_tree_destroy.
  */
+/* The plugin's SMT policy for a step's tasks of cpus_per_task CPUs, before
+   more tasks than cores make it hardware threads: a whole core per task
+   (TMATCH_AFFINITY_SMT_CORE), or hardware threads (SMT_ALL) with -c > 1.
+   What a front end takes to show or bind as the plugin binds. */
+int tmatch_place_smt_policy(int cpus_per_task);
+
 tmatch_affinity_tree_t *tmatch_place_node_tree(const tmatch_affinity_opts_t *opts, int nlocal,
                                                int *smt_used, tmatch_error_t *err);
 

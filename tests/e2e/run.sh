@@ -193,8 +193,8 @@ t_binds_like_cli() {
 	(IFS='|' && profile "$pn" "$cores" ${edges#|})
 	run "$WORK/b.out" "$WORK/b.err" -n "$cores" --treematch="$pn" "$W"
 	expected=$(expected_from_cli "$pn" "$cores" local)
-	# First CPU of each rank (the CLI names a core by its first thread).
-	got=$(sort -t= -k2 -n "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus | sed 's/[-,].*//')"; done)
+	# The CPUs of each rank: a whole core, as the CLI shows it too.
+	got=$(sort -t= -k2 -n "$WORK/b.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
 	[ "$(grep -c '^rank=' "$WORK/b.out")" -eq "$cores" ] || got="(no output: $(cat "$WORK/b.err"))"
 	if [ -n "$expected" ] && [ "$expected" = "$got" ]; then
 		pass "srun -n $cores (whole node) binds as 'treematch map' says ($got)"
@@ -204,22 +204,27 @@ t_binds_like_cli() {
 	fi
 }
 
+# A CPU list ("0-1,4") written out, one CPU after the other ("0,1,4").
+cpu_list() {
+	printf '%s\n' "$1" | tr ',' '\n' | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) printf "%s%d", n++ ? "," : "", c }'
+}
+
 # `treematch map --format srun` gives srun itself the placement, with no
-# plugin: the --cpu-bind list it prints puts every task on the CPU of its
-# leaf (found with hwloc-calc: leaf i of "local" is core L#i, the task on
-# its first PU). Seeds of the random mapper give different orders.
+# plugin: the --cpu-bind list it prints puts every task on the CPUs of its
+# leaf, a whole core as the plugin binds (found with hwloc-calc: leaf i of
+# "local" is core L#i). Seeds of the random mapper give different orders.
 t_srun_format() {
 	orders=""
 	for seed in 1 2 3 4; do
-		name="srun \$(treematch map -f srun), seed $seed: each task on its mapped CPU"
+		name="srun \$(treematch map -f srun), seed $seed: each task on its mapped CPUs"
 		want=$("$TM" map -p "$P2" -t local -m random -s $seed -f plain |
 			while read -r rank leaf; do
-				printf '%s ' "$(hwloc-calc --physical-output --intersect pu "core:$leaf" | cut -d, -f1)"
+				printf '%s ' "$(hwloc-calc --physical-output --intersect pu "core:$leaf")"
 			done)
 		opt=$("$TM" map -p "$P2" -t local -m random -s $seed -f srun)
 		run "$WORK/sf.out" "$WORK/sf.err" -n2 "$opt" "$W"
 		rc=$?
-		got=$(sort -t= -k2 -n "$WORK/sf.out" | while read -r l; do printf '%s ' "$(field "$l" cpus)"; done)
+		got=$(sort -t= -k2 -n "$WORK/sf.out" | while read -r l; do printf '%s ' "$(cpu_list "$(field "$l" cpus)")"; done)
 		orders="$orders$want
 "
 		if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$want" = "$got" ]; then

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,18 @@
 
 static char out[OUTLEN], err[OUTLEN], dir[64];
 
-static int run(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,
-               const char *a6)
+/* treematch with the arguments up to the first NULL (at most 8). */
+static int run(const char *first, ...)
 {
-	char *argv[] = {(char *)cli_path(), (char *)a1, (char *)a2, (char *)a3,
-	                (char *)a4,         (char *)a5, (char *)a6, NULL};
+	char *argv[10] = {(char *)cli_path(), (char *)first};
+	int n = 2;
+	va_list ap;
 
+	va_start(ap, first);
+	while (first && n < 9 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
 	return cli_run(argv, NULL, out, err, OUTLEN);
 }
 
@@ -228,4 +235,45 @@ Test(cli_usage, a_column_of_a_value_names_the_option)
 	cr_expect(strstr(err, "--topology 'tleaf 2 99999999999 10 8 1': column 9: bad arity of "
 	                      "level 0: at most") != NULL,
 	          "%s", err);
+}
+
+/*
+ * On a node with hardware threads the plugin binds a task to a whole core
+ * (tmatch_place_smt_policy): topology show and the launcher formats say
+ * the same CPUs, not the core's first thread.
+ */
+Test(cli_usage, smt_nodes_are_shown_and_bound_as_the_plugin_binds)
+{
+	char profile[128];
+	FILE *f;
+
+	cr_assert_eq(run("topology", "show", "--synthetic", "pack:1 core:2 pu:2", NULL, NULL), 0,
+	             "%s", err);
+	cr_expect(strstr(out, "leaf 0: node localhost cpus 0-1 mask 0x3") &&
+	              strstr(out, "leaf 1: node localhost cpus 2-3 mask 0xc"),
+	          "%s", out);
+	/* one thread per leaf only when asked */
+	cr_assert_eq(
+	    run("topology", "show", "--synthetic", "pack:1 core:2 pu:2", "--smt", "one", NULL), 0);
+	cr_expect(strstr(out, "leaf 1: node localhost cpus 2 mask 0x4") != NULL, "%s", out);
+	snprintf(profile, sizeof(profile), "%s/p.mtx", dir);
+	f = fopen(profile, "w");
+	cr_assert_not_null(f);
+	fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 5\n", f);
+	fclose(f);
+	cr_assert_eq(run("map", "-p", profile, "-t", "synthetic:pack:1 core:2 pu:2", NULL), 0, "%s",
+	             err);
+	cr_assert_eq(
+	    run("map", "-p", profile, "-t", "synthetic:pack:1 core:2 pu:2", "-f", "srun", NULL), 0,
+	    "%s", err);
+	cr_expect(strstr(out, "--cpu-bind=mask_cpu:0x3,0xc") || strstr(out, "mask_cpu:0xc,0x3"),
+	          "%s", out);
+	cr_assert_eq(
+	    run("map", "-p", profile, "-t", "synthetic:pack:1 core:2 pu:2", "-f", "mpich", NULL), 0,
+	    "%s", err);
+	cr_expect(strstr(out, "0+1") && strstr(out, "2+3"), "%s", out);
+	cr_assert_eq(
+	    run("map", "-p", profile, "-t", "synthetic:pack:1 core:2 pu:2", "-f", "openmpi", NULL),
+	    0, "%s", err);
+	cr_expect(strstr(err, "hardware threads") == NULL, "a whole core per rank: %s", err);
 }
