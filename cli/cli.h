@@ -35,6 +35,24 @@ struct option;
 int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,
                           const struct option *longopts);
 
+/*
+ * A progress line on standard error for work that can take seconds: on a
+ * terminal one line rewritten in place (cleared by the next message or by
+ * tmatch_cli_progress_done), elsewhere nothing unless --progress asks
+ * (then a line at most every second). The library's TMATCH_LOG_PROGRESS
+ * messages come here through tmatch_cli_log.
+ */
+enum {
+	TMATCH_CLI_PROGRESS_AUTO = 0,
+	TMATCH_CLI_PROGRESS_ALWAYS = 1,
+	TMATCH_CLI_PROGRESS_NEVER = 2
+};
+/* --progress[=WHEN]: always (also NULL, the bare option), never or auto
+   (a terminal only, the default). -1 for anything else. */
+int tmatch_cli_progress_option(const char *value);
+void tmatch_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tmatch_cli_progress_done(void);
+
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

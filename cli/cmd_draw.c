@@ -13,7 +13,10 @@
  *               by package, each with the ranks it holds and its card,
  *               coloured by their traffic
  *
- * Both matrices share one log colour scale. Matrices larger than --max-cells
+ * Both matrices share one log colour scale of at least one decade (or the
+ * --range given), the tree a linear one from 0; the legends give the
+ * profile's units. Nodes carry their names when the tree has them.
+ * Matrices larger than --max-cells
  * are summed into blocks of ranks, trees with more than --max-leaves leaves
  * are cut at the deepest level that fits (each box then sums its subtree), so
  * the file stays small whatever the size of the job.
@@ -75,6 +78,8 @@ static void usage(FILE *out)
 	        "      --max-cells N      sum ranks into blocks above N rows (default %d)\n"
 	        "      --max-leaves N     cut the tree above N boxes per level (default %d)\n"
 	        "      --title TEXT       title line (default: the profile's file name)\n"
+	        "      --range LO:HI      the matrices' log colour scale (default: the data's,\n"
+	        "                         at least a decade; the tree's is linear from 0)\n"
 	        "  -h, --help             this help\n",
 	        TMATCH_DEFAULT_MAPPER, DEFAULT_MAX_CELLS, DEFAULT_MAX_LEAVES);
 }
@@ -94,6 +99,9 @@ struct picture {
 	int *rank_at;    /* rank at placement position p */
 	double *traffic; /* per rank: sum of its row */
 	tmatch_cli_svg_scale_t cell_scale;
+	double range_lo, range_hi; /* --range: the matrices' scale (0: from the data) */
+	const char *unit;          /* the numbers' unit ("bytes"), NULL: the matrix's own */
+	const tmatch_affinity_tree_t *tree; /* node names; NULL for a tleaf */
 	int max_leaves;
 	const char *title;
 	const char *mapping_name;
@@ -171,6 +179,14 @@ static int prepare(struct picture *pic, int max_cells)
 	}
 	if (pic->cell_scale.hi <= 0)
 		pic->cell_scale.lo = pic->cell_scale.hi = 1;
+	/* at least a decade: values a few percent apart look alike, not pale
+	   and dark; or the range the user states */
+	if (pic->cell_scale.lo > pic->cell_scale.hi / 10)
+		pic->cell_scale.lo = pic->cell_scale.hi / 10;
+	if (pic->range_hi > 0) {
+		pic->cell_scale.lo = pic->range_lo;
+		pic->cell_scale.hi = pic->range_hi;
+	}
 	ret = 0;
 out:
 	free(pos);
@@ -219,7 +235,8 @@ static void draw_legend(FILE *f, const tmatch_cli_svg_scale_t *s, double x, doub
                         double h, int vertical, const char *gradient, const char *caption)
 {
 	char label[64];
-	double lo_exp = ceil(log10(s->lo)), hi_exp = floor(log10(s->hi));
+	double lo_exp = s->linear ? 0 : ceil(log10(s->lo)),
+	       hi_exp = s->linear ? 2 : floor(log10(s->hi));
 	int nticks = (int)(hi_exp - lo_exp) + 1;
 	int step = nticks > 6 ? (nticks + 5) / 6 : 1;
 
@@ -227,10 +244,16 @@ static void draw_legend(FILE *f, const tmatch_cli_svg_scale_t *s, double x, doub
 	        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"url(#%s)\" "
 	        "stroke=\"#555555\" stroke-width=\"0.5\"/>\n",
 	        x, y, w, h, gradient);
-	/* Ticks at the powers of ten inside the range, plus both ends. */
+	/* Ticks at the powers of ten inside a log range; at 0, half and the top
+	   of a linear one. */
 	for (int e = (int)lo_exp; e <= (int)hi_exp; e += step) {
-		double t = tmatch_cli_svg_scale_pos(s, pow(10.0, e));
-		snprintf(label, sizeof(label), "1e%d", e);
+		double v = s->linear ? s->hi * e / 2 : pow(10.0, e);
+		double t = s->linear ? e / 2.0 : tmatch_cli_svg_scale_pos(s, v);
+
+		if (s->linear)
+			snprintf(label, sizeof(label), "%.3g", v);
+		else
+			snprintf(label, sizeof(label), "1e%d", e);
 		if (vertical) {
 			double ty = y + h - t * h;
 			tmatch_cli_svg_line(f, x + w, ty, x + w + 4, ty, "#333333", 0.8);
@@ -241,19 +264,41 @@ static void draw_legend(FILE *f, const tmatch_cli_svg_scale_t *s, double x, doub
 			tmatch_cli_svg_text(f, tx, y + h + 14, 9, "middle", label);
 		}
 	}
-	if (vertical) {
-		snprintf(label, sizeof(label), "max %.3g", s->hi);
+	/* the ends of a log range, which need not be ticks: its top, and that
+	   everything at or below its bottom is its palest colour */
+	if (vertical && !s->linear) {
+		snprintf(label, sizeof(label), "top %.3g", s->hi);
 		tmatch_cli_svg_text(f, x, y - 6, 9, "start", label);
-		snprintf(label, sizeof(label), "min %.3g", s->lo);
+		snprintf(label, sizeof(label), "%.3g or less", s->lo);
 		tmatch_cli_svg_text(f, x, y + h + 14, 9, "start", label);
-		tmatch_cli_svg_text(f, x, y - 18, 10, "start", caption);
-	} else {
-		snprintf(label, sizeof(label), "min %.3g", s->lo);
+	} else if (!s->linear) {
+		snprintf(label, sizeof(label), "%.3g or less", s->lo);
 		tmatch_cli_svg_text(f, x - 6, y + h - 2, 9, "end", label);
-		snprintf(label, sizeof(label), "max %.3g", s->hi);
+		snprintf(label, sizeof(label), "top %.3g", s->hi);
 		tmatch_cli_svg_text(f, x + w + 6, y + h - 2, 9, "start", label);
-		tmatch_cli_svg_text(f, x + w / 2, y - 5, 10, "middle", caption);
 	}
+	if (vertical)
+		tmatch_cli_svg_text(f, x, y - 20, 10, "start", caption);
+	else
+		tmatch_cli_svg_text(f, x + w / 2, y - 5, 10, "middle", caption);
+}
+
+/* The unit of the numbers, for the legends. */
+static const char *unit_of(const struct picture *pic)
+{
+	return pic->unit ? pic->unit : "matrix units";
+}
+
+/* The name of the node holding `leaf` ("" when the tree has none). */
+static const char *node_of_leaf(const struct picture *pic, long leaf)
+{
+	const char *name;
+
+	if (!pic->tree || !tmatch_affinity_leaf_is_real(pic->tree, (int)leaf))
+		return "";
+	name = tmatch_affinity_tree_node_name(pic->tree,
+	                                      tmatch_affinity_leaf_node(pic->tree, (int)leaf));
+	return name ? name : "";
 }
 
 static void draw_map(FILE *f, const struct picture *pic, const double *cells, double x0, double y0,
@@ -284,7 +329,8 @@ static void draw_map(FILE *f, const struct picture *pic, const double *cells, do
 					range_name(c, sizeof(c), placement ? "position" : "rank",
 					           j * b, nj);
 				}
-				snprintf(tip, sizeof(tip), "%s x %s: %.6g", a, c, v);
+				snprintf(tip, sizeof(tip), "%s x %s: %.6g %s", a, c, v,
+				         unit_of(pic));
 			}
 			tmatch_cli_svg_rect(f, x0 + j * cs, y0 + i * cs, cs, cs, col, NULL, "cell",
 			                    tooltips ? tip : NULL);
@@ -352,7 +398,7 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 	double *box_traffic = calloc((size_t)nbox, sizeof(double));
 	int *box_ranks = calloc((size_t)nbox, sizeof(int));
 	int *rank_of_leaf = calloc((size_t)nleaves + 1, sizeof(int));
-	tmatch_cli_svg_scale_t s = {HUGE_VAL, 0};
+	tmatch_cli_svg_scale_t s = {0, 0, 1}; /* linear, from 0 */
 	char buf[200], name[32], col[8];
 	int ret = -1;
 
@@ -368,14 +414,11 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 		box_traffic[leaf / span] += pic->traffic[r];
 		box_ranks[leaf / span]++;
 	}
-	for (long i = 0; i < nbox; i++) {
-		if (box_traffic[i] > 0 && box_traffic[i] < s.lo)
-			s.lo = box_traffic[i];
+	for (long i = 0; i < nbox; i++)
 		if (box_traffic[i] > s.hi)
 			s.hi = box_traffic[i];
-	}
 	if (s.hi <= 0)
-		s.lo = s.hi = 1;
+		s.hi = 1;
 
 	snprintf(buf, sizeof(buf), "Machine tree (%d leaves%s), %s coloured by traffic", nleaves,
 	         cut < depth ? ", cut above the leaves" : "",
@@ -398,14 +441,27 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 	for (int l = 0; l < cut; l++) {
 		long nl = nodes_at(topo, l), per = nbox / nl;
 		double y = y0 + 30 + l * LEVEL_H, r = bw * per / 2 < 4 ? bw * per / 2 : 4;
-		tmatch_cli_svg_text(f, x0 - 8, y + 3, 9, "end",
-		                    level_name(topo, l, name, sizeof(name)));
+		const char *lname = level_name(topo, l, name, sizeof(name));
+		int named = pic->tree && !strcmp(lname, "node");
+
+		tmatch_cli_svg_text(f, x0 - 8, y + 3, 9, "end", lname);
 		for (long i = 0; i < nl; i++) {
 			double cx = x0 + (i * per + per / 2.0) * bw;
 			fprintf(f,
 			        "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"#2f4f7f\" "
-			        "class=\"node\"/>\n",
+			        "class=\"node\">",
 			        cx, y, r > 0.8 ? r : 0.8);
+			if (named) {
+				fputs("<title>", f);
+				tmatch_cli_svg_escape(f,
+				                      node_of_leaf(pic, i * leaves_below(topo, l)));
+				fputs("</title>", f);
+			}
+			fputs("</circle>\n", f);
+			/* the node's name beside it, where there is room */
+			if (named && bw * per >= 30)
+				tmatch_cli_svg_text(f, cx + 6, y - 5, 8, "start",
+				                    node_of_leaf(pic, i * leaves_below(topo, l)));
 		}
 	}
 	tmatch_cli_svg_text(f, x0 - 8, by + LEAF_H / 2 + 3, 9, "end",
@@ -419,8 +475,9 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 				tmatch_cli_svg_ramp(tmatch_cli_svg_scale_pos(&s, pic->traffic[r]),
 				                    col);
 				fill = col;
-				snprintf(buf, sizeof(buf), "leaf %ld: rank %d, traffic %.6g", i, r,
-				         pic->traffic[r]);
+				snprintf(buf, sizeof(buf), "leaf %ld%s%s: rank %d, %.6g %s", i,
+				         pic->tree ? " on " : "", node_of_leaf(pic, i), r,
+				         pic->traffic[r], unit_of(pic));
 			} else if (!tmatch_topo_is_allowed(topo, (int)i)) {
 				fill = "#d0d0d0";
 				snprintf(buf, sizeof(buf), "leaf %ld: not allowed", i);
@@ -433,9 +490,12 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 				                    col);
 				fill = col;
 			}
-			snprintf(buf, sizeof(buf), "%s %ld: %d ranks, traffic %.6g",
-			         level_name(topo, cut, name, sizeof(name)), i, box_ranks[i],
-			         box_traffic[i]);
+			level_name(topo, cut, name, sizeof(name));
+			snprintf(buf, sizeof(buf), "%s %ld%s%s: %d ranks, %.6g %s", name, i,
+			         pic->tree && !strcmp(name, "node") ? " " : "",
+			         pic->tree && !strcmp(name, "node") ? node_of_leaf(pic, i * span)
+			                                            : "",
+			         box_ranks[i], box_traffic[i], unit_of(pic));
 		}
 		tmatch_cli_svg_rect(f, bx, by, bww, LEAF_H, fill, bw > 3 ? stroke : NULL, "leaf",
 		                    buf);
@@ -464,9 +524,9 @@ static int draw_tree(FILE *f, const struct picture *pic, double y0, int cut)
 	tmatch_cli_svg_text(f, x0, by + LEAF_H + 14, 9, "start",
 	                    cut == depth ? "label: the rank at the leaf; grey: not allowed"
 	                                 : "label: number of ranks in the box");
-	draw_legend(f, &s, x0 + w / 2 - 120, by + LEAF_H + 34, 240, 12, 0, "ramp-h",
-	            cut == depth ? "traffic of the rank (log scale)"
-	                         : "traffic of the ranks in the box (log scale)");
+	snprintf(buf, sizeof(buf), "%s %s (its row of the matrix), linear from 0", unit_of(pic),
+	         cut == depth ? "of the rank" : "of the box's ranks");
+	draw_legend(f, &s, x0 + w / 2 - 120, by + LEAF_H + 34, 240, 12, 0, "ramp-h", buf);
 	ret = 0;
 out:
 	free(box_traffic);
@@ -616,8 +676,9 @@ static int write_svg(FILE *f, const struct picture *pic)
 	draw_map(f, pic, pic->by_leaf, MAP_LEFT + MAP_SIZE + MAP_GAP, MAP_TOP, 1,
 	         "Same matrix, placement order");
 	fputs("</g>\n<g id=\"matrix-legend\">\n", f);
+	snprintf(buf, sizeof(buf), "%s, log", unit_of(pic));
 	draw_legend(f, &pic->cell_scale, MAP_LEFT + 2 * MAP_SIZE + MAP_GAP + 40, MAP_TOP + 30,
-	            LEGEND_W, MAP_SIZE - 30, 1, "ramp-v", "traffic (log)");
+	            LEGEND_W, MAP_SIZE - 30, 1, "ramp-v", buf);
 	fputs("</g>\n<g id=\"tree\">\n", f);
 	if (draw_tree(f, pic, tree_y, cut) < 0)
 		return -1;
@@ -705,7 +766,7 @@ static int parse_count(const char *opt, const char *s, int min, int *out)
 
 int tmatch_cli_draw(int argc, char **argv)
 {
-	enum { OPT_PNG = 256, OPT_MAX_CELLS, OPT_MAX_LEAVES, OPT_TITLE };
+	enum { OPT_PNG = 256, OPT_MAX_CELLS, OPT_MAX_LEAVES, OPT_TITLE, OPT_RANGE };
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
 	    {"topology", required_argument, NULL, 't'},
@@ -718,6 +779,7 @@ int tmatch_cli_draw(int argc, char **argv)
 	    {"max-cells", required_argument, NULL, OPT_MAX_CELLS},
 	    {"max-leaves", required_argument, NULL, OPT_MAX_LEAVES},
 	    {"title", required_argument, NULL, OPT_TITLE},
+	    {"range", required_argument, NULL, OPT_RANGE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -732,7 +794,7 @@ int tmatch_cli_draw(int argc, char **argv)
 	tmatch_error_t err;
 	tmatch_comm_t *comm = NULL;
 	tmatch_topo_t *topo = NULL;
-	int *leaf_of_rank = NULL, ret = 1, c;
+	int *leaf_of_rank = NULL, ret = 1, c, metric = -1;
 	struct picture pic;
 	char ebuf[1024], mapping_name[300];
 	FILE *f = NULL;
@@ -783,6 +845,19 @@ int tmatch_cli_draw(int argc, char **argv)
 		case OPT_TITLE:
 			title = optarg;
 			break;
+		case OPT_RANGE: {
+			char *end = NULL;
+
+			pic.range_lo = strtod(optarg, &end);
+			if (!end || *end != ':' || !(pic.range_lo > 0) ||
+			    !((pic.range_hi = strtod(end + 1, &end)) > pic.range_lo) || *end) {
+				tmatch_cli_error("draw: --range wants LO:HI, 0 < LO < HI (the log "
+				                 "scale of the matrices), not '%.40s'",
+				                 optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -809,7 +884,7 @@ int tmatch_cli_draw(int argc, char **argv)
 		return 2;
 	}
 
-	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
+	comm = tmatch_place_comm_load_metric(profile, tmatch_cli_log, NULL, &metric, &err);
 	if (!comm)
 		goto fail;
 	if (bindings) {
@@ -821,6 +896,11 @@ int tmatch_cli_draw(int argc, char **argv)
 		    !(dev = tmatch_affinity_tree_devices(tree, 0, &err)) ||
 		    !(topo = tmatch_affinity_tree_topo_dup(tree, &err)))
 			goto fail;
+	} else if (!strncmp(topo_spec, "cluster:", 8) || !strncmp(topo_spec, "synthetic:", 10) ||
+	           !strncmp(topo_spec, "xml:", 4) || !strcmp(topo_spec, "local")) {
+		/* a tree with CPUs has node names too */
+		tree = tmatch_place_tree_load(topo_spec, NULL, NULL, NULL, &err);
+		topo = tree ? tmatch_affinity_tree_topo_dup(tree, &err) : NULL;
 	} else {
 		topo = tmatch_place_topo_load(topo_spec, &err);
 	}
@@ -830,6 +910,11 @@ int tmatch_cli_draw(int argc, char **argv)
 		tmatch_cli_report_value("--topology", topo_spec, &err);
 		goto out;
 	}
+	pic.tree = tree;
+	pic.unit = metric == TMATCH_METRIC_BYTES  ? "bytes"
+	           : metric == TMATCH_METRIC_MSGS ? "messages"
+	           : metric == TMATCH_METRIC_AVG  ? "bytes per message"
+	                                          : NULL;
 	pic.n = tmatch_comm_order(comm);
 	if (pic.n <= 0) {
 		tmatch_cli_error("%s: the profile has no ranks: nothing to draw", profile);

@@ -100,6 +100,8 @@ static void usage(FILE *out)
 	    "                            profile; learn: the stored profile of the step's\n"
 	    "                            program, given after --, at --ntasks); nothing to lay\n"
 	    "                            out (off, nothing learned yet): no output, status 0\n"
+	    "      --progress[=WHEN]     a progress line on stderr: always, never or auto (when\n"
+	    "                            stderr is a terminal, the default)\n"
 	    "      --srun-pid PID        the cli_filter's srun: the plan goes beside the profile\n"
 	    "                            under the name that srun's plugin removes when srun\n"
 	    "                            ends, printed last as treematch-plan=PATH\n"
@@ -348,6 +350,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	    {"exec", no_argument, NULL, 'x'},
 	    {"treematch", required_argument, NULL, 'V'},
 	    {"srun-pid", required_argument, NULL, 'R'},
+	    {"progress", optional_argument, NULL, 'G'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -444,6 +447,12 @@ int tmatch_cli_layout(int argc, char **argv)
 			}
 			srun_pid = (long)num;
 			break;
+		case 'G':
+			if (tmatch_cli_progress_option(optarg) < 0) {
+				tmatch_cli_error("layout: --progress wants always, never or auto");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -523,6 +532,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	conf_path = net.path;
 
 	/* The profile. */
+	tmatch_cli_progress("layout: reading %s", profile);
 	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
 	if (!comm) {
 		tmatch_cli_report(&err);
@@ -579,6 +589,8 @@ int tmatch_cli_layout(int argc, char **argv)
 	in.mapper = mapper;
 	in.seed = seed;
 	in.plan = plan != NULL;
+	in.log = tmatch_cli_log;
+	tmatch_cli_progress("layout: mapping %ld ranks onto %d nodes", ntasks, nnodes);
 	if (tmatch_place_layout(&in, &lay, &err) < 0) {
 		if (errno == EDOM) { /* the request does not fit the allocation */
 			tmatch_cli_error("%s", err.msg);
@@ -609,8 +621,11 @@ int tmatch_cli_layout(int argc, char **argv)
 		text[pos] = '\0';
 	}
 
+	if (plan)
+		tmatch_cli_progress("layout: writing the plan %s", plan);
 	if (plan && write_plan(lay, comm, profile, plan, job_id, step_id, mapper) != 0)
 		goto out;
+	tmatch_cli_progress_done();
 	if (stats) {
 		if (output)
 			sout = stdout;

@@ -272,6 +272,8 @@ static void map_usage(FILE *out)
 	        "                        search) to its best candidate, counted in steps so\n"
 	        "                        the placement is the same on any machine; left out\n"
 	        "                        when too small for the profile (default: 0, none)\n"
+	        "      --progress[=WHEN] a progress line on stderr: always, never or auto\n"
+	        "                        (default: when stderr is a terminal)\n"
 	        "  -f, --format FMT      plain: one line \"RANK LEAF\" per rank (default);\n"
 	        "                        yaml: a small mapping document;\n"
 	        "                        openmpi: a rankfile (mpirun --rankfile F, Open MPI 4,\n"
@@ -681,6 +683,7 @@ int tmatch_cli_map(int argc, char **argv)
 	    {"gpus", required_argument, NULL, OPT_GPUS},
 	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
 	    {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
+	    {"progress", optional_argument, NULL, 'P'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -743,6 +746,12 @@ int tmatch_cli_map(int argc, char **argv)
 			if (gpu_option(opt, optarg, &gpu) < 0)
 				return 2;
 			break;
+		case 'P':
+			if (tmatch_cli_progress_option(optarg) < 0) {
+				tmatch_cli_error("map: --progress wants always, never or auto");
+				return 2;
+			}
+			break;
 		case 'h':
 			map_usage(stdout);
 			return 0;
@@ -792,6 +801,7 @@ int tmatch_cli_map(int argc, char **argv)
 	}
 	if (ranks_arg && parse_ranks(ranks_arg, &ranks, &nranks))
 		return 2;
+	tmatch_cli_progress("map: reading %s", profile);
 	if (gpu.on || !strcmp(format, "bindings")) {
 		if (allowed) {
 			tmatch_cli_error("map: --allowed is for leaves of a tree: with GPUs or "
@@ -839,11 +849,13 @@ int tmatch_cli_map(int argc, char **argv)
 	opts.log_arg = &verbose;
 	t0 = now();
 	tmatch_error_clear(&err);
+	tmatch_cli_progress("map: mapping %d ranks with %s", n, mapper);
 	if (tmatch_map_compute(comm, topo, &opts, leaf, &err)) {
 		tmatch_cli_report(&err);
 		goto out;
 	}
 	t1 = now();
+	tmatch_cli_progress_done();
 	if (launcher >= 0) {
 		if (print_launcher(topology, leaf, ranks, n, launcher))
 			goto out;

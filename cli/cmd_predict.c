@@ -57,6 +57,8 @@ static const char usage_text[] =
     "  -s, --save FILE       keep the predicted times in FILE; as PROFILE.predict\n"
     "                        beside a profile, the plugin's verbose=1 prints the\n"
     "                        predicted gain when a job uses that profile\n"
+    "      --progress[=WHEN] a progress line on stderr: always, never or auto (when\n"
+    "                        stderr is a terminal, the default)\n"
     "  -h, --help            this help\n";
 
 #if defined(TMATCH_SMPIRUN) && defined(TMATCH_SMPI_REPLAY)
@@ -266,15 +268,11 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 int tmatch_cli_predict(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"trace", required_argument, NULL, 'T'},
-	    {"topology", required_argument, NULL, 't'},
-	    {"machine", required_argument, NULL, 'M'},
-	    {"mapping", required_argument, NULL, 'm'},
-	    {"keep", required_argument, NULL, 'k'},
-	    {"save", required_argument, NULL, 's'},
-	    {"profile", required_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
+	    {"keep", required_argument, NULL, 'k'},    {"save", required_argument, NULL, 's'},
+	    {"profile", required_argument, NULL, 'p'}, {"progress", optional_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL, *save = NULL;
 	const char *profile = NULL;
@@ -309,6 +307,12 @@ int tmatch_cli_predict(int argc, char **argv)
 			break;
 		case 's':
 			save = optarg;
+			break;
+		case 'P':
+			if (tmatch_cli_progress_option(optarg) < 0) {
+				tmatch_cli_error("predict: --progress wants always, never or auto");
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -431,6 +435,8 @@ int tmatch_cli_predict(int argc, char **argv)
 				goto out;
 			}
 			fclose(f);
+			tmatch_cli_progress("predict: replaying %s, %d of %d", runs[i].name, i + 1,
+			                    nruns);
 			if ((runs[i].time = replay(dir, name, tr->nranks)) < 0) {
 				if (runs[i].time < -1)
 					keep = dir; /* the log says why: kept */
@@ -438,6 +444,7 @@ int tmatch_cli_predict(int argc, char **argv)
 			}
 		}
 	}
+	tmatch_cli_progress_done();
 	printf("# %d ranks of %s on %s; SimGrid's replay (times in seconds)\n", tr->nranks, trace,
 	       topology);
 	printf("# placements from %s\n", what);

@@ -44,6 +44,8 @@ static void record_usage(FILE *out)
 	        "                     for treematch predict)\n"
 	        "  --libdir DIR       where libtreematch-record-<abi>.so are\n"
 	        "  -v, --verbose      report the detection and the write time\n"
+	        "  --progress[=WHEN]  a progress line on stderr while the profile is checked:\n"
+	        "                     always, never or auto (when stderr is a terminal)\n"
 	        "\n"
 	        "Under Slurm use srun --treematch-record=FILE instead.\n");
 }
@@ -154,7 +156,11 @@ static int record(const char *out_abs, char **cmd, const char *mpi, const char *
 		                 tmatch_mpiabi_name(abi));
 		return rc ? rc : 1;
 	}
+	/* the program's own output is done: checking a large profile takes a while */
+	tmatch_cli_progress("record: checking %s (%lld MB)", out_abs,
+	                    (long long)(after.st_size >> 20));
 	p = tmatch_profile_load(out_abs, NULL, tmatch_cli_log, NULL, &err);
+	tmatch_cli_progress_done();
 	if (!p) {
 		tmatch_cli_error("record: the recorded profile does not load: %s",
 		                 tmatch_error_format(&err, buf, sizeof buf));
@@ -227,6 +233,11 @@ int tmatch_cli_record(int argc, char **argv)
 			libdir = a + 9;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = 1;
+		} else if (!strcmp(a, "--progress") || !strncmp(a, "--progress=", 11)) {
+			if (tmatch_cli_progress_option(a[10] ? a + 11 : NULL) < 0) {
+				tmatch_cli_error("record: --progress wants always, never or auto");
+				return 2;
+			}
 		} else if (a[0] == '-') {
 			tmatch_cli_error("record: unknown option '%s'", a);
 			tmatch_cli_usage_hint("record");

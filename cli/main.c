@@ -8,6 +8,8 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 struct subcommand {
 	const char *name;
@@ -31,10 +33,86 @@ static const struct subcommand subcommands[] = {
     {NULL, NULL, NULL},
 };
 
+/* ---- the progress line ------------------------------------------------- */
+
+static struct {
+	int mode;    /* TMATCH_CLI_PROGRESS_AUTO, _ALWAYS or _NEVER */
+	int shown;   /* a line is on the terminal, to be cleared */
+	int printed; /* one was printed (what holds it) */
+	double last; /* when the last one was printed (CLOCK_MONOTONIC) */
+	char what[160];
+} progress;
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int tmatch_cli_progress_option(const char *value)
+{
+	if (!value || !strcmp(value, "always"))
+		progress.mode = TMATCH_CLI_PROGRESS_ALWAYS;
+	else if (!strcmp(value, "never"))
+		progress.mode = TMATCH_CLI_PROGRESS_NEVER;
+	else if (!strcmp(value, "auto"))
+		progress.mode = TMATCH_CLI_PROGRESS_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+static int progress_on(void)
+{
+	return progress.mode == TMATCH_CLI_PROGRESS_ALWAYS ||
+	       (progress.mode == TMATCH_CLI_PROGRESS_AUTO && isatty(STDERR_FILENO));
+}
+
+void tmatch_cli_progress(const char *fmt, ...)
+{
+	char line[sizeof(progress.what)];
+	int tty = isatty(STDERR_FILENO);
+	double now;
+	va_list ap;
+
+	if (!progress_on())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	now = mono_now();
+	/* a terminal's line is rewritten at most 5 times a second; a pipe or
+	   file (--progress=always) gets one line a second */
+	if (progress.printed && now - progress.last < (tty ? 0.2 : 1.0) &&
+	    !strncmp(line, progress.what, strcspn(line, "0123456789")))
+		return;
+	progress.printed = 1;
+	snprintf(progress.what, sizeof(progress.what), "%s", line);
+	progress.last = now;
+	if (tty)
+		fprintf(stderr, "\r\033[Ktreematch: %s", line);
+	else
+		fprintf(stderr, "treematch: %s\n", line);
+	fflush(stderr);
+	progress.shown = tty;
+}
+
+void tmatch_cli_progress_done(void)
+{
+	if (progress.shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	progress.shown = 0;
+}
+
 void tmatch_cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	tmatch_cli_progress_done();
 	fputs("treematch: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -46,6 +124,11 @@ void tmatch_cli_log(void *arg, int level, const char *msg)
 {
 	int verbose = arg ? *(int *)arg : 1;
 
+	if (level == TMATCH_LOG_PROGRESS) {
+		tmatch_cli_progress("%s", msg);
+		return;
+	}
+	tmatch_cli_progress_done();
 	/* arg: NULL or a verbosity: 1 errors and warnings, 2 and information,
 	   3 and the mappers' debugging lines */
 	if (level <= TMATCH_LOG_WARNING || (level == TMATCH_LOG_INFO && verbose > 1) || verbose > 2)

@@ -102,7 +102,7 @@ double tmatch_cli_svg_scale_pos(const tmatch_cli_svg_scale_t *s, double v)
 		return 1.0;
 	if (!(v > s->lo))
 		return 0.0;
-	t = log(v / s->lo) / log(s->hi / s->lo);
+	t = s->linear ? (v - s->lo) / (s->hi - s->lo) : log(v / s->lo) / log(s->hi / s->lo);
 	return t > 1.0 ? 1.0 : t;
 }
 

@@ -33,12 +33,15 @@ void tmatch_cli_svg_text(FILE *f, double x, double y, double size, const char *a
 void tmatch_cli_svg_text_vertical(FILE *f, double x, double y, double size, const char *text);
 
 /*
- * A log colour scale over [lo, hi] (both > 0). tmatch_cli_svg_scale_pos()
- * gives the position of v in [0, 1] (clamped; 1 when lo == hi).
+ * A colour scale over [lo, hi]: logarithmic (both > 0), or linear when
+ * `linear` (lo is then 0: a value is shown against nothing, not against
+ * the smallest one). tmatch_cli_svg_scale_pos() gives the position of v in
+ * [0, 1] (clamped; 1 when lo == hi).
  */
 typedef struct tmatch_cli_svg_scale {
 	double lo;
 	double hi;
+	int linear;
 } tmatch_cli_svg_scale_t;
 
 double tmatch_cli_svg_scale_pos(const tmatch_cli_svg_scale_t *s, double v);

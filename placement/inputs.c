@@ -336,6 +336,17 @@ tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, 
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err)
 {
+	return tmatch_place_comm_load_metric(path, log, log_arg, NULL, err);
+}
+
+tmatch_comm_t *tmatch_place_comm_load_metric(const char *path, tmatch_log_fn log, void *log_arg,
+                                             int *metric, tmatch_error_t *err)
+{
+	tmatch_profile_t *p;
+	tmatch_comm_t *comm;
+
+	if (metric)
+		*metric = -1;
 	if (!path) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_place_comm_load: NULL path");
 		return NULL;
@@ -350,7 +361,19 @@ tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void 
 		return NULL;
 	}
 	/* the profile's placement metric and the edges the plugin counts (as
-	   tmatch_place_comm(p, -1, -1)) */
-	return tmatch_profile_load_comm(path, NULL, -1, tmatch_place_comm_sets(-1), log, log_arg,
-	                                err);
+	   tmatch_place_comm(p, -1, -1)), read straight into its matrix */
+	if (!metric)
+		return tmatch_profile_load_comm(path, NULL, -1, tmatch_place_comm_sets(-1), log,
+		                                log_arg, err);
+	/* draw: the metric's name too */
+	p = tmatch_profile_load(path, NULL, log, log_arg, err);
+	if (!p)
+		return NULL;
+	comm = tmatch_place_comm(p, -1, -1, err);
+	if (!comm && err && !err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	if (comm)
+		*metric = (int)tmatch_profile_placement_metric(p);
+	tmatch_profile_destroy(p);
+	return comm;
 }

@@ -480,6 +480,8 @@ int tmatch_place_layout(const tmatch_place_layout_in_t *in, tmatch_place_layout_
 	if (in->mapper)
 		mopts.mapper = in->mapper;
 	mopts.seed = in->seed;
+	mopts.log = in->log;
+	mopts.log_arg = in->log_arg;
 	tmatch_error_clear(&e);
 	if (tmatch_map_compute(comm, tmatch_affinity_tree_topo(cluster), &mopts, leaf, &e)) {
 		tmatch_error_set(err, errno, NULL, 0, 0, "mapping failed: %s", e.msg);

@@ -1147,6 +1147,10 @@ tmatch_affinity_tree_t *tmatch_place_node_tree_load(const char *spec, int nlocal
  */
 tmatch_comm_t *tmatch_place_comm_load(const char *path, tmatch_log_fn log, void *log_arg,
                                       tmatch_error_t *err);
+/* The same, and in *metric the tmatch_profile_metric_t of the numbers (the
+   profile's placement_metric), -1 for a matrix file (its own units). */
+tmatch_comm_t *tmatch_place_comm_load_metric(const char *path, tmatch_log_fn log, void *log_arg,
+                                             int *metric, tmatch_error_t *err);
 /* The matrix of ranks[0..n) only, as tmatch_comm_submatrix of the whole
    would give; a compiled profile is read for those ranks' rows only. */
 tmatch_comm_t *tmatch_place_comm_load_ranks(const char *path, const int *ranks, int n,
@@ -1201,7 +1205,9 @@ typedef struct tmatch_place_layout_in {
 	                              slots */
 	const char *mapper;        /* NULL = TMATCH_DEFAULT_MAPPER */
 	uint64_t seed;
-	int plan; /* 1: also what a step plan needs (leaf_in_node, prefix, node_sig) */
+	int plan;          /* 1: also what a step plan needs (leaf_in_node, prefix, node_sig) */
+	tmatch_log_fn log; /* the mapping's warnings and progress (NULL: none) */
+	void *log_arg;
 } tmatch_place_layout_in_t;
 
 typedef struct tmatch_place_layout {

@@ -117,6 +117,8 @@ static struct spank_option options[] = {
 static void lib_log(void *arg, int level, const char *msg)
 {
 	(void)arg;
+	if (level == TMATCH_LOG_PROGRESS)
+		return; /* for a terminal's progress line: not for Slurm's logs */
 	if (level <= TMATCH_LOG_WARNING)
 		slurm_info("treematch: %s", msg);
 	else

@@ -436,6 +436,7 @@ static int search_best(const struct policy *pol, const tmatch_map_opts_t *opts, 
 		return -1;
 	}
 	for (int k = 0; k < starts; k++) {
+		tmatch__log(opts, TMATCH_LOG_PROGRESS, "search: bisection %d of %d", k + 1, starts);
 		sopt.seed = opts->seed + 1000 + (uint64_t)k;
 		tmatch_error_clear(&cerr);
 		if (tmatch__map_bisect(comm, topo, &sopt, map, &cerr) != 0 ||

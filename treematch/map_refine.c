@@ -48,6 +48,7 @@ struct refiner {
 	long budget;
 	double t0;
 	int timed_out;
+	long progress_every; /* budgeted search: a progress line each that many steps, 0 none */
 	/* Leaf codes (tmatch__leaf_code): a distance is an XOR and a table look-up. */
 	uint64_t *code;
 	struct tmatch__codes codes;
@@ -75,6 +76,10 @@ static int spend(struct refiner *r, long k)
 	long before = r->steps;
 
 	r->steps += k;
+	if (r->progress_every > 0 && before / r->progress_every != r->steps / r->progress_every &&
+	    r->steps < r->budget)
+		tmatch__log(r->opts, TMATCH_LOG_PROGRESS, "search %ld%%",
+		            r->steps / r->progress_every);
 	if (r->steps >= r->budget)
 		return 1;
 	if (r->opts->time_budget > 0 && (before >> 12) != (r->steps >> 12) &&
@@ -973,6 +978,7 @@ int tmatch__search(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	}
 	before = level_cost(&r);
 	eps = 1e-12 * comm->total * topo->depth;
+	r.progress_every = r.budget / 100 > 0 ? r.budget / 100 : 0;
 	/* the kicks and N_C descents, then the level descent on what they left */
 	if (iterated_search(&r, eps) != 0) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "search: out of memory");
@@ -980,6 +986,7 @@ int tmatch__search(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 		refiner_free(&r);
 		return -1;
 	}
+	r.progress_every = 0; /* the last descent: short, and past the 100 % */
 	r.budget = r.steps + tmatch__refine_budget(comm, topo);
 	if (descend(&r, eps, 16) != 0) {
 		tmatch_error_set(err, 0, NULL, 0, 0, "search: out of memory");

@@ -85,6 +85,9 @@ enum tmatch_log_level {
 	TMATCH_LOG_WARNING = 1,
 	TMATCH_LOG_INFO = 2,
 	TMATCH_LOG_DEBUG = 3,
+	/* how far a long piece of work is ("search 45%"): for a progress line,
+	   not a log (a callback that does not show one drops it) */
+	TMATCH_LOG_PROGRESS = 4,
 };
 
 /* Logging goes through a callback owned by the caller; NULL means silence. */

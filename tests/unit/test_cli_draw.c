@@ -117,7 +117,7 @@ Test(cli_draw, ring_with_mapping_file)
 	/* One cell per non-zero entry, both triangles, in each heat map. */
 	group(svg, "rank-order", &from, &to);
 	cr_expect_eq(count(from, to, "class=\"cell\""), (int)tmatch_comm_nnz(comm));
-	cr_expect_neq(strstr(svg, "<title>rank 0 x rank 4: 100000</title>"), NULL);
+	cr_expect_neq(strstr(svg, "<title>rank 0 x rank 4: 100000 matrix units</title>"), NULL);
 	group(svg, "placement-order", &from, &to);
 	cr_expect_eq(count(from, to, "class=\"cell\""), (int)tmatch_comm_nnz(comm));
 	/* The two nodes of the tree split the placement order after 4 ranks:
@@ -128,9 +128,9 @@ Test(cli_draw, ring_with_mapping_file)
 	group(svg, "tree", &from, &to);
 	cr_expect_eq(count(from, to, "class=\"leaf\""), 8);
 	cr_expect_eq(count(from, to, "class=\"node\""), 1 + 2);
-	cr_expect_neq(strstr(from, "<title>leaf 1: rank 4, traffic 104000</title>"), NULL);
-	cr_expect_neq(strstr(from, "<title>leaf 3: rank 2, traffic 4020</title>"), NULL);
-	cr_expect_neq(strstr(from, "<title>leaf 0: rank 0, traffic 104000</title>"), NULL);
+	cr_expect_neq(strstr(from, "<title>leaf 1: rank 4, 104000 matrix units</title>"), NULL);
+	cr_expect_neq(strstr(from, "<title>leaf 3: rank 2, 4020 matrix units</title>"), NULL);
+	cr_expect_neq(strstr(from, "<title>leaf 0: rank 0, 104000 matrix units</title>"), NULL);
 	free(svg);
 	tmatch_comm_destroy(comm);
 }
@@ -349,4 +349,131 @@ Test(cli_draw, every_command_says_the_same_of_a_bad_seed)
 		    strstr(err, "treematch: --seed '12x': expected a non-negative integer\n"),
 		    "%s said: %s", cmds[i], err);
 	}
+}
+
+/* The fill colours of class=cls elements in [from, to), one per line. */
+static int fills(const char *from, const char *to, const char *cls, char colours[][8], int max)
+{
+	char want[64];
+	int n = 0;
+
+	snprintf(want, sizeof(want), "class=\"%s\"", cls);
+	for (const char *p = from; (p = strstr(p, want)) && p < to && n < max; p++) {
+		const char *tag = p, *fill;
+
+		while (tag > from && *tag != '<')
+			tag--;
+		fill = strstr(tag, "fill=\"#");
+		cr_assert(fill && fill < p + 80, "no fill near %.60s", tag);
+		memcpy(colours[n], fill + 6, 7);
+		colours[n++][7] = '\0';
+	}
+	return n;
+}
+
+/* Two "#rrggbb" colours at most `tol` apart in each channel. */
+static int close_colours(const char *a, const char *b, int tol)
+{
+	for (int i = 1; i < 7; i += 2) {
+		unsigned x, y;
+
+		if (sscanf(a + i, "%2x", &x) != 1 || sscanf(b + i, "%2x", &y) != 1)
+			return 0;
+		if ((int)x - (int)y > tol || (int)y - (int)x > tol)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Values 0.7 % apart are not drawn pale and dark: the matrices' log scale
+ * spans at least a decade, the tree's is linear from 0; the legends give
+ * the profile's units.
+ */
+Test(cli_draw, near_equal_traffic_looks_equal_with_its_units)
+{
+	char out[MAXOUT], colours[64][8];
+	const char *from, *to;
+	char *argv[] = {CLI,          "draw",
+	                "--profile",  (char *)tmp("u.yml"),
+	                "--topology", "tleaf 2 2 10 2 1",
+	                "-o",         (char *)tmp("u.svg"),
+	                NULL};
+	char *svg;
+	int n;
+	FILE *f = fopen(tmp("u.yml"), "w");
+
+	cr_assert_not_null(f);
+	fputs("format: comm-profile\nversion: 1\nranks: 4\nmetrics: [bytes]\ndirected: false\n"
+	      "edges:\n  - [0, 1, 1000]\n  - [1, 2, 1003]\n  - [2, 3, 1007]\n  - [0, 3, 1005]\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
+	svg = slurp(tmp("u.svg"), NULL);
+	group(svg, "rank-order", &from, &to);
+	n = fills(from, to, "cell", colours, 64);
+	cr_assert_eq(n, 8);
+	for (int i = 1; i < n; i++)
+		cr_expect(close_colours(colours[i], colours[0], 16), "cell %d: %s and %s", i,
+		          colours[i], colours[0]);
+	group(svg, "tree", &from, &to);
+	n = fills(from, to, "leaf", colours, 64);
+	cr_assert_eq(n, 4);
+	for (int i = 1; i < n; i++)
+		cr_expect(close_colours(colours[i], colours[0], 16), "leaf %d: %s and %s", i,
+		          colours[i], colours[0]);
+	cr_expect(strstr(svg, ">bytes, log</text>") != NULL);
+	cr_expect(strstr(svg, "linear from 0</text>") != NULL);
+	cr_expect(strstr(svg, "rank 0 x rank 1: 1000 bytes") != NULL);
+	free(svg);
+}
+
+/* --range states the matrices' scale; a bad one is refused. */
+Test(cli_draw, a_stated_range)
+{
+	char out[MAXOUT];
+	char *argv[] = {CLI,   "draw",    "--profile", RING8, "--topology",
+	                TOPO8, "--range", "1:1e6",     "-o",  (char *)tmp("r.svg"),
+	                NULL};
+	char *bad[] = {CLI,   "draw", "--profile",          RING8, "--topology", TOPO8, "--range",
+	               "5:1", "-o",   (char *)tmp("r.svg"), NULL};
+	char *svg;
+
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
+	svg = slurp(tmp("r.svg"), NULL);
+	cr_expect(strstr(svg, ">top 1e+06</text>") && strstr(svg, ">1 or less</text>"), "legend");
+	/* a matrix file's numbers have its own units */
+	cr_expect(strstr(svg, ">matrix units, log</text>") != NULL);
+	free(svg);
+	cr_expect_eq(cli_run(bad, NULL, out, NULL, sizeof(out)), 2);
+	cr_expect(strstr(out, "--range wants LO:HI") != NULL, "%s", out);
+}
+
+/* A tree with node names shows them. */
+Test(cli_draw, nodes_have_their_names)
+{
+	char out[MAXOUT], spec[300];
+	char *argv[] = {CLI,  "draw", "--profile",          RING8, "--topology",
+	                spec, "-o",   (char *)tmp("n.svg"), NULL};
+	char *svg;
+	FILE *f = fopen(tmp("topology.conf"), "w");
+
+	cr_assert_not_null(f);
+	fputs("SwitchName=s0 Nodes=c[1-2]\nSwitchName=s1 Nodes=c[3-4]\nSwitchName=top "
+	      "Switches=s[0-1]\n",
+	      f);
+	fclose(f);
+	snprintf(spec, sizeof(spec), "cluster:%s,c[1-4],synthetic:pack:1 core:2 pu:1",
+	         tmp("topology.conf"));
+	cr_assert_eq(cli_run(argv, NULL, out, NULL, sizeof(out)), 0, "draw failed: %s", out);
+	assert_well_formed(tmp("n.svg"));
+	svg = slurp(tmp("n.svg"), NULL);
+	for (int i = 1; i <= 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), ">c%d</text>", i);
+		cr_expect(strstr(svg, name) != NULL, "%s", name);
+	}
+	cr_expect(strstr(svg, " on c1: rank ") != NULL, "leaf tooltips name their node");
+	free(svg);
 }

@@ -277,3 +277,47 @@ Test(cli_usage, smt_nodes_are_shown_and_bound_as_the_plugin_binds)
 	    0, "%s", err);
 	cr_expect(strstr(err, "hardware threads") == NULL, "a whole core per rank: %s", err);
 }
+
+/*
+ * Long work says how far it is on standard error: on a terminal a line
+ * rewritten in place and cleared before the result; piped, nothing unless
+ * --progress asks. The result is the same either way.
+ */
+Test(cli_usage, progress_line_on_a_terminal_or_when_asked)
+{
+	static char quiet_out[OUTLEN];
+	const char *profile = TMATCH_SRCDIR "/docs/examples/stencil32.mtx";
+	char cmd[1024];
+
+	/* piped: no progress, the placement on stdout */
+	cr_assert_eq(run("map", "-p", profile, "-t", "tleaf 3 2 100 2 10 8 1", "-b", "1", NULL), 0,
+	             "%s", err);
+	cr_expect_str_eq(err, "");
+	memcpy(quiet_out, out, sizeof(quiet_out));
+	/* asked: lines, and the same placement */
+	cr_assert_eq(run("map", "-p", profile, "-t", "tleaf 3 2 100 2 10 8 1", "-b", "1",
+	                 "--progress", NULL),
+	             0, "%s", err);
+	cr_expect_str_eq(out, quiet_out);
+	cr_expect(strstr(err, "treematch: map: reading ") &&
+	              strstr(err, "treematch: map: mapping ") && strstr(err, "treematch: search"),
+	          "%s", err);
+	cr_assert_eq(run("map", "-p", profile, "-t", "tleaf 3 2 100 2 10 8 1", "-b", "1",
+	                 "--progress=never", NULL),
+	             0);
+	cr_expect_str_eq(err, "");
+	cr_expect_eq(run("map", "--progress=sometimes", NULL), 2);
+	/* a terminal (script(1) gives one): rewritten in place, then cleared */
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "script -qec \"%s map -p %s -t 'tleaf 3 2 100 2 10 8 1' -b 1 >/dev/null\" /dev/null",
+	    cli_path(), profile);
+	{
+		char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+
+		cr_assert_eq(cli_run(argv, NULL, out, err, OUTLEN), 0, "%s", err);
+	}
+	cr_expect(strstr(out, "\r\033[Ktreematch: map: reading ") != NULL, "%s", out);
+	cr_expect(strlen(out) >= 4 && !strcmp(out + strlen(out) - 4, "\r\033[K"),
+	          "the line is cleared at the end: %s", out);
+}
