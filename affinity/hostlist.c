@@ -2,6 +2,12 @@
 /*
  * hostlist.c - Slurm hostlists, "n[1-4,7],login[01-02]": the one reader, for
  * topology.conf, the step's node list and `treematch layout --nodes`.
+ *
+ * Slurm's grammar (src/common/hostlist.c, the same from 22.05 to 26.05):
+ * items separated by commas, blanks or tabs outside brackets (empty ones
+ * skipped), an item is text and [ranges] groups whose product it names,
+ * and nothing may follow an item's last ']' ("n[1-2]-ib" is refused by
+ * scontrol, and so here).
  */
 #include "affinity/affinity_private.h"
 
@@ -184,6 +190,12 @@ static int expand_item(const char *s, size_t len, int base, struct names *out, i
 		*col = base + 1;
 		goto out;
 	}
+	if (np > 0 && pc[np].text_len > 0) {
+		/* text after the last group: Slurm refuses the item */
+		*col = base + (int)pc[np].text + 1;
+		rc = -5;
+		goto out;
+	}
 	if (total + out->n > out->max) {
 		*col = base + 1;
 		rc = -4;
@@ -258,22 +270,28 @@ out:
 	return rc;
 }
 
-/* -1 syntax error (col set), -2 out of memory, -3 name too long, -4 too many. */
+/* A separator of Slurm's hostlists, outside brackets. */
+static int is_sep(char c)
+{
+	return c == ',' || c == ' ' || c == '\t';
+}
+
+/* -1 syntax error (col set), -2 out of memory, -3 name too long, -4 too many,
+   -5 text after an item's last ']'. */
 static int expand_list(const char *s, size_t len, int base, struct names *out, int *col)
 {
 	size_t i = 0, start = 0;
 	int depth = 0;
-	if (len == 0) {
-		*col = base + 1;
-		return -1;
-	}
 	for (i = 0; i <= len; i++) {
 		if (i < len && s[i] == '[')
 			depth++;
 		else if (i < len && s[i] == ']')
 			depth--;
-		if (i == len || (s[i] == ',' && depth == 0)) {
-			int rc = expand_item(s + start, i - start, base + (int)start, out, col);
+		if (i == len || (is_sep(s[i]) && depth == 0)) {
+			/* empty items (",,", blanks) are skipped, as Slurm does */
+			int rc = i > start ? expand_item(s + start, i - start, base + (int)start,
+			                                 out, col)
+			                   : 0;
 			if (rc < 0)
 				return rc;
 			start = i + 1;
@@ -282,6 +300,10 @@ static int expand_list(const char *s, size_t len, int base, struct names *out, i
 	if (depth != 0) {
 		*col = base + (int)len;
 		return -1;
+	}
+	if (out->n == 0) {
+		*col = base + 1;
+		return -1; /* no name at all */
 	}
 	return 0;
 }
@@ -310,6 +332,12 @@ char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_by
 			                 "hostlist names more than %ld hosts or more than %zu "
 			                 "bytes of names (at column %d)",
 			                 max, max_bytes, col);
+		else if (rc == -5)
+			tmatch_error_set(
+			    err, EINVAL, NULL, 0, col,
+			    "hostlist item goes on after its last ']' at column %d: Slurm "
+			    "refuses that (n[1-2]-ib): name the hosts (n1-ib,n2-ib)",
+			    col);
 		else
 			tmatch_error_set(err, EINVAL, NULL, 0, col,
 			                 "malformed hostlist at column %d: write it like "
@@ -333,8 +361,8 @@ char **tmatch_affinity_hostlist_expand(const char *hostlist, int *count, tmatch_
 long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error_t *err)
 {
 	long total = 0, item = 1, range = 0;
-	size_t i, len;
-	int in_br = 0;
+	size_t i, len, tail = 0;
+	int in_br = 0, groups = 0, chars = 0;
 
 	if (!hostlist || !*hostlist || max < 1) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no hostlist");
@@ -367,22 +395,38 @@ long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error
 				if (item > max / range)
 					goto too_many;
 				item *= range;
+				groups++;
+				tail = 0;
 			}
 			continue;
 		}
 		if (c == '[') {
 			in_br = 1;
 			range = 0;
+			tail = 0;
 		} else if (c == ']') {
 			goto bad_at_i;
-		} else if (c == ',') {
-			if (i == 0 || hostlist[i - 1] == ',')
-				goto bad_at_i;
-			total += item;
-			if (total > max)
-				goto too_many;
+		} else if (is_sep(c)) {
+			if (tail) { /* text after the item's last ']' */
+				i = tail - 1;
+				goto bad_tail;
+			}
+			if (chars || groups) { /* empty items are skipped */
+				total += item;
+				if (total > max)
+					goto too_many;
+			}
 			item = 1;
+			groups = chars = 0;
+		} else {
+			chars = 1;
+			if (groups && !tail)
+				tail = i + 1;
 		}
+	}
+	if (total == 0) {
+		i = 0;
+		goto bad_at_i;
 	}
 	if (in_br)
 		goto bad_at_i;
@@ -390,6 +434,12 @@ long tmatch_affinity_hostlist_count(const char *hostlist, long max, tmatch_error
 bad_at_i:
 	tmatch_error_set(err, EINVAL, NULL, 0, (int)i + 1,
 	                 "malformed hostlist at column %d: write it like \"n[1-4,7],login01\"",
+	                 (int)i + 1);
+	return -1;
+bad_tail:
+	tmatch_error_set(err, EINVAL, NULL, 0, (int)i + 1,
+	                 "hostlist item goes on after its last ']' at column %d: Slurm refuses "
+	                 "that (n[1-2]-ib): name the hosts (n1-ib,n2-ib)",
 	                 (int)i + 1);
 	return -1;
 too_many:

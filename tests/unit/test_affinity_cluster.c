@@ -263,8 +263,9 @@ Test(hostlist, count_without_expanding)
 	    {"n[1-4,7]", 10, 5},
 	    {"n[1-4,7],login[01-02]", 10, 7},
 	    {"r[1-2]n[01-03]", 10, 6},
-	    {"r[1-2]n[01-03]-ib", 10, 6},
+	    {"r[1-2]n[01-03]-ib[1]", 10, 6},
 	    {"a,b,c", 3, 3},
+	    {"a b,,c", 3, 3}, /* Slurm's separators, empty items skipped */
 	};
 	static const struct {
 		const char *list;
@@ -277,7 +278,9 @@ Test(hostlist, count_without_expanding)
 	    {"n[1-", 10, EINVAL},
 	    {"n[4-1]", 10, EINVAL},
 	    {"n]", 10, EINVAL},
-	    {"a,,b", 10, EINVAL},
+	    {"n[1-2]-ib", 10, EINVAL}, /* text after the last ']': Slurm refuses it */
+	    {"a,n[1]x,b", 10, EINVAL},
+	    {", ", 10, EINVAL},
 	    {"", 10, EINVAL},
 	};
 	tmatch_error_t err;
@@ -304,14 +307,14 @@ Test(hostlist, count_without_expanding)
    with what is wrong. */
 Test(hostlist, groups_in_order_and_deep_lists_refused)
 {
-	static const char *const want[] = {"r1n01-ib", "r1n02-ib", "r1n5-ib",
-	                                   "r2n01-ib", "r2n02-ib", "r2n5-ib"};
+	static const char *const want[] = {"r1-n01", "r1-n02", "r1-n5",
+	                                   "r2-n01", "r2-n02", "r2-n5"};
 	tmatch_error_t err;
 	char **v;
 	char *deep;
 	int n = -1;
 
-	v = tmatch_affinity_hostlist_expand("r[1-2]n[01-02,5]-ib", &n, &err);
+	v = tmatch_affinity_hostlist_expand("r[1-2]-n[01-02,5]", &n, &err);
 	cr_assert_not_null(v, "%s", err.msg);
 	cr_assert_eq(n, 6);
 	for (int i = 0; i < 6; i++)

@@ -30,8 +30,11 @@ static const struct hl_case hostlist_cases[] = {
     {"cn[001-003]", "cn001 cn002 cn003"},
     {"a,b,c[9-10]", "a b c9 c10"},
     {"r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2"},
-    {"x[08-10]-ib", "x08-ib x09-ib x10-ib"},
+    {"ib-x[08-10]", "ib-x08 ib-x09 ib-x10"},
     {"login[1,3],n[1-2]", "login1 login3 n1 n2"},
+    /* Slurm's separators: blanks and tabs too; empty items skipped */
+    {"a b\tc,,d", "a b c d"},
+    {"n[1-3]-ib[1-2]", "n1-ib1 n1-ib2 n2-ib1 n2-ib2 n3-ib1 n3-ib2"},
 };
 
 static void run_expand(const struct hl_case *c)
@@ -63,8 +66,8 @@ Test(hostlist, errors)
 	static const struct {
 		const char *in;
 		int col;
-	} bad[] = {{"", 1},   {"n[", 3},   {"n[1-", 5}, {"n[2-1]", 5},
-	           {"n]", 2}, {"n[a]", 3}, {"a,,b", 3}, {"a b", 2}};
+	} bad[] = {{"", 1},     {"n[", 3},        {"n[1-", 5}, {"n[2-1]", 5}, {"n]", 2},
+	           {"n[a]", 3}, {"n[1-2]-ib", 7}, {", ,", 1},  {"a,n[1]x", 7}};
 	tmatch_error_t err;
 	size_t i;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -314,15 +317,15 @@ Test(hostlist, long_bracket)
 	int i, n = 0;
 	tmatch_error_t err;
 	char **v;
-	p += (size_t)snprintf(list + p, sizeof(list) - p, "n[");
+	p += (size_t)snprintf(list + p, sizeof(list) - p, "ib-n[");
 	for (i = 0; i < 600; i++)
 		p += (size_t)snprintf(list + p, sizeof(list) - p, "%s%d", i ? "," : "", 2 * i + 1);
-	snprintf(list + p, sizeof(list) - p, "]-ib");
+	snprintf(list + p, sizeof(list) - p, "]");
 	v = tmatch_affinity_hostlist_expand(list, &n, &err);
 	cr_assert_not_null(v, "%s", err.msg);
 	cr_assert_eq(n, 600);
-	cr_assert_str_eq(v[0], "n1-ib");
-	cr_assert_str_eq(v[599], "n1199-ib");
+	cr_assert_str_eq(v[0], "ib-n1");
+	cr_assert_str_eq(v[599], "ib-n1199");
 	tmatch_affinity_hostlist_free(v);
 }
 
