@@ -53,6 +53,21 @@ int tmatch_cli_progress_option(const char *value);
 void tmatch_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tmatch_cli_progress_done(void);
 
+/*
+ * cli/files.c: `-` and pipes where a file is taken or written.
+ * input: `path` itself when it is a regular file (or missing: the loader
+ * says so); for `-` (standard input) or a pipe (`<(...)`, a FIFO), the name
+ * of a temporary regular copy, named with the extension its first bytes
+ * call for (.yml, .mtx, .mat, .compiled) and removed when the command ends.
+ * NULL after saying why (`what` names the option in the message).
+ * output: standard output for `-` (or NULL), else the file opened with
+ * `mode` (NULL = "w"); NULL after saying why. output_close: flush stdout or
+ * close the file; -1 after saying a write failed.
+ */
+const char *tmatch_cli_input(const char *path, const char *what);
+FILE *tmatch_cli_output(const char *path, const char *mode);
+int tmatch_cli_output_close(FILE *f, const char *path);
+
 /* Print "treematch: <msg>" to stderr. */
 void tmatch_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
