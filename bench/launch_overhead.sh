@@ -99,7 +99,7 @@ TM=$B/bin/treematch
 JOB=$(salloc --no-shell -n 64 -N 1 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
 [ -n "$JOB" ] || { echo "launch_overhead: salloc --no-shell failed" >&2; exit 1; }
 trap 'scancel "$JOB" 2>/dev/null; $CLUSTER stop >/dev/null 2>&1' EXIT
-"$TM" layout --profile "$WORK/stencil64.yml" --nodes n0 --tasks-per-node 64 \
+"$TM" layout --profile "$WORK/stencil64.yml" --nodelist n0 --tasks-per-node 64 \
 	--node-topology "xml:$WORK/node64.xml" --plan "$WORK/step.plan" --job-id "$JOB" \
 	-o /dev/null || exit 1
 echo "required $PLUGIN_ARGS topology_xml=$WORK/node64.xml" >"$PLUGSTACK"

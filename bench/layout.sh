@@ -56,7 +56,7 @@ run() { # pattern permute(0/1) ranks cores-per-node
 	[ "$perm" = 1 ] && name="$pat (perm)"
 	mtx=$(bench_mtx "$GEN" "$WORK" "$pat" "$perm" "$n")
 	t0=$(now)
-	stats=$("$TM" layout --profile "$mtx" --nodes 'n[1-128]' --topology-conf "$CONF" \
+	stats=$("$TM" layout --profile "$mtx" --nodelist 'n[1-128]' --topology-conf "$CONF" \
 		--tasks-per-node "$cpn" --stats -o /dev/null)
 	t1=$(now)
 	echo "$stats" | awk -v name="$name" -v n="$n" -v cpn="$cpn" -v t="$(elapsed "$t0" "$t1")" '

@@ -103,18 +103,18 @@ RANKS=$((N / 2))-$((N / 2 + 63))
 measure node_compiled "$TM" map -p "$W/st.tmpc" --ranks "$RANKS" -t "$NODE" >"$W/r.node_c"
 measure node_yaml "$TM" map -p "$W/st.yml" --ranks "$RANKS" -t "$NODE" >"$W/r.node_y"
 cmp -s "$W/node_compiled.out" "$W/node_yaml.out" && same=yes || same=NO
-measure step "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' --topology-conf "$CONF" \
+measure step "$TM" layout --profile "$W/st.tmpc" --nodelist 'n[1-16384]' --topology-conf "$CONF" \
 	--tasks-per-node 64 --stats -o /dev/null >"$W/r.step"
 # The launch path: the step planned once (nodes and switches; each node
 # then maps its 64 ranks on its own tree from its slice), and one node's
 # work from its slice, what its plugin's helper does. With the node's model
 # (--node-topology) the plan also holds the places inside each node, which
 # a node whose tree has that shape takes as they are.
-measure step_plan "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' \
+measure step_plan "$TM" layout --profile "$W/st.tmpc" --nodelist 'n[1-16384]' \
 	--topology-conf "$CONF" --tasks-per-node 64 \
 	--plan "$W/st.plan" --job-id 1 --stats -o /dev/null >"$W/r.step_plan"
 measure node_plan "$TM" plan node "$W/st.plan" n8193 -t "$NODE" >"$W/r.node_plan"
-measure step_plan_model "$TM" layout --profile "$W/st.tmpc" --nodes 'n[1-16384]' \
+measure step_plan_model "$TM" layout --profile "$W/st.tmpc" --nodelist 'n[1-16384]' \
 	--topology-conf "$CONF" --tasks-per-node 64 --node-topology "$NODE" \
 	--plan "$W/st-model.plan" --job-id 1 --stats -o /dev/null >"$W/r.step_plan_model"
 measure node_plan_model "$TM" plan node "$W/st-model.plan" n8193 -t "$NODE" \
@@ -122,7 +122,7 @@ measure node_plan_model "$TM" plan node "$W/st-model.plan" n8193 -t "$NODE" \
 plan_mib=$(awk -v b="$(stat -c %s "$W/st.plan")" 'BEGIN { printf "%.1f", b / 1048576 }')
 how=$(head -n 1 "$W/node_plan.out" | sed 's/.*mapped by \([^ ]*\).*/\1/')
 how_model=$(head -n 1 "$W/node_plan_model.out" | sed 's/.*mapped by \([^ ]*\).*/\1/')
-measure step_2d "$TM" layout --profile "$W/st2.tmpc" --nodes 'n[1-16384]' \
+measure step_2d "$TM" layout --profile "$W/st2.tmpc" --nodelist 'n[1-16384]' \
 	--topology-conf "$CONF" --tasks-per-node 64 --stats -o /dev/null >"$W/r.step_2d"
 TREE="tleaf 4 8192 1 16 1 2 1 4 1"
 measure map "$TM" map -p "$W/st.tmpc" -t "$TREE" >"$W/r.map"

@@ -32,6 +32,9 @@ void tmatch_cli_usage_hint(const char *command);
  * takes none) and where the options are listed. Returns 2 (usage error).
  */
 struct option;
+/* An option given by its old name (before the one grammar of
+   treematch(1)): one line saying the new one; the option still works. */
+void tmatch_cli_renamed(const char *command, const char *old, const char *now);
 int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,
                           const struct option *longopts);
 

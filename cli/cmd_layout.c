@@ -43,7 +43,7 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: treematch layout --profile FILE | --treematch VALUE [--nodes HOSTLIST]\n"
+	    "usage: treematch layout --profile FILE | --treematch VALUE [--nodelist HOSTLIST]\n"
 	    "                        [--topology-conf FILE] [--topology-name NAME]\n"
 	    "                        [--tasks-per-node SPEC] [--ntasks N] [--mapper NAME]\n"
 	    "                        [--node-topology SPEC] [--seed N] [--stats] [-o FILE]\n"
@@ -62,35 +62,36 @@ static void usage(FILE *out)
 	    "  treematch layout --profile app.yml --exec srun --treematch=app.yml ./app\n"
 	    "\n"
 	    "options:\n"
-	    "  -p, --profile FILE        communication profile (.yml, .yaml, .mtx, .mat)\n"
-	    "  -N, --nodes HOSTLIST      the allocation's nodes (default $SLURM_JOB_NODELIST)\n"
-	    "  -c, --topology-conf FILE  Slurm's topology.yaml or topology.conf (default:\n"
+	    "  -p, --profile FILE        communication profile (.yml, .yaml, .mtx, .mat; -:\n"
+	    "                            standard input)\n"
+	    "  -w, --nodelist HOSTLIST   the allocation's nodes (default $SLURM_JOB_NODELIST)\n"
+	    "      --topology-conf FILE  Slurm's topology.yaml or topology.conf (default:\n"
 	    "                            $TREEMATCH_TOPOLOGY_CONF, else topology.yaml, else\n"
 	    "                            topology.conf, beside $SLURM_CONF, default\n"
 	    "                            /etc/slurm/slurm.conf; none found = one switch)\n"
-	    "  -y, --topology-name NAME  the topology of topology.yaml (default: the one of\n"
+	    "      --topology-name NAME  the topology of topology.yaml (default: the one of\n"
 	    "                            the partition $SLURM_JOB_PARTITION in slurm.conf,\n"
 	    "                            else the cluster default)\n"
-	    "  -t, --tasks-per-node SPEC tasks each node may run, in Slurm's syntax: \"4\" for\n"
+	    "      --tasks-per-node SPEC tasks each node may run, in Slurm's syntax: \"4\" for\n"
 	    "                            all, \"2(x3),1\" or \"4,4,2\" per node (default\n"
 	    "                            $SLURM_TASKS_PER_NODE when it holds the tasks, else\n"
 	    "                            $SLURM_JOB_CPUS_PER_NODE / $SLURM_CPUS_PER_TASK)\n"
 	    "  -n, --ntasks N            ranks to place (default: the profile's; more ranks\n"
 	    "                            than the profile are placed as silent ranks)\n"
-	    "  -M, --mapper NAME         mapper (default %s)\n"
-	    "  -T, --node-topology SPEC  the inside of a node, synthetic:... or xml:FILE\n"
+	    "  -m, --mapper NAME         mapper (default %s)\n"
+	    "      --node-topology SPEC  the inside of a node, synthetic:... or xml:FILE\n"
 	    "                            (default: one level of task slots)\n"
 	    "  -s, --seed N              seed of the mapper (default 1)\n"
-	    "  -S, --stats               traffic per level vs Slurm's block and cyclic layouts\n"
+	    "      --stats               traffic per level vs Slurm's block and cyclic layouts\n"
 	    "                            (to stderr, or stdout when -o is given)\n"
-	    "  -o, --output FILE         write the hostfile there (default stdout)\n"
-	    "  -P, --plan FILE           also write the step's compiled plan there: each node's\n"
+	    "  -o, --output FILE         write the hostfile there (default and -: stdout)\n"
+	    "      --plan FILE           also write the step's compiled plan there: each node's\n"
 	    "                            plugin then reads only its own slice (give\n"
 	    "                            --treematch=PROFILE,plan=FILE, or let --exec set\n"
 	    "                            TREEMATCH_PLAN); bound to the job, the nodes given\n"
 	    "                            ranks and the profile as it is now\n"
-	    "  -j, --job-id N            the job the plan is for (default $SLURM_JOB_ID)\n"
-	    "  -J, --step-id N           the step it is for (default: any step of the job)\n"
+	    "      --job-id N            the job the plan is for (default $SLURM_JOB_ID)\n"
+	    "      --step-id N           the step it is for (default: any step of the job)\n"
 	    "  -x, --exec COMMAND ...    run COMMAND with SLURM_HOSTFILE and\n"
 	    "                            SLURM_DISTRIBUTION=arbitrary, SLURM_NTASKS and\n"
 	    "                            SLURM_NNODES set; must come last\n"
@@ -332,25 +333,40 @@ static void print_stats(FILE *out, const char *label, const tmatch_place_traffic
 
 int tmatch_cli_layout(int argc, char **argv)
 {
+	enum {
+		O_TOPOLOGY_CONF = 256,
+		O_TOPOLOGY_NAME,
+		O_TASKS_PER_NODE,
+		O_NODE_TOPOLOGY,
+		O_STATS,
+		O_PLAN,
+		O_JOB_ID,
+		O_STEP_ID,
+		O_TREEMATCH,
+		O_SRUN_PID,
+		O_PROGRESS,
+		O_NODES, /* the old name of --nodelist */
+	};
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
-	    {"nodes", required_argument, NULL, 'N'},
-	    {"topology-conf", required_argument, NULL, 'c'},
-	    {"topology-name", required_argument, NULL, 'y'},
-	    {"tasks-per-node", required_argument, NULL, 't'},
+	    {"nodelist", required_argument, NULL, 'w'},
+	    {"topology-conf", required_argument, NULL, O_TOPOLOGY_CONF},
+	    {"topology-name", required_argument, NULL, O_TOPOLOGY_NAME},
+	    {"tasks-per-node", required_argument, NULL, O_TASKS_PER_NODE},
 	    {"ntasks", required_argument, NULL, 'n'},
-	    {"mapper", required_argument, NULL, 'M'},
-	    {"node-topology", required_argument, NULL, 'T'},
+	    {"mapper", required_argument, NULL, 'm'},
+	    {"node-topology", required_argument, NULL, O_NODE_TOPOLOGY},
 	    {"seed", required_argument, NULL, 's'},
-	    {"stats", no_argument, NULL, 'S'},
+	    {"stats", no_argument, NULL, O_STATS},
 	    {"output", required_argument, NULL, 'o'},
-	    {"plan", required_argument, NULL, 'P'},
-	    {"job-id", required_argument, NULL, 'j'},
-	    {"step-id", required_argument, NULL, 'J'},
+	    {"plan", required_argument, NULL, O_PLAN},
+	    {"job-id", required_argument, NULL, O_JOB_ID},
+	    {"step-id", required_argument, NULL, O_STEP_ID},
 	    {"exec", no_argument, NULL, 'x'},
-	    {"treematch", required_argument, NULL, 'V'},
-	    {"srun-pid", required_argument, NULL, 'R'},
-	    {"progress", optional_argument, NULL, 'G'},
+	    {"treematch", required_argument, NULL, O_TREEMATCH},
+	    {"srun-pid", required_argument, NULL, O_SRUN_PID},
+	    {"progress", optional_argument, NULL, O_PROGRESS},
+	    {"nodes", required_argument, NULL, O_NODES},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -382,22 +398,26 @@ int tmatch_cli_layout(int argc, char **argv)
 		}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:N:c:y:t:n:M:T:s:So:P:j:J:h",
-	                        longopts, NULL)) != -1) {
+	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:w:n:m:s:o:h", longopts,
+	                        NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			profile = optarg;
 			break;
-		case 'N':
+		case O_NODES:
+			tmatch_cli_renamed("layout", "--nodes HOSTLIST",
+			                   "--nodelist (-w), as srun's");
+			/* fall through */
+		case 'w':
 			nodes = optarg;
 			break;
-		case 'c':
+		case O_TOPOLOGY_CONF:
 			conf_path = optarg;
 			break;
-		case 'y':
+		case O_TOPOLOGY_NAME:
 			topo_name = optarg;
 			break;
-		case 't':
+		case O_TASKS_PER_NODE:
 			tpn = optarg;
 			break;
 		case 'n':
@@ -408,46 +428,46 @@ int tmatch_cli_layout(int argc, char **argv)
 			}
 			ntasks = (long)num;
 			break;
-		case 'M':
+		case 'm':
 			mapper = optarg;
 			break;
-		case 'T':
+		case O_NODE_TOPOLOGY:
 			node_spec = optarg;
 			break;
 		case 's':
 			if (tmatch_cli_seed(optarg, &seed) < 0)
 				return 2;
 			break;
-		case 'S':
+		case O_STATS:
 			stats = 1;
 			break;
 		case 'o':
 			output = optarg;
 			break;
-		case 'P':
+		case O_PLAN:
 			plan = optarg;
 			break;
-		case 'j':
+		case O_JOB_ID:
 			job_text = optarg;
 			break;
-		case 'J':
+		case O_STEP_ID:
 			if (tmatch_cli_number(optarg, TMATCH_PLAN_ANY_STEP - 1, &num) < 0) {
 				tmatch_cli_error("--step-id '%s': expected a step number", optarg);
 				return 2;
 			}
 			step_id = (uint32_t)num;
 			break;
-		case 'V':
+		case O_TREEMATCH:
 			value = optarg;
 			break;
-		case 'R':
+		case O_SRUN_PID:
 			if (tmatch_cli_number(optarg, INT_MAX, &num) < 0 || num < 1) {
 				tmatch_cli_error("--srun-pid '%s': expected a process id", optarg);
 				return 2;
 			}
 			srun_pid = (long)num;
 			break;
-		case 'G':
+		case O_PROGRESS:
 			if (tmatch_cli_progress_option(optarg) < 0) {
 				tmatch_cli_error("layout: --progress wants always, never or auto");
 				return 2;
@@ -457,8 +477,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("layout", argv, "p:N:c:t:n:M:T:s:So:P:j:J:h",
-			                             longopts);
+			return tmatch_cli_bad_option("layout", argv, "p:w:n:m:s:o:h", longopts);
 		}
 	}
 	/* "-- COMMAND": the step's command (learn mode) */
@@ -507,8 +526,9 @@ int tmatch_cli_layout(int argc, char **argv)
 			plan = srun_plan;
 	}
 	if (!nodes || !*nodes) {
-		tmatch_cli_error("layout needs --nodes HOSTLIST (or run it inside an allocation, "
-		                 "where SLURM_JOB_NODELIST is set)");
+		tmatch_cli_error(
+		    "layout needs --nodelist HOSTLIST (or run it inside an allocation, "
+		    "where SLURM_JOB_NODELIST is set)");
 		return 2;
 	}
 	if (plan &&
@@ -531,8 +551,10 @@ int tmatch_cli_layout(int argc, char **argv)
 	net.sel.topology = topo_name;
 	conf_path = net.path;
 
-	/* The profile. */
+	/* The profile ('-' or a pipe: a regular copy, for --plan's stamp too). */
 	tmatch_cli_progress("layout: reading %s", profile);
+	if (!(profile = tmatch_cli_input(profile, "--profile")))
+		goto out;
 	comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err);
 	if (!comm) {
 		tmatch_cli_report(&err);
@@ -559,7 +581,7 @@ int tmatch_cli_layout(int argc, char **argv)
 	/* Nodes and their capacities. */
 	names = tmatch_affinity_hostlist_expand(nodes, &nnodes, &err);
 	if (!names) {
-		tmatch_cli_error("--nodes: %s", err.msg);
+		tmatch_cli_error("--nodelist: %s", err.msg);
 		rc = 2;
 		goto out;
 	}
@@ -656,13 +678,8 @@ int tmatch_cli_layout(int argc, char **argv)
 		rc = run_with_hostfile(text, ntasks, lay->nodes_used, plan, argv + exec_at + 1);
 		goto out;
 	}
-	if (output) {
-		out = fopen(output, "w");
-		if (!out) {
-			tmatch_cli_error("%s: %s", output, strerror(errno));
-			goto out;
-		}
-	}
+	if (output && !(out = tmatch_cli_output(output, "w")))
+		goto out;
 	/* closed (or flushed) whether the write worked or not */
 	bad = fputs(text, out) == EOF;
 	if (plan == srun_plan)

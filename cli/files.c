@@ -19,7 +19,7 @@
 
 /* The most a pipe may hand over: more than any profile a loader takes
    (256 MiB by default), less than a full disk. */
-#define MAX_SPOOL ((off_t)4 << 30)
+#define MAX_SPOOL   ((off_t)4 << 30)
 #define MAX_SPOOLED 8
 
 static char *spooled[MAX_SPOOLED];

@@ -157,6 +157,13 @@ void tmatch_cli_usage_hint(const char *command)
 	tmatch_cli_error("'treematch %s --help' lists the options", command);
 }
 
+void tmatch_cli_renamed(const char *command, const char *old, const char *now)
+{
+	tmatch_cli_error("%s: %s is now %s (treematch(1), the option grammar); the old name still "
+	                 "works for a while",
+	                 command, old, now);
+}
+
 int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,
                           const struct option *longopts)
 {

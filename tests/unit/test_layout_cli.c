@@ -102,8 +102,8 @@ Test(layout_cli, heavy_pairs_share_a_switch_and_node)
 	static char out[MAXOUT], err[MAXOUT];
 	char *names[16];
 	int counts[5] = {0};
-	char *args[] = {"layout",          "--profile", split_path,         "--nodes", "n[1-4]",
-	                "--topology-conf", conf_path,   "--tasks-per-node", "2(x4)",   NULL};
+	char *args[] = {"layout",          "--profile", split_path,         "--nodelist", "n[1-4]",
+	                "--topology-conf", conf_path,   "--tasks-per-node", "2(x4)",      NULL};
 
 	cr_assert_eq(run(args, out, err), 0, "stderr: %s", err);
 	cr_assert_eq(lines(out, names, 16), 8, "one line per rank expected:\n%s", out);
@@ -128,8 +128,8 @@ Test(layout_cli, heavy_pairs_share_a_switch_and_node)
 Test(layout_cli, byte_identical_runs)
 {
 	static char a[MAXOUT], b[MAXOUT], err[MAXOUT];
-	char *args[] = {"layout", "-p",      split_path, "-N", "n[1-4]",
-	                "-c",     conf_path, "-t",       "2",  NULL};
+	char *args[] = {"layout",          "-p",      split_path,         "-w", "n[1-4]",
+	                "--topology-conf", conf_path, "--tasks-per-node", "2",  NULL};
 	cr_assert_eq(run(args, a, err), 0, "%s", err);
 	cr_assert_eq(run(args, b, err), 0, "%s", err);
 	cr_assert_str_eq(a, b);
@@ -141,8 +141,8 @@ Test(layout_cli, capacities_are_respected)
 	char *names[16];
 	int counts[5] = {0};
 	/* node n3 runs nothing, n1 three tasks */
-	char *args[] = {"layout", "-p",      split_path, "-N",      "n[1-4]",
-	                "-c",     conf_path, "-t",       "3,3,0,2", NULL};
+	char *args[] = {"layout",          "-p",      split_path,         "-w",      "n[1-4]",
+	                "--topology-conf", conf_path, "--tasks-per-node", "3,3,0,2", NULL};
 
 	cr_assert_eq(run(args, out, err), 0, "%s", err);
 	cr_assert_eq(lines(out, names, 16), 8);
@@ -169,8 +169,13 @@ Test(layout_cli, more_tasks_than_profile_and_env_defaults)
 Test(layout_cli, stats_add_up_and_beat_block)
 {
 	static char out[MAXOUT], err[MAXOUT];
-	char *args[] = {"layout", "-p",    split_path, "-N", "n[1-4]",    "-c", conf_path,
-	                "-t",     "2(x4)", "--stats",  "-o", "/dev/null", NULL};
+	char *args[] = {"layout",   "-p",
+	                split_path, "-w",
+	                "n[1-4]",   "--topology-conf",
+	                conf_path,  "--tasks-per-node",
+	                "2(x4)",    "--stats",
+	                "-o",       "/dev/null",
+	                NULL};
 	double v[3][6];
 	char *p;
 
@@ -200,11 +205,11 @@ Test(layout_cli, exec_gets_the_hostfile_and_it_is_removed)
 	char *args[] = {"layout",
 	                "-p",
 	                split_path,
-	                "-N",
+	                "-w",
 	                "n[1-4]",
-	                "-c",
+	                "--topology-conf",
 	                conf_path,
-	                "-t",
+	                "--tasks-per-node",
 	                "2",
 	                "--exec",
 	                "sh",
@@ -231,34 +236,39 @@ Test(layout_cli, bad_input_says_what_to_fix)
 {
 	static char out[MAXOUT], err[MAXOUT];
 	struct bad_case cases[] = {
-	    {"no profile", {"layout", "-N", "n1", "-t", "1", NULL}, 2, "--profile"},
-	    {"no nodes", {"layout", "-p", split_path, "-t", "2", NULL}, 2, "--nodes"},
+	    {"no profile", {"layout", "-w", "n1", "--tasks-per-node", "1", NULL}, 2, "--profile"},
+	    {"no nodes",
+	     {"layout", "-p", split_path, "--tasks-per-node", "2", NULL},
+	     2,
+	     "--nodelist"},
 	    {"bad tasks",
-	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2(x9)", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-4]", "--tasks-per-node", "2(x9)", NULL},
 	     2,
 	     "more than the 4 nodes"},
 	    {"too few slots",
-	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "1", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-4]", "--tasks-per-node", "1", NULL},
 	     2,
 	     "do not fit"},
 	    {"few ntasks",
-	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "-n", "4", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-4]", "--tasks-per-node", "2", "-n", "4", NULL},
 	     2,
 	     "less than the 8 ranks"},
 	    {"bad mapper",
-	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "-M", "nope", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-4]", "--tasks-per-node", "2", "-m", "nope",
+	      NULL},
 	     2,
 	     "unknown mapper"},
 	    {"exec without command",
-	     {"layout", "-p", split_path, "-N", "n[1-4]", "-t", "2", "--exec", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-4]", "--tasks-per-node", "2", "--exec", NULL},
 	     2,
 	     "--exec needs a command"},
 	    {"node not in conf",
-	     {"layout", "-p", split_path, "-N", "n[1-3],x9", "-c", conf_path, "-t", "2", NULL},
+	     {"layout", "-p", split_path, "-w", "n[1-3],x9", "--topology-conf", conf_path,
+	      "--tasks-per-node", "2", NULL},
 	     1,
 	     "x9"},
 	    {"missing profile",
-	     {"layout", "-p", "/nonexistent.mtx", "-N", "n1", NULL},
+	     {"layout", "-p", "/nonexistent.mtx", "-w", "n1", NULL},
 	     1,
 	     "/nonexistent.mtx"},
 	};
@@ -279,8 +289,13 @@ Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
 {
 	static char out[MAXOUT], err[MAXOUT], hosts[MAXOUT];
 	char plan[TM_TMP_MAX + 64], *names[16], node_arg[8];
-	char *lay[] = {"layout", "-p", split_path, "-N", "n[1-4]",   "-c", conf_path,
-	               "-t",     "2",  "--plan",   plan, "--job-id", "42", NULL};
+	char *lay[] = {"layout",   "-p",
+	               split_path, "-w",
+	               "n[1-4]",   "--topology-conf",
+	               conf_path,  "--tasks-per-node",
+	               "2",        "--plan",
+	               plan,       "--job-id",
+	               "42",       NULL};
 	char *show[] = {"plan", "show", plan, "--node", node_arg, NULL};
 	char *check[] = {"plan", "check", plan, split_path, NULL};
 	char *node[] = {"plan", "node", plan, node_arg, "-t", "synthetic:core:2 pu:1", NULL};
@@ -347,15 +362,15 @@ Test(layout_cli, exec_exports_the_plan)
 	char *args[] = {"layout",
 	                "-p",
 	                split_path,
-	                "-N",
+	                "-w",
 	                "n[1-4]",
-	                "-c",
+	                "--topology-conf",
 	                conf_path,
-	                "-t",
+	                "--tasks-per-node",
 	                "2",
-	                "-P",
+	                "--plan",
 	                plan,
-	                "-j",
+	                "--job-id",
 	                "7",
 	                "-x",
 	                "sh",
@@ -397,10 +412,11 @@ Test(layout_cli, treematch_values_as_the_plugin_reads_them)
 {
 	static char out[MAXOUT], err[MAXOUT];
 	char value[160], line[256];
-	char *user[] = {"layout", "--treematch", value, "-N", "n[1-4]",
-	                "-c",     conf_path,     "-t",  "2",  NULL};
-	char *sized[] = {"layout", "--treematch", "verbose=1", "-n", "6", "-N",
-	                 "n[1-4]", "-c",          conf_path,   "-t", "2", NULL};
+	char *user[] = {"layout",  "--treematch",      value, "-w", "n[1-4]", "--topology-conf",
+	                conf_path, "--tasks-per-node", "2",   NULL};
+	char *sized[] = {"layout", "--treematch", "verbose=1",       "-n",      "6",
+	                 "-w",     "n[1-4]",      "--topology-conf", conf_path, "--tasks-per-node",
+	                 "2",      NULL};
 
 	site("# no line for the plugin\n");
 	snprintf(value, sizeof(value), "%s,verbose=1", split_path);
@@ -434,11 +450,13 @@ Test(layout_cli, learn_lays_out_from_the_stored_profile)
 {
 	static char out[MAXOUT], err[MAXOUT];
 	char cache[128], program[160], cmd[512];
-	char *learn[] = {"layout",       "--treematch", "learn",   "-n", "8", "-N",
-	                 "n[1-4]",       "-c",          conf_path, "-t", "2", "--",
-	                 "/usr/bin/env", program,       "-x",      NULL};
-	char *plain[] = {"layout", "--treematch", "learn", "-n", "8",  "-N",        "n[1-4]",
-	                 "-c",     conf_path,     "-t",    "2",  "--", "/bin/true", NULL};
+	char *learn[] = {"layout", "--treematch", "learn",           "-n",      "8",
+	                 "-w",     "n[1-4]",      "--topology-conf", conf_path, "--tasks-per-node",
+	                 "2",      "--",          "/usr/bin/env",    program,   "-x",
+	                 NULL};
+	char *plain[] = {"layout", "--treematch", "learn",           "-n",      "8",
+	                 "-w",     "n[1-4]",      "--topology-conf", conf_path, "--tasks-per-node",
+	                 "2",      "--",          "/bin/true",       NULL};
 	char yml[160];
 	char *convert[] = {"profile", "convert", "-o", yml, split_path, NULL};
 	char *put[] = {"store", "put", program, yml, NULL};
@@ -474,8 +492,8 @@ Test(layout_cli, the_filter_gets_a_plan_named_for_its_srun)
 {
 	static char out[MAXOUT], err[MAXOUT];
 	char want[256], *nl;
-	char *args[] = {"layout", "--treematch", split_path, "--srun-pid", "4242", "-N",
-	                "n[1-4]", "-c",          conf_path,  "-t",         "2",    NULL};
+	char *args[] = {"layout", "--treematch",     split_path, "--srun-pid",       "4242", "-w",
+	                "n[1-4]", "--topology-conf", conf_path,  "--tasks-per-node", "2",    NULL};
 	struct stat sb;
 
 	site("# none\n");
