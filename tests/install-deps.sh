@@ -41,7 +41,7 @@ lammps $SCALAPACK_TEST
 libscotch-dev libmetis-dev
 clang clang-format clang-tidy cppcheck $CLANG_RT
 time
-libxml2-utils librsvg2-bin debhelper rpm lintian
+libxml2-utils librsvg2-bin jq debhelper rpm lintian
 libsimgrid-dev"
 if [ "${1:-}" = --bench ]; then
 	PKGS="$PKGS gromacs hpcc libpetsc-real-dev $PETSC_EXAMPLES cmake g++"

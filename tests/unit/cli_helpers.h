@@ -8,7 +8,9 @@
 #define TMATCH_TESTS_CLI_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -83,6 +85,28 @@ static inline int cli_run(char *const *argv, const char *path, char *out, char *
 		cli_read_all(pe[0], err, len);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A --json document checked by jq (tests/install-deps.sh installs it): the
+ * document must parse, and `filter` (jq -r) prints into `out` (len bytes).
+ * Returns jq's exit status: with -e, 1 when the filter's result is false or
+ * null.
+ */
+static inline int cli_jq(const char *json, const char *filter, char *out, size_t len)
+{
+	char path[] = "/tmp/tmatch-jq-XXXXXX";
+	char *argv[] = {"/usr/bin/jq", "-e", "-r", (char *)filter, path, NULL};
+	int fd = mkstemp(path), rc;
+	size_t n = strlen(json);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, json, n), (ssize_t)n);
+	close(fd);
+	cr_assert_eq(access(argv[0], X_OK), 0, "jq is not installed (sh tests/install-deps.sh)");
+	rc = cli_run(argv, NULL, out, NULL, len);
+	unlink(path);
+	return rc;
 }
 
 #endif

@@ -85,11 +85,12 @@ Test(cli, show_cluster)
 	                      "pack:2 core:2 pu:1",
 	                      "--topology-conf",
 	                      FIX "topo-2level.conf",
-	                      "--nodes",
+	                      "-w",
 	                      "n[1-2,5]",
 	                      NULL};
 	char *out;
 	cr_assert_eq(run(&out, args), 0, "%s", out);
+	cr_assert_null(strstr(out, "treematch:"), "%s", out);
 	cr_assert(strstr(out, "level 0: switch1  arity 2\n"), "%s", out);
 	cr_assert(strstr(out, "node 2: n5 allowed cpus 0-3 mask 0xf\n"), "%s", out);
 	cr_assert(strstr(out, "node n5 cpus 3 mask 0x8 at switch1=0/1,switch=1/2,node=0/1,"
@@ -120,7 +121,7 @@ Test(cli, errors)
 	          "%s", out);
 	free(out);
 	cr_assert_eq(run(&out, no_nodes), 2);
-	cr_assert(strstr(out, "--nodes"), "%s", out);
+	cr_assert(strstr(out, "--nodelist"), "%s", out);
 	free(out);
 	cr_assert_eq(run(&out, bad_smt), 2);
 	cr_assert(strstr(out, "one, core or all"), "%s", out);
@@ -129,4 +130,63 @@ Test(cli, errors)
 	free(out);
 	cr_assert_eq(run(&out, two_src), 2);
 	free(out);
+}
+
+/* --nodes, the old name of --nodelist, still works and says so once. */
+Test(cli, nodes_is_nodelist)
+{
+	const char *args[] = {"topology", "show",   "--synthetic", "core:2 pu:1",
+	                      "--nodes",  "n[1-2]", NULL};
+	char *out;
+	cr_assert_eq(run(&out, args), 0, "%s", out);
+	cr_assert(strstr(out, "treematch: topology show: --nodes is now --nodelist (-w)"), "%s",
+	          out);
+	cr_assert(strstr(out, "node 1: n2 allowed cpus 0-1"), "%s", out);
+	free(out);
+}
+
+/* --json: one document with the levels, the nodes and every usable leaf,
+   the same facts as the text; a tleaf has no CPUs (null). */
+Test(cli, show_json)
+{
+	char *argv[] = {(char *)cli_path(),
+	                "topology",
+	                "show",
+	                "--synthetic",
+	                "pack:2 core:2 pu:2",
+	                "--topology-conf",
+	                FIX "topo-2level.conf",
+	                "-w",
+	                "n[1-2,5]",
+	                "--json",
+	                NULL};
+	char *tleaf[] = {(char *)cli_path(), "topology", "show", "-t",
+	                 "tleaf 2 2 1 3 1",  "--json",   NULL};
+	char *out = malloc(MAXOUT), *err = malloc(MAXOUT), q[4096];
+
+	cr_assert_eq(cli_run(argv, NULL, out, err, MAXOUT), 0, "%s", err);
+	cr_assert_eq(cli_jq(out,
+	                    ".leaf_count, .usable_leaves, (.levels | length), "
+	                    ".levels[0].name, .levels[-1].name, .levels[-1].arity, "
+	                    ".nodes[2].name, .nodes[2].allowed_cpus, .nodes[2].mask",
+	                    q, sizeof(q)),
+	             0, "%s", q);
+	cr_assert_str_eq(q, "16\n12\n5\nswitch1\ncore\nnull\nn5\n0-7\n0xff\n");
+	/* a leaf is a whole core of two hardware threads, as the plugin binds */
+	cr_assert_eq(cli_jq(out,
+	                    ".leaves[11] | .leaf, .node, .cpus, .mask, "
+	                    "(.position | map(\"\\(.level)=\\(.index)/\\(.count)\") | join(\",\"))",
+	                    q, sizeof(q)),
+	             0, "%s", q);
+	cr_assert_str_eq(q, "11\nn5\n6-7\n0xc0\nswitch1=0/1,switch=1/2,node=0/1,package=1/2,"
+	                    "core=1/2\n");
+	cr_assert_eq(cli_run(tleaf, NULL, out, err, MAXOUT), 0, "%s", err);
+	cr_assert_eq(cli_jq(out,
+	                    ".tleaf, .leaf_count, .leaves[5].node, "
+	                    "(.leaves[5].position | map(.index) | join(\",\"))",
+	                    q, sizeof(q)),
+	             0, "%s", q);
+	cr_assert_str_eq(q, "tleaf 2 2 1 3 1\n6\nnull\n1,2\n");
+	free(out);
+	free(err);
 }
