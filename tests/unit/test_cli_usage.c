@@ -127,9 +127,19 @@ Test(cli_usage, plan_show_prints_the_profile_time_as_a_date)
 		fclose(f);
 	}
 	{
-		char *argv[] = {(char *)cli_path(), "layout", "-p", profile,  "-N",
-		                "n[1-2]",           "-t",     "1",  "--plan", plan,
-		                "--job-id",         "7",      NULL};
+		char *argv[] = {(char *)cli_path(),
+		                "layout",
+		                "-p",
+		                profile,
+		                "-w",
+		                "n[1-2]",
+		                "--tasks-per-node",
+		                "1",
+		                "--plan",
+		                plan,
+		                "--job-id",
+		                "7",
+		                NULL};
 
 		cr_assert_eq(cli_run(argv, NULL, out, err, OUTLEN), 0, "%s", err);
 	}
