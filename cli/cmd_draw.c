@@ -545,7 +545,7 @@ static int draw_gpus(FILE *f, const struct picture *pic, double y0)
 	double x0 = TREE_LEFT, w = PAGE_W - MARGIN - TREE_LEFT, bw, gap = 10, x;
 	double *traffic = calloc((size_t)d->ngpus + 1, sizeof(double));
 	char **ranks = calloc((size_t)d->ngpus + 1, sizeof(char *));
-	tmatch_cli_svg_scale_t s = {HUGE_VAL, 0};
+	tmatch_cli_svg_scale_t s = {HUGE_VAL, 0, 0}; /* log, as the matrices */
 	int npk = 1, ret = -1;
 	char buf[300], col[8];
 
