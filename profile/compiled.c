@@ -606,6 +606,8 @@ tmatch_comm_t *tmatch__profile_compiled_matrix(const void *data, size_t len, int
 	ms.l = &l;
 	if (metric < 0)
 		ms.metric = metric = (int)l.pmetric;
+	// NOLINTNEXTLINE(clang-analyzer-optin.core.EnumCastOutOfRange): checked with the header
+	sets = tmatch__profile_sets(sets, (tmatch_profile_coll_t)l.coll);
 	need = metric == TMATCH_METRIC_BYTES  ? TMATCH_PROFILE_HAS_BYTES
 	       : metric == TMATCH_METRIC_MSGS ? TMATCH_PROFILE_HAS_MSGS
 	                                      : TMATCH_PROFILE_HAS_BYTES | TMATCH_PROFILE_HAS_MSGS;

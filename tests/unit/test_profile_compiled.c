@@ -327,6 +327,43 @@ Test(compiled, whole_matrix_read_straight_is_the_profiles)
 	cr_assert_gt(read_straight, 24 * 4, "only %d read straight", read_straight);
 }
 
+/* What a placement asks for by default (point-to-point, and the collectives
+   when they are the wire's: tmatch_place_comm_sets(-1)) is resolved against
+   the file's collectives and read straight whenever that leaves one set. */
+Test(compiled, placements_default_sets_are_read_straight)
+{
+	const unsigned sets = TMATCH_PROFILE_P2P | TMATCH_PROFILE_COLL_WIRE;
+	int read_straight = 0;
+
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		tmatch_profile_t *p = random_profile(seed, 2 + (int)(seed * 5 % 30),
+		                                     TMATCH_PROFILE_HAS_BYTES, (int)(seed / 3 % 2));
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		unsigned want_sets = tmatch_profile_sets(p, sets);
+		tmatch_error_t err, err2;
+		tmatch_comm_t *want = tmatch_profile_to_comm(p, TMATCH_METRIC_BYTES, sets, &err2);
+		int direct = 0;
+		tmatch_comm_t *mem = straight(bin, len, -1, sets, &direct, &err);
+		char what[64];
+
+		snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
+		cr_assert_not_null(want, "%s: %s", what, err2.msg);
+		if (!(want_sets & TMATCH_PROFILE_COLL)) { /* one set: point-to-point */
+			cr_assert_eq(direct, 1, "%s: not read straight (sets %u->%u, %s)", what,
+			             sets, want_sets, err.msg);
+			cr_assert_not_null(mem, "%s: %s", what, err.msg);
+			same_matrix(mem, want, what);
+			read_straight++;
+		}
+		tmatch_comm_destroy(want);
+		tmatch_comm_destroy(mem);
+		free(bin);
+		tmatch_profile_destroy(p);
+	}
+	cr_assert_geq(read_straight, 12, "only %d read straight", read_straight);
+}
+
 Test(compiled, damage_is_refused)
 {
 	tmatch_profile_t *p = random_profile(5, 12, TMATCH_PROFILE_HAS_BYTES, 0);
