@@ -1558,7 +1558,9 @@ static void failed_init(struct frame *f, int code, int err_no)
 static int take_in(struct node *n, const void *f, size_t len, size_t chunk)
 {
 	tmatch_place_node_destroy(n->out.plan);
+	tmatch_affinity_devices_destroy(n->out.devices); /* a GPU step's, after its plan */
 	n->out.plan = NULL;
+	n->out.devices = NULL;
 	tmatch_error_clear(&n->err);
 	return tmatch__helper_take(&n->in, f, len, chunk, NULL, 0, &n->out, &n->err);
 }
@@ -2070,8 +2072,6 @@ static void gpu_wire_init(struct gpu_wire *w)
 static int gpu_take(struct node *n, struct gpu_wire *w, size_t chunk)
 {
 	gpu_wire_pack(w);
-	tmatch_affinity_devices_destroy(n->out.devices);
-	n->out.devices = NULL;
 	return take_in(n, w->bytes, w->len, chunk);
 }
 
