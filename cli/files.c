@@ -148,6 +148,7 @@ int tmatch_cli_output_close(FILE *f, const char *path)
 		return -1;
 	bad = f == stdout ? fflush(f) != 0 || ferror(f) : fclose(f) != 0;
 	if (bad)
-		tmatch_cli_error("%s: write error", path && strcmp(path, "-") ? path : "stdout");
+		tmatch_cli_error("%s: write error",
+		                 path && strcmp(path, "-") != 0 ? path : "stdout");
 	return bad ? -1 : 0;
 }

@@ -1008,6 +1008,12 @@ char *tmatch_place_bindings_line(int rank, hwloc_const_bitmap_t cpus, const int 
 /* The largest bindings file read: a line of some 100 bytes per rank. */
 #define MAX_BINDINGS_BYTES ((size_t)256 << 20)
 
+/* The column, from 1, of `at` in `line`. */
+static int column_at(const char *at, const char *line)
+{
+	return (int)(at - line) + 1;
+}
+
 int tmatch_place_bindings_read(const char *path, const tmatch_affinity_tree_t *tree,
                                const tmatch_affinity_devices_t *dev, int n,
                                tmatch_place_gpu_out_t *out, tmatch_error_t *err)
@@ -1047,7 +1053,7 @@ int tmatch_place_bindings_read(const char *path, const tmatch_affinity_tree_t *t
 			continue;
 #define BAD(at, ...)                                                                               \
 	do {                                                                                       \
-		tmatch_error_set(err, EINVAL, path, lineno, (int)((at)-line) + 1, __VA_ARGS__);    \
+		tmatch_error_set(err, EINVAL, path, lineno, column_at((at), line), __VA_ARGS__);   \
 		goto out;                                                                          \
 	} while (0)
 		errno = 0;

@@ -590,7 +590,7 @@ tmatch_comm_t *tmatch__profile_compiled_matrix(const void *data, size_t len, int
 	struct matrix_source ms = {data, len, NULL, 0, metric, mapped, name, err, NULL, NULL, NULL};
 	tmatch_profile_limits_t dflt;
 	tmatch_comm_t *c = NULL;
-	struct layout l;
+	struct layout l = {0};
 	unsigned need;
 	uint64_t n[2];
 

@@ -1660,7 +1660,7 @@ static int partial_place(struct ctx *c, const struct eff *E, const struct plevel
 {
 	int D = E->depth, rc = -1;
 	int *pos = calloc((size_t)(n > 1 ? n : 1), sizeof(int));
-	int *npos = malloc(sizeof(int) * (size_t)(n > 1 ? n : 1));
+	int *npos = calloc((size_t)(n > 1 ? n : 1), sizeof(int));
 	unsigned char *used = calloc((size_t)(n > 1 ? n : 1), 1);
 
 	if (!pos || !npos || !used) {
