@@ -394,7 +394,10 @@ int tmatch_place_srun_ntasks(int argc, char *const *argv, int nopt)
 			const char *eq = strchr(a, '=');
 
 			if (strcmp(a, "--ntasks") == 0) {
-				if (i + 1 >= end || !(n = srun_count(argv[++i])))
+				if (i + 1 >= end)
+					return 0;
+				i++;
+				if (!(n = srun_count(argv[i])))
 					return 0;
 			} else if (strncmp(a, "--ntasks=", 9) == 0) {
 				if (!(n = srun_count(a + 9)))

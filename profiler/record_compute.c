@@ -161,7 +161,8 @@ static int read_pass(FILE *f, struct pass *ps)
 	double flops = 0;
 	int holding = 0;
 
-	rewind(f);
+	if (fseek(f, 0, SEEK_SET) != 0)
+		return -1;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		size_t len = (size_t)n - (line[n - 1] == '\n');
 		uint64_t h = line_hash(line, len);
@@ -221,12 +222,17 @@ int tmatch__trace_compute_estimate(const char *path)
 		goto out;
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	ps.out = out;
-	if (read_pass(f, &ps) < 0 || fclose(out) != 0) {
+	{
+		/* the estimate is closed whether its pass worked or not */
+		int bad = read_pass(f, &ps) < 0;
+
+		bad |= fclose(out) != 0;
 		out = NULL;
-		unlink(tmp);
-		goto out;
+		if (bad) {
+			unlink(tmp);
+			goto out;
+		}
 	}
-	out = NULL;
 	if (rename(tmp, path) != 0) {
 		unlink(tmp);
 		goto out;

@@ -68,14 +68,16 @@ int tmatch__spank_learn_local_user_init(spank_t sp, const tmatch_config_t *cfg, 
 {
 	tmatch_place_learn_in_t in;
 	char **argv = NULL, text[2 * PATH_MAX + 128], msg[1024];
-	const char *plan = getenv("TREEMATCH_PLAN");
+	/* read before unsetenv below, which may move the environment */
+	const char *plan_env = getenv("TREEMATCH_PLAN");
+	const int plan = plan_env && *plan_env;
 	int argc = 0;
 	uint32_t ntasks = 0, job = 0, step = 0;
 
 	memset(&ln, 0, sizeof(ln));
 	/* no decision of an earlier step may reach this one's nodes */
 	unsetenv(TMATCH_PLACE_LEARN_ENV);
-	if (!cfg->enabled || !cfg->learn || cfg->plan[0] || (plan && *plan))
+	if (!cfg->enabled || !cfg->learn || cfg->plan[0] || plan)
 		return 0;
 	ln.verbose = cfg->verbose;
 	memset(&in, 0, sizeof(in));

@@ -2,16 +2,23 @@
 /*
  * spank_private.h - hooks between the files of treematch.so.
  *
- * treematch.c owns the SPANK entry points. Optional companions built into
- * the same .so (spank/record.c: --treematch-record=out.yml) implement the
- * functions below; treematch.c declares them weak and calls each one that
- * is present, with the arguments of the SPANK callback of the same name,
- * after its own work. A hook returning -1 fails the callback (return -1
- * only where the step must fail). record_init registers the companion's
- * own options with spank_option_register().
+ * treematch.c owns the SPANK entry points. Its companions built into the
+ * same .so (spank/record.c: --treematch-record=out.yml; spank/learn.c)
+ * fill the hook tables below; treematch.c calls each hook through its
+ * table, with the arguments of the SPANK callback of the same name, after
+ * its own work. A hook returning -1 fails the callback (return -1 only
+ * where the step must fail). record_init registers the companion's own
+ * options with spank_option_register().
  */
 #ifndef TMATCH_SPANK_PRIVATE_H
 #define TMATCH_SPANK_PRIVATE_H
+
+/* Slurm's slurm_version.h has it (included before this header); the same
+   definition here lets cppcheck, which reads no system header, evaluate the
+   release tests of the #if lines. */
+#ifndef SLURM_VERSION_NUM
+#define SLURM_VERSION_NUM(a, b, c) (((a) << 16) + ((b) << 8) + (c))
+#endif
 
 #include <stddef.h>
 #include <stdint.h>

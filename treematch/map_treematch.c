@@ -1582,6 +1582,8 @@ static int partial_shapes(const struct eff *E, struct plevel *L)
 		if (E->arity[e] > maxk)
 			maxk = E->arity[e];
 	key = malloc(sizeof(int) * (size_t)maxk);
+	// L holds depth + 1 levels (0..D), D >= 1
+	// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 	L[D].shape = calloc((size_t)L[D].cnt + 1, sizeof(int));
 	if (!key || !L[D].shape)
 		goto out;
@@ -1673,6 +1675,8 @@ static int partial_place(struct ctx *c, const struct eff *E, const struct plevel
 		const int *cshape = e + 1 < D ? st[e + 1].gtype : NULL;
 		memset(used, 0, (size_t)L[e + 1].cnt);
 		for (int g = 0; g < s->G; g++) {
+			// g < s->G <= the ranks pos was allocated for
+			// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 			int v = pos[g];
 			for (int j = 0; j < s->k; j++) {
 				int x = s->member[(size_t)g * (size_t)s->k + (size_t)j], sh,
