@@ -38,13 +38,13 @@ static void string(FILE *f, const char *s)
 static void item(tmatch_cli_json_t *j, const char *key)
 {
 	if (j->depth > 0) {
-		if (j->count[j->depth - 1]++)
+		if (j->depth <= TMATCH_CLI_JSON_DEPTH && j->count[j->depth - 1]++)
 			fputc(',', j->f);
 		fputc('\n', j->f);
 		for (int i = 0; i < j->depth; i++)
 			fputs("  ", j->f);
 	}
-	if (key && j->depth > 0 && !j->array[j->depth - 1]) {
+	if (key && j->depth > 0 && j->depth <= TMATCH_CLI_JSON_DEPTH && !j->array[j->depth - 1]) {
 		string(j->f, key);
 		fputs(": ", j->f);
 	}
@@ -84,7 +84,7 @@ void tmatch_cli_json_end(tmatch_cli_json_t *j)
 		for (int i = 0; i < j->depth; i++)
 			fputs("  ", j->f);
 	}
-	fputc(j->array[j->depth] ? ']' : '}', j->f);
+	fputc(j->depth < TMATCH_CLI_JSON_DEPTH && j->array[j->depth] ? ']' : '}', j->f);
 	if (j->depth == 0)
 		fputc('\n', j->f);
 }

@@ -258,6 +258,8 @@ int tmatch_place_gpu_slurm_bind(const char *tres_bind, const tmatch_place_gpu_st
 		if (k == TMATCH_GPU_BIND_PER_TASK) {
 			for (long j = (long)i * per; j < (long)(i + 1) * per && j < step->ngpus;
 			     j++)
+				// n < the GPUs per task, the row's size
+				// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 				row[n++] = step->gpu[j];
 		} else if (k == TMATCH_GPU_BIND_SINGLE) {
 			row[n++] = step->gpu[(i / per) % step->ngpus];
@@ -290,6 +292,8 @@ int tmatch_place_gpu_slurm_bind(const char *tres_bind, const tmatch_place_gpu_st
 			}
 		}
 		if (n == 0)
+			// n == 0 here: row has room for at least one GPU
+			// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 			row[n++] = step->gpu[0]; /* Slurm: "Binding to the first device" */
 		count[i] = n;
 	}
@@ -814,6 +818,8 @@ int tmatch_place_gpu_decide(const tmatch_place_gpu_in_t *in, tmatch_place_gpu_ou
 
 			for (int u = 0; u < p.nu && !found; u++)
 				for (int j = 0; j < p.u[u].nslot && !found; j++)
+					// u < p.nu and j < its nslot <= maxcap: inside leaf_of
+					// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 					if (leaf_of[u * maxcap + j] == leaf_of_rank[i]) {
 						give(&p, &o, i, u, j);
 						found = 1;
@@ -1244,11 +1250,13 @@ int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_
 		int same = 0;
 
 		if (set && mine && tmatch_affinity_cpuset_parse(own_gpus, NULL, set, NULL) == 0) {
-			for (int j = 0; j < count[local]; j++)
-				hwloc_bitmap_set(
-				    mine, (unsigned)node->devices
-				              ->gpu[fixed[(size_t)local * (size_t)st->ngpus + j]]
-				              .index);
+			for (int j = 0; j < count[local]; j++) {
+				int g = fixed[(size_t)local * (size_t)st->ngpus + j];
+
+				// fixed[] holds indices of the step's GPUs, below devices->ngpus
+				// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
+				hwloc_bitmap_set(mine, (unsigned)node->devices->gpu[g].index);
+			}
 			same = hwloc_bitmap_isequal(set, mine);
 		}
 		hwloc_bitmap_free(set);

@@ -1136,6 +1136,8 @@ int tmatch_profile_store_put(const tmatch_profile_store_t *s, const tmatch_profi
 		goto out;
 	if (fflush(f) != 0 || fsync(fd) < 0 || fstat(fd, &st) < 0 ||
 	    file_checksum(fd, (uint64_t)st.st_size, &sum) < 0) {
+		// each call sets errno when it fails (EIO if one did not)
+		// NOLINTNEXTLINE(clang-analyzer-unix.Errno)
 		e = errno ? errno : EIO;
 		tmatch_error_set(err, e, s->path, 0, 0, "cannot write to the store: %s",
 		                 strerror(e));
