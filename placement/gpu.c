@@ -1251,6 +1251,8 @@ int tmatch_place_gpu_task(tmatch_place_node_t *node, const tmatch_affinity_tree_
 
 		if (set && mine && tmatch_affinity_cpuset_parse(own_gpus, NULL, set, NULL) == 0) {
 			for (int j = 0; j < count[local]; j++) {
+				// j < count[local] <= st->ngpus: inside the task's row of fixed[]
+				// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 				int g = fixed[(size_t)local * (size_t)st->ngpus + j];
 
 				// fixed[] holds indices of the step's GPUs, below devices->ngpus
