@@ -140,10 +140,13 @@ $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LIB_DEPLIBS)
 
-# Unit tests see the private headers and link the static archive.
+# Unit tests see the private headers and link the static archive. They
+# format paths of their own temporary directories into fixed buffers and
+# assert on what they read back, so gcc 12's guesses of truncation (up to 255
+# bytes of a d_name or a path) are not errors there.
 $(B)/tests/unit/%: tests/unit/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -fvisibility=default \
+	$(CC) $(ALL_CPPFLAGS) $(CRIT_CFLAGS) $(ALL_CFLAGS) -Wno-format-truncation -fvisibility=default \
 	    -DTMATCH_SRCDIR=\"$(CURDIR)\" -DTMATCH_BUILDDIR=\"$(abspath $(B))\" \
 	    -MMD -MP -MF $@.d -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(CRIT_LIBS) $(LIB_DEPLIBS)
 
