@@ -427,6 +427,21 @@ static void print_gpu_stats(const char *what, const tmatch_place_gpu_eval_t *e)
  * map on one node with its GPUs (or only --format bindings): the plugin's
  * tree of task slots, the node's devices, the decision of placement/gpu.c.
  */
+/* The GPU placement's input for one node of n ranks, as map and eval give it. */
+static void gpu_in(tmatch_place_gpu_in_t *in, const tmatch_affinity_tree_t *tree,
+                   const tmatch_affinity_devices_t *dev, const tmatch_place_gpu_step_t *step,
+                   const tmatch_comm_t *comm, int n, const struct gpu_args *gpu)
+{
+	memset(in, 0, sizeof(*in));
+	in->tree = tree;
+	in->dev = dev;
+	in->step = step;
+	in->comm = comm;
+	in->nlocal = n;
+	in->gpus_per_task = gpu->per_task;
+	in->tasks_per_gpu = gpu->per_gpu;
+}
+
 static int map_node(const char *profile, const char *topology, const int *ranks, int nranks,
                     const char *mapper, uint64_t seed, const char *format, int launcher, int stats,
                     const struct gpu_args *gpu)
@@ -466,14 +481,7 @@ static int map_node(const char *profile, const char *topology, const int *ranks,
 		tmatch_cli_error("out of memory");
 		goto out;
 	}
-	memset(&in, 0, sizeof(in));
-	in.tree = tree;
-	in.dev = dev;
-	in.step = step;
-	in.comm = comm;
-	in.nlocal = n;
-	in.gpus_per_task = gpu->per_task;
-	in.tasks_per_gpu = gpu->per_gpu;
+	gpu_in(&in, tree, dev, step, comm, n, gpu);
 	in.mapper = mapper;
 	in.seed = seed;
 	t0 = now();
@@ -982,14 +990,7 @@ static int eval_bindings(const char *profile, const char *topology, const char *
 	have_gpus = dev->ngpus && tmatch_place_gpu_step(dev, &env, step, &err) == 0;
 	if (!have_gpus && err.msg[0])
 		goto fail;
-	memset(&in, 0, sizeof(in));
-	in.tree = tree;
-	in.dev = dev;
-	in.step = step;
-	in.comm = comm;
-	in.nlocal = n;
-	in.gpus_per_task = gpu->per_task;
-	in.tasks_per_gpu = gpu->per_gpu;
+	gpu_in(&in, tree, dev, step, comm, n, gpu);
 	if (have_gpus && tmatch_place_gpu_in_order(&in, &inorder, &err) < 0)
 		goto fail;
 	if (tmatch_place_gpu_evaluate(&in, &got, &e[0], &err) < 0 ||
