@@ -244,12 +244,15 @@ typedef struct tmatch_affinity_gpu {
 } tmatch_affinity_gpu_t;
 
 /* A network card for MPI's traffic: an OpenFabrics device (InfiniBand,
-   RoCE, EFA), or an HPE Slingshot interface. */
+   RoCE, EFA), or an HPE Slingshot card (its CXI device, cxiN, where hwloc
+   2.14 and later shows it, else its interface). */
 typedef struct tmatch_affinity_nic {
-	char name[32];   /* "mlx5_0", "rdmap197s0", "hsi0" */
-	char netdev[32]; /* its network interface when it has one ("ibp94s0"), else "" */
+	char name[32];   /* "mlx5_0", "rdmap197s0", "cxi0", "hsi0" */
+	char netdev[32]; /* its network interface when it has one ("ibp94s0", "hsn0"), else "" */
 	char kind[16];   /* "OpenFabrics", "Slingshot" */
 	char busid[16];
+	unsigned pci_vendor;   /* its PCI device's vendor (0x15b3 NVIDIA/Mellanox, 0x1d0f
+	                          Amazon, 0x17db HPE), 0 when hwloc shows no PCI device */
 	hwloc_bitmap_t cpuset; /* locality, as for GPUs (owned) */
 	int package, numa;
 } tmatch_affinity_nic_t;

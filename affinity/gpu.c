@@ -386,6 +386,13 @@ static int find_gpus(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct
 	return 0;
 }
 
+/* hwloc's name of a Slingshot card's CXI device: "cxi" and digits. */
+static int is_cxi(const char *name)
+{
+	return !strncmp(name, "cxi", 3) && name[3] &&
+	       strspn(name + 3, "0123456789") == strlen(name + 3);
+}
+
 /* A network card OS device: OpenFabrics, or a Slingshot interface (hwloc
    2.10 marks them; older files only by the name HPE gives them, hsiN). */
 static const char *nic_kind(hwloc_obj_t o)
@@ -416,10 +423,14 @@ static int find_nics(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct
 			if (s->nicobj[k] == key)
 				break;
 		if (k < d->nnics) {
-			/* the card is known: an OpenFabrics name wins over the interface */
+			/* the card is known: an OpenFabrics name, or a Slingshot card's
+			   CXI device (hwloc 2.14: "cxi0" beside "hsn0"), wins over the
+			   interface */
 			tmatch_affinity_nic_t *n = &d->nic[k];
 
-			if (!strcmp(kind, "OpenFabrics") && strcmp(n->kind, "OpenFabrics") != 0) {
+			if ((!strcmp(kind, "OpenFabrics") && strcmp(n->kind, "OpenFabrics") != 0) ||
+			    (!strcmp(kind, "Slingshot") && !strcmp(n->kind, "Slingshot") &&
+			     is_cxi(o->name) && !is_cxi(n->name))) {
 				snprintf(n->netdev, sizeof(n->netdev), "%s", n->name);
 				snprintf(n->name, sizeof(n->name), "%.31s", o->name);
 				snprintf(n->kind, sizeof(n->kind), "%s", kind);
@@ -444,6 +455,7 @@ static int find_nics(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct
 		snprintf(d->nic[d->nnics].name, sizeof(d->nic[0].name), "%.31s", o->name);
 		snprintf(d->nic[d->nnics].kind, sizeof(d->nic[0].kind), "%s", kind);
 		busid_of(pci, d->nic[d->nnics].busid, sizeof(d->nic[0].busid));
+		d->nic[d->nnics].pci_vendor = pci ? pci->attr->pcidev.vendor_id : 0;
 		if (locality(topo, key, &d->nic[d->nnics].cpuset, &d->nic[d->nnics].package,
 		             &d->nic[d->nnics].numa) < 0)
 			return -1;

@@ -284,7 +284,9 @@ static void map_usage(FILE *out)
 	        "                        \"--gpu-bind=map_gpu:...\");\n"
 	        "                        bindings: \"RANK cpus=CPULIST gpus=LIST nic=NAME\"\n"
 	        "                        (CPUs as /proc's Cpus_allowed_list, GPUs by the N of\n"
-	        "                        hwloc's nvmlN, rsmiN...; - where none)\n"
+	        "                        hwloc's nvmlN, rsmiN...; - where none), then the\n"
+	        "                        card's variables the plugin sets (UCX_NET_DEVICES=,\n"
+	        "                        FI_EFA_IFACE=, FI_CXI_DEVICE_NAME=)\n"
 	        "      --stats           metrics and run time of the placement on stderr\n"
 	        "\n"
 	        "GPUs (one node: --topology xml:FILE or local; CPUs as the plugin gives a task,\n"
@@ -577,7 +579,7 @@ static int map_node(const char *profile, const char *topology, const int *ranks,
 			    ranks ? ranks[r] : r, tmatch_affinity_leaf_cpuset(tree, leaf[r]),
 			    gpu->on ? index + (size_t)r * (size_t)out.stride : NULL,
 			    gpu->on ? out.ngpus[r] : 0,
-			    gpu->on && out.nic[r] >= 0 ? dev->nic[out.nic[r]].name : NULL);
+			    gpu->on && out.nic[r] >= 0 ? &dev->nic[out.nic[r]] : NULL);
 
 			if (!line) {
 				tmatch_cli_error("out of memory");

@@ -51,6 +51,7 @@ enum key_id {
 	KEY_STORE,
 	KEY_MIN_GAIN,
 	KEY_SEARCH_TIME,
+	KEY_NIC_ENV,
 	KEY_COUNT
 };
 
@@ -86,14 +87,33 @@ static const struct key {
     [KEY_STORE] = {"store", T_PATH, 1, 0, 0, "a directory path"},
     [KEY_MIN_GAIN] = {"min_gain", T_INT, 0, 0, 100, "0 to 100 (percent)"},
     [KEY_SEARCH_TIME] = {"search_time", T_SECONDS, 0, 0, 0, "seconds, from 0 to 3600"},
+    [KEY_NIC_ENV] = {"nic_env", T_BOOL, 0, 0, 0, "on or off"},
 };
 
 static const char *const key_names[KEY_COUNT + 1] = {
-    "profile",        "mapper",       "metric",         "coll",    "failure",
-    "verbose",        "dry_run",      "seed",           "mpi_pin", "max_ranks",
-    "max_file_size",  "max_map_time", "max_map_memory", "default", "allowed_mappers",
-    "exclusive_only", "topology_xml", "plan",           "store",   "min_gain",
-    "search_time",    NULL,
+    "profile",
+    "mapper",
+    "metric",
+    "coll",
+    "failure",
+    "verbose",
+    "dry_run",
+    "seed",
+    "mpi_pin",
+    "max_ranks",
+    "max_file_size",
+    "max_map_time",
+    "max_map_memory",
+    "default",
+    "allowed_mappers",
+    "exclusive_only",
+    "topology_xml",
+    "plan",
+    "store",
+    "min_gain",
+    "search_time",
+    "nic_env",
+    NULL,
 };
 
 const char *const *tmatch_config_keys(void)
@@ -114,6 +134,7 @@ void tmatch_config_init(tmatch_config_t *cfg)
 	cfg->max_map_time = 10.0;
 	cfg->max_map_memory = (size_t)1 << 30;
 	cfg->min_gain = 2;
+	cfg->nic_env = 1;
 	/* The same default seed as the library and `treematch map`, so a
 	   placement computed by hand and one made at launch agree. */
 	tmatch_map_opts_t mopts;
@@ -296,6 +317,8 @@ static int set_item(tmatch_config_t *cfg, const char *k, size_t kn, const char *
 			cfg->dry_run = b;
 		else if (id == KEY_MPI_PIN)
 			cfg->mpi_pin = b;
+		else if (id == KEY_NIC_ENV)
+			cfg->nic_env = b;
 		else if (id == KEY_DEFAULT)
 			cfg->enabled = b;
 		else
@@ -646,6 +669,12 @@ int tmatch_config_merge(const tmatch_config_t *admin, const tmatch_config_t *use
 		lower_size(&res, "max_map_memory", &res.max_map_memory, user->max_map_memory);
 	if (m & (1u << KEY_SEARCH_TIME))
 		lower_seconds(&res, "search_time", &res.search_time, user->search_time);
+	if (m & (1u << KEY_NIC_ENV)) {
+		if (admin->nic_env || !user->nic_env)
+			res.nic_env = user->nic_env;
+		else
+			refuse(&res, "nic_env=on (the site sets nic_env=off)");
+	}
 	/* When the admin's default mapper is not in the allowed list, keep it
 	   anyway: the admin chose both. */
 	res.set_mask = admin->set_mask | user->set_mask;
@@ -664,7 +693,7 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    "profile=%s mapper=%s metric=%s coll=%s failure=%s verbose=%d "
 	    "dry_run=%s seed=%llu mpi_pin=%s max_ranks=%d max_file_size=%zu "
 	    "max_map_time=%g max_map_memory=%zu default=%s allowed_mappers=%s exclusive_only=%s "
-	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d search_time=%g",
+	    "topology_xml=%s plan=%s learn=%s%s%s store=%s min_gain=%d search_time=%g nic_env=%s",
 	    cfg->profile, cfg->mapper[0] ? cfg->mapper : TMATCH_DEFAULT_MAPPER,
 	    cfg->metric >= 0 && cfg->metric <= 2 ? metric[cfg->metric] : "profile",
 	    cfg->coll > 0    ? "on"
@@ -675,5 +704,6 @@ int tmatch_config_format(const tmatch_config_t *cfg, char *buf, size_t len)
 	    cfg->max_ranks, cfg->max_file_size, cfg->max_map_time, cfg->max_map_memory,
 	    cfg->enabled ? "on" : "off", cfg->allowed_mappers, cfg->exclusive_only ? "on" : "off",
 	    cfg->topology_xml, cfg->plan, cfg->learn ? "on" : "off", cfg->learn_name[0] ? ":" : "",
-	    cfg->learn_name, cfg->store, cfg->min_gain, cfg->search_time);
+	    cfg->learn_name, cfg->store, cfg->min_gain, cfg->search_time,
+	    cfg->nic_env ? "on" : "off");
 }

@@ -49,11 +49,16 @@
  *   search_time=SECONDS     more search the default mapper may add on each node
  *                           (`treematch map --budget`; default 0, none): at most half
  *                           of max_map_time is used; user may only lower it
+ *   nic_env=on|off          GPU steps: give each task the variables its MPI library's
+ *                           transport reads for its card (UCX_NET_DEVICES, FI_EFA_IFACE,
+ *                           FI_CXI_DEVICE_NAME: tmatch_place_nic_vars; default on); the
+ *                           user may only turn it off
  *
  * Precedence: built-in defaults < admin (plugstack.conf, then the admin file:
  * later items override earlier ones) < user, except that the user may only
  * tighten the admin's policy: limits only lowered, failure=fail never undone,
- * mappers only from allowed_mappers (tmatch_config_merge).
+ * nic_env=off never undone, mappers only from allowed_mappers
+ * (tmatch_config_merge).
  */
 #ifndef TMATCH_PLACEMENT_CONFIG_H
 #define TMATCH_PLACEMENT_CONFIG_H
@@ -104,6 +109,7 @@ typedef struct tmatch_config {
 	char store[TMATCH_CONFIG_PATH_MAX]; /* admin: the site store; "" = each user's own */
 	int min_gain;       /* learn mode: keep Slurm's binding below this gain, percent */
 	double search_time; /* seconds of search auto may add (0 = none), <= 3600 */
+	int nic_env;        /* GPU steps: set the card's variables (tmatch_place_nic_vars) */
 	uint32_t set_mask;  /* bit k set when key k of the table was given (internal use) */
 	char refused[320];  /* tmatch_config_merge: what the user asked that would loosen
 	                       the admin's policy, ignored; one line, "" = none */

@@ -69,7 +69,7 @@ static char *omp_places(hwloc_const_bitmap_t set)
 
 /* Most entries an environment has (9 TREEMATCH_*, 3 OMP_*, 5 MPI; GPU
    steps: 2 TREEMATCH_*, 4 vendors' variables, CUDA_DEVICE_ORDER,
-   SLURM_STEP_GPUS, 2 for the card). */
+   SLURM_STEP_GPUS, TMATCH_PLACE_NIC_VARS for the card). */
 #define MAX_ENV 27
 
 /* Unset `name` in the task (an entry without a value). */
@@ -149,13 +149,43 @@ static int gpu_env(const tmatch_place_node_t *node, const tmatch_place_task_t *t
 		    env_put(e, n, "SLURM_STEP_GPUS", 1, gpu_list(node, t, 0)))
 			return -1;
 	}
-	/* UCX (Open MPI's pml ucx, MPICH's ch4:ucx) and Open MPI 4's openib
-	   take the card of NVIDIA's (Mellanox's) InfiniBand and RoCE devices */
-	if (nic && !strcmp(nic->kind, "OpenFabrics") && !strncmp(nic->name, "mlx", 3) &&
-	    (env_put(e, n, "UCX_NET_DEVICES", 0, format("%s:1", nic->name)) ||
-	     env_put(e, n, "OMPI_MCA_btl_openib_if_include", 0, format("%s:1", nic->name))))
-		return -1;
+	if (cfg->nic_env) {
+		tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS];
+		int nv = tmatch_place_nic_vars(nic, var);
+
+		for (int v = 0; v < nv; v++)
+			if (env_put(e, n, var[v].name, 0, format("%s", var[v].value)))
+				return -1;
+	}
 	return 0;
+}
+
+int tmatch_place_nic_vars(const tmatch_affinity_nic_t *nic,
+                          tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS])
+{
+	int n = 0;
+
+	if (!nic || !var)
+		return 0;
+	if (!strcmp(nic->kind, "OpenFabrics") && !strncmp(nic->name, "mlx", 3)) {
+		/* UCX (Open MPI's pml ucx, MPICH's ch4:ucx) and Open MPI 4's
+		   openib: DEVICE:PORT */
+		var[n].name = "UCX_NET_DEVICES";
+		snprintf(var[n++].value, sizeof(var[0].value), "%s:1", nic->name);
+		var[n].name = "OMPI_MCA_btl_openib_if_include";
+		snprintf(var[n++].value, sizeof(var[0].value), "%s:1", nic->name);
+	} else if (!strcmp(nic->kind, "OpenFabrics") && nic->pci_vendor == 0x1d0f) {
+		/* libfabric's efa provider keeps the verbs devices it lists
+		   (fi_efa(7), efa_env_allows_nic) */
+		var[n].name = "FI_EFA_IFACE";
+		snprintf(var[n++].value, sizeof(var[0].value), "%s", nic->name);
+	} else if (!strcmp(nic->kind, "Slingshot") && !strncmp(nic->name, "cxi", 3)) {
+		/* libfabric's cxi provider keeps the CXI devices it lists
+		   (fi_cxi(7)); Cray MPICH and Open MPI's ofi take what it shows */
+		var[n].name = "FI_CXI_DEVICE_NAME";
+		snprintf(var[n++].value, sizeof(var[0].value), "%s", nic->name);
+	}
+	return n;
 }
 
 int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg, int local,
@@ -246,11 +276,26 @@ char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long
 	return line;
 }
 
+/* " (NAME=VALUE NAME=VALUE)" of the card's variables, "" for none. */
+static void nic_vars_said(const tmatch_affinity_nic_t *nic, char *buf, size_t len)
+{
+	tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS];
+	int nv = tmatch_place_nic_vars(nic, var);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int v = 0; v < nv && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s%s", v ? " " : " (",
+		                         var[v].name, var[v].value, v == nv - 1 ? ")" : "");
+}
+
 char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, long pid,
-                                    int dry_run, const char *why)
+                                    int dry_run, int nic_env, const char *why)
 {
 	const tmatch_place_task_t *t;
+	const tmatch_affinity_nic_t *nic;
 	char *names = NULL, *list = NULL, *line = NULL;
+	char vars[TMATCH_PLACE_NIC_VARS * 96] = "";
 	size_t len = 0;
 
 	if (!node || node->status != TMATCH_PLACE_PLACED || local < 0 || local >= node->ntasks ||
@@ -275,12 +320,14 @@ char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, 
 		names = more;
 		len += (size_t)sprintf(names + len, "%s%s", j ? ", " : "", nm);
 	}
-	line = format("treematch: gpu-bind=%s - %s, task %2d %2d [%ld]: gpus %s (%s) nic %s%s %s",
+	nic = node->devices && t->nic >= 0 && t->nic < node->devices->nnics
+	          ? &node->devices->nic[t->nic]
+	          : NULL;
+	if (nic_env)
+		nic_vars_said(nic, vars, sizeof(vars));
+	line = format("treematch: gpu-bind=%s - %s, task %2d %2d [%ld]: gpus %s (%s) nic %s%s%s %s",
 	              t->gpu_mode == TMATCH_GPU_MODE_FOLLOW ? "SLURM" : "MAP", node->node_name,
-	              local, t->rank, pid, list, names ? names : "?",
-	              node->devices && t->nic >= 0 && t->nic < node->devices->nnics
-	                  ? node->devices->nic[t->nic].name
-	                  : "-",
+	              local, t->rank, pid, list, names ? names : "?", nic ? nic->name : "-", vars,
 	              t->gpu_mode == TMATCH_GPU_MODE_FOLLOW ? ", Slurm's GPUs, cpus follow" : "",
 	              dry_run ? "not set (dry-run)" : "set");
 out:

@@ -995,14 +995,20 @@ static int add_list(char **s, size_t *len, const int *v, int n)
 }
 
 char *tmatch_place_bindings_line(int rank, hwloc_const_bitmap_t cpus, const int *gpu_index,
-                                 int ngpus, const char *nic)
+                                 int ngpus, const tmatch_affinity_nic_t *nic)
 {
 	char *list = cpus ? tmatch_affinity_cpuset_list(cpus) : NULL, *gl = NULL, *line = NULL;
+	tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS];
+	char vars[TMATCH_PLACE_NIC_VARS * 96] = "";
+	int nv = tmatch_place_nic_vars(nic, var);
 	size_t gn = 0;
 
+	for (int v = 0; v < nv; v++)
+		snprintf(vars + strlen(vars), sizeof(vars) - strlen(vars), " %s=%s", var[v].name,
+		         var[v].value);
 	if (!list || (ngpus > 0 && add_list(&gl, &gn, gpu_index, ngpus) < 0) ||
-	    asprintf(&line, "%d cpus=%s gpus=%s nic=%s\n", rank, list, gl ? gl : "-",
-	             nic && *nic ? nic : "-") < 0)
+	    asprintf(&line, "%d cpus=%s gpus=%s nic=%s%s\n", rank, list, gl ? gl : "-",
+	             nic && nic->name[0] ? nic->name : "-", vars) < 0)
 		line = NULL;
 	free(list);
 	free(gl);
@@ -1138,9 +1144,13 @@ int tmatch_place_bindings_read(const char *path, const tmatch_affinity_tree_t *t
 					if (o.nic[rank] < 0)
 						BAD(val, "no network card %.64s on this node", val);
 				}
-			} else {
-				BAD(tok, "unknown key: use cpus=, gpus= and nic=");
-			}
+			} else if (*tok < 'A' || *tok > 'Z' ||
+			           strspn(tok,
+			                  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			                  "0123456789_") != (size_t)(val - 1 - tok)) {
+				BAD(tok, "unknown key: use cpus=, gpus= and nic= (and the "
+				         "card's variables, NAME=VALUE)");
+			} /* else the card's variable: it follows from nic= */
 			*p = save;
 		}
 		if (!have_cpus)

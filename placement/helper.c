@@ -717,6 +717,8 @@ static void on_hello(struct take *t, double *limit)
 	out->cfg.dry_run = admin->dry_run || h->dry_run;
 	out->cfg.verbose = h->verbose < 0 ? 0 : h->verbose > 9 ? 9 : h->verbose;
 	out->cfg.mpi_pin = h->mpi_pin != 0;
+	/* the user may turn the card's variables off, never on */
+	out->cfg.nic_env = admin->nic_env && h->nic_env != 0;
 	out->user_profile = h->user_profile != 0;
 	if (field_ok(h->node_name, sizeof(h->node_name), name_char) && h->node_name[0])
 		snprintf(out->node_name, sizeof(out->node_name), "%s", h->node_name);

@@ -318,6 +318,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	hello.dry_run = cfg.dry_run;
 	hello.verbose = cfg.verbose;
 	hello.mpi_pin = cfg.mpi_pin;
+	hello.nic_env = cfg.nic_env;
 	hello.user_profile = user_profile;
 	hello.max_time = cfg.max_map_time;
 	tmatch__helper_send(fd, &hello, sizeof(hello));

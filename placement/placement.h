@@ -484,13 +484,16 @@ int tmatch_place_gpu_evaluate(const tmatch_place_gpu_in_t *in, const tmatch_plac
  * The bindings format (`treematch map --format bindings`, read by eval and
  * draw), one line per rank: "RANK cpus=CPULIST gpus=LIST nic=NAME", CPULIST
  * in the OS numbering of /proc's Cpus_allowed_list, LIST the GPUs' indices
- * (hwloc's nvmlN, rsmiN...), "-" where there is none; '#' comments.
+ * (hwloc's nvmlN, rsmiN...), "-" where there is none, then the variables
+ * the plugin would give the task for its card (tmatch_place_nic_vars), as
+ * "NAME=VALUE" ("nic=cxi1 FI_CXI_DEVICE_NAME=cxi1"); '#' comments.
  * line: one such line (newline included) in a new string, NULL/ENOMEM.
  * read: every rank 0..n-1 once, CPUs that are one slot of `tree` (out->leaf),
- * GPUs and card of `dev`; -1 with err naming the file, line and column.
+ * GPUs and card of `dev` (the card's variables, which follow from the card,
+ * skipped); -1 with err naming the file, line and column.
  */
 char *tmatch_place_bindings_line(int rank, hwloc_const_bitmap_t cpus, const int *gpu_index,
-                                 int ngpus, const char *nic);
+                                 int ngpus, const tmatch_affinity_nic_t *nic);
 int tmatch_place_bindings_read(const char *path, const tmatch_affinity_tree_t *tree,
                                const tmatch_affinity_devices_t *dev, int n,
                                tmatch_place_gpu_out_t *out, tmatch_error_t *err);
@@ -1037,15 +1040,36 @@ typedef struct tmatch_place_env {
  * (CUDA_VISIBLE_DEVICES with CUDA_DEVICE_ORDER=PCI_BUS_ID, ROCR_VISIBLE_DEVICES
  * or ZE_AFFINITY_MASK; another vendor's, and GPU_DEVICE_ORDINAL, unset:
  * value NULL) and SLURM_STEP_GPUS; with Slurm's GPUs (FOLLOW) its
- * variables stay; not dry_run and an InfiniBand/RoCE card of NVIDIA
- * (mlx*): UCX_NET_DEVICES and OMPI_MCA_btl_openib_if_include (only if
- * unset). Values are as long as they need to be. Returns the number of
- * entries in *env (free with tmatch_place_env_free), -1 with errno (EINVAL
- * for a bad local id or a skipped node, ENOMEM).
+ * variables stay; not dry_run and cfg->nic_env: the card's variables of
+ * tmatch_place_nic_vars (only if unset). Values are as long as they need to be. Returns the number
+ * of entries in *env (free with tmatch_place_env_free), -1 with errno (EINVAL for a bad local id or
+ * a skipped node, ENOMEM).
  */
 int tmatch_place_task_env(const tmatch_place_node_t *node, const tmatch_config_t *cfg, int local,
                           tmatch_place_env_t **env);
 void tmatch_place_env_free(tmatch_place_env_t *env, int n);
+
+/*
+ * The variables an MPI library or its transport reads to choose the card
+ * `nic`, by kind of card, each only where the card is of the kind that
+ * library takes that name for:
+ *   InfiniBand/RoCE of NVIDIA (Mellanox), OpenFabrics mlx*: UCX_NET_DEVICES
+ *     and OMPI_MCA_btl_openib_if_include, "mlx5_0:1" (UCX, Open MPI 4's openib);
+ *   AWS EFA, OpenFabrics of PCI vendor 0x1d0f: FI_EFA_IFACE, the verbs
+ *     device's name (libfabric's efa provider, 1.22 and later);
+ *   HPE Slingshot whose CXI device hwloc shows (cxiN, hwloc 2.14 and later):
+ *     FI_CXI_DEVICE_NAME (libfabric's cxi provider, Cray MPICH).
+ * A Slingshot card known only by its interface (hsiN, hsnN) gets none: its
+ * CXI device's number cannot be told from the interface's. Fills var[] and
+ * returns how many (0 for none or a NULL nic).
+ */
+#define TMATCH_PLACE_NIC_VARS 2
+typedef struct tmatch_place_nic_var {
+	const char *name;
+	char value[40];
+} tmatch_place_nic_var_t;
+int tmatch_place_nic_vars(const tmatch_affinity_nic_t *nic,
+                          tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS]);
 
 /*
  * One line per task in the style of --cpu-bind=verbose, in a new string:
@@ -1057,13 +1081,14 @@ char *tmatch_place_verbose_line(const tmatch_place_node_t *node, int local, long
 /*
  * A GPU step's second line per task, in the style of --gpu-bind=verbose:
  * "treematch: gpu-bind=MAP - n0, task  1  1 [4242]: gpus 2 (nvml2) nic
- * mlx5_0 set" (the decision's GPUs), "... gpus 3 (nvml3) nic hsi0, Slurm's
- * GPUs, cpus follow" (FOLLOW), "... Slurm's binding kept: WHY" (KEEP; why
- * may be NULL); "not set (dry-run)". NULL with errno (EINVAL when the task
- * has no GPU).
+ * mlx5_0 (UCX_NET_DEVICES=mlx5_0:1 OMPI_MCA_btl_openib_if_include=mlx5_0:1)
+ * set" (the decision's GPUs; the card's variables, tmatch_place_nic_vars,
+ * when nic_env), "... gpus 3 (nvml3) nic hsi0, Slurm's GPUs, cpus follow"
+ * (FOLLOW), "... Slurm's binding kept: WHY" (KEEP; why may be NULL); "not
+ * set (dry-run)". NULL with errno (EINVAL when the task has no GPU).
  */
 char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, long pid,
-                                    int dry_run, const char *why);
+                                    int dry_run, int nic_env, const char *why);
 
 /*
  * The node's summary, in a new string: "treematch: n0: 4 task(s) mapped by

@@ -53,6 +53,8 @@ const char *tmatch_place_help_text(void)
 	       "treematch:       plan=FILE (a step plan from treematch layout --plan)\n"
 	       "treematch:       min_gain=PCT (learn: keep Slurm's binding below PCT % gain)\n"
 	       "treematch:       search_time=SECONDS (more search by the default mapper)\n"
+	       "treematch:       nic_env=off (GPU steps: no UCX_NET_DEVICES, FI_EFA_IFACE,\n"
+	       "treematch:       FI_CXI_DEVICE_NAME for the task's card)\n"
 	       "treematch: example: srun -n 8 --treematch=app.yml,verbose=1 ./app\n";
 }
 

@@ -968,8 +968,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 				slurm_spank_log("%s", line);
 			free(line);
 			line = NULL;
-			if (t->ngpus > 0 && (line = tmatch_place_gpu_verbose_line(
-			                         st.plan, local, (long)pid, st.cfg.dry_run, why)))
+			if (t->ngpus > 0 &&
+			    (line = tmatch_place_gpu_verbose_line(
+			         st.plan, local, (long)pid, st.cfg.dry_run, st.cfg.nic_env, why)))
 				slurm_spank_log("%s", line);
 		} else if (why[0] && local == 0) {
 			/* Slurm's binding kept for this task: said once */

@@ -33,6 +33,10 @@ typedef struct gpu_node_spec {
 	   none */
 	const char *links;
 	int island_gpus;
+	/* the cards: NULL or "mlx5" (InfiniBand: ibN beside mlx5_N), "cxi" (HPE
+	   Slingshot as hwloc 2.14 shows it: hsnN then cxiN, subtype Slingshot)
+	   or "efa" (AWS EFA: the verbs device rdmapBUSs0) */
+	const char *nic_kind;
 } gpu_node_spec_t;
 
 static inline void gpu_xml_set(FILE *f, const char *attr, hwloc_const_bitmap_t set)
@@ -49,7 +53,8 @@ static inline int gpu_xml_write(const gpu_node_spec_t *s, char *path, size_t len
 {
 	int np = s->packages, nn = s->numa_per_package, nc = s->cores_per_numa;
 	int smt = s->smt > 0 ? s->smt : 1, parts = s->partitions > 1 ? s->partitions : 1;
-	int ncores = np * nn * nc, gp = 1, ngpu = 0, ndev = 0, stride;
+	int ncores = np * nn * nc, gp = 1, ngpu = 0, ndev = 0, ncard = 0, stride;
+	const char *kind = s->nic_kind ? s->nic_kind : "mlx5";
 	int *gpu_gp, fd;
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
 	FILE *f;
@@ -155,18 +160,51 @@ static inline int gpu_xml_write(const gpu_node_spec_t *s, char *path, size_t len
 				}
 				fprintf(f, "    </object>\n");
 			}
-			for (int k = 0; numa % stride == 0 && k < s->nics_per_numa; k++) {
-				fprintf(
-				    f,
-				    "    <object type=\"PCIDev\" gp_index=\"%d\" "
-				    "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0207 [15b3:101b] "
-				    "[15b3:0007] 00\" pci_link_speed=\"0.0\">\n"
-				    "     <object type=\"OSDev\" gp_index=\"%d\" name=\"ib%d\" "
-				    "osdev_type=\"2\"/>\n"
-				    "     <object type=\"OSDev\" gp_index=\"%d\" name=\"mlx5_%d\" "
-				    "osdev_type=\"3\"/>\n"
-				    "    </object>\n",
-				    gp, numa, 0x80 + k, gp + 1, numa * 8 + k, gp + 2, numa * 8 + k);
+			for (int k = 0; numa % stride == 0 && k < s->nics_per_numa; k++, ncard++) {
+				int bus = 0x80 + k;
+
+				if (!strcmp(kind, "cxi"))
+					fprintf(f,
+					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
+					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
+					        "[17db:0501] "
+					        "[17db:0000] 02\" pci_link_speed=\"0.0\">\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"hsn%d\" "
+					        "subtype=\"Slingshot\" osdev_type=\"2\"/>\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"cxi%d\" "
+					        "subtype=\"Slingshot\" osdev_type=\"2\"/>\n"
+					        "    </object>\n",
+					        gp, numa, bus, gp + 1, ncard, gp + 2, ncard);
+				else if (!strcmp(kind, "efa"))
+					fprintf(f,
+					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
+					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
+					        "[1d0f:efa1] "
+					        "[1d0f:efa1] 00\" pci_link_speed=\"0.0\">\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"rdmap%ds0\" osdev_type=\"3\"/>\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"eth%d\" "
+					        "osdev_type=\"2\"/>\n"
+					        "    </object>\n",
+					        gp, numa, bus, gp + 1, numa * 16 + bus, gp + 2,
+					        ncard);
+				else
+					fprintf(f,
+					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
+					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0207 "
+					        "[15b3:101b] "
+					        "[15b3:0007] 00\" pci_link_speed=\"0.0\">\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"ib%d\" "
+					        "osdev_type=\"2\"/>\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"mlx5_%d\" osdev_type=\"3\"/>\n"
+					        "    </object>\n",
+					        gp, numa, bus, gp + 1, numa * 8 + k, gp + 2,
+					        numa * 8 + k);
 				gp += 3;
 			}
 			fprintf(f, "   </object>\n  </object>\n");

@@ -289,7 +289,7 @@ Test(conf_config, keys_and_format)
 
 	for (; k[n]; n++)
 		;
-	cr_expect_eq(n, 21);
+	cr_expect_eq(n, 22);
 	cr_expect_str_eq(k[0], "profile");
 	tmatch_config_init(&c);
 	cr_expect_gt(tmatch_config_format(&c, buf, sizeof(buf)), 0);
@@ -432,4 +432,37 @@ Test(conf_config, search_time_only_lowered_by_the_user)
 	cr_expect_str_eq(out.refused, "search_time=2 (the site's limit is 0.5)");
 	tmatch_config_format(&out, line, sizeof(line));
 	cr_expect_not_null(strstr(line, " search_time=0.5"), "%s", line);
+}
+
+/* nic_env: on by default; the site may turn it off and a user may not turn
+   it back on; a user may turn it off where the site leaves it on. */
+Test(conf_config, nic_env_only_turned_off_by_the_user)
+{
+	tmatch_config_t admin, user, out;
+	tmatch_error_t err;
+	char *const args[] = {"nic_env=off"};
+	char line[2048];
+
+	expect_fail("a.yml,nic_env=maybe", TMATCH_CONFIG_USER, "'nic_env' must be on or off", 7);
+	tmatch_config_init(&admin);
+	cr_expect(admin.nic_env, "on by default");
+	tmatch_config_init(&user);
+	cr_assert_eq(
+	    tmatch_config_parse_string(&user, "a.yml,nic_env=off", TMATCH_CONFIG_USER, NULL, &err),
+	    0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect(!out.nic_env, "the user may turn it off");
+	cr_expect_str_eq(out.refused, "");
+	cr_assert_eq(tmatch_config_parse_argv(&admin, 1, args, "plugstack.conf", &err), 0, "%s",
+	             err.msg);
+	cr_expect(!admin.nic_env);
+	tmatch_config_init(&user);
+	cr_assert_eq(
+	    tmatch_config_parse_string(&user, "a.yml,nic_env=on", TMATCH_CONFIG_USER, NULL, &err),
+	    0, "%s", err.msg);
+	cr_assert_eq(tmatch_config_merge(&admin, &user, &out, &err), 0, "%s", err.msg);
+	cr_expect(!out.nic_env, "not back on");
+	cr_expect_str_eq(out.refused, "nic_env=on (the site sets nic_env=off)");
+	tmatch_config_format(&out, line, sizeof(line));
+	cr_expect_not_null(strstr(line, " nic_env=off"), "%s", line);
 }

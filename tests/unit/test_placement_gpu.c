@@ -274,6 +274,101 @@ Test(placement_gpu, real_nodes)
 	}
 }
 
+/* "NAME: VAR=VALUE VAR=VALUE;" for each card of the node: the variables
+   tmatch_place_nic_vars gives a task on that card. */
+static void nic_vars_text(const tmatch_affinity_devices_t *dev, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int k = 0; k < dev->nnics; k++) {
+		tmatch_place_nic_var_t var[TMATCH_PLACE_NIC_VARS];
+		int nv = tmatch_place_nic_vars(&dev->nic[k], var);
+
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s:", dev->nic[k].name);
+		for (int v = 0; v < nv; v++)
+			snprintf(buf + strlen(buf), len - strlen(buf), " %s=%s", var[v].name,
+			         var[v].value);
+		snprintf(buf + strlen(buf), len - strlen(buf), ";");
+	}
+}
+
+/* Each kind of card gets the variables its library reads, and no other
+   library's: InfiniBand UCX's and openib's, EFA libfabric's efa provider's
+   (the verbs device), Slingshot the cxi provider's (the CXI device hwloc
+   2.14 shows beside the interface, whichever hwloc lists first). */
+Test(placement_gpu, nic_vars_by_kind_of_card)
+{
+	static const struct {
+		const char *kind, *want;
+	} cases[] = {
+	    {"mlx5", "mlx5_0: UCX_NET_DEVICES=mlx5_0:1 OMPI_MCA_btl_openib_if_include=mlx5_0:1;"
+	             "mlx5_8: UCX_NET_DEVICES=mlx5_8:1 OMPI_MCA_btl_openib_if_include=mlx5_8:1;"},
+	    {"efa", "rdmap128s0: FI_EFA_IFACE=rdmap128s0;rdmap144s0: FI_EFA_IFACE=rdmap144s0;"},
+	    {"cxi", "cxi0: FI_CXI_DEVICE_NAME=cxi0;cxi1: FI_CXI_DEVICE_NAME=cxi1;"},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		gpu_node_spec_t spec = {.packages = 2,
+		                        .numa_per_package = 1,
+		                        .cores_per_numa = 2,
+		                        .gpus_per_numa = 1,
+		                        .nics_per_numa = 1,
+		                        .backend = !strcmp(cases[c].kind, "cxi") ? "rsmi" : "nvml",
+		                        .nic_kind = cases[c].kind};
+		char xml[64], got[1024];
+		struct node n;
+
+		cr_assert_eq(gpu_xml_write(&spec, xml, sizeof(xml)), 0);
+		node_load(&n, xml, 2, NULL);
+		cr_assert_eq(n.dev->nnics, 2, "%s", cases[c].kind);
+		nic_vars_text(n.dev, got, sizeof(got));
+		cr_expect_str_eq(got, cases[c].want, "%s: %s", cases[c].kind, got);
+		if (!strcmp(cases[c].kind, "cxi")) {
+			cr_expect_str_eq(n.dev->nic[0].kind, "Slingshot");
+			cr_expect_str_eq(n.dev->nic[0].netdev, "hsn0");
+			cr_expect_eq(n.dev->nic[0].pci_vendor, 0x17db);
+		}
+		node_free(&n);
+		unlink(xml);
+	}
+	cr_expect_eq(tmatch_place_nic_vars(NULL, NULL), 0);
+}
+
+/* The real nodes' cards: H100's mlx5 (UCX), g4dn's EFA, and the Slingshot
+   cards of files exported before hwloc showed CXI devices (only hsiN):
+   none, their CXI device's name cannot be told. */
+Test(placement_gpu, nic_vars_on_real_nodes)
+{
+	static const struct {
+		const char *file, *want;
+	} cases[] = {
+	    {"flux-ipa20.xml",
+	     "mlx5_0: UCX_NET_DEVICES=mlx5_0:1 OMPI_MCA_btl_openib_if_include=mlx5_0:1;"
+	     "mlx5_1: UCX_NET_DEVICES=mlx5_1:1 OMPI_MCA_btl_openib_if_include=mlx5_1:1;"
+	     "mlx5_2: UCX_NET_DEVICES=mlx5_2:1 OMPI_MCA_btl_openib_if_include=mlx5_2:1;"
+	     "mlx5_3: UCX_NET_DEVICES=mlx5_3:1 OMPI_MCA_btl_openib_if_include=mlx5_3:1;"},
+	    {"mpibind-g4dnmetal.xml", "rdmap197s0: FI_EFA_IFACE=rdmap197s0;"},
+	    {"mpibind-eas-tioga.xml", "hsi0:;hsi1:;hsi2:;hsi3:;"},
+	    {"flux-tuo.SPX.xml", "hsi0:;hsi1:;hsi2:;hsi3:;"},
+	};
+	const char *dir = gpu_xml_shared_dir();
+
+	if (!dir) {
+		fprintf(stderr,
+		        "placement_gpu: ../shared/topologies absent: real cards not read\n");
+		cr_skip_test("../shared/topologies absent");
+	}
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char path[4200], got[1024];
+		struct node n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[c].file);
+		node_load(&n, path, 1, NULL);
+		nic_vars_text(n.dev, got, sizeof(got));
+		cr_expect_str_eq(got, cases[c].want, "%s: %s", cases[c].file, got);
+		node_free(&n);
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Nodes of our own design                                                   */
 
@@ -719,14 +814,16 @@ Test(placement_gpu, bindings_file)
 
 	cr_assert_eq(gpu_xml_write(&s, xml, sizeof(xml)), 0);
 	node_load(&n, xml, 2, NULL);
-	line =
-	    tmatch_place_bindings_line(1, tmatch_affinity_leaf_cpuset(n.tree, 1), &g1, 1, "mlx5_8");
-	cr_assert_str_eq(line, "1 cpus=1 gpus=1 nic=mlx5_8\n");
+	line = tmatch_place_bindings_line(1, tmatch_affinity_leaf_cpuset(n.tree, 1), &g1, 1,
+	                                  &n.dev->nic[1]);
+	cr_assert_str_eq(line, "1 cpus=1 gpus=1 nic=mlx5_8 UCX_NET_DEVICES=mlx5_8:1 "
+	                       "OMPI_MCA_btl_openib_if_include=mlx5_8:1\n");
 	free(line);
 	line = tmatch_place_bindings_line(0, tmatch_affinity_leaf_cpuset(n.tree, 0), NULL, 0, NULL);
 	cr_assert_str_eq(line, "0 cpus=0 gpus=- nic=-\n");
 	free(line);
-	path = write_text("# a comment\n1 cpus=1 gpus=1 nic=mlx5_8\n\n0 cpus=0 gpus=- nic=-\n");
+	path = write_text("# a comment\n1 cpus=1 gpus=1 nic=mlx5_8 UCX_NET_DEVICES=mlx5_8:1\n\n"
+	                  "0 cpus=0 gpus=- nic=-\n");
 	cr_assert_eq(tmatch_place_bindings_read(path, n.tree, n.dev, 2, &out, &err), 0, "%s",
 	             err.msg);
 	cr_expect_eq(out.leaf[1], 1);

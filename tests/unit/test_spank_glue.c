@@ -758,9 +758,13 @@ Test(spank_glue, binds_task_on_this_machine)
 /* ------------------------------------------------------------------------ */
 /* GPU steps                                                                  */
 
+/* The kind of card gpu_step's node has (gpu_xml_write's nic_kind). */
+static const char *gpu_step_cards;
+
 /* A node of 2 packages of one core (CPUs 0 and 1 of this machine), 2 GPUs
-   and an InfiniBand card per package; 2 tasks of a profile of 2 ranks; the
-   step's GPUs and the vendors' lists as Slurm sets them in user_init. */
+   and an InfiniBand card (else gpu_step_cards) per package; 2 tasks of a
+   profile of 2 ranks; the step's GPUs and the vendors' lists as Slurm sets
+   them in user_init. */
 static void gpu_step(const char *step_gpus, const char *vendor, const char *opts)
 {
 	gpu_node_spec_t spec = {.packages = 2,
@@ -768,7 +772,8 @@ static void gpu_step(const char *step_gpus, const char *vendor, const char *opts
 	                        .cores_per_numa = 1,
 	                        .gpus_per_numa = 2,
 	                        .nics_per_numa = 1,
-	                        .backend = "nvml"};
+	                        .backend = "nvml",
+	                        .nic_kind = gpu_step_cards};
 	static char xmlarg[96];
 	static char *argv[1];
 	char value[160];
@@ -808,6 +813,14 @@ static char *const *gpu_argv(void)
 	return argv;
 }
 
+/* task_init of local task `task` of the GPU step, its variables afresh. */
+static void gpu_task_init(int task)
+{
+	mock.task_id = task;
+	mock.nsetenv = 0;
+	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+}
+
 /* The GPU's package: GPUs 0 and 1 are package 0's, 2 and 3 package 1's. */
 static int gpu_cpu(int gpu)
 {
@@ -826,10 +839,7 @@ Test(spank_glue, gpu_step_gets_gpus_cpus_and_card)
 		const char *cvd, *cpus, *nic;
 		cpu_set_t set;
 
-		mock.task_id = t;
-		mock.nsetenv = 0;
-		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
-		             mock.log);
+		gpu_task_init(t);
 		cvd = set_value("CUDA_VISIBLE_DEVICES");
 		cpus = set_value("TREEMATCH_CPUS");
 		nic = set_value("TREEMATCH_NIC");
@@ -853,6 +863,66 @@ Test(spank_glue, gpu_step_gets_gpus_cpus_and_card)
 	cr_expect(strstr(mock.log, "gpu-bind=MAP - n0, task  0  0 [") != NULL, "%s", mock.log);
 }
 
+/* gpu_step on a node of `cards`, then task_init of local task `task`. */
+static void gpu_card_task(const char *cards, const char *opts, int task)
+{
+	gpu_step_cards = cards;
+	gpu_step("0,1,2,3", "0,1,2,3", opts);
+	gpu_step_cards = NULL;
+	gpu_task_init(task);
+}
+
+/* Slingshot cards (hwloc 2.14's cxiN beside hsnN): each task the CXI
+   device of its package for libfabric's cxi provider, nothing for UCX or
+   openib (which would misread it), said on the verbose line. */
+Test(spank_glue, gpu_step_gives_the_slingshot_card_to_libfabric)
+{
+	gpu_step_cards = "cxi";
+	gpu_step("0,1,2,3", "0,1,2,3", ",verbose=1");
+	gpu_step_cards = NULL;
+	for (int t = 0; t < 2; t++) {
+		const char *nic, *cvd;
+		char said[160];
+
+		gpu_task_init(t);
+		cvd = set_value("CUDA_VISIBLE_DEVICES");
+		nic = set_value("TREEMATCH_NIC");
+		cr_assert_not_null(cvd, "%s", mock.log);
+		cr_assert_not_null(nic, "%s", mock.log);
+		cr_expect_str_eq(nic, gpu_cpu(atoi(cvd)) ? "cxi1" : "cxi0", "task %d", t);
+		cr_assert_not_null(set_value("FI_CXI_DEVICE_NAME"), "task %d: %s", t, mock.log);
+		cr_expect_str_eq(set_value("FI_CXI_DEVICE_NAME"), nic);
+		cr_expect_null(set_value("UCX_NET_DEVICES"));
+		cr_expect_null(set_value("OMPI_MCA_btl_openib_if_include"));
+		cr_expect_null(set_value("FI_EFA_IFACE"));
+		snprintf(said, sizeof(said), "nic %s (FI_CXI_DEVICE_NAME=%s) set", nic, nic);
+		cr_expect(strstr(mock.log, said) != NULL, "%s not in %s", said, mock.log);
+	}
+}
+
+/* An EFA card: libfabric's efa provider's variable, the verbs device. */
+Test(spank_glue, gpu_step_gives_the_efa_card_to_libfabric)
+{
+	gpu_card_task("efa", "", 1);
+	cr_assert_not_null(set_value("TREEMATCH_NIC"), "%s", mock.log);
+	cr_expect_str_eq(set_value("TREEMATCH_NIC"),
+	                 atoi(set_value("CUDA_VISIBLE_DEVICES")) / 2 ? "rdmap144s0" : "rdmap128s0");
+	cr_assert_not_null(set_value("FI_EFA_IFACE"), "%s", mock.log);
+	cr_expect_str_eq(set_value("FI_EFA_IFACE"), set_value("TREEMATCH_NIC"));
+	cr_expect_null(set_value("UCX_NET_DEVICES"));
+	cr_expect_null(set_value("FI_CXI_DEVICE_NAME"));
+}
+
+/* nic_env=off from the user: no card variable, none said (TREEMATCH_NIC
+   stays). */
+Test(spank_glue, gpu_step_without_the_card_variables)
+{
+	gpu_card_task("cxi", ",nic_env=off,verbose=1", 0);
+	cr_expect_not_null(set_value("TREEMATCH_NIC"), "%s", mock.log);
+	cr_expect_null(set_value("FI_CXI_DEVICE_NAME"));
+	cr_expect(strstr(mock.log, "FI_CXI_DEVICE_NAME") == NULL, "%s", mock.log);
+}
+
 /* ConstrainDevices: Slurm numbers the step's GPUs 1 and 3 as 0 and 1. */
 Test(spank_glue, gpu_step_numbers_as_the_task_sees_them)
 {
@@ -861,10 +931,7 @@ Test(spank_glue, gpu_step_numbers_as_the_task_sees_them)
 	for (int t = 0; t < 2; t++) {
 		const char *cvd, *gpus;
 
-		mock.task_id = t;
-		mock.nsetenv = 0;
-		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
-		             mock.log);
+		gpu_task_init(t);
 		cvd = set_value("CUDA_VISIBLE_DEVICES");
 		gpus = set_value("TREEMATCH_GPUS");
 		cr_assert_not_null(cvd, "%s", mock.log);
@@ -884,10 +951,7 @@ Test(spank_glue, gpu_step_follows_slurms_binding)
 	gpu_step("0,1,2,3", "0,1,2,3", ",verbose=1");
 	job_setenv("SLURMD_TRES_BIND", "gpu:map_gpu:3,0");
 	for (int t = 0; t < 2; t++) {
-		mock.task_id = t;
-		mock.nsetenv = 0;
-		cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s",
-		             mock.log);
+		gpu_task_init(t);
 		cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"), "task %d: Slurm's variable set",
 		               t);
 		cr_assert_not_null(set_value("TREEMATCH_GPUS"), "%s", mock.log);
@@ -927,9 +991,12 @@ Test(spank_glue, gpu_step_dry_run_reports_only)
 	cr_expect(CPU_EQUAL(&before, &after));
 	cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"));
 	cr_expect_null(set_value("UCX_NET_DEVICES"));
+	cr_expect_null(set_value("OMPI_MCA_btl_openib_if_include"));
 	cr_expect_not_null(set_value("TREEMATCH_GPUS"));
 	cr_expect(strstr(mock.log, "gpu-bind=MAP - n0, task  1  1") != NULL, "%s", mock.log);
 	cr_expect(strstr(mock.log, "not set (dry-run)") != NULL, "%s", mock.log);
+	/* what would be set for the card is said */
+	cr_expect(strstr(mock.log, "(UCX_NET_DEVICES=mlx5_") != NULL, "%s", mock.log);
 }
 
 /* Slurm names a GPU hwloc does not show: one line, Slurm's binding. */
@@ -940,9 +1007,7 @@ Test(spank_glue, gpu_step_with_an_unknown_gpu_falls_back)
 	cr_expect(strstr(mock.log, "SLURM_STEP_GPUS names GPU 9, and this node has 4 GPUs") != NULL,
 	          "%s", mock.log);
 	cr_expect(strstr(mock.log, "falling back to Slurm's binding") != NULL, "%s", mock.log);
-	mock.task_id = 0;
-	mock.nsetenv = 0;
-	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	gpu_task_init(0);
 	cr_expect_null(set_value("TREEMATCH_CPUS"));
 }
 
