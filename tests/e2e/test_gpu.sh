@@ -10,7 +10,7 @@
 # task reports, from inside, its CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
 # GPU_DEVICE_ORDINAL, TREEMATCH_GPUS, TREEMATCH_NIC, UCX_NET_DEVICES and
 # its CPUs (/proc/self/status): with --gpus, --gpus-per-task and
-# --gpu-bind=map_gpu, and with ConstrainDevices, where each task also
+# --gpu-bind=map_gpu, nic_env=off, and with ConstrainDevices, where each task also
 # opens its GPU's device file (ENXIO: allowed, no driver; EPERM: the
 # devices cgroup forbids it). A real node's XML of ../shared/topologies in
 # dry run when that folder is there.
@@ -184,6 +184,19 @@ if start_cluster; then
 	else
 		fail_files "dry_run: the GPUs said, Slurm's variables left as they were (rc=$rc)" \
 			"$WORK/dry.out" "$WORK/dry.err"
+	fi
+
+	# 4b. nic_env=off: the card chosen (TREEMATCH_NIC), UCX's variable not set
+	timeout "$T" srun -n2 --gpus=4 --treematch="$P2,nic_env=off" sh -c "$REPORT" \
+		>"$WORK/nicoff.out" 2>"$WORK/nicoff.err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(field "$WORK/nicoff.out" 0 ucx)" = unset ] &&
+		[ "$(field "$WORK/nicoff.out" 1 ucx)" = unset ] &&
+		[ "$(field "$WORK/nicoff.out" 0 nic)" = "mlx5_$(field "$WORK/nicoff.out" 0 cpus)" ]; then
+		pass "nic_env=off: the card said in TREEMATCH_NIC, UCX_NET_DEVICES left unset"
+	else
+		fail_files "nic_env=off: the card said in TREEMATCH_NIC, UCX_NET_DEVICES left unset (rc=$rc)" \
+			"$WORK/nicoff.out" "$WORK/nicoff.err"
 	fi
 
 	# 5. a step without GPUs on the GPU node: CPUs only, nothing of GPUs

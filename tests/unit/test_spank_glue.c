@@ -765,6 +765,27 @@ static const char *gpu_step_cards;
    and an InfiniBand card (else gpu_step_cards) per package; 2 tasks of a
    profile of 2 ranks; the step's GPUs and the vendors' lists as Slurm sets
    them in user_init. */
+/* The site's plugstack arguments of a GPU step: topology_xml, and
+   gpu_step_site when set. */
+static const char *gpu_step_site;
+
+static int gpu_argc(void)
+{
+	return gpu_step_site ? 2 : 1;
+}
+
+static char *const *gpu_argv(void)
+{
+	static char xmlarg[96], sitearg[64];
+	static char *argv[2];
+
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	snprintf(sitearg, sizeof(sitearg), "%s", gpu_step_site ? gpu_step_site : "");
+	argv[0] = xmlarg;
+	argv[1] = sitearg;
+	return argv;
+}
+
 static void gpu_step(const char *step_gpus, const char *vendor, const char *opts)
 {
 	gpu_node_spec_t spec = {.packages = 2,
@@ -774,15 +795,13 @@ static void gpu_step(const char *step_gpus, const char *vendor, const char *opts
 	                        .nics_per_numa = 1,
 	                        .backend = "nvml",
 	                        .nic_kind = gpu_step_cards};
-	static char xmlarg[96];
-	static char *argv[1];
+	char *const *argv;
 	char value[160];
 
 	write_profile(2);
 	snprintf(value, sizeof(value), "%s%s", profile_path, opts);
 	cr_assert_eq(gpu_xml_write(&spec, xml_path, sizeof(xml_path)), 0);
-	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
-	argv[0] = xmlarg;
+	argv = gpu_argv();
 	/* no site cgroup.conf: the numbering shows in the lists */
 	setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
 	load_plugin(S_CTX_REMOTE);
@@ -793,24 +812,14 @@ static void gpu_step(const char *step_gpus, const char *vendor, const char *opts
 	job_setenv("CUDA_VISIBLE_DEVICES", vendor);
 	job_setenv("ROCR_VISIBLE_DEVICES", vendor);
 	job_setenv("GPU_DEVICE_ORDINAL", vendor);
-	cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
+	cr_assert_eq(call("slurm_spank_init", gpu_argc(), (char **)argv), 0);
 	{
 		struct spank_option *o = treematch_option();
 
 		cr_assert_eq(o->cb(o->val, value, 1), 0);
 	}
-	cr_assert_eq(call("slurm_spank_init_post_opt", 1, argv), 0);
-	cr_assert_eq(call("slurm_spank_user_init", 1, argv), 0, "%s", mock.log);
-}
-
-static char *const *gpu_argv(void)
-{
-	static char xmlarg[96];
-	static char *argv[1];
-
-	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
-	argv[0] = xmlarg;
-	return argv;
+	cr_assert_eq(call("slurm_spank_init_post_opt", gpu_argc(), (char **)argv), 0);
+	cr_assert_eq(call("slurm_spank_user_init", gpu_argc(), (char **)argv), 0, "%s", mock.log);
 }
 
 /* task_init of local task `task` of the GPU step, its variables afresh. */
@@ -818,7 +827,8 @@ static void gpu_task_init(int task)
 {
 	mock.task_id = task;
 	mock.nsetenv = 0;
-	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_assert_eq(call("slurm_spank_task_init", gpu_argc(), (char **)gpu_argv()), 0, "%s",
+	             mock.log);
 }
 
 /* The GPU's package: GPUs 0 and 1 are package 0's, 2 and 3 package 1's. */
@@ -923,6 +933,18 @@ Test(spank_glue, gpu_step_without_the_card_variables)
 	cr_expect(strstr(mock.log, "FI_CXI_DEVICE_NAME") == NULL, "%s", mock.log);
 }
 
+/* The site's nic_env=off holds against a user's nic_env=on: no card
+   variable set or said on the nodes (srun says the refusal). */
+Test(spank_glue, gpu_step_keeps_the_sites_nic_env_off)
+{
+	gpu_step_site = "nic_env=off";
+	gpu_card_task("cxi", ",nic_env=on,verbose=1", 0);
+	gpu_step_site = NULL;
+	cr_expect_not_null(set_value("TREEMATCH_NIC"), "%s", mock.log);
+	cr_expect_null(set_value("FI_CXI_DEVICE_NAME"), "%s", mock.log);
+	cr_expect(strstr(mock.log, "FI_CXI_DEVICE_NAME") == NULL, "%s", mock.log);
+}
+
 /* ConstrainDevices: Slurm numbers the step's GPUs 1 and 3 as 0 and 1. */
 Test(spank_glue, gpu_step_numbers_as_the_task_sees_them)
 {
@@ -970,7 +992,8 @@ Test(spank_glue, gpu_step_keeps_closest_when_devices_are_confined)
 	job_setenv("SLURMD_TRES_BIND", "gpu:closest");
 	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
 	mock.task_id = 0;
-	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_assert_eq(call("slurm_spank_task_init", gpu_argc(), (char **)gpu_argv()), 0, "%s",
+	             mock.log);
 	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
 	cr_expect(CPU_EQUAL(&before, &after), "bound although Slurm's binding is kept");
 	cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"));
@@ -986,7 +1009,8 @@ Test(spank_glue, gpu_step_dry_run_reports_only)
 	gpu_step("0,1,2,3", "0,1,2,3", ",dry_run=on");
 	cr_assert_eq(sched_getaffinity(0, sizeof(before), &before), 0);
 	mock.task_id = 1;
-	cr_assert_eq(call("slurm_spank_task_init", 1, (char **)gpu_argv()), 0, "%s", mock.log);
+	cr_assert_eq(call("slurm_spank_task_init", gpu_argc(), (char **)gpu_argv()), 0, "%s",
+	             mock.log);
 	cr_assert_eq(sched_getaffinity(0, sizeof(after), &after), 0);
 	cr_expect(CPU_EQUAL(&before, &after));
 	cr_expect_null(set_value("CUDA_VISIBLE_DEVICES"));
