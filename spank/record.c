@@ -132,7 +132,8 @@ int tmatch__spank_record_init(spank_t sp, int ac, char **av)
 	    spank_context() != S_CTX_JOB_SCRIPT) {
 		slurm_error("treematch: cannot register --treematch-record: %s",
 		            spank_strerror(rc));
-		return -1;
+		/* as --treematch's: where a failure here would drain the node, go on */
+		return tmatch__spank_init_may_fail() ? -1 : 0;
 	}
 	return 0;
 }

@@ -46,7 +46,8 @@ static struct {
 	uint32_t cpt;
 	uid_t uid; /* S_JOB_UID, S_JOB_GID: the tester unless a test says */
 	gid_t gid;
-	int no_job_user; /* S_JOB_UID and S_JOB_GID fail, as an item Slurm lacks */
+	int no_job_user;    /* S_JOB_UID and S_JOB_GID fail, as an item Slurm lacks */
+	int register_fails; /* spank_option_register refuses every option */
 	char *step_cores, *job_cores;
 	int task_id; /* -1: not in a task */
 	struct spank_option opts[MAX_OPTS];
@@ -142,7 +143,7 @@ const char *spank_strerror(spank_err_t err)
 spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 {
 	(void)sp;
-	if (mock.nopts >= MAX_OPTS)
+	if (mock.register_fails || mock.nopts >= MAX_OPTS)
 		return ESPANK_ERROR;
 	mock.opts[mock.nopts++] = *opt;
 	return ESPANK_SUCCESS;
@@ -452,6 +453,31 @@ Test(spank_glue, option_registered_in_every_context)
 		cr_expect_eq(o->has_arg, 1);
 		cr_expect_not_null(o->cb);
 		cr_expect(strstr(o->usage, "profile") != NULL);
+		cleanup();
+	}
+}
+
+/* An option Slurm refuses to register: srun, sbatch and salloc stop; in
+   slurmstepd init fails only where Slurm reads slurm_spank_init_failure_mode
+   (25.05+: the job fails), since before that a failed init drains the node.
+   Both of the plugin's options (--treematch, --treematch-record) alike. */
+Test(spank_glue, a_refused_option_fails_init_only_where_the_node_is_not_drained)
+{
+	static const spank_context_t ctxs[] = {S_CTX_LOCAL, S_CTX_REMOTE, S_CTX_ALLOCATOR};
+
+	for (size_t i = 0; i < 3; i++) {
+		int job_failure;
+
+		load_plugin(ctxs[i]);
+		job_failure = dlsym(plugin, "slurm_spank_init_failure_mode") != NULL;
+		mock.register_fails = 1;
+		if (ctxs[i] == S_CTX_REMOTE && !job_failure)
+			cr_expect_eq(call("slurm_spank_init", 0, NULL), 0,
+			             "slurmstepd without the failure mode: %s", mock.log);
+		else
+			cr_expect_eq(call("slurm_spank_init", 0, NULL), -1, "context %d: %s",
+			             (int)ctxs[i], mock.log);
+		cr_expect(strstr(mock.log, "cannot register --treematch") != NULL, "%s", mock.log);
 		cleanup();
 	}
 }
