@@ -214,7 +214,7 @@ row() {
 	_auto=$(score "$_prof" "$_tree" "$_base.auto.map")
 	_line="| $_name | $_n | $_k | $_auto | $(elapsed "$_t0" "$_t1")"
 	_t0=$(now)
-	"$TM" map -p "$_prof" -t "$_tree" --budget "$BUDGET" >"$_base.budget.map"
+	"$TM" map -p "$_prof" -t "$_tree" --search-time "$BUDGET" >"$_base.budget.map"
 	_t1=$(now)
 	_line="$_line | $(score "$_prof" "$_tree" "$_base.budget.map") | $(elapsed "$_t0" "$_t1")"
 	_best="" _vs="" _vrow="| $_name | $_auto"

@@ -79,11 +79,12 @@ plugin() {
 predict() {
 	if [ "$2" = 1 ]; then
 		"$TM" predict --trace "$W/$1.$2.trace/trace.txt" --topology "$topo" \
-			--machine "$W/$3.machine" -m packed -m rr -m "$W/cyclic.map" -m auto \
-			-m treematch -m greedy -m trace:auto --keep "$W/$1.$3.keep"
+			--machine "$W/$3.machine" --mapping packed --mapping rr --mapping "$W/cyclic.map" \
+			--mapping auto --mapping treematch --mapping greedy --mapping trace:auto \
+			--keep "$W/$1.$3.keep"
 	else
 		"$TM" predict --trace "$W/$1.$2.trace/trace.txt" --topology "$topo" \
-			--machine "$W/$3.machine" -m packed -m auto
+			--machine "$W/$3.machine" --mapping packed --mapping auto
 	fi
 }
 
@@ -138,7 +139,7 @@ app() {
 	done
 	# hop-bytes of the auto mapping against packed, from the recorded profile
 	"$TM" map -p "$W/$name.1.yml" -t "$topo" >"$W/$name.auto.map" 2>/dev/null &&
-		"$TM" eval -p "$W/$name.1.yml" -t "$topo" -M "$W/$name.auto.map" >"$W/$name.eval" 2>&1
+		"$TM" eval -p "$W/$name.1.yml" -t "$topo" --mapping "$W/$name.auto.map" >"$W/$name.eval" 2>&1
 	# the plugin's placement against the auto that was predicted
 	if plugin "$name" >"$W/$name.plugin" 2>"$W/$name.plugin.err"; then
 		sed 's/^h//' "$W/$name.over.keep/mapping3.hosts" | awk '{ print NR - 1, $1 }' >"$W/$name.predicted"

@@ -75,7 +75,7 @@ awk 'BEGIN { for (r = 0; r < 8; r++) print r, (r % 4) * 2 + int(r / 4) }' >"$W/c
 TOPO="cluster:$CONF,n[1-4],synthetic:pack:1 core:2 pu:1"
 for a in $apps; do
 	"$TM" predict --trace "$W/$a.trace/trace.txt" --topology "$TOPO" \
-		--machine "$W/local.machine" -m packed -m "$W/cyclic.map" -m auto \
+		--machine "$W/local.machine" --mapping packed --mapping "$W/cyclic.map" --mapping auto \
 		>"$W/$a.predict" 2>&1 || {
 		cat "$W/$a.predict" >&2
 		exit 1

@@ -22,6 +22,6 @@ bench_mtx() {
 }
 
 bench_hop_bytes() {
-	"$1" eval -p "$2" -t "$3" -M "$4" ${5:+--allowed "@$5"} |
+	"$1" eval -p "$2" -t "$3" --mapping "$4" ${5:+--allowed "@$5"} |
 		awk '$1 == "hop_bytes" { print $2 }'
 }

@@ -46,7 +46,7 @@ row() {
 	echo "| $1 | \`$3\` | default | $_d | 1.0000 | $(secs "$_t0" "$_t1") |"
 	for _b in $5; do
 		_t0=$(now)
-		"$TM" map -p "$2" -t "$3" --budget "$_b" >"$W/budget.map"
+		"$TM" map -p "$2" -t "$3" --search-time "$_b" >"$W/budget.map"
 		_t1=$(now)
 		_c=$(score "$2" "$3" "$W/budget.map")
 		echo "| $1 | \`$3\` | --budget $_b | $_c | $(ratio "$_c" "$_d") | $(secs "$_t0" "$_t1") |"

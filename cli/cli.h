@@ -39,6 +39,20 @@ int tmatch_cli_bad_option(const char *command, char *const *argv, const char *sh
                           const struct option *longopts);
 
 /*
+ * The one option grammar (treematch(1), OPTION GRAMMAR) is checked against
+ * the commands' own option tables: with TREEMATCH_OPTION_TABLE=1 in the
+ * environment, tmatch_cli_options prints the table (one line per long
+ * option: name, letter, argument, "old" for an old name) and exits 0;
+ * otherwise it does nothing. tmatch_cli_getopt is getopt_long (no index)
+ * that does so on its first call. An old name's val is TMATCH_CLI_OLD_NAME
+ * or above.
+ */
+#define TMATCH_CLI_OLD_NAME 0x4000
+void tmatch_cli_options(const char *shortopts, const struct option *longopts);
+int tmatch_cli_getopt(int argc, char *const *argv, const char *shortopts,
+                      const struct option *longopts);
+
+/*
  * A progress line on standard error for work that can take seconds: on a
  * terminal one line rewritten in place (cleared by the next message or by
  * tmatch_cli_progress_done), elsewhere nothing unless --progress asks

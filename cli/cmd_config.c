@@ -50,7 +50,7 @@ static int check(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'S':
 			slurm_conf = optarg;

@@ -65,11 +65,11 @@ static void usage(FILE *out)
 	        "  -p, --profile FILE     communication profile (.yml, .yaml, .mtx, .mat)\n"
 	        "  -t, --topology SPEC    machine tree (tleaf string, synthetic:, xml:, local, "
 	        "cluster:)\n"
-	        "  -m, --mapping FILE     placement to draw (as written by 'treematch map')\n"
-	        "  -b, --bindings FILE    a placement with GPUs (treematch map's bindings "
+	        "      --mapping FILE     placement to draw (as written by 'treematch map')\n"
+	        "      --bindings FILE    a placement with GPUs (treematch map's bindings "
 	        "format):\n"
 	        "                         one node's slots, and its GPUs with their ranks\n"
-	        "  -M, --mapper NAME      compute the placement with this mapper instead "
+	        "  -m, --mapper NAME      compute the placement with this mapper instead "
 	        "(default %s)\n"
 	        "  -s, --seed N           seed of the mapper (default 1, as treematch map)\n"
 	        "  -o, --output FILE      SVG file to write (required)\n"
@@ -766,13 +766,21 @@ static int parse_count(const char *opt, const char *s, int min, int *out)
 
 int tmatch_cli_draw(int argc, char **argv)
 {
-	enum { OPT_PNG = 256, OPT_MAX_CELLS, OPT_MAX_LEAVES, OPT_TITLE, OPT_RANGE };
+	enum {
+		OPT_PNG = 256,
+		OPT_MAX_CELLS,
+		OPT_MAX_LEAVES,
+		OPT_TITLE,
+		OPT_RANGE,
+		OPT_MAPPING,
+		OPT_BINDINGS,
+	};
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
 	    {"topology", required_argument, NULL, 't'},
-	    {"mapping", required_argument, NULL, 'm'},
-	    {"bindings", required_argument, NULL, 'b'},
-	    {"mapper", required_argument, NULL, 'M'},
+	    {"mapping", required_argument, NULL, OPT_MAPPING},
+	    {"bindings", required_argument, NULL, OPT_BINDINGS},
+	    {"mapper", required_argument, NULL, 'm'},
 	    {"seed", required_argument, NULL, 's'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"png", required_argument, NULL, OPT_PNG},
@@ -803,9 +811,9 @@ int tmatch_cli_draw(int argc, char **argv)
 	tmatch_error_clear(&err);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:t:m:b:M:s:o:h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, ":p:t:m:s:o:h", longopts)) != -1) {
 		switch (c) {
-		case 'b':
+		case OPT_BINDINGS:
 			bindings = optarg;
 			break;
 		case 'p':
@@ -814,10 +822,10 @@ int tmatch_cli_draw(int argc, char **argv)
 		case 't':
 			topo_spec = optarg;
 			break;
-		case 'm':
+		case OPT_MAPPING:
 			mapping = optarg;
 			break;
-		case 'M':
+		case 'm':
 			mapper = optarg;
 			break;
 		case 's': {
@@ -862,7 +870,7 @@ int tmatch_cli_draw(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("draw", argv, ":p:t:m:M:s:o:h", longopts);
+			return tmatch_cli_bad_option("draw", argv, ":p:t:m:s:o:h", longopts);
 		}
 	}
 	if (optind < argc) {

@@ -345,7 +345,7 @@ int tmatch_cli_layout(int argc, char **argv)
 		O_TREEMATCH,
 		O_SRUN_PID,
 		O_PROGRESS,
-		O_NODES, /* the old name of --nodelist */
+		O_NODES = TMATCH_CLI_OLD_NAME, /* the old name of --nodelist */
 	};
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
@@ -398,8 +398,8 @@ int tmatch_cli_layout(int argc, char **argv)
 		}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(exec_at > 0 ? exec_at : argc, argv, "p:w:n:m:s:o:h", longopts,
-	                        NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(exec_at > 0 ? exec_at : argc, argv, "p:w:n:m:s:o:xh",
+	                              longopts)) != -1) {
 		switch (c) {
 		case 'p':
 			profile = optarg;
@@ -477,7 +477,7 @@ int tmatch_cli_layout(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("layout", argv, "p:w:n:m:s:o:h", longopts);
+			return tmatch_cli_bad_option("layout", argv, "p:w:n:m:s:o:xh", longopts);
 		}
 	}
 	/* "-- COMMAND": the step's command (learn mode) */

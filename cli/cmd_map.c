@@ -8,6 +8,7 @@
  * (decimal, leaves numbered depth first).
  */
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "placement/placement.h"
 #include "treematch/internal.h"
 #include "treematch/treematch.h"
@@ -247,7 +248,7 @@ static void map_usage(FILE *out)
 	    out,
 	    "usage: treematch map --profile FILE --topology SPEC [--allowed LEAVES] [--ranks "
 	    "LIST]\n"
-	    "                     [--mapper NAME] [--seed N] [--budget SECONDS] [--format FMT]\n"
+	    "                     [--mapper NAME] [--seed N] [--search-time S] [--format FMT]\n"
 	    "                     [--stats] [--gpus-per-task N] [--gpus LIST]\n"
 	    "                     [--tasks-per-gpu N] [--gpu-bind SPEC]\n"
 	    "\n"
@@ -268,10 +269,11 @@ static void map_usage(FILE *out)
 	        "\n"
 	        "                        optionally with +refine (default: %s)\n"
 	        "  -s, --seed N          seed of every random choice (default: 1)\n"
-	        "  -b, --budget SECONDS  auto: add up to this much search (iterated local\n"
+	        "  -b, --search-time S   auto: add up to S seconds of search (iterated local\n"
 	        "                        search) to its best candidate, counted in steps so\n"
 	        "                        the placement is the same on any machine; left out\n"
-	        "                        when too small for the profile (default: 0, none)\n"
+	        "                        when too small for the profile (default: 0, none);\n"
+	        "                        the plugin's search_time= (--budget: its old name)\n"
 	        "      --progress[=WHEN] a progress line on stderr: always, never or auto\n"
 	        "                        (default: when stderr is a terminal)\n"
 	        "  -f, --format FMT      plain: one line \"RANK LEAF\" per rank (default);\n"
@@ -664,7 +666,7 @@ out:
 	return rc;
 }
 
-/* --budget: seconds, 0 to 3600, a plain decimal number. */
+/* --search-time: seconds, 0 to 3600, a plain decimal number. */
 static int parse_budget(const char *s, double *out)
 {
 	char *end;
@@ -681,21 +683,23 @@ static int parse_budget(const char *s, double *out)
 
 int tmatch_cli_map(int argc, char **argv)
 {
+	enum { O_STATS = OPT_GPU_BIND + 1, O_PROGRESS, O_BUDGET = TMATCH_CLI_OLD_NAME };
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
 	    {"topology", required_argument, NULL, 't'},
 	    {"mapper", required_argument, NULL, 'm'},
 	    {"seed", required_argument, NULL, 's'},
 	    {"format", required_argument, NULL, 'f'},
-	    {"stats", no_argument, NULL, 'S'},
+	    {"stats", no_argument, NULL, O_STATS},
 	    {"allowed", required_argument, NULL, 'a'},
 	    {"ranks", required_argument, NULL, 'r'},
-	    {"budget", required_argument, NULL, 'b'},
+	    {"search-time", required_argument, NULL, 'b'},
 	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
 	    {"gpus", required_argument, NULL, OPT_GPUS},
 	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
 	    {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
-	    {"progress", optional_argument, NULL, 'P'},
+	    {"progress", optional_argument, NULL, O_PROGRESS},
+	    {"budget", required_argument, NULL, O_BUDGET},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -716,7 +720,7 @@ int tmatch_cli_map(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:m:s:b:f:a:r:h", longopts, NULL)) != -1) {
+	while ((opt = tmatch_cli_getopt(argc, argv, "p:t:m:s:b:f:a:r:h", longopts)) != -1) {
 		switch (opt) {
 		case 'p':
 			profile = optarg;
@@ -737,18 +741,22 @@ int tmatch_cli_map(int argc, char **argv)
 			if (tmatch_cli_seed(optarg, &seed) < 0)
 				return 2;
 			break;
+		case O_BUDGET:
+			tmatch_cli_renamed("map", "--budget", "--search-time (-b)");
+			/* fall through */
 		case 'b':
 			if (parse_budget(optarg, &budget)) {
-				tmatch_cli_error("--budget '%s': expected seconds from 0 to 3600, "
-				                 "e.g. 2 or 0.5",
-				                 optarg);
+				tmatch_cli_error(
+				    "--search-time '%s': expected seconds from 0 to 3600, "
+				    "e.g. 2 or 0.5",
+				    optarg);
 				return 2;
 			}
 			break;
 		case 'f':
 			format = optarg;
 			break;
-		case 'S':
+		case O_STATS:
 			stats = 1;
 			break;
 		case OPT_GPUS_PER_TASK:
@@ -758,7 +766,7 @@ int tmatch_cli_map(int argc, char **argv)
 			if (gpu_option(opt, optarg, &gpu) < 0)
 				return 2;
 			break;
-		case 'P':
+		case O_PROGRESS:
 			if (tmatch_cli_progress_option(optarg) < 0) {
 				tmatch_cli_error("map: --progress wants always, never or auto");
 				return 2;
@@ -928,20 +936,21 @@ static void eval_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: treematch eval --profile FILE --topology SPEC --mapping FILE\n"
-	    "                      [--allowed LEAVES]\n"
+	    "                      [--allowed LEAVES] [--json]\n"
 	    "       treematch eval --profile FILE --topology SPEC --bindings FILE\n"
 	    "                      [--gpus-per-task N] [--gpus LIST] [--tasks-per-gpu N]\n"
+	    "                      [--json]\n"
 	    "\n"
 	    "Print the metrics of a placement (hop-bytes, tree cost, congestion, dilation,\n"
 	    "traffic per level) next to those of the packed and round-robin placements.\n"
 	    "\n"
 	    "  -p, --profile FILE    communication matrix: .mtx, .mat, .yml/.yaml\n"
 	    "  -t, --topology SPEC   the machine tree, as for treematch map\n"
-	    "  -M, --mapping FILE    one line \"RANK LEAF\" per rank (treematch map's output);\n"
+	    "      --mapping FILE    one line \"RANK LEAF\" per rank (treematch map's output);\n"
 	    "                        blank lines and lines starting with '#' are ignored\n"
 	    "  -a, --allowed LEAVES  the leaves the placement may use, as for map (the\n"
 	    "                        packed and round-robin columns use them too)\n"
-	    "  -B, --bindings FILE   a placement with GPUs (treematch map's bindings\n"
+	    "      --bindings FILE   a placement with GPUs (treematch map's bindings\n"
 	    "                        format) on one node: its traffic by the kind of link\n"
 	    "                        between the ranks' GPUs (same GPU, partitions of one\n"
 	    "                        device, NVLink/xGMI link, one island, one package, two\n"
@@ -949,12 +958,82 @@ static void eval_usage(FILE *out)
 	    "                        GPUs shared, cards off their GPU's package, next to\n"
 	    "                        Slurm's in-order binding (--gpus-per-task, --gpus and\n"
 	    "                        --tasks-per-gpu as for map)\n"
+	    "      --json            the same as one JSON document (treematch(1))\n"
 	    "  -h, --help            this help\n");
+}
+
+/* eval --json: each placement's metrics, the mapping first. */
+static int eval_json(const char *const names[3], const tmatch_metrics_t m[3], int depth)
+{
+	tmatch_cli_json_t j;
+
+	tmatch_cli_json_init(&j, stdout);
+	tmatch_cli_json_object(&j, NULL);
+	tmatch_cli_json_array(&j, "placements");
+	for (int x = 0; x < 3; x++) {
+		tmatch_cli_json_object(&j, NULL);
+		tmatch_cli_json_string(&j, "name", names[x]);
+		tmatch_cli_json_number(&j, "hop_bytes", m[x].hop_bytes);
+		tmatch_cli_json_number(&j, "cost", m[x].cost);
+		tmatch_cli_json_number(&j, "congestion", m[x].congestion);
+		tmatch_cli_json_number(&j, "dilation_avg", m[x].dilation_avg);
+		tmatch_cli_json_int(&j, "dilation_max", m[x].dilation_max);
+		tmatch_cli_json_number(&j, "max_node_traffic", m[x].max_node_traffic);
+		tmatch_cli_json_int(&j, "max_node_depth", m[x].max_node_depth);
+		tmatch_cli_json_int(&j, "max_node_index", m[x].max_node_index);
+		tmatch_cli_json_array(&j, "traffic_lca_depth");
+		for (int l = 0; l < depth; l++)
+			tmatch_cli_json_number(&j, NULL, m[x].level_traffic[l]);
+		tmatch_cli_json_end(&j);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	tmatch_cli_json_end(&j);
+	return tmatch_cli_output_close(stdout, "-") < 0;
+}
+
+/* eval --bindings --json: the bindings' placement, then in-order's when
+   the node has GPUs (n of them: 1 or 2). */
+static int eval_bindings_json(const tmatch_place_gpu_eval_t *e, const tmatch_metrics_t *m, int n)
+{
+	static const char *const names[2] = {"bindings", "in-order"};
+	tmatch_cli_json_t j;
+
+	tmatch_cli_json_init(&j, stdout);
+	tmatch_cli_json_object(&j, NULL);
+	tmatch_cli_json_array(&j, "placements");
+	for (int x = 0; x < n; x++) {
+		tmatch_cli_json_object(&j, NULL);
+		tmatch_cli_json_string(&j, "name", names[x]);
+		tmatch_cli_json_object(&j, "gpu_traffic");
+		for (int k = 0; k < TMATCH_GPU_LINK_KINDS; k++) {
+			char key[32];
+
+			/* the text's link names, as JSON's words: same-gpu is same_gpu */
+			snprintf(key, sizeof(key), "%s", tmatch_place_gpu_link_names[k]);
+			for (char *c = key; *c; c++)
+				*c = *c == '-' ? '_' : *c;
+			tmatch_cli_json_number(&j, key, e[x].traffic[k]);
+		}
+		tmatch_cli_json_end(&j);
+		tmatch_cli_json_number(&j, "gpus_on_two_packages", e[x].across_packages);
+		tmatch_cli_json_number(&j, "gpu_traffic_total", e[x].total);
+		tmatch_cli_json_int(&j, "ranks_outside_gpu_cpus", e[x].outside);
+		tmatch_cli_json_int(&j, "ranks_sharing_cpus", e[x].cpu_shared);
+		tmatch_cli_json_int(&j, "gpus_shared", e[x].gpu_shared);
+		tmatch_cli_json_int(&j, "cards_off_gpu_package", e[x].nic_astray);
+		tmatch_cli_json_number(&j, "hop_bytes", m[x].hop_bytes);
+		tmatch_cli_json_number(&j, "cost", m[x].cost);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	tmatch_cli_json_end(&j);
+	return tmatch_cli_output_close(stdout, "-") < 0;
 }
 
 /* eval --bindings: the placement of a bindings file next to in-order. */
 static int eval_bindings(const char *profile, const char *topology, const char *bindings,
-                         const struct gpu_args *gpu)
+                         const struct gpu_args *gpu, int json)
 {
 	tmatch_error_t err;
 	tmatch_comm_t *comm = NULL;
@@ -1001,6 +1080,10 @@ static int eval_bindings(const char *profile, const char *topology, const char *
 	    (have_gpus &&
 	     tmatch_eval(comm, tmatch_affinity_tree_topo(tree), inorder.leaf, &m[1], &err) < 0))
 		goto fail;
+	if (json) {
+		rc = eval_bindings_json(e, m, have_gpus ? 2 : 1);
+		goto out;
+	}
 	printf("%-28s %16s", "metric", "bindings");
 	if (have_gpus)
 		printf(" %16s", "in-order");
@@ -1043,15 +1126,17 @@ out:
 
 int tmatch_cli_eval(int argc, char **argv)
 {
+	enum { O_MAPPING = OPT_GPU_BIND + 1, O_BINDINGS, O_JSON };
 	static const struct option longopts[] = {
 	    {"profile", required_argument, NULL, 'p'},
 	    {"topology", required_argument, NULL, 't'},
-	    {"mapping", required_argument, NULL, 'M'},
+	    {"mapping", required_argument, NULL, O_MAPPING},
 	    {"allowed", required_argument, NULL, 'a'},
-	    {"bindings", required_argument, NULL, 'B'},
+	    {"bindings", required_argument, NULL, O_BINDINGS},
 	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
 	    {"gpus", required_argument, NULL, OPT_GPUS},
 	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1059,7 +1144,7 @@ int tmatch_cli_eval(int argc, char **argv)
 	const char *bindings = NULL;
 	const char *profile = NULL, *topology = NULL, *mapping = NULL, *allowed = NULL;
 	const char *names[3] = {"mapping", "packed", "round-robin"};
-	int opt, rc = 1, n, depth, *leaf[3] = {NULL, NULL, NULL};
+	int opt, rc = 1, n, depth, json = 0, *leaf[3] = {NULL, NULL, NULL};
 	tmatch_error_t err;
 	tmatch_topo_t *topo = NULL;
 	tmatch_comm_t *comm = NULL;
@@ -1068,12 +1153,12 @@ int tmatch_cli_eval(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:t:M:a:B:h", longopts, NULL)) != -1) {
+	while ((opt = tmatch_cli_getopt(argc, argv, "p:t:a:h", longopts)) != -1) {
 		switch (opt) {
 		case 'a':
 			allowed = optarg;
 			break;
-		case 'B':
+		case O_BINDINGS:
 			bindings = optarg;
 			break;
 		case OPT_GPUS_PER_TASK:
@@ -1088,14 +1173,17 @@ int tmatch_cli_eval(int argc, char **argv)
 		case 't':
 			topology = optarg;
 			break;
-		case 'M':
+		case O_MAPPING:
 			mapping = optarg;
+			break;
+		case O_JSON:
+			json = 1;
 			break;
 		case 'h':
 			eval_usage(stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("eval", argv, "p:t:M:a:h", longopts);
+			return tmatch_cli_bad_option("eval", argv, "p:t:a:h", longopts);
 		}
 	}
 	if (optind < argc) {
@@ -1104,7 +1192,7 @@ int tmatch_cli_eval(int argc, char **argv)
 		return 2;
 	}
 	if (bindings && !mapping && profile && topology && !allowed)
-		return eval_bindings(profile, topology, bindings, &gpu);
+		return eval_bindings(profile, topology, bindings, &gpu, json);
 	if (!profile || !topology || !mapping || bindings) {
 		tmatch_cli_error("eval: --profile, --topology and --mapping (or --bindings) are "
 		                 "required");
@@ -1138,6 +1226,10 @@ int tmatch_cli_eval(int argc, char **argv)
 			tmatch_cli_report(&err);
 			goto out;
 		}
+	}
+	if (json) {
+		rc = eval_json(names, m, depth);
+		goto out;
 	}
 	printf("%-28s", "metric");
 	for (int x = 0; x < 3; x++)

@@ -11,6 +11,7 @@
  *                               (size, modification time and content)
  */
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "placement/placement.h"
 
 #include <errno.h>
@@ -20,12 +21,13 @@
 #include <time.h>
 
 static const char show_usage[] =
-    "usage: treematch plan show FILE [--node NAME]\n"
+    "usage: treematch plan show FILE [--node NAME] [--json]\n"
     "\n"
     "What a compiled step plan is bound to (job, step, tasks, nodes, the profile's\n"
     "size, time and content, the node model) and, with --node, that node's slice.\n"
     "\n"
-    "  -n, --node NAME   also print NAME's ranks and their leaves\n"
+    "      --node NAME   also print NAME's ranks and their leaves\n"
+    "      --json        the same as one JSON document (treematch(1))\n"
     "  -h, --help        this help\n";
 
 static const char node_usage[] =
@@ -108,25 +110,29 @@ static void print_bind(const tmatch_place_plan_bind_t *b, uint32_t nnodes)
 	printf("node model: %016llx\n", (unsigned long long)b->node_sig);
 }
 
-/* The options of show and check: --node (show only) and --help; the
+/* The options of show and check: --node and --json (show only) and --help; the
    positional arguments left in argv[optind..]. 0, 1 after --help, 2. */
 static int plan_options(const char *command, int argc, char **argv, const char *help,
-                        const char **node)
+                        const char **node, int *json)
 {
+	enum { O_NODE = 256, O_JSON };
 	static const struct option longopts[] = {
-	    {"node", required_argument, NULL, 'n'},
+	    {"node", required_argument, NULL, O_NODE},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *shortopts = node ? "n:h" : "h";
+	const char *shortopts = "h";
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, node ? longopts : longopts + 1, NULL)) !=
+	while ((c = tmatch_cli_getopt(argc, argv, shortopts, node ? longopts : longopts + 2)) !=
 	       -1) {
-		if (c == 'n' && node) {
+		if (c == O_NODE && node) {
 			*node = optarg;
+		} else if (c == O_JSON && json) {
+			*json = 1;
 		} else if (c == 'h') {
 			fputs(help, stdout);
 			return 1;
@@ -137,15 +143,68 @@ static int plan_options(const char *command, int argc, char **argv, const char *
 	return 0;
 }
 
+/* plan show --json: the header and, with --node, the slice. */
+static int show_json(const char *path, const tmatch_place_plan_bind_t *b, uint32_t nnodes,
+                     const tmatch_place_slice_t *s)
+{
+	time_t t = (time_t)(b->profile_mtime_ns / 1000000000ULL);
+	char when[64] = "", hex[20];
+	tmatch_cli_json_t j;
+	struct tm tm;
+
+	tmatch_cli_json_init(&j, stdout);
+	tmatch_cli_json_object(&j, NULL);
+	tmatch_cli_json_string(&j, "plan", path);
+	tmatch_cli_json_int(&j, "job", (long long)b->job_id);
+	if (b->step_id == TMATCH_PLAN_ANY_STEP)
+		tmatch_cli_json_null(&j, "step");
+	else
+		tmatch_cli_json_int(&j, "step", b->step_id);
+	tmatch_cli_json_int(&j, "tasks", b->ntasks);
+	tmatch_cli_json_int(&j, "nodes", nnodes);
+	tmatch_cli_json_string(&j, "mapper", b->mapper);
+	tmatch_cli_json_object(&j, "profile");
+	tmatch_cli_json_int(&j, "bytes", (long long)b->profile_size);
+	/* UTC to the nanosecond the plan compares */
+	if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%09lluZ",
+		         (unsigned long long)(b->profile_mtime_ns % 1000000000ULL));
+	tmatch_cli_json_string(&j, "modified", when[0] ? when : NULL);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)b->profile_hash);
+	tmatch_cli_json_string(&j, "content", hex);
+	tmatch_cli_json_end(&j);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)b->node_sig);
+	tmatch_cli_json_string(&j, "node_model", hex);
+	if (!s) {
+		tmatch_cli_json_null(&j, "slice");
+	} else {
+		tmatch_cli_json_object(&j, "slice");
+		tmatch_cli_json_string(&j, "node", s->node);
+		tmatch_cli_json_int(&j, "traffic_entries",
+		                    (long long)(tmatch_comm_nnz(s->comm) / 2));
+		tmatch_cli_json_array(&j, "ranks");
+		for (int i = 0; i < s->nranks; i++) {
+			tmatch_cli_json_object(&j, NULL);
+			tmatch_cli_json_int(&j, "rank", s->rank[i]);
+			tmatch_cli_json_int(&j, "leaf", s->leaf[i]);
+			tmatch_cli_json_end(&j);
+		}
+		tmatch_cli_json_end(&j);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	return tmatch_cli_output_close(stdout, "-") < 0;
+}
+
 static int show(int argc, char **argv)
 {
 	tmatch_place_plan_bind_t bind;
 	tmatch_place_slice_t *s = NULL;
 	const char *node = NULL;
 	uint32_t nnodes;
-	int rc;
+	int rc, json = 0;
 
-	if ((rc = plan_options("plan show", argc, argv, show_usage, &node)))
+	if ((rc = plan_options("plan show", argc, argv, show_usage, &node, &json)))
 		return rc == 1 ? 0 : rc;
 	if (argc - optind != 1) {
 		tmatch_cli_error("plan show: give one plan FILE");
@@ -155,6 +214,11 @@ static int show(int argc, char **argv)
 	argv += optind - 1;
 	if (open_plan(argv[1], node, &bind, &nnodes, node ? &s : NULL))
 		return 1;
+	if (json) {
+		rc = show_json(argv[1], &bind, nnodes, s);
+		tmatch_place_slice_destroy(s);
+		return rc;
+	}
 	printf("plan: %s\n", argv[1]);
 	print_bind(&bind, nnodes);
 	if (!s)
@@ -189,7 +253,7 @@ static int node(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:c:h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "t:c:h", longopts)) != -1) {
 		if (c == 't') {
 			topology = optarg;
 		} else if (c == 'c') {
@@ -263,7 +327,7 @@ static int check(int argc, char **argv)
 
 	int rc;
 
-	if ((rc = plan_options("plan check", argc, argv, check_usage, NULL)))
+	if ((rc = plan_options("plan check", argc, argv, check_usage, NULL, NULL)))
 		return rc == 1 ? 0 : rc;
 	if (argc - optind != 2) {
 		tmatch_cli_error("plan check: give the plan FILE and the PROFILE");

@@ -43,18 +43,18 @@ static const char usage_text[] =
     "under each placement, and print the predicted time of each and its ratio to\n"
     "packed. The mappers place by the profile as the plugin does (its matrix).\n"
     "\n"
-    "  -T, --trace INDEX     the trace's index file (one rank's file per line)\n"
+    "      --trace INDEX     the trace's index file (one rank's file per line)\n"
     "  -t, --topology SPEC   the machine tree: tleaf, synthetic:, xml: or cluster:\n"
     "  -p, --profile FILE    the profile the mappers place by, as the plugin places\n"
     "                        by it (default: profile.yml beside INDEX, which treematch\n"
     "                        record writes with a trace; without one, the trace's matrix)\n"
-    "  -M, --machine FILE    link bandwidths and latencies per level, core speed\n"
+    "      --machine FILE    link bandwidths and latencies per level, core speed\n"
     "                        (\"node = 12.5GBps 1us\", \"speed = 1Gf\"; treematch(1))\n"
-    "  -m, --mapping M       packed, rr, auto or another mapper, trace:MAPPER (that\n"
+    "      --mapping M       packed, rr, auto or another mapper, trace:MAPPER (that\n"
     "                        mapper on the trace's own send matrix), or a mapping\n"
     "                        FILE; repeat it (default: packed, rr and auto)\n"
-    "  -k, --keep DIR        keep the platform, hostfiles and SimGrid's output\n"
-    "  -s, --save FILE       keep the predicted times in FILE; as PROFILE.predict\n"
+    "      --keep DIR        keep the platform, hostfiles and SimGrid's output\n"
+    "      --save FILE       keep the predicted times in FILE; as PROFILE.predict\n"
     "                        beside a profile, the plugin's verbose=1 prints the\n"
     "                        predicted gain when a job uses that profile\n"
     "      --progress[=WHEN] a progress line on stderr: always, never or auto (when\n"
@@ -267,12 +267,18 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 
 int tmatch_cli_predict(int argc, char **argv)
 {
+	enum { O_TRACE = 256, O_MACHINE, O_MAPPING, O_KEEP, O_SAVE };
 	static const struct option longopts[] = {
-	    {"trace", required_argument, NULL, 'T'},   {"topology", required_argument, NULL, 't'},
-	    {"machine", required_argument, NULL, 'M'}, {"mapping", required_argument, NULL, 'm'},
-	    {"keep", required_argument, NULL, 'k'},    {"save", required_argument, NULL, 's'},
-	    {"profile", required_argument, NULL, 'p'}, {"progress", optional_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"topology", required_argument, NULL, 't'},
+	    {"machine", required_argument, NULL, O_MACHINE},
+	    {"mapping", required_argument, NULL, O_MAPPING},
+	    {"keep", required_argument, NULL, O_KEEP},
+	    {"save", required_argument, NULL, O_SAVE},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"progress", optional_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *trace = NULL, *topology = NULL, *machine = NULL, *keep = NULL, *save = NULL;
 	const char *profile = NULL;
@@ -281,31 +287,31 @@ int tmatch_cli_predict(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "T:t:p:M:m:k:s:h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "t:p:h", longopts)) != -1) {
 		switch (c) {
 		case 'p':
 			profile = optarg;
 			break;
-		case 'T':
+		case O_TRACE:
 			trace = optarg;
 			break;
 		case 't':
 			topology = optarg;
 			break;
-		case 'M':
+		case O_MACHINE:
 			machine = optarg;
 			break;
-		case 'm':
+		case O_MAPPING:
 			if (nruns == MAX_MAPPINGS) {
 				tmatch_cli_error("predict: at most %d --mapping", MAX_MAPPINGS);
 				return 2;
 			}
 			names[nruns++] = optarg;
 			break;
-		case 'k':
+		case O_KEEP:
 			keep = optarg;
 			break;
-		case 's':
+		case O_SAVE:
 			save = optarg;
 			break;
 		case 'P':
@@ -318,7 +324,7 @@ int tmatch_cli_predict(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option("predict", argv, "T:t:p:M:m:k:s:h", longopts);
+			return tmatch_cli_bad_option("predict", argv, "t:p:h", longopts);
 		}
 	}
 	if (optind != argc) {

@@ -34,19 +34,19 @@ static int parse_count(const char *s, int max, int *out)
 
 static const char convert_usage[] =
     "usage: treematch profile convert [options] INPUT... \n"
-    "  -f, --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension;\n"
+    "      --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension;\n"
     "                         .mtx .mat .prof .yml/.yaml .compiled, anything else\n"
     "                         is an edge list)\n"
-    "  -o, --output FILE      write here (default: standard output)\n"
-    "  -n, --ranks N          number of ranks (edge lists and .prof: default max index + 1)\n"
+    "  -o, --output FILE      write here (default: standard output; - too)\n"
+    "  -n, --ntasks N         number of ranks (edge lists and .prof: default max index + 1)\n"
     "  -u, --undirected       edge list: each pair once (default: src -> dst)\n"
-    "  -c, --coll MODE        ompi: add collective traffic, MODE wire (I lines) or\n"
+    "      --coll MODE        ompi: add collective traffic, MODE wire (I lines) or\n"
     "                         logical (C lines); never both\n"
-    "  -m, --matrix           write the dense matrix form (<= 1024 ranks, one metric)\n"
+    "      --matrix           write the dense matrix form (<= 1024 ranks, one metric)\n"
     "  -C, --compiled         write the compiled (binary) form: loads in time\n"
     "                         proportional to its size, a node reads only its ranks'\n"
     "                         rows (the same as `treematch profile compile`)\n"
-    "  -a, --application NAME record the application name in the provenance\n"
+    "      --application NAME record the application name in the provenance\n"
     "  -h, --help\n";
 
 /* The compiled form to `output` (a new file, renamed into place once whole)
@@ -87,23 +87,30 @@ static int write_compiled(const tmatch_profile_t *p, const char *output, tmatch_
 static const char compile_usage[] =
     "usage: treematch profile compile [options] INPUT...\n"
     "  the profile in its compiled (binary) form; options as for convert:\n"
-    "  -f, --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension)\n"
+    "      --from FORMAT      mtx, mat, edges, ompi or yaml (default: by extension)\n"
     "  -o, --output FILE      write here (default: standard output, not a terminal)\n"
-    "  -n, --ranks N          number of ranks (edge lists and .prof)\n"
+    "  -n, --ntasks N         number of ranks (edge lists and .prof)\n"
     "  -u, --undirected       edge list: each pair once\n"
-    "  -c, --coll MODE        ompi: add collective traffic (wire or logical)\n"
-    "  -a, --application NAME record the application name in the provenance\n"
+    "      --coll MODE        ompi: add collective traffic (wire or logical)\n"
+    "      --application NAME record the application name in the provenance\n"
     "  -h, --help\n";
 
 static int cmd_convert(int argc, char **argv, int compile)
 {
 	const char *usage = compile ? compile_usage : convert_usage;
+	enum { O_FROM = 256, O_COLL, O_MATRIX, O_APPLICATION, O_RANKS = TMATCH_CLI_OLD_NAME };
 	static const struct option lo[] = {
-	    {"from", required_argument, NULL, 'f'},  {"output", required_argument, NULL, 'o'},
-	    {"ranks", required_argument, NULL, 'n'}, {"undirected", no_argument, NULL, 'u'},
-	    {"coll", required_argument, NULL, 'c'},  {"matrix", no_argument, NULL, 'm'},
-	    {"compiled", no_argument, NULL, 'C'},    {"application", required_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	    {"from", required_argument, NULL, O_FROM},
+	    {"output", required_argument, NULL, 'o'},
+	    {"ntasks", required_argument, NULL, 'n'},
+	    {"undirected", no_argument, NULL, 'u'},
+	    {"coll", required_argument, NULL, O_COLL},
+	    {"matrix", no_argument, NULL, O_MATRIX},
+	    {"compiled", no_argument, NULL, 'C'},
+	    {"application", required_argument, NULL, O_APPLICATION},
+	    {"ranks", required_argument, NULL, O_RANKS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *from = NULL, *output = NULL, *app = NULL;
 	int matrix = 0, compiled = compile, c, rc = 1;
@@ -114,18 +121,22 @@ static int cmd_convert(int argc, char **argv, int compile)
 	memset(&o, 0, sizeof(o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:n:uc:mCa:h", lo, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "o:n:uCh", lo)) != -1) {
 		switch (c) {
-		case 'f':
+		case O_FROM:
 			from = optarg;
 			break;
 		case 'o':
 			output = optarg;
 			break;
+		case O_RANKS:
+			tmatch_cli_renamed(compile ? "profile compile" : "profile convert",
+			                   "--ranks", "--ntasks (-n)");
+			/* fall through */
 		case 'n':
 			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &o.ranks) ||
 			    o.ranks < 1) {
-				tmatch_cli_error("--ranks must be from 1 to %d",
+				tmatch_cli_error("--ntasks must be from 1 to %d",
 				                 TMATCH_PROFILE_DEFAULT_MAX_RANKS);
 				return 2;
 			}
@@ -133,7 +144,7 @@ static int cmd_convert(int argc, char **argv, int compile)
 		case 'u':
 			o.undirected = 1;
 			break;
-		case 'c':
+		case O_COLL:
 			if (!strcmp(optarg, "wire"))
 				o.coll = 'w';
 			else if (!strcmp(optarg, "logical"))
@@ -143,7 +154,7 @@ static int cmd_convert(int argc, char **argv, int compile)
 				return 2;
 			}
 			break;
-		case 'm':
+		case O_MATRIX:
 			if (compile) {
 				tmatch_cli_error("compile: --matrix has no compiled form");
 				return 2;
@@ -153,16 +164,15 @@ static int cmd_convert(int argc, char **argv, int compile)
 		case 'C':
 			compiled = 1;
 			break;
-		case 'a':
+		case O_APPLICATION:
 			app = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
 		default:
-			return tmatch_cli_bad_option(compile ? "profile compile"
-			                                     : "profile convert",
-			                             argv, "f:o:n:uc:mCa:h", lo);
+			return tmatch_cli_bad_option(
+			    compile ? "profile compile" : "profile convert", argv, "o:n:uCh", lo);
 		}
 	}
 	if (optind >= argc) {
@@ -377,23 +387,34 @@ out:
 
 static const char check_usage[] =
     "usage: treematch profile %s [options] FILE\n"
-    "  -n, --ranks N       fail unless the profile has N ranks\n"
-    "  -M, --metric M      bytes, msgs or avg (default: the profile's placement_metric)\n"
-    "  -c, --coll[=on|off] count collective traffic (default: as the plugin, the\n"
+    "  -n, --ntasks N      fail unless the profile has N ranks\n"
+    "      --metric M      bytes, msgs or avg (default: the profile's placement_metric)\n"
+    "      --collectives[=on|off]\n"
+    "                      count collective traffic (default: as the plugin, the\n"
     "                      collectives the profile says are placed by)\n"
-    "  -t, --top K         show the K heaviest pairs (default 5)\n"
+    "      --top K         show the K heaviest pairs (default 5)\n"
     "      --max-ranks N   rank limit (default 1048576)\n"
     "  -q, --quiet         only validate: no summary\n"
     "  -h, --help\n";
 
 static int cmd_check(int argc, char **argv, int stats)
 {
+	enum {
+		O_METRIC = 256,
+		O_COLLECTIVES,
+		O_TOP,
+		O_MAX_RANKS,
+		O_RANKS = TMATCH_CLI_OLD_NAME,
+		O_COLL,
+	};
 	static const struct option lo[] = {
-	    {"ranks", required_argument, NULL, 'n'},
-	    {"metric", required_argument, NULL, 'M'},
-	    {"coll", optional_argument, NULL, 'c'},
-	    {"top", required_argument, NULL, 't'},
-	    {"max-ranks", required_argument, NULL, 'R'},
+	    {"ntasks", required_argument, NULL, 'n'},
+	    {"metric", required_argument, NULL, O_METRIC},
+	    {"collectives", optional_argument, NULL, O_COLLECTIVES},
+	    {"coll", optional_argument, NULL, O_COLL},
+	    {"top", required_argument, NULL, O_TOP},
+	    {"max-ranks", required_argument, NULL, O_MAX_RANKS},
+	    {"ranks", required_argument, NULL, O_RANKS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -408,15 +429,19 @@ static int cmd_check(int argc, char **argv, int stats)
 	lim.allow_special = 1; /* a command-line tool may read /dev/stdin */
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "n:M:ct:qh", lo, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "n:qh", lo)) != -1) {
 		switch (c) {
+		case O_RANKS:
+			tmatch_cli_renamed(stats ? "profile stats" : "profile check", "--ranks",
+			                   "--ntasks (-n)");
+			/* fall through */
 		case 'n':
 			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &expect)) {
-				tmatch_cli_error("--ranks needs a number of ranks");
+				tmatch_cli_error("--ntasks needs a number of ranks");
 				return 2;
 			}
 			break;
-		case 'M': {
+		case O_METRIC: {
 			tmatch_profile_metric_t mm;
 			if (tmatch_profile_metric_parse(optarg, &mm, &err)) {
 				tmatch_cli_error("--metric: %s", err.msg);
@@ -425,20 +450,24 @@ static int cmd_check(int argc, char **argv, int stats)
 			metric = (int)mm;
 			break;
 		}
-		case 'c':
+		case O_COLL:
+			tmatch_cli_renamed(stats ? "profile stats" : "profile check", "--coll",
+			                   "--collectives, as record's");
+			/* fall through */
+		case O_COLLECTIVES:
 			if (optarg && strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
-				tmatch_cli_error("--coll takes on or off");
+				tmatch_cli_error("--collectives takes on or off");
 				return 2;
 			}
 			coll = !optarg || !strcmp(optarg, "on");
 			break;
-		case 't':
+		case O_TOP:
 			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS - 1, &top)) {
 				tmatch_cli_error("--top needs a number");
 				return 2;
 			}
 			break;
-		case 'R':
+		case O_MAX_RANKS:
 			if (parse_count(optarg, TMATCH_PROFILE_DEFAULT_MAX_RANKS, &lim.max_ranks) ||
 			    lim.max_ranks < 1) {
 				tmatch_cli_error("--max-ranks needs a positive number");
@@ -453,7 +482,7 @@ static int cmd_check(int argc, char **argv, int stats)
 			return 0;
 		default:
 			return tmatch_cli_bad_option(stats ? "profile stats" : "profile check",
-			                             argv, "n:M:ct:qh", lo);
+			                             argv, "n:qh", lo);
 		}
 	}
 	if (optind != argc - 1) {

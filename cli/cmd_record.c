@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -200,6 +201,20 @@ int tmatch_cli_record(int argc, char **argv)
 	char *out_abs = NULL, trace_abs[PATH_MAX];
 	tmatch_error_t err;
 
+	/* the options below, as a table for the grammar's check (treematch(1)) */
+	static const struct option table[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"collectives", optional_argument, NULL, 256},
+	    {"mpi", required_argument, NULL, 257},
+	    {"trace", required_argument, NULL, 258},
+	    {"libdir", required_argument, NULL, 259},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"progress", optional_argument, NULL, 260},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+
+	tmatch_cli_options("o:vh", table);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {

@@ -5,7 +5,7 @@
  *
  *   store list                         entries, least recently used first
  *   store show ENTRY                   one entry (its stem, a prefix or name)
- *   store find EXE --ranks N [--name]  the profile a run of EXE would use
+ *   store find EXE --ntasks N [--name]  the profile a run of EXE would use
  *   store put EXE PROFILE [--name]     store a profile by hand
  *   store forget ENTRY                 remove entries
  *   store gc [--max-size SIZE]         evict down to SIZE, remove damage
@@ -13,6 +13,7 @@
  * user's own ($XDG_CACHE_HOME/treematch/store).
  */
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "placement/placement.h"
 #include "profile/profile.h"
 
@@ -36,70 +37,87 @@ static void usage(FILE *out)
 	      out);
 }
 
-#define SITE_HELP "  -S, --site DIR       the site store the admin set up (store=DIR)\n"
+#define SITE_HELP "      --site DIR       the site store the admin set up (store=DIR)\n"
 #define HELP_HELP "  -h, --help           this help\n"
 
 static const struct {
 	const char *name, *help;
 } commands[] = {
-    {"list", "usage: treematch store list [--site DIR]\n\n"
-             "Every entry, least recently used first: its 16 hex digits, ranks, size,\n"
-             "last use, name and executable; then the total.\n\n" SITE_HELP HELP_HELP},
+    {"list",
+     "usage: treematch store list [--json] [--site DIR]\n\n"
+     "Every entry, least recently used first: its 16 hex digits, ranks, size,\n"
+     "last use, name and executable; then the total.\n\n"
+     "      --json           the same as one JSON document (treematch(1))\n" SITE_HELP HELP_HELP},
     {"show", "usage: treematch store show ENTRY [--site DIR]\n\n"
              "The entries ENTRY names (hex digits or their start, or a name): key,\n"
              "executable, profile file, when recorded and last used.\n\n" SITE_HELP HELP_HELP},
     {"find",
-     "usage: treematch store find EXE --ranks N [--name NAME] [--site DIR]\n\n"
+     "usage: treematch store find EXE --ntasks N [--name NAME] [--site DIR]\n\n"
      "The stored profile a run of EXE at N ranks would be placed from (its path),\n"
      "checked; exit status 1 when there is none.\n\n"
-     "  -r, --ranks N        rank count of the run\n"
-     "  -n, --name NAME      the application's name, part of the key\n" SITE_HELP HELP_HELP},
+     "  -n, --ntasks N       rank count of the run\n"
+     "      --name NAME      the application's name, part of the key\n" SITE_HELP HELP_HELP},
     {"put",
      "usage: treematch store put EXE PROFILE [--name NAME] [--max-size SIZE] [--site DIR]\n\n"
      "Store PROFILE (YAML or compiled; its rank count is the run's) for EXE, as a\n"
      "learning run would.\n\n"
-     "  -n, --name NAME      the application's name, part of the key\n"
-     "  -s, --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
+     "      --name NAME      the application's name, part of the key\n"
+     "      --max-size SIZE  keep the store under SIZE (K, M, G; default 256M):\n"
      "                       least recently used entries go first\n" SITE_HELP HELP_HELP},
     {"forget", "usage: treematch store forget ENTRY [--site DIR]\n\n"
                "Remove the entries ENTRY names; exit status 1 when none.\n\n" SITE_HELP HELP_HELP},
     {"gc", "usage: treematch store gc [--max-size SIZE] [--site DIR]\n\n"
            "Evict least recently used entries until the store holds at most SIZE, and\n"
            "remove damaged entries and what interrupted writes left.\n\n"
-           "  -s, --max-size SIZE  at most SIZE (K, M, G; default 256M)\n" SITE_HELP HELP_HELP},
+           "      --max-size SIZE  at most SIZE (K, M, G; default 256M)\n" SITE_HELP HELP_HELP},
 };
 
 struct args {
 	const char *name, *site;
 	uint64_t ranks, max_size;
+	int json;
 };
 
 static int parse(int argc, char **argv, struct args *a, const char *help, const char *command)
 {
+	enum { O_NAME = 256, O_MAX_SIZE, O_SITE, O_JSON, O_RANKS = TMATCH_CLI_OLD_NAME };
+	/* list takes --json; find --ntasks */
 	static const struct option longopts[] = {
-	    {"ranks", required_argument, NULL, 'r'},    {"name", required_argument, NULL, 'n'},
-	    {"max-size", required_argument, NULL, 's'}, {"site", required_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"ntasks", required_argument, NULL, 'n'},
+	    {"name", required_argument, NULL, O_NAME},
+	    {"max-size", required_argument, NULL, O_MAX_SIZE},
+	    {"site", required_argument, NULL, O_SITE},
+	    {"ranks", required_argument, NULL, O_RANKS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
+	const struct option *lo = longopts + (strcmp(command, "store list") != 0);
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->max_size = TMATCH_STORE_DEFAULT_MAX;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "r:n:s:S:h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "n:h", lo)) != -1) {
 		switch (c) {
-		case 'r':
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_RANKS:
+			tmatch_cli_renamed(command, "--ranks", "--ntasks (-n)");
+			/* fall through */
+		case 'n':
 			if (tmatch_cli_number(optarg, 1 << 24, &a->ranks) < 0 || a->ranks == 0) {
-				tmatch_cli_error("--ranks wants a rank count from 1, not '%s'",
+				tmatch_cli_error("--ntasks wants a rank count from 1, not '%s'",
 				                 optarg);
 				return 2;
 			}
 			break;
-		case 'n':
+		case O_NAME:
 			a->name = optarg;
 			break;
-		case 's':
+		case O_MAX_SIZE:
 			if (tmatch_parse_size(optarg, strlen(optarg), UINT64_MAX / 2,
 			                      &a->max_size)) {
 				tmatch_cli_error("--max-size wants a size such as 256M, not '%s'",
@@ -107,14 +125,14 @@ static int parse(int argc, char **argv, struct args *a, const char *help, const 
 				return 2;
 			}
 			break;
-		case 'S':
+		case O_SITE:
 			a->site = optarg;
 			break;
 		case 'h':
 			fputs(help, stdout);
 			return -1;
 		default:
-			return tmatch_cli_bad_option(command, argv, "r:n:s:S:h", longopts);
+			return tmatch_cli_bad_option(command, argv, "n:h", lo);
 		}
 	}
 	return 0;
@@ -145,7 +163,49 @@ static void print_entry(const tmatch_profile_store_entry_t *e, const char *dir)
 	printf("last used: %s\n", local_time(e->used_ns, 1, when, sizeof(when)));
 }
 
-static int list(const tmatch_profile_store_t *s, const char *match)
+/* A CLOCK_REALTIME time in nanoseconds as UTC, ISO 8601 ("...Z"). */
+static const char *utc_time(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* store list --json: the entries (v, n of them; NULL, 0: none yet). */
+static int list_json(const char *dir, const tmatch_profile_store_entry_t *v, int n, int damaged)
+{
+	tmatch_cli_json_t j;
+	uint64_t total = 0;
+	char when[64];
+
+	tmatch_cli_json_init(&j, stdout);
+	tmatch_cli_json_object(&j, NULL);
+	tmatch_cli_json_string(&j, "store", dir);
+	tmatch_cli_json_array(&j, "entries");
+	for (int i = 0; i < n; i++) {
+		total += v[i].size;
+		tmatch_cli_json_object(&j, NULL);
+		tmatch_cli_json_string(&j, "entry", v[i].stem);
+		tmatch_cli_json_int(&j, "ranks", v[i].key.ranks);
+		tmatch_cli_json_int(&j, "bytes", (long long)v[i].size);
+		tmatch_cli_json_string(&j, "recorded",
+		                       utc_time(v[i].created_ns, when, sizeof(when)));
+		tmatch_cli_json_string(&j, "last_used", utc_time(v[i].used_ns, when, sizeof(when)));
+		tmatch_cli_json_string(&j, "name", v[i].key.name[0] ? v[i].key.name : NULL);
+		tmatch_cli_json_string(&j, "executable", v[i].exe[0] ? v[i].exe : NULL);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	tmatch_cli_json_int(&j, "total_bytes", (long long)total);
+	tmatch_cli_json_int(&j, "damaged", damaged);
+	tmatch_cli_json_end(&j);
+	return tmatch_cli_output_close(stdout, "-") < 0;
+}
+
+static int list(const tmatch_profile_store_t *s, const struct args *a, const char *match)
 {
 	tmatch_profile_store_entry_t *v;
 	tmatch_error_t err;
@@ -156,6 +216,12 @@ static int list(const tmatch_profile_store_t *s, const char *match)
 	tmatch_error_clear(&err);
 	if (tmatch_profile_store_list(s, &v, &n, &damaged, &err) < 0)
 		return tmatch_cli_report(&err);
+	if (!match && a->json) {
+		int rc = list_json(dir, v, n, damaged);
+
+		free(v);
+		return rc;
+	}
 	if (!match && n > 0)
 		printf("%-16s  %7s  %10s  %-16s  %-16s  %s\n", "ENTRY", "RANKS", "BYTES",
 		       "LAST USED", "NAME", "EXECUTABLE");
@@ -200,9 +266,9 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 
 	tmatch_error_clear(&err);
 	if (!strcmp(cmd, "list") && npos == 0)
-		return list(s, NULL);
+		return list(s, a, NULL);
 	if (!strcmp(cmd, "show") && npos == 1)
-		return list(s, argv[0]);
+		return list(s, a, argv[0]);
 	if (!strcmp(cmd, "forget") && npos == 1) {
 		if (tmatch_profile_store_forget(s, argv[0], &removed, &err) < 0)
 			return tmatch_cli_report(&err);
@@ -231,7 +297,7 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 			ranks = (uint64_t)tmatch_profile_ranks(p);
 			tmatch_profile_destroy(p);
 		} else if (!ranks) {
-			tmatch_cli_error("store find: give the run's --ranks");
+			tmatch_cli_error("store find: give the run's --ntasks");
 			return 2;
 		}
 		if (tmatch_profile_store_key(exe, (int)ranks, a->name, &key, &err) < 0)
@@ -308,9 +374,13 @@ int tmatch_cli_store(int argc, char **argv)
 	                                    !strcmp(cmd, "put") ? TMATCH_STORE_CREATE : 0, &err))) {
 		/* nothing stored yet: an empty store, except for what needs an entry */
 		if (errno == ENOENT && (!strcmp(cmd, "list") || !strcmp(cmd, "gc"))) {
+			const char *dir = err.file[0] ? err.file : NULL;
+
+			if (!strcmp(cmd, "list") && a.json)
+				return list_json(dir, NULL, 0, 0);
 			if (!strcmp(cmd, "list"))
 				printf("0 entries, 0 bytes in %s (none yet)\n",
-				       err.file[0] ? err.file : "the store");
+				       dir ? dir : "the store");
 			return 0;
 		}
 		return tmatch_cli_report(&err);

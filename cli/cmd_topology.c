@@ -284,7 +284,7 @@ int tmatch_cli_topology(int argc, char **argv)
 		O_ALLOC_CORES,
 		O_SMT,
 		O_JSON,
-		O_NODES, /* the old name of --nodelist */
+		O_NODES = TMATCH_CLI_OLD_NAME, /* the old name of --nodelist */
 	};
 	static const struct option longopts[] = {
 	    {"xml", required_argument, NULL, O_XML},
@@ -325,7 +325,7 @@ int tmatch_cli_topology(int argc, char **argv)
 	argv++;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:w:c:h", longopts, NULL)) != -1) {
+	while ((c = tmatch_cli_getopt(argc, argv, "t:w:c:h", longopts)) != -1) {
 		char *s = NULL;
 		switch (c) {
 		case O_XML:

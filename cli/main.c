@@ -7,6 +7,8 @@
 
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,6 +164,45 @@ void tmatch_cli_renamed(const char *command, const char *old, const char *now)
 	tmatch_cli_error("%s: %s is now %s (treematch(1), the option grammar); the old name still "
 	                 "works for a while",
 	                 command, old, now);
+}
+
+void tmatch_cli_options(const char *shortopts, const struct option *longopts)
+{
+	const char *want = getenv("TREEMATCH_OPTION_TABLE");
+	static const char *const kind[] = {"none", "required", "optional"};
+
+	if (!want || strcmp(want, "1") != 0)
+		return;
+	for (const struct option *o = longopts; o && o->name; o++) {
+		const char *s = o->val > 0 && o->val < 128 && o->val != ':' && shortopts
+		                    ? strchr(shortopts, o->val)
+		                    : NULL;
+
+		printf("--%s\t%s%c\t%s\t%s\n", o->name, s ? "-" : "", s ? o->val : '-',
+		       kind[o->has_arg >= 0 && o->has_arg <= 2 ? o->has_arg : 0],
+		       o->val >= TMATCH_CLI_OLD_NAME ? "old" : "");
+	}
+	/* a letter no long option has: a meaning the grammar cannot check */
+	for (const char *c = shortopts; c && *c; c++) {
+		int claimed = 0;
+
+		if (*c == ':' || *c == '+' || *c == '-')
+			continue;
+		for (const struct option *o = longopts; o && o->name; o++)
+			claimed |= o->val == *c;
+		if (!claimed)
+			printf("-%c\t-%c\tletter only\t\n", *c, *c);
+	}
+	fflush(stdout);
+	exit(0);
+}
+
+int tmatch_cli_getopt(int argc, char *const *argv, const char *shortopts,
+                      const struct option *longopts)
+{
+	if (optind <= 1)
+		tmatch_cli_options(shortopts, longopts);
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
 int tmatch_cli_bad_option(const char *command, char *const *argv, const char *shortopts,

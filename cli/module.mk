@@ -17,6 +17,7 @@ endif
 # `treematch config check` on sites' configurations (runs the CLI `all` built).
 TEST_SRCS += tests/unit/test_cli_config.c
 TEST_SRCS += tests/unit/test_cli_completion.c tests/unit/test_cli_usage.c
+TEST_SRCS += tests/unit/test_cli_grammar.c
 
 # Bash completion (cli/treematch.bash), read by bash-completion on demand
 # under the command's name: treematch-srun's is the same file.

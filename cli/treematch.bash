@@ -58,8 +58,9 @@ _treematch() {
 
 	# a value
 	case $prev in
-	--mapper | -m)
-		if [[ $cmd == map || $cmd == draw || $cmd == layout || $cmd == predict ]]; then
+	--mapper | -m | --mapping)
+		if [[ $prev != --mapping && ($cmd == map || $cmd == draw || $cmd == layout) ]] ||
+			[[ $prev == --mapping && $cmd == predict ]]; then
 			COMPREPLY=($(compgen -W "$(_treematch_help map | sed -n 's/.*one of: \([a-z, +]*\).*/\1/p' | tr -d ,)" -- "$cur"))
 			[[ $cmd == predict ]] && compopt -o default 2>/dev/null
 			return
@@ -67,7 +68,7 @@ _treematch() {
 		;;
 	--format | -f)
 		if [[ $cmd == map ]]; then
-			COMPREPLY=($(compgen -W "plain yaml openmpi mpich impi srun" -- "$cur"))
+			COMPREPLY=($(compgen -W "plain yaml openmpi mpich impi srun bindings" -- "$cur"))
 			return
 		fi
 		;;

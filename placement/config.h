@@ -47,7 +47,7 @@
  *   min_gain=PCT            learn mode: keep Slurm's binding when the placement gains
  *                           less than PCT % of the node's cost (default 2)
  *   search_time=SECONDS     more search the default mapper may add on each node
- *                           (`treematch map --budget`; default 0, none): at most half
+ *                           (`treematch map --search-time`; default 0, none): at most half
  *                           of max_map_time is used; user may only lower it
  *   nic_env=on|off          GPU steps: give each task the variables its MPI library's
  *                           transport reads for its card (UCX_NET_DEVICES, FI_EFA_IFACE,

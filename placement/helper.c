@@ -609,8 +609,8 @@ int tmatch__helper_format(const struct tmatch__helper_msg *m, const char *node,
 		return 0;
 	case TMATCH__HMSG_PREDICT_NONE:
 		snprintf(line, len,
-		         "%s has no predicted time for mapper=%s and packed: treematch predict -m "
-		         "packed -m %s --save it",
+		         "%s has no predicted time for mapper=%s and packed: treematch predict "
+		         "--mapping packed --mapping %s --save it",
 		         file, name, name);
 		return 0;
 	case TMATCH__HMSG_PREDICT_BAD:

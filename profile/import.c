@@ -438,16 +438,17 @@ tmatch_profile_t *tmatch_profile_import(const char *const *paths, int npaths,
 		n = o.ranks ? o.ranks : r.max_rank + 1;
 	if (o.ranks && o.ranks != n) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "--ranks %d does not match the %d ranks of the input", o.ranks, n);
+		                 "--ntasks %d does not match the %d ranks of the input", o.ranks,
+		                 n);
 		goto out;
 	}
 	if (r.max_rank >= n) {
 		tmatch_error_set(err, EINVAL, NULL, 0, 0,
-		                 "the input names rank %d but --ranks is %d", r.max_rank, n);
+		                 "the input names rank %d but --ntasks is %d", r.max_rank, n);
 		goto out;
 	}
 	if (n < 1) {
-		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no edges in the input: give --ranks N");
+		tmatch_error_set(err, EINVAL, NULL, 0, 0, "no edges in the input: give --ntasks N");
 		goto out;
 	}
 	p = tmatch_profile_create(

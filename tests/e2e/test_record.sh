@@ -14,7 +14,7 @@
 #   - the profile loads with the project's loader (treematch profile check),
 #     and no temporary file is left next to it;
 #   - Open MPI's pml monitoring, run in the same launch and imported with
-#     `treematch profile convert -f ompi`, gives the same point-to-point
+#     `treematch profile convert --from ompi`, gives the same point-to-point
 #     matrix (within 1 %; exact in practice), except for persistent sends,
 #     which monitoring is known not to see (checked as exactly that gap);
 #     neighbourhood and v-collectives are left out of that run (see below);
@@ -253,7 +253,7 @@ monitor() { # name prog [args]: record + monitoring in one Open MPI launch
 	timeout 180 "$TM" record -o "$W/$name.yml" -- mpirun.openmpi -np 4 \
 		--mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
 		--mca pml_monitoring_filename "$W/$name.mon/m" "$@" >"$W/$name.log" 2>&1 &&
-		"$TM" profile convert -f ompi -o "$W/$name.mon.yml" "$W/$name.mon"/m.*.prof \
+		"$TM" profile convert --from ompi -o "$W/$name.mon.yml" "$W/$name.mon"/m.*.prof \
 			>>"$W/$name.log" 2>&1
 }
 
@@ -497,7 +497,7 @@ for abi in openmpi mpich; do
 			END { for (k in m) print k, m[k], b[k] }' | sort -n -k1,1 -k2,2 >"$W/cg-$abi.sent" &&
 		edges "$W/cg-$abi.yml" coll_edges | diff - "$W/cg-$abi.sent" >"$W/cg-$abi.diff" &&
 		"$TM" map -p "$W/cg-$abi.yml" -t "$cg_topo" >"$W/cg-$abi.map" &&
-		"$TM" eval -p "$W/cg-$abi.yml" -t "$cg_topo" -M "$W/cg-$abi.map" >"$W/cg-$abi.eval" &&
+		"$TM" eval -p "$W/cg-$abi.yml" -t "$cg_topo" --mapping "$W/cg-$abi.map" >"$W/cg-$abi.eval" &&
 		awk '$1 == "hop_bytes" { exit !($2 > 0 && $2 < $3) }' "$W/cg-$abi.eval" &&
 		"$TM" predict --trace "$W/trace-cg-$abi/trace.txt" --topology "$cg_topo" \
 			-m auto -m packed --keep "$W/keep-cg-$abi" >"$W/predict-cg-$abi.out" 2>&1 &&

@@ -147,7 +147,7 @@ t_learn() {
 	rc=$?
 	if [ $rc -eq 0 ] && none_placed "$WORK/learn4.out" 2 &&
 		[ "$(grep -c 'discarded the stored profile' "$WORK/learn4.err")" = 1 ] &&
-		[ "$(ls "$store"/*.meta 2>/dev/null | wc -l)" = 1 ] && "$TM" store find "$hello" --ranks 2 \
+		[ "$(ls "$store"/*.meta 2>/dev/null | wc -l)" = 1 ] && "$TM" store find "$hello" --ntasks 2 \
 		>/dev/null 2>&1; then
 		pass "learn: a damaged entry is discarded in one line, the step runs and records again"
 	else

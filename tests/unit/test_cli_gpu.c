@@ -172,6 +172,9 @@ Test(cli_gpu, eval_and_draw_bindings)
 	                     "1",   "--format", "bindings", NULL};
 	char *out, *err, bfile[64], svg[64];
 	const char *eval[] = {"eval", "-p", profile, "-t", topo, "--bindings", bfile, NULL};
+	const char *json[] = {"eval",       "-p",  profile,  "-t", topo,
+	                      "--bindings", bfile, "--json", NULL};
+	char q[256];
 	const char *draw[] = {"draw",       "-p",  profile, "-t", topo,
 	                      "--bindings", bfile, "-o",    svg,  NULL};
 	double ours, inorder;
@@ -199,6 +202,22 @@ Test(cli_gpu, eval_and_draw_bindings)
 	cr_expect_gt(inorder, 0, "%s", out);
 	cr_expect(strstr(out, "ranks_outside_gpu_cpus                      0                6\n"),
 	          "%s", out);
+	free(out);
+	free(err);
+
+	/* --json: the same rows */
+	cr_assert_eq(run(&out, &err, json), 0, "%s", err);
+	cr_assert_eq(cli_jq(out,
+	                    ".placements | length, (map(.name) | join(\",\")), "
+	                    "(.[0].gpus_on_two_packages == 0), (.[1].gpus_on_two_packages > 0), "
+	                    ".[0].ranks_outside_gpu_cpus, .[1].ranks_outside_gpu_cpus, "
+	                    "(.[1].gpu_traffic | keys_unsorted | join(\",\"))",
+	                    q, sizeof(q)),
+	             0, "%s", q);
+	cr_expect_str_eq(q,
+	                 "2\nbindings,in-order\ntrue\ntrue\n0\n6\nsame_gpu,same_device,"
+	                 "direct_link,island,same_package,across_packages\n",
+	                 "%s", out);
 	free(out);
 	free(err);
 

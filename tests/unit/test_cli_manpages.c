@@ -225,17 +225,22 @@ static int check_options(const char *page, const char *name, const char *help, i
 	return bad;
 }
 
-Test(manpages, every_cli_option_is_in_treematch_1)
+/*
+ * Call fn(name, help, ctx) for every command `treematch --help` lists and
+ * every command of a group, with its --help text; returns the number of
+ * commands whose --help failed (each reported) plus fn's results.
+ */
+typedef int (*help_fn)(const char *name, const char *help, void *ctx);
+
+static int each_command(help_fn fn, void *ctx)
 {
 	static char help[MAXHELP], sub[MAXHELP];
 	char names[32][32], nested[32][32];
-	char *page = read_page(PAGE1);
 	int n, bad = 0;
 
 	cr_assert_eq(run_cli("--help", NULL, NULL, help, sizeof(help)), 0);
 	n = list_commands(help, NULL, names, 32);
 	cr_assert_geq(n, 7, "treematch --help lists %d commands:\n%s", n, help);
-	cr_expect(has_word(page, page + strlen(page), "--version"));
 	for (int i = 0; i < n; i++) {
 		int rc = run_cli(names[i], "--help", NULL, help, sizeof(help));
 		int nn;
@@ -246,10 +251,10 @@ Test(manpages, every_cli_option_is_in_treematch_1)
 		}
 		nn = list_commands(help, names[i], nested, 32);
 		if (nn == 0) {
-			bad += check_options(page, names[i], help, 1);
+			bad += fn(names[i], help, ctx);
 			continue;
 		}
-		/* A group: document each of its commands. */
+		/* A group: each of its commands. */
 		for (int k = 0; k < nn; k++) {
 			char full[80];
 			rc = run_cli(names[i], nested[k], "--help", sub, sizeof(sub));
@@ -259,10 +264,198 @@ Test(manpages, every_cli_option_is_in_treematch_1)
 				bad++;
 				continue;
 			}
-			bad += check_options(page, full, sub, 1);
+			bad += fn(full, sub, ctx);
 		}
 	}
+	return bad;
+}
+
+static int check_section(const char *name, const char *help, void *page)
+{
+	return check_options(page, name, help, 1);
+}
+
+Test(manpages, every_cli_option_is_in_treematch_1)
+{
+	char *page = read_page(PAGE1);
+	int bad;
+
+	cr_expect(has_word(page, page + strlen(page), "--version"));
+	bad = each_command(check_section, page);
 	cr_expect_eq(bad, 0, "%d problems between the CLI and treematch.1 (see above)", bad);
+	free(page);
+}
+
+/* The rows of treematch(1)'s OPTION GRAMMAR table: "-x, --long<TAB>ARG<TAB>..."
+   or "--long<TAB>ARG<TAB>..." (ARG empty: no value; "[X]": optional). */
+typedef struct grammar {
+	int n;
+	char lng[128][32];
+	char shrt[128];   /* 0: none */
+	char arg[128];    /* 'n' none, 'r' required, 'o' optional */
+	int used[128];    /* commands that take it */
+	const char *text; /* the section, for the old names */
+	const char *end;
+} grammar_t;
+
+static void read_grammar(const char *page, grammar_t *g)
+{
+	const char *p = strstr(page, ".SH \"OPTION GRAMMAR\"");
+	const char *end;
+
+	cr_assert_not_null(p, "treematch.1 has no section .SH \"OPTION GRAMMAR\"");
+	end = strstr(p + 1, "\n.SH ");
+	cr_assert_not_null(end);
+	g->n = 0;
+	g->text = p;
+	g->end = end;
+	for (p = strchr(p, '\n'); p && p < end; p = strchr(p + 1, '\n')) {
+		const char *l = p + 1, *tab = strchr(l, '\t'), *nl = strchr(l, '\n');
+		char s = 0;
+		size_t len;
+
+		if (!tab || (nl && tab > nl) || l[0] != '-')
+			continue;
+		if (l[1] != '-') {
+			s = l[1];
+			cr_assert_eq(strncmp(l + 2, ", --", 4), 0, "grammar row: %.40s", l);
+			l += 4;
+		}
+		len = (size_t)(tab - l);
+		cr_assert(len > 2 && len < 32 && g->n < 128, "grammar row: %.40s", l);
+		memcpy(g->lng[g->n], l, len);
+		g->lng[g->n][len] = 0;
+		g->shrt[g->n] = s;
+		g->arg[g->n] = tab[1] == '\t' ? 'n' : tab[1] == '[' ? 'o' : 'r';
+		g->used[g->n] = 0;
+		for (int i = 0; i < g->n; i++) {
+			cr_expect_str_neq(g->lng[i], g->lng[g->n], "%s twice in the table",
+			                  g->lng[i]);
+			cr_expect(!s || g->shrt[i] != s, "-%c is %s and %s", s, g->lng[i],
+			          g->lng[g->n]);
+		}
+		g->n++;
+	}
+}
+
+/*
+ * A command's own option table (TREEMATCH_OPTION_TABLE=1: one line per long
+ * option, "--long<TAB>-x or -<TAB>none|required|optional<TAB>old or
+ * nothing"; "-x<TAB>-x<TAB>letter only" for a letter without a long
+ * option) against the grammar: every option a row, with the row's letter
+ * and argument; an old name said as such in the section. Returns the
+ * number of problems, each logged.
+ */
+static int check_table(const char *name, const char *table, grammar_t *g)
+{
+	int bad = 0;
+
+	for (const char *l = table; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		char lng[64], letter[8], arg[16], old[8] = "";
+		int row = -1;
+
+		if (sscanf(l, "%63[^\t]\t%7[^\t]\t%15[^\t\n]\t%7[^\t\n]", lng, letter, arg, old) <
+		    3) {
+			cr_log_error("treematch %s: option table line '%.40s'", name, l);
+			bad++;
+			continue;
+		}
+		if (!strcmp(arg, "letter only")) {
+			cr_log_error("treematch %s: %s has no long option", name, lng);
+			bad++;
+			continue;
+		}
+		if (!strcmp(old, "old")) {
+			char said[96];
+
+			snprintf(said, sizeof(said), "%s is its old name", lng);
+			if (!strstr(g->text, said) || strstr(g->text, said) > g->end) {
+				cr_log_error("treematch %s: the grammar does not say '%s'", name,
+				             said);
+				bad++;
+			}
+			continue;
+		}
+		for (int i = 0; i < g->n; i++)
+			if (!strcmp(g->lng[i], lng))
+				row = i;
+		if (row < 0) {
+			cr_log_error("treematch %s: %s is not in treematch(1)'s OPTION GRAMMAR",
+			             name, lng);
+			bad++;
+			continue;
+		}
+		g->used[row]++;
+		if (letter[1] != g->shrt[row]) {
+			cr_log_error("treematch %s: %s%s%s; the grammar says %s%c", name,
+			             letter[1] ? letter : "", letter[1] ? ", " : "", lng,
+			             g->shrt[row] ? "-" : "long-only", g->shrt[row]);
+			bad++;
+		}
+		if (arg[0] != g->arg[row]) {
+			cr_log_error("treematch %s: %s takes %s value; the grammar says %c", name,
+			             lng, arg, g->arg[row]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int check_grammar(const char *name, const char *help, void *ctx)
+{
+	static char table[MAXHELP];
+	char *argv[4] = {CLI, NULL, NULL, NULL}, words[64], *sp;
+	int rc;
+
+	(void)help;
+	snprintf(words, sizeof(words), "%s", name);
+	argv[1] = words;
+	if ((sp = strchr(words, ' '))) {
+		*sp = 0;
+		argv[2] = sp + 1;
+	}
+	setenv("TREEMATCH_OPTION_TABLE", "1", 1);
+	rc = cli_run(argv, NULL, table, NULL, sizeof(table));
+	unsetenv("TREEMATCH_OPTION_TABLE");
+	if (rc != 0 || !strstr(table, "--help\t-h\tnone")) {
+		cr_log_error("treematch %s: no option table (status %d): %.200s", name, rc, table);
+		return 1;
+	}
+	return check_table(name, table, ctx);
+}
+
+Test(manpages, one_option_grammar)
+{
+	char *page = read_page(PAGE1);
+	grammar_t g;
+	int bad;
+
+	read_grammar(page, &g);
+	cr_assert_geq(g.n, 40, "the grammar table has %d rows", g.n);
+	bad = each_command(check_grammar, &g);
+	for (int i = 0; i < g.n; i++)
+		if (!g.used[i]) {
+			cr_log_error("%s is in the grammar but no command takes it", g.lng[i]);
+			bad++;
+		}
+	cr_expect_eq(bad, 0, "%d options against treematch(1)'s OPTION GRAMMAR (see above)", bad);
+	free(page);
+}
+
+/* The check can fail: a letter the grammar does not give, an option it
+   does not have, a letter alone, an old name it does not say. */
+Test(manpages, one_option_grammar_can_fail)
+{
+	char *page = read_page(PAGE1);
+	grammar_t g;
+
+	read_grammar(page, &g);
+	cr_expect_eq(check_table("x",
+	                         "--profile\t-q\trequired\t\n--nosuch\t-\tnone\t\n"
+	                         "-Z\t-Z\tletter only\t\n--frobs\t-\tnone\told\n"
+	                         "--seed\t-s\tnone\t\n--help\t-h\tnone\t\n",
+	                         &g),
+	             5);
 	free(page);
 }
 

@@ -368,11 +368,12 @@ Test(predict, command_places_by_the_profile_as_the_plugin, .timeout = 120)
 	char keep[] = "/tmp/tm-predict-keep-XXXXXX", path[PATH_MAX + 32];
 	char predicted[512], mapped[512];
 	const char *prof = TMATCH_SRCDIR "/tests/fixtures/profile/valid/lammps-8.yml";
-	char *argv[] = {"predict",    "--trace",    HALO, "--topology", CLUS2,
-	                "--profile",  (char *)prof, "-m", "auto",       "-m",
-	                "trace:auto", "--keep",     keep, NULL};
+	char *argv[] = {"predict",    "--trace",    HALO,        "--topology", CLUS2,
+	                "--profile",  (char *)prof, "--mapping", "auto",       "--mapping",
+	                "trace:auto", "--keep",     keep,        NULL};
 	char *map[] = {"map", "-p", (char *)prof, "-t", CLUS2, NULL};
-	char *none[] = {"predict", "--trace", HALO, "--topology", CLUS2, "-m", "packed", NULL};
+	char *none[] = {"predict", "--trace",   HALO,     "--topology",
+	                CLUS2,     "--mapping", "packed", NULL};
 	char *other[] = {"predict",
 	                 "--trace",
 	                 HALO,

@@ -56,10 +56,10 @@ static const struct {
 	const char *expected;
 } cases[] = {
     {"ring4.mtx", "ring4.mtx.expected.yml"},
-    {"-m sym3.mat", "sym3.mat.expected.yml"},
+    {"--matrix sym3.mat", "sym3.mat.expected.yml"},
     {"small.edges", "small.edges.expected.yml"},
-    {"-c wire rs.0.prof rs.1.prof", "rs.wire.expected.yml"},
-    {"-c logical rs.0.prof rs.1.prof", "rs.logical.expected.yml"},
+    {"--coll wire rs.0.prof rs.1.prof", "rs.wire.expected.yml"},
+    {"--coll logical rs.0.prof rs.1.prof", "rs.logical.expected.yml"},
 };
 
 Test(conf_convert, inputs_give_expected_profiles)
@@ -100,11 +100,11 @@ Test(conf_convert, bad_inputs_name_file_and_line)
 	cr_expect_eq(rc, 1);
 	cr_expect_not_null(strstr(out, "frac.mtx:3: value must be a non-negative whole number"),
 	                   "%s", out);
-	rc = run("cd " CDIR " && " CLI " profile convert -c both rs.0.prof", out, sizeof(out));
+	rc = run("cd " CDIR " && " CLI " profile convert --coll both rs.0.prof", out, sizeof(out));
 	cr_expect_eq(rc, 2);
 	rc = run("cd " CDIR " && " CLI " profile convert -n 2 small.edges", out, sizeof(out));
 	cr_expect_eq(rc, 1);
-	cr_expect_not_null(strstr(out, "rank 2 but --ranks is 2"), "%s", out);
+	cr_expect_not_null(strstr(out, "rank 2 but --ntasks is 2"), "%s", out);
 }
 
 Test(conf_convert, check_reports_and_validates)
@@ -224,7 +224,7 @@ Test(conf_convert, compiled_profiles_behave_like_their_yaml)
 		cr_assert_str_eq(a, b, "%s: check differs", ex[i]);
 		snprintf(cmd, sizeof(cmd), CLI " profile convert %s/%s 2>/dev/null", src, ex[i]);
 		run(cmd, a, sizeof(a));
-		snprintf(cmd, sizeof(cmd), CLI " profile convert -f yaml %s/p.bin", dir);
+		snprintf(cmd, sizeof(cmd), CLI " profile convert --from yaml %s/p.bin", dir);
 		cr_assert_eq(run(cmd, b, sizeof(b)), 0, "%s", b);
 		cr_assert_str_eq(a, b, "%s: back to YAML differs", ex[i]);
 		snprintf(cmd, sizeof(cmd),
