@@ -9,6 +9,7 @@
  * stats adds distributions.
  */
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "placement/placement.h"
 #include "profile/profile.h"
 
@@ -266,7 +267,124 @@ static const char *coll_says(const tmatch_profile_t *p)
 	}
 }
 
-static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, int stats)
+/* The facts summarise prints, for --json. */
+struct summary {
+	int n, metric, coll, stats, nbest, dmin, dmax, isolated;
+	unsigned m;
+	double dsum, total;
+	uint64_t tb[2], tm[2];
+	const struct pair *best;
+	const uint64_t *deg; /* sorted, stats only */
+	size_t pairs;
+};
+
+static const char *const info_keys[] = {"application", "tool",    "tool_version",
+                                        "mpi_library", "created", "source"};
+
+/* profile check/stats --json: one document (schema in treematch(1)). */
+static int summary_json(const tmatch_profile_t *p, const char *file, const struct summary *u)
+{
+	tmatch_cli_json_t j;
+	int nodes, rpn;
+
+	tmatch_cli_json_init(&j, stdout);
+	tmatch_cli_json_object(&j, NULL);
+	tmatch_cli_json_string(&j, "file", file);
+	tmatch_cli_json_int(&j, "ranks", u->n);
+	tmatch_cli_json_bool(&j, "directed", tmatch_profile_directed(p));
+	tmatch_cli_json_array(&j, "metrics");
+	if (u->m & TMATCH_PROFILE_HAS_BYTES)
+		tmatch_cli_json_string(&j, NULL, "bytes");
+	if (u->m & TMATCH_PROFILE_HAS_MSGS)
+		tmatch_cli_json_string(&j, NULL, "msgs");
+	tmatch_cli_json_end(&j);
+	tmatch_cli_json_string(&j, "placement_metric",
+	                       tmatch_profile_metric_name(tmatch_profile_placement_metric(p)));
+	tmatch_cli_json_string(&j, "metric_used",
+	                       tmatch_profile_metric_name((tmatch_profile_metric_t)u->metric));
+	tmatch_cli_json_bool(&j, "collectives", u->coll);
+	tmatch_cli_json_string(&j, "collectives_recorded",
+	                       tmatch_profile_collectives(p) == TMATCH_COLL_UNSTATED
+	                           ? NULL
+	                           : tmatch_profile_coll_name(tmatch_profile_collectives(p)));
+	tmatch_cli_json_object(&j, "edges");
+	tmatch_cli_json_int(&j, "point_to_point",
+	                    (long long)tmatch_profile_nedges(p, TMATCH_PROFILE_P2P));
+	tmatch_cli_json_int(&j, "collective",
+	                    (long long)tmatch_profile_nedges(p, TMATCH_PROFILE_COLL));
+	tmatch_cli_json_end(&j);
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *t = k ? u->tm : u->tb;
+
+		if (!(u->m & (k ? TMATCH_PROFILE_HAS_MSGS : TMATCH_PROFILE_HAS_BYTES))) {
+			tmatch_cli_json_null(&j, k ? "total_msgs" : "total_bytes");
+			continue;
+		}
+		tmatch_cli_json_object(&j, k ? "total_msgs" : "total_bytes");
+		tmatch_cli_json_number(&j, "point_to_point", (double)t[0]);
+		tmatch_cli_json_number(&j, "collective", (double)t[1]);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_object(&j, "degree");
+	tmatch_cli_json_int(&j, "min", u->dmin);
+	tmatch_cli_json_number(&j, "mean", u->n ? u->dsum / u->n : 0.0);
+	tmatch_cli_json_int(&j, "max", u->dmax);
+	tmatch_cli_json_int(&j, "isolated", u->isolated);
+	if (u->stats && u->deg && u->n > 0) {
+		tmatch_cli_json_array(&j, "quartiles");
+		tmatch_cli_json_int(&j, NULL, (long long)u->deg[u->n / 4]);
+		tmatch_cli_json_int(&j, NULL, (long long)u->deg[u->n / 2]);
+		tmatch_cli_json_int(&j, NULL, (long long)u->deg[(3 * (size_t)u->n) / 4]);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	tmatch_cli_json_array(&j, "top_pairs");
+	for (int k = 0; k < u->nbest; k++) {
+		tmatch_cli_json_object(&j, NULL);
+		tmatch_cli_json_int(&j, "i", u->best[k].i);
+		tmatch_cli_json_int(&j, "j", u->best[k].j);
+		tmatch_cli_json_number(&j, "weight", u->best[k].w);
+		tmatch_cli_json_number(&j, "share", u->total > 0 ? u->best[k].w / u->total : 0.0);
+		tmatch_cli_json_end(&j);
+	}
+	tmatch_cli_json_end(&j);
+	if (u->stats) {
+		if (u->m == 3u && u->tm[0])
+			tmatch_cli_json_number(&j, "mean_message",
+			                       (double)u->tb[0] / (double)u->tm[0]);
+		else
+			tmatch_cli_json_null(&j, "mean_message");
+		if ((u->m & TMATCH_PROFILE_HAS_BYTES) && u->tb[0] + u->tb[1])
+			tmatch_cli_json_number(&j, "collective_share",
+			                       (double)u->tb[1] / (double)(u->tb[0] + u->tb[1]));
+		else
+			tmatch_cli_json_null(&j, "collective_share");
+		tmatch_cli_json_int(&j, "pairs", (long long)u->pairs);
+		tmatch_cli_json_number(&j, "pair_density",
+		                       u->n > 1 ? (double)u->pairs / ((double)u->n * (u->n - 1) / 2)
+		                                : 0.0);
+		tmatch_cli_json_object(&j, "provenance");
+		for (size_t i = 0; i < sizeof(info_keys) / sizeof(info_keys[0]); i++)
+			if (tmatch_profile_info(p, info_keys[i]))
+				tmatch_cli_json_string(&j, info_keys[i],
+				                       tmatch_profile_info(p, info_keys[i]));
+		tmatch_cli_json_end(&j);
+		tmatch_profile_layout(p, &nodes, &rpn);
+		if (nodes) {
+			tmatch_cli_json_object(&j, "recorded_on");
+			tmatch_cli_json_int(&j, "nodes", nodes);
+			tmatch_cli_json_int(&j, "ranks_per_node", rpn);
+			tmatch_cli_json_end(&j);
+		} else {
+			tmatch_cli_json_null(&j, "recorded_on");
+		}
+	}
+	tmatch_cli_json_end(&j);
+	return tmatch_cli_output_close(stdout, "-") < 0;
+}
+
+static int summarise(const tmatch_profile_t *p, const char *file, int metric, int coll, int top,
+                     int stats, int json)
 {
 	tmatch_error_t err;
 	/* the matrix the plugin places by, with its coll= and metric= */
@@ -291,6 +409,8 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 			tm[s] += g;
 		}
 	}
+	if (json)
+		goto numbers;
 	printf("ranks:            %d\n", n);
 	printf("directed:         %s\n", tmatch_profile_directed(p) ? "yes" : "no");
 	printf("metrics:          %s%s%s\n", (m & TMATCH_PROFILE_HAS_BYTES) ? "bytes" : "",
@@ -315,6 +435,7 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 		put_share(t[1], t[0] + t[1]);
 		printf(" collective\n");
 	}
+numbers:;
 	int dmin = n, dmax = 0, isolated = 0;
 	double dsum = 0;
 	uint64_t *deg = stats ? malloc((size_t)n * sizeof(*deg)) : NULL;
@@ -350,9 +471,32 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 			best[pos] = (struct pair){i, cols[k], w[k]};
 		}
 	}
+	double total = tmatch_comm_total(comm);
+	if (json) {
+		struct summary u = {n,
+		                    metric,
+		                    with_coll,
+		                    stats,
+		                    nbest,
+		                    dmin,
+		                    dmax,
+		                    isolated,
+		                    m,
+		                    dsum,
+		                    total,
+		                    {tb[0], tb[1]},
+		                    {tm[0], tm[1]},
+		                    best,
+		                    deg,
+		                    tmatch_comm_nnz(comm) / 2};
+
+		if (stats)
+			qsort(deg, (size_t)n, sizeof(*deg), cmp_u64);
+		rc = summary_json(p, file, &u);
+		goto out;
+	}
 	printf("degree:           min %d, mean %.2f, max %d; %d isolated rank%s\n", dmin, dsum / n,
 	       dmax, isolated, isolated == 1 ? "" : "s");
-	double total = tmatch_comm_total(comm);
 	printf("top pairs (%s):\n", tmatch_profile_metric_name((tmatch_profile_metric_t)metric));
 	for (int k = 0; k < nbest; k++)
 		printf("  %6d %6d  %.0f  (%.1f%%)\n", best[k].i, best[k].j, best[k].w,
@@ -368,11 +512,10 @@ static int summarise(const tmatch_profile_t *p, int metric, int coll, int top, i
 		printf("pair density:     %.6f (%zu of %.0f pairs)\n",
 		       n > 1 ? (double)pairs / ((double)n * (n - 1) / 2) : 0.0, pairs,
 		       (double)n * (n - 1) / 2);
-		const char *keys[] = {"application", "tool",    "tool_version",
-		                      "mpi_library", "created", "source"};
-		for (size_t i = 0; i < 6; i++)
-			if (tmatch_profile_info(p, keys[i]))
-				printf("%-17s %s\n", keys[i], tmatch_profile_info(p, keys[i]));
+		for (size_t i = 0; i < sizeof(info_keys) / sizeof(info_keys[0]); i++)
+			if (tmatch_profile_info(p, info_keys[i]))
+				printf("%-17s %s\n", info_keys[i],
+				       tmatch_profile_info(p, info_keys[i]));
 		tmatch_profile_layout(p, &nodes, &rpn);
 		if (nodes)
 			printf("recorded on:      %d nodes, %d ranks per node\n", nodes, rpn);
@@ -395,6 +538,7 @@ static const char check_usage[] =
     "      --top K         show the K heaviest pairs (default 5)\n"
     "      --max-ranks N   rank limit (default 1048576)\n"
     "  -q, --quiet         only validate: no summary\n"
+    "      --json          the summary as one JSON document (treematch(1))\n"
     "  -h, --help\n";
 
 static int cmd_check(int argc, char **argv, int stats)
@@ -404,6 +548,7 @@ static int cmd_check(int argc, char **argv, int stats)
 		O_COLLECTIVES,
 		O_TOP,
 		O_MAX_RANKS,
+		O_JSON,
 		O_RANKS = TMATCH_CLI_OLD_NAME,
 		O_COLL,
 	};
@@ -414,13 +559,14 @@ static int cmd_check(int argc, char **argv, int stats)
 	    {"coll", optional_argument, NULL, O_COLL},
 	    {"top", required_argument, NULL, O_TOP},
 	    {"max-ranks", required_argument, NULL, O_MAX_RANKS},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"ranks", required_argument, NULL, O_RANKS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *name = stats ? "stats" : "check";
-	int expect = -1, metric = -1, coll = -1, top = 5, quiet = 0, c, rc = 1;
+	int expect = -1, metric = -1, coll = -1, top = 5, quiet = 0, json = 0, c, rc = 1;
 	tmatch_profile_limits_t lim;
 	tmatch_error_t err;
 	tmatch_profile_t *p;
@@ -477,6 +623,9 @@ static int cmd_check(int argc, char **argv, int stats)
 		case 'q':
 			quiet = 1;
 			break;
+		case O_JSON:
+			json = 1;
+			break;
 		case 'h':
 			printf(check_usage, name);
 			return 0;
@@ -505,7 +654,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	}
 	if (metric < 0)
 		metric = (int)tmatch_profile_placement_metric(p);
-	if (!quiet && summarise(p, metric, coll, top, stats))
+	if ((!quiet || json) && summarise(p, argv[optind], metric, coll, top, stats, json))
 		goto out;
 	rc = 0;
 out:

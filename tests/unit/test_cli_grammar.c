@@ -199,3 +199,50 @@ Test(cli_grammar, plan_show_json)
 	             0, "%s", out);
 	cr_expect_str_eq(q, "n2\n2\n2,3\n");
 }
+
+/* profile check and stats --json: the same numbers as the text; stats adds
+   the distributions and the provenance. */
+Test(cli_grammar, profile_stats_json)
+{
+	const char *lammps = TMATCH_SRCDIR "/profile/examples/lammps-8.yml";
+	char q[4096];
+
+	cr_assert_eq(run("profile", "check", "--json", lammps, NULL), 0, "%s", err);
+	cr_assert_eq(cli_jq(out,
+	                    ".ranks, .directed, (.metrics | join(\",\")), .edges.point_to_point, "
+	                    ".total_bytes.point_to_point, .top_pairs[0].i, .top_pairs[0].j, "
+	                    "(.top_pairs | length), (has(\"provenance\") | not)",
+	                    q, sizeof(q)),
+	             0, "%s", out);
+	cr_expect_str_eq(q, "8\ntrue\nbytes,msgs\n24\n184173408\n4\n5\n5\ntrue\n");
+	cr_assert_eq(run("profile", "stats", "--json", "--top", "2", lammps, NULL), 0, "%s", err);
+	cr_assert_eq(cli_jq(out,
+	                    "(.top_pairs | length), .degree.quartiles[1], .pairs, "
+	                    "(.mean_message | floor), (.provenance | type)",
+	                    q, sizeof(q)),
+	             0, "%s", out);
+	cr_expect_str_eq(q, "2\n3\n12\n7266\nobject\n");
+	/* the text says the same */
+	cr_assert_eq(run("profile", "stats", lammps, NULL), 0, "%s", err);
+	cr_expect(strstr(out, "total bytes:      184173408 (100.0 %) point-to-point") != NULL, "%s",
+	          out);
+	cr_expect(strstr(out, "mean message:     7266.9 bytes") != NULL, "%s", out);
+	/* what the summary counts: as the plugin (a version 1 profile's
+	   collectives are not placed by), or as --collectives says */
+	cr_assert_eq(run("profile", "check", "--json", lammps, NULL), 0, "%s", err);
+	cr_assert_eq(cli_jq(out, ".collectives, .collectives_recorded", q, sizeof(q)), 1, "%s",
+	             out); /* jq -e: false or null last is status 1 */
+	cr_expect_str_eq(q, "false\nnull\n");
+	cr_assert_eq(run("profile", "check", "--json", "--collectives", lammps, NULL), 0, "%s",
+	             err);
+	cr_assert_eq(cli_jq(out, ".collectives, .total_bytes.collective", q, sizeof(q)), 0, "%s",
+	             out);
+	cr_expect_str_eq(q, "true\n3370\n");
+	cr_assert_eq(run("profile", "check", "--collectives=off", lammps, NULL), 0, "%s", err);
+	cr_expect(strstr(out, "(used here: bytes, point-to-point only)") != NULL, "%s", out);
+	cr_assert_eq(run("profile", "check", "--collectives=on", lammps, NULL), 0, "%s", err);
+	cr_expect(strstr(out, "(used here: bytes, point-to-point and collectives)") != NULL, "%s",
+	          out);
+	cr_assert_eq(run("profile", "check", "--collectives=maybe", lammps, NULL), 2, "%s", out);
+	cr_expect(strstr(err, "--collectives takes on or off") != NULL, "%s", err);
+}
