@@ -82,6 +82,9 @@ void tmatch_cli_progress_done(void);
  * close the file; -1 after saying a write failed.
  */
 const char *tmatch_cli_input(const char *path, const char *what);
+/* The name the user gave for a copy tmatch_cli_input made (`-` is
+   "(standard input)"); any other path as it is. Messages name that. */
+const char *tmatch_cli_input_given(const char *path);
 FILE *tmatch_cli_output(const char *path, const char *mode);
 int tmatch_cli_output_close(FILE *f, const char *path);
 

@@ -891,6 +891,19 @@ int tmatch_cli_draw(int argc, char **argv)
 		tmatch_cli_error("draw: give --bindings FILE or --mapping/--mapper, not both");
 		return 2;
 	}
+	if (png && !strcmp(output, "-")) {
+		tmatch_cli_error("draw: --png converts the SVG file: give -o FILE, not -");
+		return 2;
+	}
+	/* '-' and pipes: standard input copied once into a regular file */
+	if (!title)
+		title = strcmp(profile, "-")
+		            ? (strrchr(profile, '/') ? strrchr(profile, '/') + 1 : profile)
+		            : "standard input";
+	if (!(profile = tmatch_cli_input(profile, "--profile")) ||
+	    (mapping && !(mapping = tmatch_cli_input(mapping, "--mapping"))) ||
+	    (bindings && !(bindings = tmatch_cli_input(bindings, "--bindings"))))
+		return 1;
 
 	comm = tmatch_place_comm_load_metric(profile, tmatch_cli_log, NULL, &metric, &err);
 	if (!comm)
@@ -965,31 +978,16 @@ int tmatch_cli_draw(int argc, char **argv)
 	pic.max_leaves = max_leaves;
 	pic.mapping_name = mapping_name;
 	pic.topo_spec = topo_spec;
-	if (title) {
-		pic.title = title;
-	} else {
-		const char *slash = strrchr(profile, '/');
-		pic.title = slash ? slash + 1 : profile;
-	}
+	pic.title = title;
 	if (prepare(&pic, max_cells) < 0)
 		goto out;
 
-	f = fopen(output, "w");
-	if (!f) {
-		tmatch_cli_error("%s: cannot write: %s", output, strerror(errno));
+	if (!(f = tmatch_cli_output(output, "w")))
 		goto out;
-	}
-	if (write_svg(f, &pic) < 0 || ferror(f)) {
-		tmatch_cli_error("%s: write error", output);
-		fclose(f);
+	if ((write_svg(f, &pic) < 0) | (tmatch_cli_output_close(f, output) < 0)) {
 		f = NULL;
-		remove(output);
-		goto out;
-	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		tmatch_cli_error("%s: write error: %s", output, strerror(errno));
-		remove(output);
+		if (strcmp(output, "-") != 0)
+			remove(output);
 		goto out;
 	}
 	f = NULL;

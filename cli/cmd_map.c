@@ -789,6 +789,8 @@ int tmatch_cli_map(int argc, char **argv)
 		tmatch_cli_usage_hint("map");
 		return 2;
 	}
+	if (!(profile = tmatch_cli_input(profile, "--profile")))
+		return 1;
 	if (strcmp(format, "plain") != 0 && strcmp(format, "yaml") != 0 &&
 	    strcmp(format, "bindings") != 0 && tmatch_place_launcher_parse(format, &launcher)) {
 		tmatch_cli_error("map: --format '%s': use plain, yaml, bindings, openmpi, mpich, "
@@ -1055,6 +1057,9 @@ static int eval_bindings(const char *profile, const char *topology, const char *
 		                 "xml:FILE, synthetic:... or local");
 		return 2;
 	}
+	if (!(profile = tmatch_cli_input(profile, "--profile")) ||
+	    !(bindings = tmatch_cli_input(bindings, "--bindings")))
+		return 1;
 	if (!(comm = tmatch_place_comm_load(profile, tmatch_cli_log, NULL, &err)))
 		goto fail;
 	n = tmatch_comm_order(comm);
@@ -1199,6 +1204,9 @@ int tmatch_cli_eval(int argc, char **argv)
 		tmatch_cli_usage_hint("eval");
 		return 2;
 	}
+	if (!(profile = tmatch_cli_input(profile, "--profile")) ||
+	    !(mapping = tmatch_cli_input(mapping, "--mapping")))
+		return 1;
 	if (load_inputs(topology, allowed, profile, &topo, &comm))
 		goto out;
 	n = tmatch_comm_order(comm);

@@ -203,6 +203,7 @@ static int show(int argc, char **argv)
 	const char *node = NULL;
 	uint32_t nnodes;
 	int rc, json = 0;
+	const char *path;
 
 	if ((rc = plan_options("plan show", argc, argv, show_usage, &node, &json)))
 		return rc == 1 ? 0 : rc;
@@ -212,7 +213,8 @@ static int show(int argc, char **argv)
 		return 2;
 	}
 	argv += optind - 1;
-	if (open_plan(argv[1], node, &bind, &nnodes, node ? &s : NULL))
+	if (!(path = tmatch_cli_input(argv[1], "FILE")) ||
+	    open_plan(path, node, &bind, &nnodes, node ? &s : NULL))
 		return 1;
 	if (json) {
 		rc = show_json(argv[1], &bind, nnodes, s);
@@ -239,7 +241,7 @@ static int node(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *topology = "local";
+	const char *topology = "local", *path;
 	tmatch_place_node_in_t in;
 	tmatch_place_node_t *res = NULL;
 	tmatch_place_slice_t *s = NULL;
@@ -276,7 +278,8 @@ static int node(int argc, char **argv)
 		tmatch_cli_usage_hint("plan node");
 		return 2;
 	}
-	if (open_plan(argv[optind], argv[optind + 1], &bind, &nnodes, &s) || !s)
+	if (!(path = tmatch_cli_input(argv[optind], "FILE")) ||
+	    open_plan(path, argv[optind + 1], &bind, &nnodes, &s) || !s)
 		return 1;
 	tmatch_error_clear(&err);
 	tmatch_config_init(&cfg);

@@ -210,7 +210,7 @@ static int profile_matrix(const char *trace, const char **path, char *found, siz
 		tmatch_cli_error(
 		    "predict: %s has %d ranks, the trace %d: give the profile recorded "
 		    "with this trace (--profile)",
-		    *path, tmatch_profile_ranks(p), nranks);
+		    tmatch_cli_input_given(*path), tmatch_profile_ranks(p), nranks);
 		goto out;
 	}
 	if (!(*comm = tmatch_place_comm(p, -1, -1, &err))) {
@@ -218,7 +218,8 @@ static int profile_matrix(const char *trace, const char **path, char *found, siz
 		goto out;
 	}
 	coll = (tmatch_profile_sets(p, tmatch_place_comm_sets(-1)) & TMATCH_PROFILE_COLL) != 0;
-	snprintf(what, wlen, "%s as the plugin places by it (%s, point-to-point%s)", *path,
+	snprintf(what, wlen, "%s as the plugin places by it (%s, point-to-point%s)",
+	         tmatch_cli_input_given(*path),
 	         tmatch_profile_metric_name(tmatch_profile_placement_metric(p)),
 	         coll ? " and collectives" : "");
 	rc = 0;
@@ -242,7 +243,7 @@ static int save_prediction(const char *path, const char *trace, const char *prof
 		seconds[i] = runs[i].time;
 	}
 	snprintf(about, sizeof(about), "trace %s, profile %s, topology %s, machine %s", trace,
-	         profile ? profile : "(none: the trace's matrix)", topology,
+	         profile ? tmatch_cli_input_given(profile) : "(none: the trace's matrix)", topology,
 	         machine ? machine : "(defaults)");
 	if (!f) {
 		tmatch_cli_error("predict: cannot write %s: %s", path, strerror(errno));
@@ -356,6 +357,9 @@ int tmatch_cli_predict(int argc, char **argv)
 	char dir[PATH_MAX] = "", found[PATH_MAX + 16], what[PATH_MAX + 128];
 	int rc = 1;
 
+	/* --profile -: standard input, copied once (the trace and machine are not) */
+	if (profile && !(profile = tmatch_cli_input(profile, "--profile")))
+		return 1;
 	memset(runs, 0, sizeof(runs));
 	for (int i = 0; i < nruns; i++)
 		runs[i].name = names[i];

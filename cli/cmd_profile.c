@@ -58,7 +58,7 @@ static int write_compiled(const tmatch_profile_t *p, const char *output, tmatch_
 	FILE *f;
 	int rc;
 
-	if (!output) {
+	if (!output || !strcmp(output, "-")) {
 		if (isatty(STDOUT_FILENO))
 			return tmatch_error_set(
 			    err, EINVAL, NULL, 0, 0,
@@ -198,6 +198,11 @@ static int cmd_convert(int argc, char **argv, int compile)
 		return 2;
 	}
 	tmatch_error_clear(&err);
+	/* '-' and pipes: an edge list is read as it comes; another format is
+	   copied once into a regular file first */
+	for (int i = optind; i < argc && o.format != TMATCH_PROFILE_FROM_EDGES; i++)
+		if (!(argv[i] = (char *)tmatch_cli_input(argv[i], "INPUT")))
+			return 1;
 	p = tmatch_profile_import((const char *const *)argv + optind, argc - optind, &o,
 	                          tmatch_cli_log, NULL, &err);
 	if (!p)
@@ -215,7 +220,7 @@ static int cmd_convert(int argc, char **argv, int compile)
 			tmatch_cli_report(&err);
 			goto out;
 		}
-	} else if (output) {
+	} else if (output && strcmp(output, "-") != 0) {
 		if (tmatch_profile_save(p, output, matrix ? TMATCH_PROFILE_WRITE_MATRIX : 0,
 		                        &err)) {
 			tmatch_cli_report(&err);
@@ -567,6 +572,7 @@ static int cmd_check(int argc, char **argv, int stats)
 	};
 	const char *name = stats ? "stats" : "check";
 	int expect = -1, metric = -1, coll = -1, top = 5, quiet = 0, json = 0, c, rc = 1;
+	const char *file;
 	tmatch_profile_limits_t lim;
 	tmatch_error_t err;
 	tmatch_profile_t *p;
@@ -639,7 +645,9 @@ static int cmd_check(int argc, char **argv, int stats)
 		tmatch_cli_usage_hint(stats ? "profile stats" : "profile check");
 		return 2;
 	}
-	p = tmatch_profile_load(argv[optind], &lim, tmatch_cli_log, NULL, &err);
+	if (!(file = tmatch_cli_input(argv[optind], "FILE")))
+		return 1;
+	p = tmatch_profile_load(file, &lim, tmatch_cli_log, NULL, &err);
 	if (!p) {
 		/* this command's own limit: say how to raise it */
 		if (errno == E2BIG)

@@ -284,6 +284,7 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 	if ((!strcmp(cmd, "find") && npos == 1) || (!strcmp(cmd, "put") && npos == 2)) {
 		int put = cmd[0] == 'p';
 		uint64_t ranks = a->ranks;
+		const char *profile = NULL;
 		FILE *f = NULL;
 
 		if (!realpath(argv[0], exe)) {
@@ -291,7 +292,11 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 			return 1;
 		}
 		if (put) {
-			tmatch_profile_t *p = tmatch_profile_load(argv[1], NULL, NULL, NULL, &err);
+			tmatch_profile_t *p;
+
+			if (!(profile = tmatch_cli_input(argv[1], "PROFILE")))
+				return 1;
+			p = tmatch_profile_load(profile, NULL, NULL, NULL, &err);
 			if (!p)
 				return tmatch_cli_report(&err);
 			ranks = (uint64_t)tmatch_profile_ranks(p);
@@ -303,9 +308,9 @@ static int run(tmatch_profile_store_t *s, const struct args *a, const char *cmd,
 		if (tmatch_profile_store_key(exe, (int)ranks, a->name, &key, &err) < 0)
 			return tmatch_cli_report(&err);
 		if (put) {
-			if (!(f = tmatch_file_open(argv[1], NULL, &err)))
+			if (!(f = tmatch_file_open(profile, NULL, &err)))
 				return tmatch_cli_report(&err);
-			rc = tmatch_profile_store_put(s, &key, fileno(f), argv[1], exe, a->max_size,
+			rc = tmatch_profile_store_put(s, &key, fileno(f), profile, exe, a->max_size,
 			                              &err);
 			fclose(f);
 			if (rc < 0)

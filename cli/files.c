@@ -23,6 +23,7 @@
 #define MAX_SPOOLED 8
 
 static char *spooled[MAX_SPOOLED];
+static const char *given[MAX_SPOOLED]; /* as the user wrote it (argv) */
 static int nspooled;
 
 static void remove_spooled(void)
@@ -69,7 +70,7 @@ const char *tmatch_cli_input(const char *path, const char *what)
 		tmatch_cli_error("%s: too many inputs from pipes", what);
 		return NULL;
 	}
-	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	in = strcmp(path, "-") != 0 ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (in < 0) {
 		tmatch_cli_error("%s %s: %s", what, path, strerror(errno));
 		return NULL;
@@ -111,14 +112,15 @@ const char *tmatch_cli_input(const char *path, const char *what)
 		}
 		if (got == -2)
 			tmatch_cli_error("%s %s: more than %lld GiB: give a file", what,
-			                 strcmp(path, "-") ? path : "(standard input)",
+			                 strcmp(path, "-") != 0 ? path : "(standard input)",
 			                 (long long)(MAX_SPOOL >> 30));
 		else
 			tmatch_cli_error("%s %s: cannot copy it to %s: %s", what,
-			                 strcmp(path, "-") ? path : "(standard input)",
+			                 strcmp(path, "-") != 0 ? path : "(standard input)",
 			                 tmp && *tmp ? tmp : "/tmp", strerror(e));
 		return NULL;
 	}
+	given[nspooled] = path;
 	if (!(spooled[nspooled] = strdup(name))) {
 		unlink(name);
 		tmatch_cli_error("out of memory");
@@ -127,6 +129,14 @@ const char *tmatch_cli_input(const char *path, const char *what)
 	if (nspooled++ == 0)
 		atexit(remove_spooled);
 	return spooled[nspooled - 1];
+}
+
+const char *tmatch_cli_input_given(const char *path)
+{
+	for (int i = 0; path && i < nspooled; i++)
+		if (!strcmp(path, spooled[i]))
+			return strcmp(given[i], "-") != 0 ? given[i] : "(standard input)";
+	return path;
 }
 
 FILE *tmatch_cli_output(const char *path, const char *mode)

@@ -246,8 +246,11 @@ int tmatch_cli_report_value(const char *option, const char *value, const tmatch_
 int tmatch_cli_report(const tmatch_error_t *err)
 {
 	char buf[1024];
+	tmatch_error_t named = *err;
 
-	tmatch_cli_error("%s", tmatch_error_format(err, buf, sizeof(buf)));
+	/* a copy of standard input or a pipe: the name the user gave */
+	snprintf(named.file, sizeof(named.file), "%s", tmatch_cli_input_given(err->file));
+	tmatch_cli_error("%s", tmatch_error_format(&named, buf, sizeof(buf)));
 	return 1;
 }
 

@@ -221,6 +221,24 @@ Test(cli_gpu, eval_and_draw_bindings)
 	free(out);
 	free(err);
 
+	/* --bindings -: standard input, as every file the CLI reads */
+	{
+		char cmd[512];
+		char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+
+		snprintf(cmd, sizeof(cmd), "%s eval -p %s -t '%s' --bindings - --json <%s",
+		         cli_path(), profile, topo, bfile);
+		out = malloc(MAXOUT);
+		err = malloc(MAXOUT);
+		cr_assert(out && err);
+		cr_assert_eq(cli_run(sh, NULL, out, err, MAXOUT), 0, "%s", err);
+		cr_assert_eq(cli_jq(out, ".placements[1].ranks_outside_gpu_cpus", q, sizeof(q)), 0,
+		             "%s", out);
+		cr_expect_str_eq(q, "6\n", "%s", out);
+		free(out);
+		free(err);
+	}
+
 	snprintf(svg, sizeof(svg), "/tmp/test_cli_gpu_XXXXXX.svg");
 	fd = mkstemps(svg, 4);
 	cr_assert_geq(fd, 0);

@@ -246,3 +246,51 @@ Test(cli_grammar, profile_stats_json)
 	cr_assert_eq(run("profile", "check", "--collectives=maybe", lammps, NULL), 2, "%s", out);
 	cr_expect(strstr(err, "--collectives takes on or off") != NULL, "%s", err);
 }
+
+/* `-` is standard input wherever a profile, a mapping or a plan is read,
+   and standard output where draw and convert write; a message about what
+   came from standard input names it so, not the copy. */
+Test(cli_grammar, dash_is_standard_input_and_output)
+{
+	char cmd[2048], mapping[128], plan[128];
+	const char *tm = cli_path(), *tree = "'tleaf 2 2 1 2 1'";
+	int rc;
+
+	snprintf(mapping, sizeof(mapping), "%s/m.txt", dir);
+	snprintf(plan, sizeof(plan), "%s/p.plan", dir);
+#define SH(...)                                                                                    \
+	(snprintf(cmd, sizeof(cmd), __VA_ARGS__),                                                  \
+	 rc = cli_run((char *[]){"/bin/sh", "-c", cmd, NULL}, NULL, out, err, OUTLEN))
+	SH("%s map -p - -t %s <%s >%s", tm, tree, profile, mapping);
+	cr_assert_eq(rc, 0, "%s", err);
+	SH("%s eval -p %s -t %s --mapping - <%s", tm, profile, tree, mapping);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "hop_bytes") != NULL, "%s", out);
+	SH("%s eval -p - -t %s --mapping %s <%s", tm, tree, mapping, profile);
+	cr_expect_eq(rc, 0, "%s", err);
+	SH("%s profile check -q - <%s", tm, profile);
+	cr_expect_eq(rc, 0, "%s", err);
+	SH("%s profile stats --json - <%s", tm, profile);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "\"ranks\": 4") != NULL, "%s", out);
+	SH("cd %s && %s draw -p - -t %s -m greedy -o - <%s", dir, tm, tree, profile);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strncmp(out, "<?xml", 5) == 0, "%.80s", out);
+	snprintf(cmd, sizeof(cmd), "%s/-", dir);
+	cr_expect_eq(access(cmd, F_OK), -1, "draw -o - wrote a file named '-'");
+	SH("%s profile convert --from yaml - -o - <%s", tm, profile);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "ranks: 4") != NULL, "%s", out);
+	SH("%s layout -p %s -w 'n[1-2]' --tasks-per-node 2 --plan %s --job-id 7 >/dev/null && "
+	   "%s plan show - <%s",
+	   tm, profile, plan, tm, plan);
+	cr_expect_eq(rc, 0, "%s", err);
+	cr_expect(strstr(out, "job: 7") != NULL, "%s", out);
+	/* a mistake in what came from standard input */
+	SH("printf 'format: comm-profile\\nversion: 1\\nranks: 2\\nmetrics: [bytes]\\n"
+	   "edges:\\n  - [0, 1, x]\\n' | %s profile check -",
+	   tm);
+	cr_expect_eq(rc, 1, "%s", err);
+	cr_expect(strstr(err, "treematch: (standard input):6:") != NULL, "%s", err);
+#undef SH
+}
