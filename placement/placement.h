@@ -227,9 +227,12 @@ int tmatch_place_stop_step(const tmatch_config_t *cfg, int node_failed);
  * (SLURM_WORKING_DIR, which srun reads as -D; NULL for sbatch and salloc),
  * else `cwd`, the launcher's own; a relative one is taken from cwd. nopts
  * < 0: the options end at the first word that is not one (sbatch's script,
- * salloc's command). A value given to another option in a separate word
- * is skipped for short options, not for long ones (--comment -D is read as
- * -D). -1 when cwd is not absolute or out is too short.
+ * salloc's command). The line is read through step.c's table of srun's
+ * options, as tmatch_place_srun_ntasks reads it: a value given in a
+ * separate word is skipped for the short options and their long names
+ * (-J -DX, --job-name -DX: the job's name), not for long options without
+ * a letter (--comment -D is read as -D). -1 when cwd is not absolute or
+ * out is too short.
  * profile_in_job_dir: cfg->profile made absolute against job_cwd when it is
  * relative (srun then checks the file the nodes read); -1 when too long.
  */
@@ -253,10 +256,12 @@ int tmatch_place_check_profile(const tmatch_config_t *cfg, const tmatch_profile_
  * Slurm for an allocation (SPANK says it only once the step exists): the
  * last -n N, -nN, --ntasks N or --ntasks=N among srun's options, argv[1] up
  * to argv[nopt - 1] (nopt: where getopt stopped, srun's first non-option
- * word; 0 or less when unknown: up to the command, and a "--opt WORD" whose
- * WORD may be the command gives up). 0 when the line does not say it for
- * sure: no -n (a count implied by -N, --ntasks-per-node or the allocation),
- * a heterogeneous step, a letter srun does not have, a value that is not a
+ * word; 0 or less when unknown: up to the command, and a "--opt WORD" of a
+ * long option without a letter, whose WORD may be the command, gives up),
+ * read through step.c's table of srun's options as tmatch_place_job_cwd
+ * reads the line. 0 when the line does not say it for sure: no -n (a
+ * count implied by -N, --ntasks-per-node or the allocation), a
+ * heterogeneous step, a letter srun does not have, a value that is not a
  * positive number.
  */
 int tmatch_place_srun_ntasks(int argc, char *const *argv, int nopt);

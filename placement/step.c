@@ -269,80 +269,6 @@ unsigned tmatch_place_comm_sets(int coll)
 	                                        : 0);
 }
 
-/* Short options of srun, sbatch and salloc that take a value (the same in
-   22.05, 24.11 and 26.05), and those whose value is optional (attached). */
-static const char short_with_value[] = "ABCDFGJLMNSTWabcdeimnopqrtwx";
-static const char short_optional[] = "IKk";
-
-/* 1 when word is --chdir (or an unambiguous start of it, --ch on), with
-   its value after '=' in *value (NULL: the value is the next word). */
-static int long_chdir(const char *word, const char **value)
-{
-	const char *eq = strchr(word, '=');
-	size_t n = eq ? (size_t)(eq - word) : strlen(word);
-
-	if (n < 4 || n > 7 || strncmp(word, "--chdir", n) != 0)
-		return 0;
-	*value = eq ? eq + 1 : NULL;
-	return 1;
-}
-
-int tmatch_place_job_cwd(char *const words[], int nwords, int nopts, const char *env_dir,
-                         const char *cwd, char *out, size_t len)
-{
-	const char *dir = env_dir && *env_dir ? env_dir : NULL;
-	int end = nopts >= 0 && nopts < nwords ? nopts : nwords;
-	int n;
-
-	if (!cwd || cwd[0] != '/' || !out || len == 0 || (nwords > 0 && !words))
-		return -1;
-	for (int i = 0; i < end; i++) {
-		const char *w = words[i], *v;
-
-		if (!w)
-			break;
-		if (!strcmp(w, "--"))
-			break;
-		if (w[0] != '-' || !w[1]) {
-			if (nopts < 0)
-				break; /* sbatch's script, salloc's command */
-			continue;
-		}
-		if (w[1] == '-') {
-			if (long_chdir(w, &v)) {
-				if (!v && i + 1 < end)
-					v = words[++i];
-				if (v)
-					dir = v;
-			}
-			continue;
-		}
-		for (const char *c = w + 1; *c; c++) {
-			if (*c == 'D') {
-				if (c[1])
-					dir = c + 1;
-				else if (i + 1 < end)
-					dir = words[++i];
-				break;
-			}
-			if (strchr(short_optional, *c))
-				break;
-			if (strchr(short_with_value, *c)) {
-				if (!c[1])
-					i++; /* the value is the next word */
-				break;
-			}
-		}
-	}
-	if (!dir || !*dir)
-		n = snprintf(out, len, "%s", cwd);
-	else if (dir[0] == '/')
-		n = snprintf(out, len, "%s", dir);
-	else
-		n = snprintf(out, len, "%s/%s", cwd, dir);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 int tmatch_place_profile_in_job_dir(tmatch_config_t *cfg, const char *job_cwd)
 {
 	char path[TMATCH_CONFIG_PATH_MAX];
@@ -360,14 +286,208 @@ int tmatch_place_stop_step(const tmatch_config_t *cfg, int node_failed)
 	return node_failed && cfg && cfg->failure == TMATCH_FAILURE_FAIL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* srun's command line                                                       */
+
 /*
- * srun's short options (Slurm 22.05 to 26.05 have the same letters): those
- * that take a value (attached, "-n8", or the next word), those that take
- * none, and those whose value can only be attached ("-I5").
+ * The options of srun (and of sbatch and salloc) that the walker below must
+ * know to read srun's command line before srun does: every short letter
+ * (Slurm 22.05 to 26.05 have the same ones) with its long name and whether
+ * it takes a value. A value is attached ("-n8", "--ntasks=8") or the next
+ * word ("-n 8", "--ntasks 8", whatever it looks like: "-J -n8" names the
+ * job "-n8"); an optional one only attached ("-I5", "--immediate=5").
+ * `prefix`: the shortest start of "--name" srun takes for it (getopt's
+ * unambiguous abbreviations; 0: the whole name). Long options not here
+ * (--mpi, --comment, ...) are read as srun's getopt reads them only where
+ * the caller knows where srun's options end.
  */
-static const char srun_short_value[] = "ABCDFGJLMNSTWbcdeimnopqrtwx";
-static const char srun_short_flag[] = "EHOQVXZhlsuv";
-static const char srun_short_optional[] = "IKk";
+enum { SRUN_FLAG, SRUN_VALUE, SRUN_ATTACHED };
+
+static const struct srun_option {
+	const char *name;
+	char letter;
+	unsigned char kind;
+	unsigned char srun; /* 0: sbatch's and salloc's only */
+	unsigned char prefix;
+} srun_options[] = {
+    {"account", 'A', SRUN_VALUE, 1, 0},
+    {"extra-node-info", 'B', SRUN_VALUE, 1, 0},
+    {"constraint", 'C', SRUN_VALUE, 1, 0},
+    {"chdir", 'D', SRUN_VALUE, 1, 4}, /* --ch: no other long option starts so */
+    {"preserve-env", 'E', SRUN_FLAG, 1, 0},
+    {"nodefile", 'F', SRUN_VALUE, 1, 0},
+    {"gpus", 'G', SRUN_VALUE, 1, 0},
+    {"hold", 'H', SRUN_FLAG, 1, 0},
+    {"immediate", 'I', SRUN_ATTACHED, 1, 0},
+    {"job-name", 'J', SRUN_VALUE, 1, 0},
+    {"kill-on-bad-exit", 'K', SRUN_ATTACHED, 1, 0},
+    {"licenses", 'L', SRUN_VALUE, 1, 0},
+    {"clusters", 'M', SRUN_VALUE, 1, 0},
+    {"nodes", 'N', SRUN_VALUE, 1, 0},
+    {"overcommit", 'O', SRUN_FLAG, 1, 0},
+    {"quiet", 'Q', SRUN_FLAG, 1, 0},
+    {"core-spec", 'S', SRUN_VALUE, 1, 0},
+    {"threads", 'T', SRUN_VALUE, 1, 0},
+    {"version", 'V', SRUN_FLAG, 1, 0},
+    {"wait", 'W', SRUN_VALUE, 1, 0},
+    {"disable-status", 'X', SRUN_FLAG, 1, 0},
+    {"no-allocate", 'Z', SRUN_FLAG, 1, 0},
+    {"array", 'a', SRUN_VALUE, 0, 0},
+    {"begin", 'b', SRUN_VALUE, 1, 0},
+    {"cpus-per-task", 'c', SRUN_VALUE, 1, 0},
+    {"dependency", 'd', SRUN_VALUE, 1, 0},
+    {"error", 'e', SRUN_VALUE, 1, 0},
+    {"help", 'h', SRUN_FLAG, 1, 0},
+    {"input", 'i', SRUN_VALUE, 1, 0},
+    {"no-kill", 'k', SRUN_ATTACHED, 1, 0},
+    {"label", 'l', SRUN_FLAG, 1, 0},
+    {"distribution", 'm', SRUN_VALUE, 1, 0},
+    {"ntasks", 'n', SRUN_VALUE, 1, 0}, /* --ntask is --ntasks-per-* too */
+    {"output", 'o', SRUN_VALUE, 1, 0},
+    {"partition", 'p', SRUN_VALUE, 1, 0},
+    {"qos", 'q', SRUN_VALUE, 1, 0},
+    {"relative", 'r', SRUN_VALUE, 1, 0},
+    {"oversubscribe", 's', SRUN_FLAG, 1, 0},
+    {"time", 't', SRUN_VALUE, 1, 0},
+    {"unbuffered", 'u', SRUN_FLAG, 1, 0},
+    {"verbose", 'v', SRUN_FLAG, 1, 0},
+    {"nodelist", 'w', SRUN_VALUE, 1, 0},
+    {"exclude", 'x', SRUN_VALUE, 1, 0},
+};
+
+#define SRUN_OPTIONS (sizeof(srun_options) / sizeof(srun_options[0]))
+
+/* The table's entry of a letter (srun_only: srun's letters only), or NULL. */
+static const struct srun_option *srun_letter(char c, int srun_only)
+{
+	for (size_t k = 0; k < SRUN_OPTIONS; k++)
+		if (srun_options[k].letter == c && (srun_options[k].srun || !srun_only))
+			return &srun_options[k];
+	return NULL;
+}
+
+/* The table's entry of a long option word ("--name", "--name=VALUE", or a
+   start of "--name" srun takes), its value after '=' in *value; or NULL. */
+static const struct srun_option *srun_long(const char *word, int srun_only, const char **value)
+{
+	const char *eq = strchr(word, '=');
+	size_t n = eq ? (size_t)(eq - word) : strlen(word);
+
+	for (size_t k = 0; k < SRUN_OPTIONS; k++) {
+		const struct srun_option *o = &srun_options[k];
+		size_t full = 2 + strlen(o->name);
+
+		if ((o->srun || !srun_only) && n <= full && n >= (o->prefix ? o->prefix : full) &&
+		    !strncmp(word + 2, o->name, n - 2)) {
+			*value = eq ? eq + 1 : NULL;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/* How a walk ended. */
+enum {
+	WALK_END,    /* the options ended: the command, "--" or the last word */
+	WALK_UNSURE, /* a word the walk cannot read for sure (see srun_walk) */
+	WALK_HET,    /* a heterogeneous step (strict): several of everything */
+	WALK_STOPPED /* fn asked to stop */
+};
+
+/*
+ * One walk of a launcher's options, words[0..end): fn(entry, value, ctx) for
+ * each option of the table, in order (value NULL: a flag, an optional value
+ * not given, a value option that is the last word); fn returning nonzero
+ * stops the walk. end_known: the caller knows the options end at `end`
+ * (srun's getopt said where), so words before it that are not options are
+ * values; otherwise the options end at the first such word (the command,
+ * sbatch's script), and "--opt WORD" of a long option the table does not
+ * have ends the walk (WALK_UNSURE: WORD may be the command). A long option
+ * whose value is a separate word that starts with '-' is not given it (the
+ * table's options are). strict (srun's own line): a letter srun does not
+ * have is WALK_UNSURE, ':' or --het-group WALK_HET; otherwise the letters of
+ * srun, sbatch and salloc are read, and others taken for flags.
+ */
+static int srun_walk(char *const words[], int end, int end_known, int strict,
+                     int (*fn)(const struct srun_option *o, const char *value, void *ctx),
+                     void *ctx)
+{
+	for (int i = 0; i < end; i++) {
+		const char *w = words[i], *v = NULL;
+		const struct srun_option *o;
+
+		if (!w || !strcmp(w, "--"))
+			return WALK_END;
+		if (strict && (!strcmp(w, ":") || !strncmp(w, "--het-group", 11)))
+			return WALK_HET;
+		if (w[0] != '-' || !w[1]) {
+			if (!end_known)
+				return WALK_END; /* the command, sbatch's script */
+			continue;                /* a value srun's getopt took */
+		}
+		if (w[1] == '-') {
+			if ((o = srun_long(w, strict, &v))) {
+				if (!v && o->kind == SRUN_VALUE && i + 1 < end)
+					v = words[++i];
+				if (fn(o, v, ctx))
+					return WALK_STOPPED;
+			} else if (!strchr(w, '=') && i + 1 < end && words[i + 1] &&
+			           words[i + 1][0] != '-') {
+				if (!end_known)
+					return WALK_UNSURE;
+				i++; /* its value */
+			}
+			continue;
+		}
+		for (const char *c = w + 1; *c; c++) {
+			if (!(o = srun_letter(*c, strict))) {
+				if (strict)
+					return WALK_UNSURE;
+				continue;
+			}
+			if (o->kind == SRUN_FLAG) {
+				if (fn(o, NULL, ctx))
+					return WALK_STOPPED;
+				continue;
+			}
+			/* the rest of the word is the value, else the next word */
+			v = c[1] ? c + 1 : NULL;
+			if (!v && o->kind == SRUN_VALUE && i + 1 < end)
+				v = words[++i];
+			if (fn(o, v, ctx))
+				return WALK_STOPPED;
+			break;
+		}
+	}
+	return WALK_END;
+}
+
+/* tmatch_place_job_cwd's reader: the last -D/--chdir. */
+static int take_chdir(const struct srun_option *o, const char *value, void *ctx)
+{
+	if (o->letter == 'D' && value)
+		*(const char **)ctx = value;
+	return 0;
+}
+
+int tmatch_place_job_cwd(char *const words[], int nwords, int nopts, const char *env_dir,
+                         const char *cwd, char *out, size_t len)
+{
+	const char *dir = env_dir && *env_dir ? env_dir : NULL;
+	int n;
+
+	if (!cwd || cwd[0] != '/' || !out || len == 0 || (nwords > 0 && !words))
+		return -1;
+	(void)srun_walk(words, nopts >= 0 && nopts < nwords ? nopts : nwords, nopts >= 0, 0,
+	                take_chdir, &dir);
+	if (!dir || !*dir)
+		n = snprintf(out, len, "%s", cwd);
+	else if (dir[0] == '/')
+		n = snprintf(out, len, "%s", dir);
+	else
+		n = snprintf(out, len, "%s/%s", cwd, dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
 
 /* The number after -n: 1 to 2^31-1, digits only; 0 when it is not one. */
 static int srun_count(const char *s)
@@ -377,62 +497,23 @@ static int srun_count(const char *s)
 	return s && tmatch_parse_u64(s, strlen(s), INT32_MAX, &v) == 0 && v > 0 ? (int)v : 0;
 }
 
+/* tmatch_place_srun_ntasks's reader: the last -n/--ntasks; one that is not
+   a count stops the walk. */
+static int take_ntasks(const struct srun_option *o, const char *value, void *ctx)
+{
+	int *n = ctx;
+
+	if (o->letter != 'n')
+		return 0;
+	*n = srun_count(value);
+	return *n == 0;
+}
+
 int tmatch_place_srun_ntasks(int argc, char *const *argv, int nopt)
 {
 	int end = nopt > 0 && nopt <= argc ? nopt : argc, n = 0;
 
 	if (!argv || argc < 2)
 		return 0;
-	for (int i = 1; i < end; i++) {
-		const char *a = argv[i];
-
-		if (!a || strcmp(a, "--") == 0)
-			break;
-		if (strcmp(a, ":") == 0 || strncmp(a, "--het-group", 11) == 0)
-			return 0; /* a heterogeneous step: several counts */
-		if (a[0] != '-' || a[1] == '\0')
-			break; /* the command */
-		if (a[1] == '-') {
-			const char *eq = strchr(a, '=');
-
-			if (strcmp(a, "--ntasks") == 0) {
-				if (i + 1 >= end)
-					return 0;
-				i++;
-				if (!(n = srun_count(argv[i])))
-					return 0;
-			} else if (strncmp(a, "--ntasks=", 9) == 0) {
-				if (!(n = srun_count(a + 9)))
-					return 0;
-			} else if (!eq && i + 1 < end && argv[i + 1] && argv[i + 1][0] != '-') {
-				/* "--opt WORD": WORD is the option's value only when
-				   getopt said where srun's options end; else it may be
-				   the command, and what follows is not srun's */
-				if (nopt <= 0)
-					return 0;
-				i++;
-			}
-			continue;
-		}
-		for (int j = 1; a[j]; j++) {
-			if (strchr(srun_short_flag, a[j]))
-				continue;
-			if (strchr(srun_short_optional, a[j]))
-				break; /* the rest of the word is its value */
-			if (!strchr(srun_short_value, a[j]))
-				return 0; /* not a letter srun knows: do not guess */
-			if (a[j] == 'n') {
-				const char *v = a[j + 1]      ? a + j + 1
-				                : i + 1 < end ? argv[i + 1]
-				                              : NULL;
-
-				if (!(n = srun_count(v)))
-					return 0;
-			}
-			if (!a[j + 1])
-				i++; /* the value is the next word */
-			break;
-		}
-	}
-	return n;
+	return srun_walk(argv + 1, end - 1, nopt > 0, 1, take_ntasks, &n) == WALK_END ? n : 0;
 }

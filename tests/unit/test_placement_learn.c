@@ -374,6 +374,37 @@ Test(learn, the_jobs_working_directory_as_srun_gives_it)
 	cr_expect_str_eq(cfg.profile, "/home/u/A/B/p.yml", "absolute: kept");
 }
 
+/* The working directory through the one table of srun's options (step.c),
+   as the task count reads the line: the forms one reader took alone. */
+Test(learn, the_working_directory_through_the_table_of_srun_options)
+{
+	char *ntasks_sep[] = {"--ntasks", "4", "-D", "B", "./app", NULL};
+	char *ntasks_eq[] = {"--ntasks=4", "-D", "B", "./app", NULL};
+	char *n_sep[] = {"-n", "4", "--chdir=B", "./app", NULL};
+	char *n_cat[] = {"-n4", "--chdir", "B", "./app", NULL};
+	char *named[] = {"-D", "B", "--job-name", "-DX", "./app", NULL};
+	char *named_eq[] = {"--job-name=-DX", "-DB", "./app", NULL};
+	char *flag[] = {"--label", "-D", "B", "./app", NULL};
+	char *array[] = {"-a", "1-3", "-D", "B", "./script", NULL};
+	char *comment[] = {"-D", "B", "--comment", "-DX", "./app", NULL};
+	char *dangling[] = {"-D", "B", "--chdir", NULL};
+
+	/* sbatch and salloc (the options end at the first word not one) */
+	cr_expect_str_eq(cwd_of(-1, NULL, ntasks_sep), "/home/u/A/B", "--ntasks' value");
+	cr_expect_str_eq(cwd_of(-1, NULL, ntasks_eq), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(-1, NULL, n_sep), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(-1, NULL, n_cat), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(-1, NULL, array), "/home/u/A/B", "sbatch's -a takes a value");
+	/* a value that looks like an option is the option's */
+	cr_expect_str_eq(cwd_of(4, NULL, named), "/home/u/A/B", "the job is named -DX");
+	cr_expect_str_eq(cwd_of(2, NULL, named_eq), "/home/u/A/B");
+	cr_expect_str_eq(cwd_of(3, NULL, flag), "/home/u/A/B");
+	/* a long option the table does not have: its separate value is not
+	   skipped (tmatch_place_job_cwd's comment) */
+	cr_expect_str_eq(cwd_of(4, NULL, comment), "/home/u/A/X");
+	cr_expect_str_eq(cwd_of(3, NULL, dangling), "/home/u/A/B");
+}
+
 Test(learn, which_node_failures_stop_the_step)
 {
 	tmatch_config_t cfg;

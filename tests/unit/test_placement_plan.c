@@ -400,6 +400,31 @@ Test(placement_plan, srun_task_count_from_its_command_line)
 	    {"srun --mpi pmix -n 4 ./app", 5, 4}, /* getopt said where they end */
 	    {"srun --mpi pmix -n 4 ./app -n 2", 5, 4},
 	    {"srun -n 4 ./app -n 2", 3, 4},
+	    /* one reader for this and the working directory (step.c's table
+	       of srun's options): the forms only one of two readers took */
+	    {"srun -n 4 ./app", 0, 4},
+	    {"srun -n4 ./app", 0, 4},
+	    {"srun --ntasks=4 ./app", 0, 4},
+	    {"srun --ntasks 4 ./app", 0, 4},
+	    /* a long option of the table takes the next word, whatever it is */
+	    {"srun --chdir /x -n 4 ./app", 0, 4},
+	    {"srun --ch /x -n 4 ./app", 0, 4},
+	    {"srun -D /x -n 4 ./app", 0, 4},
+	    {"srun -DB -n 4 ./app", 0, 4},
+	    {"srun --job-name x -n 4 ./app", 0, 4},
+	    {"srun --job-name -n8 ./app", 0, 0}, /* the job is named "-n8" */
+	    {"srun --job-name=-n8 -n 2 ./app", 0, 2},
+	    {"srun -J -n8 -n 2 ./app", 0, 2},
+	    {"srun --nodes 2 --ntasks 4 ./app", 0, 4},
+	    /* a long flag of the table: what follows is the command */
+	    {"srun -n 4 --label ./app", 0, 4},
+	    {"srun -n 4 --label ./app -n 2", 0, 4},
+	    /* an optional value is attached only */
+	    {"srun --immediate -n 3 ./app", 0, 3},
+	    {"srun --immediate=5 -n 3 ./app", 0, 3},
+	    /* sbatch's -a is not srun's */
+	    {"srun -a 1 -n 4 ./app", 0, 0},
+	    {"srun --array=1 -n 4 ./app", 0, 4}, /* not in the table: an unknown long */
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
