@@ -51,6 +51,11 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS   := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 YAML_CFLAGS  := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS    := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
+# The learn store's keys and checksums (profile/store.c): the ELF build id
+# read through libelf (elfutils).
+ELF_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
+ELF_LIBS     := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
+STORE_LIBS    = $(ELF_LIBS)
 # The helper's system-call filter (placement/sandbox.c), for every architecture.
 SECCOMP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libseccomp 2>/dev/null)
 SECCOMP_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
@@ -68,10 +73,11 @@ CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcri
 # Flags every object gets. Library objects are position independent so the
 # same archive serves the shared library, the plugin and the CLI.
 ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
-                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) $(CPPFLAGS)
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(ELF_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) \
+                $(CPPFLAGS)
 ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
 ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
-LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) -lm
+LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(STORE_LIBS) $(SECCOMP_LIBS) -lm
 
 # Filled in by the module fragments.
 LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, placement/)

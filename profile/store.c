@@ -45,6 +45,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,8 +73,9 @@ static const unsigned char meta_magic[8] = {'T', 'M', 'S', 'T', 'O', 'R', 'E', '
 #define MAX_PROF      ((uint64_t)1 << 32) /* a stored profile: 4 GiB */
 #define PROF_EXT      ".compiled"
 #define MAX_EXE_BYTES ((uint64_t)8 << 30) /* content-hashed executables */
-#define MAX_NOTES     (1 << 20)           /* bytes of one PT_NOTE segment */
+#define MAX_NOTES     (1 << 20)           /* bytes of one note segment or section */
 #define MAX_PHDRS     4096
+#define MAX_SHDRS     65536
 
 /* ---- the key ------------------------------------------------------------ */
 
@@ -83,64 +86,106 @@ static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n)
 	return h;
 }
 
-/* The little-endian ELF64 / ELF32 build id of fd, 1 if found, 0 if none. */
-static int elf_build_id(int fd, const struct stat *st, unsigned char *id, int *id_len)
+/*
+ * The GNU build id among the notes of d (libelf's, in the host's byte
+ * order): 1 and the id when found, 0 when none, -1 when a note overruns
+ * the notes (a truncated note, a name or description larger than what
+ * holds it). `where` names the segment or section in the message.
+ */
+static int notes_build_id(Elf_Data *d, const char *exe, const char *where, unsigned char *id,
+                          int *id_len, tmatch_error_t *err)
 {
-	unsigned char eh[64], ph[56];
-	unsigned char *notes = NULL;
-	uint64_t phoff;
-	unsigned phnum, phentsize, i;
-	int is64, found = 0;
+	size_t off = 0, next, name_at, desc_at;
+	GElf_Nhdr nh;
 
-	if (tmatch__pread_all(fd, eh, sizeof(eh), 0) < 0 || memcmp(eh, "\177ELF", 4) != 0 ||
-	    (eh[4] != 1 && eh[4] != 2) || eh[5] != 1)
-		return 0;
-	is64 = eh[4] == 2;
-	phoff = is64 ? tmatch__get64(eh + 32) : tmatch__get32(eh + 28);
-	phentsize = (unsigned)(is64 ? eh[54] | eh[55] << 8 : eh[42] | eh[43] << 8);
-	phnum = (unsigned)(is64 ? eh[56] | eh[57] << 8 : eh[44] | eh[45] << 8);
-	if (phnum > MAX_PHDRS || phentsize < (is64 ? 56u : 32u) || phoff > (uint64_t)st->st_size)
-		return 0;
-	for (i = 0; i < phnum && !found; i++) {
-		uint64_t off, size, p;
-
-		if (tmatch__pread_all(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) < 0)
-			return 0;
-		if (tmatch__get32(ph) != 4) /* PT_NOTE */
-			continue;
-		off = is64 ? tmatch__get64(ph + 8) : tmatch__get32(ph + 4);
-		size = is64 ? tmatch__get64(ph + 32) : tmatch__get32(ph + 16);
-		if (size < 12 || size > MAX_NOTES || off > (uint64_t)st->st_size ||
-		    size > (uint64_t)st->st_size - off)
-			continue;
-		if (!(notes = malloc(size)))
-			return 0;
-		if (tmatch__pread_all(fd, notes, size, off) < 0) {
-			free(notes);
-			return 0;
+	while (off < d->d_size) {
+		next = gelf_getnote(d, off, &nh, &name_at, &desc_at);
+		if (next == 0) {
+			if (d->d_size - off < sizeof(nh)) /* the alignment's padding */
+				return 0;
+			return tmatch_error_set(
+			    err, EINVAL, exe, 0, 0,
+			    "a malformed ELF file: the note at byte %zu of its %s "
+			    "overruns it",
+			    off, where);
 		}
-		for (p = 0; p + 12 <= size;) {
-			uint64_t namesz = tmatch__get32(notes + p),
-			         descsz = tmatch__get32(notes + p + 4);
-			uint32_t type = tmatch__get32(notes + p + 8);
-			uint64_t name_at = p + 12,
-			         desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
-
-			if (desc_at > size || descsz > size - desc_at)
-				break;
-			if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
-			    descsz >= 8 && descsz <= TMATCH_STORE_ID_MAX) {
-				memcpy(id, notes + desc_at, descsz);
-				*id_len = (int)descsz;
-				found = 1;
-				break;
-			}
-			p = desc_at + ((descsz + 3) & ~(uint64_t)3);
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof(ELF_NOTE_GNU) &&
+		    !memcmp((const char *)d->d_buf + name_at, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) &&
+		    nh.n_descsz >= 8 && nh.n_descsz <= TMATCH_STORE_ID_MAX) {
+			memcpy(id, (const char *)d->d_buf + desc_at, nh.n_descsz);
+			*id_len = (int)nh.n_descsz;
+			return 1;
 		}
-		free(notes);
-		notes = NULL;
+		off = next;
 	}
-	return found;
+	return 0;
+}
+
+/*
+ * The ELF build id of fd (libelf: either byte order, either class), from
+ * its PT_NOTE segments, else its SHT_NOTE sections: 1 and the id when
+ * found; 0 when fd is not an ELF file or has none (the caller hashes its
+ * content); -1 with err when it starts as an ELF file that libelf cannot
+ * read or whose notes are malformed. At most MAX_PHDRS program and
+ * MAX_SHDRS section headers and MAX_NOTES bytes of one note segment or
+ * section are looked at; larger ones are skipped.
+ */
+static int elf_build_id(int fd, const char *exe, unsigned char *id, int *id_len,
+                        tmatch_error_t *err)
+{
+	unsigned char magic[SELFMAG];
+	size_t n, i;
+	Elf_Scn *scn = NULL;
+	Elf *elf = NULL;
+	int rc = 0;
+
+	if (tmatch__pread_all(fd, magic, sizeof(magic), 0) < 0 ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0)
+		return 0;
+	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ, NULL)) ||
+	    elf_kind(elf) != ELF_K_ELF) {
+		rc = tmatch_error_set(err, EINVAL, exe, 0, 0, "a malformed ELF file (libelf: %s)",
+		                      elf_errmsg(-1) ? elf_errmsg(-1) : "not an ELF object");
+		elf_end(elf);
+		return rc;
+	}
+	if (elf_getphdrnum(elf, &n) != 0 || n > MAX_PHDRS)
+		goto bad;
+	for (i = 0; i < n && rc == 0; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			goto bad;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > MAX_NOTES)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+		                         ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (!d)
+			goto bad;
+		rc = notes_build_id(d, exe, "note segment", id, id_len, err);
+	}
+	if (rc == 0 && (elf_getshdrnum(elf, &n) != 0 || n > MAX_SHDRS))
+		goto bad;
+	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			goto bad;
+		if (sh.sh_type != SHT_NOTE || sh.sh_size > MAX_NOTES)
+			continue;
+		if (!(d = elf_getdata(scn, NULL)))
+			goto bad;
+		rc = notes_build_id(d, exe, "note section", id, id_len, err);
+	}
+	elf_end(elf);
+	return rc;
+bad:
+	tmatch_error_set(err, EINVAL, exe, 0, 0, "a malformed ELF file (libelf: %s)",
+	                 elf_errmsg(-1) ? elf_errmsg(-1) : "too many headers");
+	elf_end(elf);
+	return -1;
 }
 
 /* Two FNV-1a hashes of the whole file and its size: 24 bytes of id. */
@@ -203,9 +248,10 @@ int tmatch_profile_store_key(const char *exe, int ranks, const char *name,
 		close(fd);
 		return tmatch_error_set(err, EINVAL, exe, 0, 0, "not a regular file");
 	}
-	if (elf_build_id(fd, &st, key->id, &key->id_len))
+	if ((rc = elf_build_id(fd, exe, key->id, &key->id_len, err)) == 1) {
 		key->kind = TMATCH_STORE_KEY_BUILD_ID;
-	else if ((rc = content_id(fd, &st, exe, key->id, &key->id_len, err)) == 0)
+		rc = 0;
+	} else if (rc == 0 && (rc = content_id(fd, &st, exe, key->id, &key->id_len, err)) == 0)
 		key->kind = TMATCH_STORE_KEY_CONTENT;
 	close(fd);
 	return rc;

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,183 @@ Test(store, keys_from_build_id_and_content)
 	key_of(p1, 8, "lmp", &b);
 	stem_of(&b, s2);
 	cr_assert_str_neq(s1, s2, "a name");
+}
+
+/* ---- ELF files written byte by byte ------------------------------------- */
+
+/* v into p, n bytes, big-endian when be, else little-endian. */
+static void put_n(unsigned char *p, int n, uint64_t v, int be)
+{
+	for (int i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/* One note at p: namesz 4 ("GNU"), type 3 (NT_GNU_BUILD_ID), `idlen` bytes
+   of id 0x10, 0x11, ...; namesz, when not 0, replaces the name's size. Its
+   size in bytes. */
+static size_t put_note(unsigned char *p, int be, int idlen, uint32_t namesz)
+{
+	put_n(p, 4, namesz ? namesz : 4, be);
+	put_n(p + 4, 4, (uint64_t)idlen, be);
+	put_n(p + 8, 4, 3, be);
+	memcpy(p + 12, "GNU", 4);
+	for (int i = 0; i < idlen; i++)
+		p[16 + i] = (unsigned char)(0x10 + i);
+	return 16 + (((size_t)idlen + 3) & ~(size_t)3);
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(b, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * A big-endian ELF64 executable (s390x) whose one PT_NOTE segment holds a
+ * build id of idlen bytes; the segment is `cut` bytes shorter than the note
+ * and namesz replaces the note's name size when not 0. Its path in buf.
+ */
+static const char *elf64_be(char *buf, size_t len, const char *name, int idlen, size_t cut,
+                            uint32_t namesz)
+{
+	unsigned char b[256] = {0x7f, 'E', 'L', 'F', 2 /* ELFCLASS64 */, 2 /* MSB */, 1};
+	size_t note;
+
+	put_n(b + 16, 2, 2, 1);  /* e_type: ET_EXEC */
+	put_n(b + 18, 2, 22, 1); /* e_machine: EM_S390 */
+	put_n(b + 20, 4, 1, 1);  /* e_version */
+	put_n(b + 32, 8, 64, 1); /* e_phoff */
+	put_n(b + 52, 2, 64, 1); /* e_ehsize */
+	put_n(b + 54, 2, 56, 1); /* e_phentsize */
+	put_n(b + 56, 2, 1, 1);  /* e_phnum */
+	put_n(b + 58, 2, 64, 1); /* e_shentsize (no sections) */
+	note = put_note(b + 120, 1, idlen, namesz);
+	put_n(b + 64, 4, 4, 1);           /* p_type: PT_NOTE */
+	put_n(b + 72, 8, 120, 1);         /* p_offset */
+	put_n(b + 96, 8, note - cut, 1);  /* p_filesz */
+	put_n(b + 104, 8, note - cut, 1); /* p_memsz */
+	put_n(b + 112, 8, 4, 1);          /* p_align */
+	snprintf(buf, len, "%s/%s", root, name);
+	write_bytes(buf, b, 120 + note);
+	return buf;
+}
+
+/* A little-endian ELF32 relocatable object (i386) with no program headers
+   and one SHT_NOTE section holding a build id of idlen bytes. */
+static const char *elf32_le(char *buf, size_t len, const char *name, int idlen)
+{
+	unsigned char b[256] = {0x7f, 'E', 'L', 'F', 1 /* ELFCLASS32 */, 1 /* LSB */, 1};
+	size_t note = put_note(b + 52, 0, idlen, 0), sh = 52 + note;
+
+	put_n(b + 16, 2, 1, 0);  /* e_type: ET_REL */
+	put_n(b + 18, 2, 3, 0);  /* e_machine: EM_386 */
+	put_n(b + 20, 4, 1, 0);  /* e_version */
+	put_n(b + 32, 4, sh, 0); /* e_shoff */
+	put_n(b + 40, 2, 52, 0); /* e_ehsize */
+	put_n(b + 42, 2, 32, 0); /* e_phentsize */
+	put_n(b + 46, 2, 40, 0); /* e_shentsize */
+	put_n(b + 48, 2, 2, 0);  /* e_shnum: the null section and the note */
+	/* section 1 (section 0 stays zero) */
+	put_n(b + sh + 40 + 4, 4, 7, 0);     /* sh_type: SHT_NOTE */
+	put_n(b + sh + 40 + 16, 4, 52, 0);   /* sh_offset */
+	put_n(b + sh + 40 + 20, 4, note, 0); /* sh_size */
+	put_n(b + sh + 40 + 32, 4, 4, 0);    /* sh_addralign */
+	snprintf(buf, len, "%s/%s", root, name);
+	write_bytes(buf, b, sh + 80);
+	return buf;
+}
+
+static void assert_id(const tmatch_profile_store_key_t *k, int idlen)
+{
+	cr_assert_eq(k->kind, TMATCH_STORE_KEY_BUILD_ID, "kind %d: the build id was not read",
+	             k->kind);
+	cr_assert_eq(k->id_len, idlen);
+	for (int i = 0; i < idlen; i++)
+		cr_assert_eq(k->id[i], 0x10 + i, "byte %d of the id", i);
+}
+
+Test(store, build_ids_of_either_byte_order_and_class)
+{
+	tmatch_profile_store_key_t k;
+	char p[PATH_MAX];
+
+	/* 6461fa2's reader took a big-endian file for one without a build id */
+	key_of(elf64_be(p, sizeof(p), "be64", 20, 0, 0), 4, NULL, &k);
+	assert_id(&k, 20);
+	key_of(elf32_le(p, sizeof(p), "le32.o", 16), 4, NULL, &k);
+	assert_id(&k, 16);
+	/* a build id longer than a key holds: the content, as before */
+	key_of(elf64_be(p, sizeof(p), "long", TMATCH_STORE_ID_MAX + 4, 0, 0), 4, NULL, &k);
+	cr_assert_eq(k.kind, TMATCH_STORE_KEY_CONTENT);
+}
+
+/* The build id readelf(1) prints for path, in hex, in buf ("" when none). */
+static void readelf_id(const char *path, char *buf, size_t len)
+{
+	char cmd[PATH_MAX + 64], line[512], real[PATH_MAX];
+	FILE *f;
+
+	buf[0] = '\0';
+	cr_assert_not_null(realpath(path, real), "%s",
+	                   path); /* the shell's /proc/self is not ours */
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null", real);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, "Build ID: ");
+
+		if (at)
+			snprintf(buf, len, "%.*s", (int)strcspn(at + 10, " \n"), at + 10);
+	}
+	pclose(f);
+}
+
+Test(store, build_ids_of_the_builds_own_binaries)
+{
+	const char *bins[] = {"/proc/self/exe", TMATCH_BUILDDIR "/bin/treematch",
+	                      TMATCH_BUILDDIR "/libtreematch.so." TMATCH_VERSION};
+	tmatch_profile_store_key_t k;
+	char want[2 * TMATCH_STORE_ID_MAX + 1], got[2 * TMATCH_STORE_ID_MAX + 1];
+
+	for (size_t b = 0; b < sizeof(bins) / sizeof(bins[0]); b++) {
+		int i;
+
+		readelf_id(bins[b], want, sizeof(want));
+		cr_assert(want[0], "%s: readelf finds no build id", bins[b]);
+		key_of(bins[b], 2, NULL, &k);
+		cr_assert_eq(k.kind, TMATCH_STORE_KEY_BUILD_ID, "%s", bins[b]);
+		for (i = 0; i < k.id_len; i++)
+			snprintf(got + 2 * i, 3, "%02x", k.id[i]);
+		got[2 * i] = '\0';
+		cr_assert_str_eq(got, want, "%s", bins[b]);
+	}
+}
+
+Test(store, malformed_elf_notes_are_refused_with_a_message)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_error_t err;
+	char p[PATH_MAX];
+
+	memset(&err, 0, sizeof(err));
+	/* the description runs 8 bytes past its segment */
+	elf64_be(p, sizeof(p), "truncated", 20, 8, 0);
+	cr_assert_eq(tmatch_profile_store_key(p, 4, NULL, &k, &err), -1, "a truncated note read");
+	cr_assert_str_eq(err.file, p);
+	cr_assert(strstr(err.msg, "malformed ELF") && strstr(err.msg, "note segment"), "%s",
+	          err.msg);
+	/* a name of 4 GiB */
+	elf64_be(p, sizeof(p), "huge-namesz", 20, 0, 0xffffff00u);
+	cr_assert_eq(tmatch_profile_store_key(p, 4, NULL, &k, &err), -1, "a huge namesz read");
+	cr_assert(strstr(err.msg, "malformed ELF"), "%s", err.msg);
+	/* an ELF header cut short */
+	snprintf(p, sizeof(p), "%s/short", root);
+	write_bytes(p, (const unsigned char *)"\177ELF\002\002\001", 7);
+	cr_assert_eq(tmatch_profile_store_key(p, 4, NULL, &k, &err), -1, "a cut header read");
+	cr_assert(strstr(err.msg, "malformed ELF"), "%s", err.msg);
 }
 
 Test(store, key_errors_name_the_file)
