@@ -51,11 +51,13 @@ HWLOC_CFLAGS := $(shell $(PKG_CONFIG) --cflags hwloc 2>/dev/null)
 HWLOC_LIBS   := $(shell $(PKG_CONFIG) --libs hwloc 2>/dev/null || echo -lhwloc)
 YAML_CFLAGS  := $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS    := $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null || echo -lyaml)
-# The learn store's keys and checksums (profile/store.c): the ELF build id
-# read through libelf (elfutils).
+# The learn store's keys (profile/store.c): the ELF build id read through
+# libelf (elfutils), SHA-256 from nettle.
 ELF_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
 ELF_LIBS     := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
-STORE_LIBS    = $(ELF_LIBS)
+NETTLE_CFLAGS := $(shell $(PKG_CONFIG) --cflags nettle 2>/dev/null)
+NETTLE_LIBS  := $(shell $(PKG_CONFIG) --libs nettle 2>/dev/null || echo -lnettle)
+STORE_LIBS    = $(ELF_LIBS) $(NETTLE_LIBS)
 # The helper's system-call filter (placement/sandbox.c), for every architecture.
 SECCOMP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libseccomp 2>/dev/null)
 SECCOMP_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
@@ -73,7 +75,7 @@ CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcri
 # Flags every object gets. Library objects are position independent so the
 # same archive serves the shared library, the plugin and the CLI.
 ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
-                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(ELF_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) \
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(ELF_CFLAGS) $(NETTLE_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) \
                 $(CPPFLAGS)
 ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
 ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)

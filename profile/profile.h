@@ -343,6 +343,10 @@ typedef struct tmatch_profile_store_key {
 	int id_len;
 	unsigned char id[TMATCH_STORE_ID_MAX];
 	char name[64]; /* a name the user gives ("" = none) */
+	/* a content key's id in the store's format 1 (two FNV-1a hashes and
+	   the size), to find the entries written then; 0: the same as id */
+	int v1_id_len;
+	unsigned char v1_id[24];
 } tmatch_profile_store_key_t;
 
 typedef struct tmatch_profile_store_entry {
@@ -354,13 +358,17 @@ typedef struct tmatch_profile_store_entry {
 	uint64_t meta_sum;  /* of STEM.meta: this version of the entry (each put makes a new one) */
 	int64_t created_ns; /* CLOCK_REALTIME */
 	int64_t used_ns;    /* last found by a run */
+	int version;        /* of its .meta: 1 keyed by FNV-1a, 2 by SHA-256 */
 } tmatch_profile_store_entry_t;
 
 /*
  * key: the key of `exe` (a regular file, read as the caller) at `ranks`
- * ranks, with an optional `name`: its ELF build id, or else two hashes of
- * its whole content and its size (up to 8 GiB). stem: the 16 hex digits that
- * name the key's files. key_format: "build-id 3f..., 64 ranks, name lmp".
+ * ranks, with an optional `name`: its ELF build id (libelf), or else the
+ * SHA-256 of its whole content (up to 8 GiB). stem: the 16 hex digits that
+ * name the key's files, the first 8 bytes of a SHA-256 of the key. Entries
+ * written under the store's format 1 (FNV-1a stems and content ids) are
+ * found too, and moved to the new stem by a get that may write.
+ * key_format: "build-id 3f..., 64 ranks, name lmp".
  */
 TMATCH_API int tmatch_profile_store_key(const char *exe, int ranks, const char *name,
                                         tmatch_profile_store_key_t *key, tmatch_error_t *err);

@@ -4,14 +4,16 @@
  * store`): one entry per application and scale, kept in a directory only its
  * user may read, so that later runs are placed without naming anything.
  *
- * The key: the executable's identity (its ELF build id, or a hash of its
- * content with its size when it has none: a script, a stripped build), the
- * rank count and an optional name the user gives. The entry's files are named
- * by a hash of the key (16 hex digits):
+ * The key: the executable's identity (its ELF build id, read with libelf,
+ * or the SHA-256 of its content when it has none: a script, a stripped
+ * build), the rank count and an optional name the user gives. The entry's
+ * files are named by the first 8 bytes of the SHA-256 of the key (16 hex
+ * digits; version 1 used FNV-1a for both, and its entries are still found
+ * and moved, migrate_v1):
  *   STEM.compiled  the profile in its compiled form (profile/compiled.c),
  *              usable as any profile file (--treematch=STEM.compiled)
  *   STEM.meta  512 bytes, little-endian, written last (it commits the entry):
- *                0  "TMSTORE1"             8  version (1)   12  key kind
+ *                0  "TMSTORE1"             8  version (2)   12  key kind
  *               16  ranks                  20  id length    24  id[32]
  *               56  name[64] (NUL-padded) 120  executable's path[256]
  *              376  .compiled size            384  .compiled checksum (FNV-1a words)
@@ -47,6 +49,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <nettle/sha2.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +60,7 @@
 #include <unistd.h>
 
 #define META_SIZE    512
-#define META_VERSION 1u
+#define META_VERSION 2u /* 1: the FNV-1a keys (stem_v1), read and moved to 2 */
 static const unsigned char meta_magic[8] = {'T', 'M', 'S', 'T', 'O', 'R', 'E', '1'};
 #define OFF_VERSION   8
 #define OFF_KIND      12
@@ -188,12 +191,18 @@ bad:
 	return -1;
 }
 
-/* Two FNV-1a hashes of the whole file and its size: 24 bytes of id. */
-static int content_id(int fd, const struct stat *st, const char *path, unsigned char *id,
-                      int *id_len, tmatch_error_t *err)
+/*
+ * The file's content key: its SHA-256 (nettle), 32 bytes of id; and, in
+ * the same pass, the id format 1 of the store gave it (two FNV-1a hashes
+ * of the content and its size, 24 bytes), with which entries written then
+ * are found (v1_id).
+ */
+static int content_id(int fd, const struct stat *st, const char *path,
+                      tmatch_profile_store_key_t *key, tmatch_error_t *err)
 {
 	unsigned char *buf;
 	uint64_t h1 = TMATCH__FNV_BASIS, h2 = TMATCH__FNV_BASIS ^ 0x5bd1e995u, off = 0;
+	struct sha256_ctx sha;
 
 	if ((uint64_t)st->st_size > MAX_EXE_BYTES)
 		return tmatch_error_set(
@@ -203,6 +212,7 @@ static int content_id(int fd, const struct stat *st, const char *path, unsigned 
 		    (unsigned long long)(MAX_EXE_BYTES >> 30));
 	if (!(buf = malloc(1 << 20)))
 		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
+	sha256_init(&sha);
 	while (off < (uint64_t)st->st_size) {
 		size_t n = (uint64_t)st->st_size - off < (1 << 20) ? (size_t)(st->st_size - off)
 		                                                   : (size_t)1 << 20;
@@ -211,15 +221,18 @@ static int content_id(int fd, const struct stat *st, const char *path, unsigned 
 			return tmatch_error_set(err, EIO, path, 0, 0, "cannot read it: %s",
 			                        strerror(errno ? errno : EIO));
 		}
+		sha256_update(&sha, n, buf);
 		h1 = fnv_bytes(h1, buf, n);
 		h2 = fnv_bytes(h2, buf, n);
 		off += n;
 	}
 	free(buf);
-	tmatch__put64(id, h1);
-	tmatch__put64(id + 8, h2);
-	tmatch__put64(id + 16, (uint64_t)st->st_size);
-	*id_len = 24;
+	sha256_digest(&sha, SHA256_DIGEST_SIZE, key->id);
+	key->id_len = SHA256_DIGEST_SIZE;
+	tmatch__put64(key->v1_id, h1);
+	tmatch__put64(key->v1_id + 8, h2);
+	tmatch__put64(key->v1_id + 16, (uint64_t)st->st_size);
+	key->v1_id_len = 24;
 	return 0;
 }
 
@@ -251,13 +264,14 @@ int tmatch_profile_store_key(const char *exe, int ranks, const char *name,
 	if ((rc = elf_build_id(fd, exe, key->id, &key->id_len, err)) == 1) {
 		key->kind = TMATCH_STORE_KEY_BUILD_ID;
 		rc = 0;
-	} else if (rc == 0 && (rc = content_id(fd, &st, exe, key->id, &key->id_len, err)) == 0)
+	} else if (rc == 0 && (rc = content_id(fd, &st, exe, key, err)) == 0)
 		key->kind = TMATCH_STORE_KEY_CONTENT;
 	close(fd);
 	return rc;
 }
 
-void tmatch_profile_store_stem(const tmatch_profile_store_key_t *key, char *buf, size_t len)
+/* The stem format 1 of the store gave a key: FNV-1a of its fields. */
+static void stem_v1(const tmatch_profile_store_key_t *key, char *buf, size_t len)
 {
 	unsigned char w[4];
 	uint64_t h = TMATCH__FNV_BASIS;
@@ -268,6 +282,38 @@ void tmatch_profile_store_stem(const tmatch_profile_store_key_t *key, char *buf,
 	h = fnv_bytes(h, w, 4);
 	h = fnv_bytes(h, key->id, (size_t)key->id_len);
 	h = fnv_bytes(h, (const unsigned char *)key->name, strlen(key->name));
+	snprintf(buf, len, "%016llx", (unsigned long long)h);
+}
+
+/* key as format 1 of the store had it: its v1 id when it has one. */
+static void key_v1(const tmatch_profile_store_key_t *key, tmatch_profile_store_key_t *v1)
+{
+	*v1 = *key;
+	if (key->v1_id_len > 0) {
+		memset(v1->id, 0, sizeof(v1->id));
+		memcpy(v1->id, key->v1_id, (size_t)key->v1_id_len);
+		v1->id_len = key->v1_id_len;
+	}
+	v1->v1_id_len = 0;
+}
+
+/* The first 8 bytes of the SHA-256 of the key's kind, ranks, id and name. */
+void tmatch_profile_store_stem(const tmatch_profile_store_key_t *key, char *buf, size_t len)
+{
+	unsigned char w[12], d[SHA256_DIGEST_SIZE];
+	struct sha256_ctx sha;
+	uint64_t h = 0;
+
+	tmatch__put32(w, (uint32_t)key->kind);
+	tmatch__put32(w + 4, (uint32_t)key->ranks);
+	tmatch__put32(w + 8, (uint32_t)key->id_len);
+	sha256_init(&sha);
+	sha256_update(&sha, sizeof(w), w);
+	sha256_update(&sha, (size_t)key->id_len, key->id);
+	sha256_update(&sha, strlen(key->name), (const uint8_t *)key->name);
+	sha256_digest(&sha, sizeof(d), d);
+	for (int i = 0; i < 8; i++)
+		h = h << 8 | d[i];
 	snprintf(buf, len, "%016llx", (unsigned long long)h);
 }
 
@@ -952,7 +998,7 @@ static int read_meta(const tmatch_profile_store_t *s, const char *stem,
 	    tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM) != tmatch__get64(m + OFF_HEADSUM))
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "damaged (its checksum does not match)");
-	if (tmatch__get32(m + OFF_VERSION) != META_VERSION)
+	if (tmatch__get32(m + OFF_VERSION) != META_VERSION && tmatch__get32(m + OFF_VERSION) != 1)
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "written by another version of treematch (%u)",
 		                        tmatch__get32(m + OFF_VERSION));
@@ -974,7 +1020,11 @@ static int read_meta(const tmatch_profile_store_t *s, const char *stem,
 	e->created_ns = (int64_t)tmatch__get64(m + OFF_CREATED);
 	e->used_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	snprintf(e->stem, sizeof(e->stem), "%s", stem);
-	tmatch_profile_store_stem(&e->key, name, sizeof(name));
+	e->version = (int)tmatch__get32(m + OFF_VERSION);
+	if (e->version == 1)
+		stem_v1(&e->key, name, sizeof(name));
+	else
+		tmatch_profile_store_stem(&e->key, name, sizeof(name));
 	if (strcmp(name, stem) != 0 || e->size > MAX_PROF)
 		return tmatch_error_set(err, EPROTO, stem, 0, 0,
 		                        "damaged (its key does not give its name)");
@@ -1041,27 +1091,105 @@ static int entry_path(const tmatch_profile_store_t *s, const char *stem, char *p
 	return 0;
 }
 
+static void make_meta(unsigned char *m, const tmatch_profile_store_key_t *key, const char *exe,
+                      uint64_t size, uint64_t sum);
+
+/*
+ * Moves the format 1 entry `old` (checked, in *e) of key to key's stem
+ * `stem`, under the writers' lock: a new .meta written whole first, the
+ * old .meta removed, the profile renamed, the new .meta renamed in last
+ * (a crash leaves at most a profile without its .meta, which gc removes).
+ * 0 and the new entry in *e; -1 when it could not (the old one is kept).
+ */
+static int migrate_v1(const tmatch_profile_store_t *s, const char *old, const char *stem,
+                      const tmatch_profile_store_key_t *key, tmatch_profile_store_entry_t *e)
+{
+	tmatch_profile_store_key_t v1;
+	tmatch_profile_store_entry_t again;
+	unsigned char m[META_SIZE];
+	char tmp[64], from[32], to[32];
+	tmatch_error_t why;
+	int lk, fd, rc = -1;
+
+	if ((lk = lock_store(s, LOCK_EX, NULL)) < 0)
+		return -1;
+	tmatch_error_clear(&why);
+	key_v1(key, &v1);
+	/* another process may have moved or replaced it since it was read */
+	if (check_entry(s, old, &v1, e->meta_sum, &again, &why) != 1)
+		goto out;
+	tmatch_error_clear(&why);
+	if (check_entry(s, stem, NULL, 0, &again, &why) != 0)
+		goto out;
+	tmatch_error_clear(&why);
+	make_meta(m, key, e->exe, e->size, e->checksum);
+	tmatch__put64(m + OFF_CREATED, (uint64_t)e->created_ns);
+	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM));
+	snprintf(to, sizeof(to), "%s.meta", stem);
+	if ((fd = temp_file(s, to, tmp, sizeof(tmp), &why)) < 0)
+		goto out;
+	if (tmatch__write_all(fd, m, META_SIZE) < 0 || fsync(fd) < 0) {
+		close(fd);
+		unlinkat(s->fd, tmp, 0);
+		goto out;
+	}
+	close(fd);
+	snprintf(from, sizeof(from), "%s.meta", old);
+	unlinkat(s->fd, from, 0);
+	snprintf(from, sizeof(from), "%s" PROF_EXT, old);
+	snprintf(to, sizeof(to), "%s" PROF_EXT, stem);
+	if (renameat(s->fd, from, s->fd, to) < 0) {
+		unlinkat(s->fd, tmp, 0);
+		goto out;
+	}
+	snprintf(to, sizeof(to), "%s.meta", stem);
+	if (renameat(s->fd, tmp, s->fd, to) < 0) {
+		unlinkat(s->fd, tmp, 0);
+		goto out;
+	}
+	sync_dir(s);
+	rc = 0; /* moved: *e becomes the new entry (its new version) */
+	if (read_meta(s, stem, &again, &why) == 0)
+		*e = again;
+	else
+		snprintf(e->stem, sizeof(e->stem), "%s", stem);
+out:
+	unlock_store(lk);
+	return rc;
+}
+
 int tmatch_profile_store_get(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *key,
                              unsigned flags, char *path, size_t len,
                              tmatch_profile_store_entry_t *entry, tmatch_error_t *err)
 {
+	tmatch_profile_store_key_t v1;
 	tmatch_profile_store_entry_t e;
 	tmatch_error_t why;
-	char stem[17], name[32];
+	char stem[17], name[32], new_stem[17];
 	int lk, rc;
 
 	if (!s || !key || !path || len == 0)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0, "tmatch_profile_store_get: NULL");
 	tmatch_profile_store_stem(key, stem, sizeof(stem));
+	snprintf(new_stem, sizeof(new_stem), "%s", stem);
 	if (flags & TMATCH_STORE_READONLY)
 		lk = lock_store_readonly(s);
 	else if ((lk = lock_store(s, LOCK_SH, err)) < 0)
 		return -1;
 	tmatch_error_clear(&why);
 	rc = check_entry(s, stem, key, 0, &e, &why);
+	if (rc == 0) { /* an entry the store's format 1 wrote, under its key */
+		key_v1(key, &v1);
+		stem_v1(&v1, stem, sizeof(stem));
+		tmatch_error_clear(&why);
+		rc = check_entry(s, stem, &v1, 0, &e, &why);
+	}
 	unlock_store(lk);
 	if (rc == 0)
 		return 0;
+	if (rc > 0 && e.version == 1 && !(flags & TMATCH_STORE_READONLY) &&
+	    migrate_v1(s, stem, new_stem, key, &e) == 0)
+		snprintf(stem, sizeof(stem), "%s", new_stem);
 	if (rc < 0 && (flags & TMATCH_STORE_READONLY))
 		return tmatch_error_set(err, EPROTO, s->path, 0, 0,
 		                        "the stored profile %s is damaged: %s; not used", stem,
@@ -1140,6 +1268,22 @@ static void make_meta(unsigned char *m, const tmatch_profile_store_key_t *key, c
 
 static int gc_locked(const tmatch_profile_store_t *s, uint64_t cap, const char *keep, int *removed,
                      tmatch_error_t *err);
+
+/* Under the writers' lock: removes key's entry of the store's format 1,
+   if there is one (a put has just replaced it). */
+static void remove_v1(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *key)
+{
+	tmatch_profile_store_key_t v1;
+	tmatch_profile_store_entry_t e;
+	tmatch_error_t why;
+	char stem[17];
+
+	key_v1(key, &v1);
+	stem_v1(&v1, stem, sizeof(stem));
+	tmatch_error_clear(&why);
+	if (read_meta(s, stem, &e, &why) == 0 && e.version == 1 && same_key(&e.key, &v1))
+		remove_entry(s, stem);
+}
 
 int tmatch_profile_store_put(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *key,
                              int profile_fd, const char *name, const char *exe, uint64_t cap,
@@ -1222,6 +1366,7 @@ int tmatch_profile_store_put(const tmatch_profile_store_t *s, const tmatch_profi
 		goto out;
 	}
 	tmp_meta[0] = '\0';
+	remove_v1(s, key);
 	sync_dir(s);
 	rc = cap ? gc_locked(s, cap, stem, NULL, err) : 0;
 out:

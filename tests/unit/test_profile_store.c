@@ -323,6 +323,19 @@ static tmatch_comm_t *matrix_of(const char *path)
 	return c;
 }
 
+/* The profiles at a and b have the same matrix. */
+static void assert_same_matrix(const char *a_path, const char *b_path)
+{
+	tmatch_comm_t *a = matrix_of(a_path), *b = matrix_of(b_path);
+
+	cr_assert_eq(tmatch_comm_order(a), tmatch_comm_order(b));
+	for (int i = 0; i < tmatch_comm_order(a); i++)
+		for (int j = 0; j < tmatch_comm_order(a); j++)
+			cr_assert_eq(tmatch_comm_get(a, i, j), tmatch_comm_get(b, i, j));
+	tmatch_comm_destroy(a);
+	tmatch_comm_destroy(b);
+}
+
 /* put from a file, as the CLI does; -1 with err */
 static int put_file(const tmatch_profile_store_t *s, const tmatch_profile_store_key_t *k,
                     const char *profile, const char *exe, uint64_t cap, tmatch_error_t *err)
@@ -352,7 +365,6 @@ static int get(const tmatch_profile_store_key_t *k, char *path, tmatch_error_t *
 Test(store, put_then_get_gives_the_same_matrix)
 {
 	tmatch_profile_store_key_t k;
-	tmatch_comm_t *a, *b;
 	tmatch_error_t err;
 	char path[PATH_MAX], exe[PATH_MAX];
 	struct stat st;
@@ -361,14 +373,7 @@ Test(store, put_then_get_gives_the_same_matrix)
 	cr_assert_eq(get(&k, path, &err), 0, "empty store");
 	put(&k, EXAMPLES "lammps-8.yml", 0);
 	cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
-	a = matrix_of(EXAMPLES "lammps-8.yml");
-	b = matrix_of(path);
-	cr_assert_eq(tmatch_comm_order(a), tmatch_comm_order(b));
-	for (int i = 0; i < tmatch_comm_order(a); i++)
-		for (int j = 0; j < tmatch_comm_order(a); j++)
-			cr_assert_eq(tmatch_comm_get(a, i, j), tmatch_comm_get(b, i, j));
-	tmatch_comm_destroy(a);
-	tmatch_comm_destroy(b);
+	assert_same_matrix(EXAMPLES "lammps-8.yml", path);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0600, "entries are the user's only");
 	cr_assert_eq(stat(dir, &st), 0);
@@ -378,6 +383,186 @@ Test(store, put_then_get_gives_the_same_matrix)
 	memset(&err, 0, sizeof(err));
 	cr_assert_eq(put_file(store, &k, EXAMPLES "ring-4.yml", NULL, 0, &err), -1);
 	cr_assert(strstr(err.msg, "4 ranks, the run 8"), "%s", err.msg);
+}
+
+/* ---- entries the store's format 1 wrote (FNV-1a keys), built here ------- */
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Format 1's word-wise FNV-1a checksum of n bytes (n a multiple of 8). */
+static uint64_t fnv_words(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t w = 0;
+
+		for (int b = 7; b >= 0; b--)
+			w = w << 8 | p[i + (size_t)b];
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * Writes, as format 1 did, the entry of kind, ranks, id and name (no name:
+ * "") holding `profile` compiled; its stem (FNV-1a of the key) in stem.
+ */
+static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idlen,
+                           const char *name, const char *profile, char stem[17])
+{
+	unsigned char w[4], m[512] = "TMSTORE1", *buf;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char path[PATH_MAX];
+	tmatch_profile_t *p;
+	tmatch_error_t err;
+	size_t size, padded;
+	FILE *f;
+
+	put_n(w, 4, (uint64_t)kind, 0);
+	h = fnv1a(h, w, 4);
+	put_n(w, 4, (uint64_t)ranks, 0);
+	h = fnv1a(h, w, 4);
+	h = fnv1a(h, id, (size_t)idlen);
+	h = fnv1a(h, (const unsigned char *)name, strlen(name));
+	snprintf(stem, 17, "%016llx", (unsigned long long)h);
+
+	memset(&err, 0, sizeof(err));
+	p = tmatch_profile_load(profile, NULL, NULL, NULL, &err);
+	cr_assert_not_null(p, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/%s.compiled", dir, stem);
+	f = fopen(path, "w+b");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(tmatch_profile_compile(p, f, &err), 0, "%s", err.msg);
+	tmatch_profile_destroy(p);
+	size = (size_t)ftell(f);
+	padded = (size + 7) & ~(size_t)7;
+	buf = calloc(1, padded);
+	cr_assert_not_null(buf);
+	rewind(f);
+	cr_assert_eq(fread(buf, 1, size, f), size);
+	cr_assert_eq(fclose(f), 0);
+
+	put_n(m + 8, 4, 1, 0); /* version 1 */
+	put_n(m + 12, 4, (uint64_t)kind, 0);
+	put_n(m + 16, 4, (uint64_t)ranks, 0);
+	put_n(m + 20, 4, (uint64_t)idlen, 0);
+	memcpy(m + 24, id, (size_t)idlen);
+	snprintf((char *)m + 56, 64, "%s", name);
+	snprintf((char *)m + 120, 256, "/bin/old");
+	put_n(m + 376, 8, size, 0);
+	put_n(m + 384, 8, fnv_words(buf, padded), 0);
+	put_n(m + 392, 8, 1700000000000000000ULL, 0);
+	put_n(m + 504, 8, fnv_words(m, 504), 0);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/%s.meta", dir, stem);
+	write_bytes(path, m, sizeof(m));
+}
+
+/* The SHA-256 sha256sum(1) prints for path, in hex. */
+static void sha256sum_of(const char *path, char *hex, size_t len)
+{
+	char cmd[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(hex, (int)len, f));
+	hex[strcspn(hex, " \n")] = '\0';
+	pclose(f);
+}
+
+static int exists_in_store(const char *stem, const char *ext)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, stem, ext);
+	return access(path, F_OK) == 0;
+}
+
+Test(store, content_keys_are_sha256_and_stems_a_sha256_of_the_key)
+{
+	tmatch_profile_store_key_t k;
+	char exe[PATH_MAX], want[80], got[2 * TMATCH_STORE_ID_MAX + 1];
+	int i;
+
+	key_of(script(exe, sizeof(exe), "app", "#!/bin/sh\necho sha\n"), 8, NULL, &k);
+	cr_assert_eq(k.kind, TMATCH_STORE_KEY_CONTENT);
+	cr_assert_eq(k.id_len, 32, "a SHA-256, not two FNV-1a hashes and the size");
+	for (i = 0; i < k.id_len; i++)
+		snprintf(got + 2 * i, 3, "%02x", k.id[i]);
+	sha256sum_of(exe, want, sizeof(want));
+	cr_assert_str_eq(got, want);
+}
+
+Test(store, entries_of_format_1_are_found_and_moved)
+{
+	tmatch_profile_store_key_t k, self;
+	tmatch_profile_store_entry_t e, *v = NULL;
+	tmatch_error_t err;
+	char exe[PATH_MAX], path[PATH_MAX], old[17], stem[17], old_self[17];
+	unsigned char v1id[24];
+	const char *text = "#!/bin/sh\nexec mpi-app\n";
+	uint64_t h1 = 0xcbf29ce484222325ULL, h2 = h1 ^ 0x5bd1e995u;
+	int n = 0, damaged = 0;
+
+	/* a script's entry, keyed as format 1 keyed it */
+	key_of(script(exe, sizeof(exe), "app", text), 8, "lmp", &k);
+	h1 = fnv1a(h1, (const unsigned char *)text, strlen(text));
+	h2 = fnv1a(h2, (const unsigned char *)text, strlen(text));
+	put_n(v1id, 8, h1, 0);
+	put_n(v1id + 8, 8, h2, 0);
+	put_n(v1id + 16, 8, strlen(text), 0);
+	write_v1_entry(TMATCH_STORE_KEY_CONTENT, 8, v1id, 24, "lmp", EXAMPLES "lammps-8.yml", old);
+	stem_of(&k, stem);
+	cr_assert_str_neq(stem, old, "the stem is no longer FNV-1a");
+
+	/* read only (the nodes, `layout`): found where it is, nothing moved */
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_get(store, &k, TMATCH_STORE_READONLY, path, sizeof(path),
+	                                      &e, &err),
+	             1, "%s", err.msg);
+	cr_assert_str_eq(e.stem, old);
+	cr_assert_eq(e.version, 1);
+	cr_assert(exists_in_store(old, ".meta") && !exists_in_store(stem, ".meta"));
+
+	/* srun's get: found, and moved to its new stem */
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_get(store, &k, 0, path, sizeof(path), &e, &err), 1, "%s",
+	             err.msg);
+	cr_assert_str_eq(e.stem, stem);
+	cr_assert_eq(e.version, 2);
+	cr_assert_eq(e.created_ns, 1700000000000000000LL, "its creation kept");
+	cr_assert(strstr(path, stem), "%s", path);
+	cr_assert(!exists_in_store(old, ".meta") && !exists_in_store(old, ".compiled"));
+	assert_same_matrix(EXAMPLES "lammps-8.yml", path);
+	cr_assert_eq(get(&k, path, &err), 1, "%s", err.msg);
+	cr_assert(strstr(path, stem), "%s", path);
+
+	/* a build id's entry of format 1: found under its old stem; a put
+	   replaces it and removes the old one */
+	key_of("/proc/self/exe", 4, NULL, &self);
+	write_v1_entry(TMATCH_STORE_KEY_BUILD_ID, 4, self.id, self.id_len, "",
+	               EXAMPLES "ring-4.yml", old_self);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_get(store, &self, TMATCH_STORE_READONLY, path,
+	                                      sizeof(path), &e, &err),
+	             1, "%s", err.msg);
+	cr_assert_str_eq(e.stem, old_self);
+	put(&self, EXAMPLES "ring-4.yml", 0);
+	cr_assert(!exists_in_store(old_self, ".meta") && !exists_in_store(old_self, ".compiled"));
+	cr_assert_eq(tmatch_profile_store_list(store, &v, &n, &damaged, &err), 0, "%s", err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(damaged, 0);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(v[i].version, 2, "%s", v[i].stem);
+	free(v);
 }
 
 /* Overwrite one byte of a file. */
