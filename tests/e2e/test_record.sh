@@ -500,7 +500,7 @@ for abi in openmpi mpich; do
 		"$TM" eval -p "$W/cg-$abi.yml" -t "$cg_topo" --mapping "$W/cg-$abi.map" >"$W/cg-$abi.eval" &&
 		awk '$1 == "hop_bytes" { exit !($2 > 0 && $2 < $3) }' "$W/cg-$abi.eval" &&
 		"$TM" predict --trace "$W/trace-cg-$abi/trace.txt" --topology "$cg_topo" \
-			-m auto -m packed --keep "$W/keep-cg-$abi" >"$W/predict-cg-$abi.out" 2>&1 &&
+			--mapping auto --mapping packed --keep "$W/keep-cg-$abi" >"$W/predict-cg-$abi.out" 2>&1 &&
 		grep -q "placements from $W/trace-cg-$abi/profile.yml as the plugin places by it (bytes, point-to-point and collectives)" \
 			"$W/predict-cg-$abi.out" &&
 		[ "$(sed 's/^h//' "$W/keep-cg-$abi/mapping0.hosts" | tr '\n' ' ')" = \
