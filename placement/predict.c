@@ -29,31 +29,9 @@
 #include <unistd.h>
 
 #define MAX_TRACE_RANKS   65536
-#define MAX_TRACE_LINE    4096
+#define MAX_TRACE_LINE    4096       /* bytes of a trace's line (tmatch__lines) */
+#define MAX_MACHINE_LINE  1024       /* bytes of a machine description's line */
 #define MAX_TRACE_ACTIONS (1L << 26) /* per rank */
-
-/* The next line of f into buf (without its end): 1, 0 at the end, -1 with
-   err at a line longer than the buffer or a NUL byte (not a text file). */
-static int next_line(FILE *f, char *buf, size_t len, int *lineno, const char *path,
-                     tmatch_error_t *err)
-{
-	size_t n;
-
-	if (!fgets(buf, (int)len, f))
-		return ferror(f) ? tmatch_error_set(err, EIO, path, *lineno + 1, 0, "read error")
-		                 : 0;
-	++*lineno;
-	n = strlen(buf);
-	if (n == len - 1 && buf[n - 1] != '\n' && !feof(f))
-		return tmatch_error_set(err, EINVAL, path, *lineno, 0,
-		                        "a line longer than %zu bytes: not this kind of file",
-		                        len - 2);
-	if (memchr(buf, '\0', n + 1) != buf + n)
-		return tmatch_error_set(err, EINVAL, path, *lineno, 0,
-		                        "a NUL byte: not a text file");
-	buf[strcspn(buf, "\r\n")] = '\0';
-	return 1;
-}
 
 /* ---- the machine description --------------------------------------------- */
 
@@ -135,18 +113,18 @@ void tmatch_place_machine_init(tmatch_place_machine_t *m, const tmatch_topo_t *t
 int tmatch_place_machine_load(tmatch_place_machine_t *m, const tmatch_topo_t *topo,
                               const char *path, tmatch_error_t *err)
 {
-	char line[1024];
-	FILE *in;
-	int lineno = 0, depth = tmatch_topo_depth(topo), rc = 0, got;
+	tmatch__lines_t in;
+	char *line;
+	int lineno = 0, depth = tmatch_topo_depth(topo), rc = 0;
 
-	in = tmatch_file_open(path, NULL, err);
-	if (!in)
+	if (tmatch__lines_open(&in, path, MAX_MACHINE_LINE, NULL, err) < 0)
 		return -1;
-	while ((got = next_line(in, line, sizeof(line), &lineno, path, err)) > 0) {
+	while ((line = tmatch__lines_next(&in))) {
 		char key[64], a[32], b[32], extra[2];
 		char *hash = strchr(line, '#');
 		int n, found = 0;
 
+		lineno = in.lineno;
 		if (hash)
 			*hash = '\0';
 		n = sscanf(line, " %63[^= \t] = %31s %31s %1s", key, a, b, extra);
@@ -197,9 +175,9 @@ int tmatch_place_machine_load(tmatch_place_machine_t *m, const tmatch_topo_t *to
 			break;
 		}
 	}
-	if (got < 0)
-		rc = -1;
-	fclose(in);
+	if (rc == 0 && in.errnum)
+		rc = tmatch__lines_error(&in, path, err);
+	tmatch__lines_close(&in);
 	return rc;
 }
 
@@ -359,20 +337,20 @@ static int long_number(const char *line)
 static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmatch_error_t *err)
 {
 	const char *path = t->files[r];
-	char line[MAX_TRACE_LINE];
-	FILE *in = tmatch_file_open(path, NULL, err);
-	int lineno = 0, state = 0, got,
-	    rc = 0; /* state: 0 before init, 1 inside, 2 after finalize */
+	tmatch__lines_t in;
+	char *line;
+	int lineno = 0, state = 0, rc = 0; /* state: 0 before init, 1 inside, 2 after finalize */
 	long actions = 0;
 
-	if (!in)
+	if (tmatch__lines_open(&in, path, MAX_TRACE_LINE, NULL, err) < 0)
 		return -1;
-	while (rc == 0 && (got = next_line(in, line, sizeof(line), &lineno, path, err)) > 0) {
+	while (rc == 0 && (line = tmatch__lines_next(&in))) {
 		char act[32];
 		long rank, a[6] = {0, 0, 0, 0, 0, 0};
 		int n = sscanf(line, "%ld %31s %ld %ld %ld %ld %ld %ld", &rank, act, &a[0], &a[1],
 		               &a[2], &a[3], &a[4], &a[5]);
 
+		lineno = in.lineno;
 		if (!line[strspn(line, " \t")])
 			continue;
 		if (long_number(line))
@@ -424,8 +402,10 @@ static int read_rank(const tmatch_place_trace_t *t, int r, struct sends *s, tmat
 			}
 		}
 	}
-	fclose(in);
-	if (rc || got < 0)
+	if (rc == 0 && in.errnum)
+		rc = tmatch__lines_error(&in, path, err);
+	tmatch__lines_close(&in);
+	if (rc)
 		return -1;
 	if (state != 2)
 		return tmatch_error_set(err, EPROTO, path, lineno, 0,
@@ -439,18 +419,19 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 {
 	tmatch_place_trace_t *t = calloc(1, sizeof(*t));
 	struct sends s;
-	FILE *in = NULL;
-	char line[PATH_MAX], dir[PATH_MAX];
+	tmatch__lines_t in;
+	char *line, dir[PATH_MAX];
 	const char *slash = strrchr(index, '/');
-	int lineno = 0, cap = 0, got;
+	int lineno = 0, cap = 0;
 
 	memset(&s, 0, sizeof(s));
+	memset(&in, 0, sizeof(in)); /* closed on every path below */
 	if (!t) {
 		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - index) : 1, slash ? index : ".");
-	if (!(in = tmatch_file_open(index, NULL, err))) {
+	if (tmatch__lines_open(&in, index, PATH_MAX - 1, NULL, err) < 0) {
 		char why[PATH_MAX + 32];
 
 		/* the recorder says there when a run could not be traced */
@@ -462,9 +443,10 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 			                 why);
 		goto fail;
 	}
-	while ((got = next_line(in, line, sizeof(line), &lineno, index, err)) > 0) {
+	while ((line = tmatch__lines_next(&in))) {
 		char *path;
 
+		lineno = in.lineno;
 		if (!line[0])
 			continue;
 		if (t->nranks >= MAX_TRACE_RANKS) {
@@ -499,10 +481,11 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 		}
 		t->files[t->nranks++] = path;
 	}
-	fclose(in);
-	in = NULL;
-	if (got < 0)
+	if (in.errnum) {
+		tmatch__lines_error(&in, index, err);
 		goto fail;
+	}
+	tmatch__lines_close(&in);
 	if (t->nranks < 1) {
 		tmatch_error_set(err, EPROTO, index, 0, 0, "the trace index names no rank's file");
 		goto fail;
@@ -525,8 +508,7 @@ tmatch_place_trace_t *tmatch_place_trace_load(const char *index, tmatch_error_t 
 	free(s.w);
 	return t;
 fail:
-	if (in)
-		fclose(in);
+	tmatch__lines_close(&in);
 	free(s.to);
 	free(s.touched);
 	free(s.src);

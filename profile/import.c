@@ -165,7 +165,7 @@ static int parse_rank(const char *tok, int *out)
 /* The reader stopped (a NUL byte, a line too long, a read error). */
 #define BAD_READ(path, in)                                                                         \
 	do {                                                                                       \
-		tmatch_error_set(err, (in)->errnum, path, (in)->lineno + 1, 0, "%s", (in)->why);   \
+		tmatch__lines_error(in, path, err);                                                \
 		goto out;                                                                          \
 	} while (0)
 

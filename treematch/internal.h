@@ -119,6 +119,9 @@ int tmatch__lines_open(tmatch__lines_t *l, const char *path, size_t max_line,
 /* The same over a stream the caller opened (standard input) and closes. */
 void tmatch__lines_attach(tmatch__lines_t *l, FILE *f, size_t max_line);
 char *tmatch__lines_next(tmatch__lines_t *l);
+/* Where the reader stopped, as the error of path at line lineno + 1 (its
+   errnum and why): -1, as tmatch_error_set. */
+int tmatch__lines_error(const tmatch__lines_t *l, const char *path, tmatch_error_t *err);
 void tmatch__lines_close(tmatch__lines_t *l);
 
 /*

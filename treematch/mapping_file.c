@@ -86,7 +86,7 @@ int tmatch_map_read(const char *path, int n, int *leaf_of_rank, int *line_of_ran
 		next = (int)rank + 1;
 	}
 	if (l.errnum) {
-		tmatch_error_set(err, l.errnum, path, l.lineno + 1, 0, "%s", l.why);
+		tmatch__lines_error(&l, path, err);
 		goto out;
 	}
 	for (int r = 0; r < n; r++)

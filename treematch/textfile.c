@@ -125,6 +125,11 @@ char *tmatch__lines_next(tmatch__lines_t *l)
 	return l->line;
 }
 
+int tmatch__lines_error(const tmatch__lines_t *l, const char *path, tmatch_error_t *err)
+{
+	return tmatch_error_set(err, l->errnum, path, l->lineno + 1, 0, "%s", l->why);
+}
+
 void tmatch__lines_close(tmatch__lines_t *l)
 {
 	if (l->f && !l->borrowed)

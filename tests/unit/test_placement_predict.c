@@ -182,6 +182,94 @@ Test(predict, machine_description)
 	tmatch_topo_destroy(topo);
 }
 
+/* The three line readers of predict.c (the index, a rank's file, the
+   machine description) go through the shared bounded reader: a line over
+   the format's limit is refused with the file and line, a last line
+   without its newline is read like the others. */
+Test(predict, long_lines_refused_last_line_without_newline_read)
+{
+	char dir[TM_TMP_MAX], file[TM_TMP_MAX + 64], cmd[TM_TMP_MAX * 2 + 128], *text;
+	tmatch_place_machine_t m;
+	tmatch_place_trace_t *t;
+	tmatch_error_t err;
+	tmatch_topo_t *topo;
+	const char *index;
+	size_t n;
+
+	/* rank 3's file without its final newline: still a whole trace */
+	index = damaged_copy(dir, "");
+	snprintf(file, sizeof(file), "%s/halo8/rank-3.txt", dir);
+	snprintf(cmd, sizeof(cmd), "truncate -s -1 '%s'", file);
+	cr_assert_eq(system(cmd), 0);
+	memset(&err, 0, sizeof(err));
+	t = tmatch_place_trace_load(index, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_assert_eq(t->nranks, 8);
+	cr_assert_gt(tmatch_comm_get(t->comm, 3, 0) + tmatch_comm_get(t->comm, 3, 6), 0);
+	tmatch_place_trace_destroy(t);
+
+	/* the index without its final newline: all eight ranks */
+	snprintf(cmd, sizeof(cmd), "truncate -s -1 '%s'", index);
+	cr_assert_eq(system(cmd), 0);
+	t = tmatch_place_trace_load(index, &err);
+	cr_assert_not_null(t, "%s", err.msg);
+	cr_assert_eq(t->nranks, 8);
+	tmatch_place_trace_destroy(t);
+
+	/* a trace line of 4097 bytes on line 2 of rank 3's file; 4096 are read */
+	text = malloc(8192);
+	cr_assert_not_null(text);
+	for (size_t want = 4096; want <= 4097; want++) {
+		/* "3 init\n" (7 bytes), then a line of `want` bytes */
+		n = (size_t)snprintf(text, 8192, "3 init\n3 compute 1");
+		memset(text + n, ' ', 7 + want - n);
+		snprintf(text + 7 + want, 8192 - 7 - want, "\n3 finalize\n");
+		write_text(file, text);
+		memset(&err, 0, sizeof(err));
+		t = tmatch_place_trace_load(index, &err);
+		if (want == 4096) {
+			cr_assert_not_null(t, "%s", err.msg);
+			tmatch_place_trace_destroy(t);
+			continue;
+		}
+		cr_assert_null(t);
+		cr_assert_eq(errno, EINVAL);
+		cr_assert_str_eq(err.file, file);
+		cr_assert_eq(err.line, 2);
+		cr_assert(strstr(err.msg, "a line longer than 4096 bytes"), "%s", err.msg);
+	}
+	/* an index line longer than a path */
+	memset(text, 'a', PATH_MAX + 1);
+	text[PATH_MAX + 1] = '\0';
+	write_text(index, text);
+	cr_assert_null(tmatch_place_trace_load(index, &err));
+	cr_assert_str_eq(err.file, index);
+	cr_assert_eq(err.line, 1);
+	cr_assert(strstr(err.msg, "a line longer than"), "%s", err.msg);
+
+	/* the machine description: a last line without newline applies, a
+	   line over 1 KiB is refused */
+	memset(&err, 0, sizeof(err));
+	topo = tmatch_place_topo_load(CLUS2, &err);
+	cr_assert_not_null(topo, "%s", err.msg);
+	tmatch_place_machine_init(&m, topo);
+	snprintf(file, sizeof(file), "%s/machine", dir);
+	write_text(file, "node = 1.25GBps 5us\nspeed = 2.5Gf");
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, file, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(m.speed, "2.5Gf");
+	n = (size_t)snprintf(text, 8192, "speed = 3Gf\n# ");
+	memset(text + n, '-', 1100);
+	snprintf(text + n + 1100, 8192 - n - 1100, "\n");
+	write_text(file, text);
+	cr_assert_eq(tmatch_place_machine_load(&m, topo, file, &err), -1);
+	cr_assert_str_eq(err.file, file);
+	cr_assert_eq(err.line, 2);
+	cr_assert(strstr(err.msg, "a line longer than 1024 bytes"), "%s", err.msg);
+	free(text);
+	tmatch_topo_destroy(topo);
+	clean(dir);
+}
+
 Test(predict, prediction_file_written_read_and_refused_when_damaged)
 {
 	const char *names[] = {"packed", "rr", "auto", "has blank", "/x/cyclic.map"};
