@@ -2,8 +2,8 @@
 /*
  * helper_job.c - what the plugin's helper does once it is the job's user,
  * confined (tmatch__helper_job in placement_private.h): the user's value
- * over the site's policy, the node list, the plan or the profile, the
- * learn store, the node's decision, and what it sends back. Each decision
+ * over the site's policy, the node list, the learn store, the plan or the
+ * profile, the node's decision, and what it sends back. Each decision
  * is a function of step.c, node.c or learn.c; this file orders them and
  * turns their outcomes into the wire's codes (helper.c): nothing it read
  * goes back as text.
@@ -291,6 +291,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	struct tmatch__helper_hello hello;
 	struct tmatch__helper_head h;
 	const char *nodelist, *plan_path;
+	tmatch_place_source_t source;
 	struct tmatch__helper_msg topo_note;
 	char *name;
 	int user_profile = 0, opened;
@@ -330,14 +331,16 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 		failed(fd, &h, TMATCH__HMSG_NOMEM, ENOMEM);
 	if (differs)
 		failed(fd, &h, TMATCH__HMSG_TREE_DIFFERS, EPROTO);
-	plan_path = tmatch_place_plan_path(&cfg, in->plan_env);
-	if (cfg.enabled && cfg.learn && !plan_path)
-		learn_profile(fd, &h, in, &cfg);
-	if (!cfg.enabled || !cfg.profile[0])
+	source = tmatch_place_source(&cfg, in->plan_env, &plan_path);
+	if (source == TMATCH_PLACE_FROM_LEARN) {
+		learn_profile(fd, &h, in, &cfg); /* cfg.profile: the entry srun chose */
+		source = tmatch_place_source(&cfg, in->plan_env, &plan_path);
+	}
+	if (source == TMATCH_PLACE_FROM_OFF)
 		finish(fd, &h, TMATCH__HELPER_OUT_OFF, TMATCH__HMSG_NONE);
 	tighten_memory(in->admin->max_map_memory, cfg.max_map_memory);
 
-	if (plan_path) {
+	if (source == TMATCH_PLACE_FROM_PLAN) {
 		/* the step's plan: this node's slice only, the profile is not read */
 		slice = plan_slice(fd, &h, in, &cfg, name, nodes_hash, plan_path);
 	} else if (!(prof = tmatch_place_load_profile_err(&cfg, NULL, NULL, &opened, &e))) {

@@ -204,6 +204,27 @@ int tmatch_place_user_profile(const char *user_value);
 const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_env);
 
 /*
+ * What a node places from (the helper, as the user, the user's value
+ * merged): learn mode, the step plan and the profile asked in one order.
+ * OFF: placement off, or no profile and not learning: Slurm's binding (a
+ * plan alone is not enough: it is checked against the profile it was made
+ * from). LEARN: learn mode and no profile yet: srun's decision comes first
+ * (tmatch_place_learn_follow names the profile in cfg->profile, or ends the
+ * step's placement), then ask again. PLAN: this node's slice of the step
+ * plan *plan (tmatch_place_plan_path), the profile only stamped; a plan of
+ * another step is refused (tmatch_place_plan_matches), never replaced by
+ * the profile. PROFILE: the profile, read whole. *plan is NULL but for PLAN.
+ */
+typedef enum {
+	TMATCH_PLACE_FROM_OFF = 0,
+	TMATCH_PLACE_FROM_LEARN = 1,
+	TMATCH_PLACE_FROM_PLAN = 2,
+	TMATCH_PLACE_FROM_PROFILE = 3,
+} tmatch_place_source_t;
+tmatch_place_source_t tmatch_place_source(const tmatch_config_t *cfg, const char *plan_env,
+                                          const char **plan);
+
+/*
  * What a problem found before the step starts (the profile unreadable or of
  * the wrong size) does: 1 = fail the step, when the profile is the user's
  * or the policy says failure=fail; 0 = go on without placement (an admin

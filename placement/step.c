@@ -173,6 +173,22 @@ const char *tmatch_place_plan_path(const tmatch_config_t *cfg, const char *plan_
 	return plan_env && plan_env[0] ? plan_env : NULL;
 }
 
+tmatch_place_source_t tmatch_place_source(const tmatch_config_t *cfg, const char *plan_env,
+                                          const char **plan)
+{
+	*plan = NULL;
+	if (!cfg || !cfg->enabled)
+		return TMATCH_PLACE_FROM_OFF;
+	/* learn= and profile= exclude each other: a learning step's profile
+	   is the entry srun chose, whether a plan was made from it or not */
+	if (cfg->learn && !cfg->profile[0])
+		return TMATCH_PLACE_FROM_LEARN;
+	if (!cfg->profile[0])
+		return TMATCH_PLACE_FROM_OFF;
+	*plan = tmatch_place_plan_path(cfg, plan_env);
+	return *plan ? TMATCH_PLACE_FROM_PLAN : TMATCH_PLACE_FROM_PROFILE;
+}
+
 int tmatch_place_must_fail(const tmatch_config_t *cfg, int user_profile)
 {
 	return user_profile || (cfg && cfg->failure == TMATCH_FAILURE_FAIL);

@@ -393,7 +393,7 @@ fi
 if [ -x "$WORK/mpi_hello.mpich" ]; then
 	export XDG_CACHE_HOME=$WORK/cache
 	rm -rf "$XDG_CACHE_HOME"
-	learn="srun -n8 --mpi=pmi2 --treematch=learn,min_gain=0 '$WRAP' '$WORK/mpi_hello.mpich'"
+	learn="srun -n8 --mpi=pmi2 --treematch=learn,min_gain=0,verbose=1 '$WRAP' '$WORK/mpi_hello.mpich'"
 	in_alloc "$WORK/g.out" "$WORK/g.err" "$learn"
 	rc=$?
 	if [ $rc -eq 0 ] && ! grep -q 'node layout not applied' "$WORK/g.err" &&
@@ -404,16 +404,18 @@ if [ -x "$WORK/mpi_hello.mpich" ]; then
 			"$(tail -n 5 "$WORK/g.err")"
 	fi
 	# what the first run recorded is stored now (srun stores it): replace
-	# it by the split profile, whose pairs Slurm's block layout separates
+	# it by the split profile, whose pairs Slurm's block layout separates;
+	# each node follows srun's decision, then the plan made from that entry
 	"$CLI" store put "$WORK/mpi_hello.mpich" "$P" >"$WORK/g.put" 2>&1
 	in_alloc "$WORK/g.out" "$WORK/g.err" "$learn"
 	rc=$?
 	why=$(pairs_together "$WORK/g.out")
 	if [ $rc -eq 0 ] && [ -z "$why" ] && grep -q "plan=.*/.treematch-plan\." "$WORK/g.out" &&
+		grep -q 'mapped by plan-' "$WORK/g.err" &&
 		[ "$(grep -c '^mpi rank=.* size=8 .*sum=8' "$WORK/g.out")" -eq 8 ]; then
-		pass "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan"
+		pass "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan each node places from"
 	else
-		fail "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan" \
+		fail "cli_filter: --treematch=learn lays the ranks out across nodes from the stored profile, with a plan each node places from" \
 			"rc=$rc $why" "$(cat "$WORK/g.put")" "$(head -n 8 "$WORK/g.out")" "$(tail -n 5 "$WORK/g.err")"
 	fi
 	unset XDG_CACHE_HOME

@@ -260,6 +260,54 @@ Test(placement_plan, plan_path_decision)
 	cr_expect_str_eq(tmatch_place_plan_path(&cfg, NULL), "/user.plan");
 }
 
+/* What a node places from: off, srun's learn decision first, the plan,
+   the profile; each branch once, and the plan named only when taken. */
+Test(placement_plan, source_decision)
+{
+	tmatch_config_t cfg;
+	const char *plan = "unset";
+
+	cr_expect_eq(tmatch_place_source(NULL, "/job/env.plan", &plan), TMATCH_PLACE_FROM_OFF);
+	cr_expect_null(plan);
+	/* off: a plan in the job's environment changes nothing */
+	tmatch_config_init(&cfg);
+	plan = "unset";
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_OFF);
+	cr_expect_null(plan);
+	/* on, but no profile: a plan alone is refused (it is checked against
+	   the profile it was made from) */
+	cfg.enabled = 1;
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_OFF);
+	cr_expect_null(plan);
+	/* the profile itself */
+	snprintf(cfg.profile, sizeof(cfg.profile), "/p.yml");
+	cr_expect_eq(tmatch_place_source(&cfg, NULL, &plan), TMATCH_PLACE_FROM_PROFILE);
+	cr_expect_null(plan);
+	cr_expect_eq(tmatch_place_source(&cfg, "", &plan), TMATCH_PLACE_FROM_PROFILE);
+	/* the plan: the job's, or plan= over it */
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_PLAN);
+	cr_expect_str_eq(plan, "/job/env.plan");
+	snprintf(cfg.plan, sizeof(cfg.plan), "/user.plan");
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_PLAN);
+	cr_expect_str_eq(plan, "/user.plan");
+	cfg.enabled = 0;
+	cr_expect_eq(tmatch_place_source(&cfg, NULL, &plan), TMATCH_PLACE_FROM_OFF);
+	cr_expect_null(plan);
+	/* learn mode: srun's decision first, plan or not (the cli_filter
+	   plans a learning step from the entry it found) ... */
+	tmatch_config_init(&cfg);
+	cr_assert_eq(tmatch_config_parse_string(&cfg, "learn", TMATCH_CONFIG_USER, NULL, NULL), 0);
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_LEARN);
+	cr_expect_null(plan);
+	cr_expect_eq(tmatch_place_source(&cfg, NULL, &plan), TMATCH_PLACE_FROM_LEARN);
+	/* ... then the entry it names, through the plan when there is one */
+	snprintf(cfg.profile, sizeof(cfg.profile), "/store/0123456789abcdef.compiled");
+	cr_expect_eq(tmatch_place_source(&cfg, "/job/env.plan", &plan), TMATCH_PLACE_FROM_PLAN);
+	cr_expect_str_eq(plan, "/job/env.plan");
+	cr_expect_eq(tmatch_place_source(&cfg, NULL, &plan), TMATCH_PLACE_FROM_PROFILE);
+	cr_expect_null(plan);
+}
+
 /* The default mapper's search on a node: search_time, within half of
    max_map_time. */
 Test(placement_plan, search_time_decision)
