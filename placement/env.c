@@ -341,7 +341,7 @@ out:
 char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run)
 {
 	double gain = 0.0;
-	char total[80] = "";
+	char total[80] = "", search[96] = "";
 
 	if (!node || node->status != TMATCH_PLACE_PLACED) {
 		errno = EINVAL;
@@ -352,9 +352,13 @@ char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run)
 	if (node->node_seconds > 0.0)
 		snprintf(total, sizeof(total), " (node plan %.1f ms, cpu %.1f ms)",
 		         node->node_seconds * 1e3, node->node_cpu_seconds * 1e3);
+	if (node->search_cut_from > node->search_time)
+		snprintf(search, sizeof(search),
+		         ", search_time=%g s cut to %g s (half of max_map_time)",
+		         node->search_cut_from, node->search_time);
 	return format("treematch: %s: %d task(s) mapped by %s in %.1f ms%s, cost %.6g "
-	              "(packed %.6g, %+.1f%%)%s",
+	              "(packed %.6g, %+.1f%%)%s%s",
 	              node->node_name, node->ntasks, node->mapper, node->map_seconds * 1e3, total,
-	              node->cost, node->cost_packed, gain,
+	              node->cost, node->cost_packed, gain, search,
 	              dry_run ? ", dry-run: nothing bound" : "");
 }

@@ -1061,6 +1061,13 @@ static int take_end(struct take *t, const tmatch_error_t *run_error, int run_err
 		plan->cost_packed = isfinite(h->cost_packed) ? h->cost_packed : 0;
 		plan->map_seconds =
 		    isfinite(h->map_seconds) && h->map_seconds >= 0 ? h->map_seconds : 0;
+		/* the search as the policy's limits allow (3600 s at most) */
+		if (isfinite(h->search_time) && h->search_time > 0 && h->search_time <= 3600 &&
+		    isfinite(h->search_cut_from) && h->search_cut_from <= 3600) {
+			plan->search_time = h->search_time;
+			if (h->search_cut_from > h->search_time)
+				plan->search_cut_from = h->search_cut_from;
+		}
 		if (field_ok(h->mapper, sizeof(h->mapper), name_char))
 			snprintf(plan->mapper, sizeof(plan->mapper), "%s", h->mapper);
 		else

@@ -419,6 +419,8 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	h.cost = plan->cost;
 	h.cost_packed = plan->cost_packed;
 	h.map_seconds = plan->map_seconds;
+	h.search_time = plan->search_time;
+	h.search_cut_from = plan->search_cut_from;
 	snprintf(h.mapper, sizeof(h.mapper), "%s", plan->mapper);
 	h.gpu_step = plan->gpu_step != NULL;
 	tmatch__helper_send_head(fd, &h);

@@ -368,7 +368,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	tmatch_metrics_t m_map, m_packed;
 	int *leaf_of = NULL, *packed = NULL, *slice_of = NULL, own_cluster = 0, cluster_node = -1;
 	const tmatch_place_slice_t *slice = NULL;
-	int rc = -1, nleaves, slots, order;
+	int rc = -1, nleaves, slots, order, mapped = 0, search_capped = 0;
 	char *name = NULL;
 	double t0;
 
@@ -426,7 +426,7 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 	mopts.mapper = cfg->mapper[0] ? cfg->mapper : NULL;
 	mopts.seed = cfg->seed;
 	mopts.time_budget = cfg->max_map_time;
-	mopts.search_time = tmatch_place_search_time(cfg);
+	mopts.search_time = tmatch_place_search_time(cfg, &search_capped);
 	mopts.log = log_to_nowhere;
 	t0 = tmatch__place_now();
 	if (in->gpu_env && !slice && gpu_map(in, node, sub, res, leaf_of, err) < 0)
@@ -448,8 +448,16 @@ int tmatch_place_node_map(const tmatch_place_node_in_t *in, const tmatch_affinit
 		if (tmatch__place_isolate_map(sub, topo, &mopts, cfg->max_map_time,
 		                              cfg->max_map_memory, NULL, leaf_of, err) < 0)
 			goto out;
-	} else if (tmatch_map_compute(sub, topo, &mopts, leaf_of, err) < 0) {
-		goto out;
+		mapped = 1;
+	} else {
+		if (tmatch_map_compute(sub, topo, &mopts, leaf_of, err) < 0)
+			goto out;
+		mapped = 1;
+	}
+	if (mapped && !strcmp(res->mapper, TMATCH_DEFAULT_MAPPER)) {
+		/* the default mapper's search (a named mapper has none) */
+		res->search_time = mopts.search_time;
+		res->search_cut_from = search_capped ? cfg->search_time : 0;
 	}
 	if (in->slice && strncmp(res->mapper, "plan-", 5) != 0)
 		snprintf(res->mapper + strlen(res->mapper),
@@ -536,13 +544,16 @@ static int skipped(const tmatch_place_node_in_t *in, const char *name, int level
 	return 0;
 }
 
-double tmatch_place_search_time(const tmatch_config_t *cfg)
+double tmatch_place_search_time(const tmatch_config_t *cfg, int *capped)
 {
 	/* the search is counted in steps, and a slow node must still finish
 	   within max_map_time: half of it at most */
 	double cap = cfg->max_map_time / 2;
+	int cut = cfg->search_time > cap;
 
-	return cfg->search_time < cap ? cfg->search_time : cap;
+	if (capped)
+		*capped = cut;
+	return cut ? cap : cfg->search_time;
 }
 
 int tmatch_place_node_prepare(const tmatch_place_node_in_t *in, tmatch_place_node_prep_t *prep)

@@ -631,6 +631,10 @@ typedef struct tmatch_place_node {
 	double node_cpu_seconds; /* CPU time of the whole node's work; set by the front end */
 	double node_seconds;     /* wall time of the whole node's work (profile, tree, mapping);
 	                            set by the front end, 0 = unknown */
+	/* PLACED by the default mapper: the search it was given (search_time,
+	   tmatch_place_search_time) and the policy's search_time when that was
+	   cut to half of max_map_time (else 0) */
+	double search_time, search_cut_from;
 	/* A GPU step (PLACED): its GPUs here (NULL: not a GPU step), the GPUs
 	   each task got from the decision, the vendor of its GPUs (enum
 	   tmatch_affinity_gpu_vendor), and the node's devices when known (the
@@ -720,8 +724,10 @@ void tmatch_place_node_destroy(tmatch_place_node_t *node);
 
 /* The default mapper's extra search on a node: cfg->search_time, at most
    half of cfg->max_map_time (the search is counted in steps: a slow node
-   must still finish within the limit). */
-double tmatch_place_search_time(const tmatch_config_t *cfg);
+   must still finish within the limit). *capped (may be NULL): 1 when the
+   policy's search_time was cut to that half, which the node's summary says
+   (tmatch_place_summary_line, verbose), else 0. */
+double tmatch_place_search_time(const tmatch_config_t *cfg, int *capped);
 
 /*
  * Task `local` of a placed GPU step (node->gpu_step, node->devices), in its
@@ -1118,7 +1124,9 @@ char *tmatch_place_gpu_verbose_line(const tmatch_place_node_t *node, int local, 
 
 /*
  * The node's summary, in a new string: "treematch: n0: 4 task(s) mapped by
- * treematch in 0.3 ms, cost 12 (packed 20, -40.0%)". NULL with errno.
+ * treematch in 0.3 ms, cost 12 (packed 20, -40.0%)", and when the policy's
+ * search_time was cut (tmatch_place_search_time) ", search_time=30 s cut to
+ * 5 s (half of max_map_time)". NULL with errno.
  */
 char *tmatch_place_summary_line(const tmatch_place_node_t *node, int dry_run);
 

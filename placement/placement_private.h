@@ -282,6 +282,7 @@ struct tmatch__helper_head {
 	uint32_t task_size; /* bytes of each task record: sizeof(struct tmatch__helper_task) */
 	int32_t gpu_step;   /* 1: a GPU section follows the tasks */
 	double cost, cost_packed, map_seconds;
+	double search_time, search_cut_from; /* tmatch_place_node_t's */
 	char mapper[64];
 	struct tmatch__helper_msg msg; /* FAILED, SKIPPED: why; PLACED: a note, or none */
 };

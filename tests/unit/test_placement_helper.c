@@ -986,6 +986,40 @@ Test(placement_helper, places_the_node_as_the_user)
 	node_teardown(&n);
 }
 
+/* The default mapper's search cut to half of max_map_time in the helper
+   reaches the root side, whose summary line (verbose) says it. */
+Test(placement_helper, search_time_cut_reaches_the_summary)
+{
+	struct node n;
+	char *line;
+
+	node_setup(&n, ",search_time=9");
+	n.admin.search_time = 30;
+	n.admin.max_map_time = 4;
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_not_null(n.out.plan);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED, "%s", n.out.plan->why);
+	cr_expect_float_eq(n.out.plan->search_time, 2, 1e-12);
+	cr_expect_float_eq(n.out.plan->search_cut_from, 9, 1e-12, "the user's, not the site's");
+	line = tmatch_place_summary_line(n.out.plan, 0);
+	cr_assert_not_null(line);
+	cr_expect(strstr(line, ", search_time=9 s cut to 2 s (half of max_map_time)"), "%s", line);
+	free(line);
+	node_teardown(&n);
+
+	node_setup(&n, ",search_time=1.5"); /* within the half: nothing said */
+	n.admin.search_time = 30;
+	n.admin.max_map_time = 4;
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_expect_float_eq(n.out.plan->search_time, 1.5, 1e-12);
+	cr_expect_float_eq(n.out.plan->search_cut_from, 0, 1e-12);
+	line = tmatch_place_summary_line(n.out.plan, 0);
+	cr_assert_not_null(line);
+	cr_expect_null(strstr(line, "search_time"), "%s", line);
+	free(line);
+	node_teardown(&n);
+}
+
 Test(placement_helper, user_cannot_loosen_the_sites_failure_mode)
 {
 	struct node n;

@@ -309,22 +309,30 @@ Test(placement_plan, source_decision)
 }
 
 /* The default mapper's search on a node: search_time, within half of
-   max_map_time. */
+   max_map_time; whether it was cut is said. */
 Test(placement_plan, search_time_decision)
 {
 	tmatch_config_t cfg;
+	int capped = -1;
 
 	tmatch_config_init(&cfg);
 	cfg.max_map_time = 10;
 	cfg.search_time = 0;
-	cr_expect_float_eq(tmatch_place_search_time(&cfg), 0, 1e-12);
+	cr_expect_float_eq(tmatch_place_search_time(&cfg, &capped), 0, 1e-12);
+	cr_expect_eq(capped, 0, "no search: nothing cut");
 	cfg.search_time = 3;
-	cr_expect_float_eq(tmatch_place_search_time(&cfg), 3, 1e-12);
+	cr_expect_float_eq(tmatch_place_search_time(&cfg, &capped), 3, 1e-12);
+	cr_expect_eq(capped, 0);
+	cfg.search_time = 5;
+	cr_expect_float_eq(tmatch_place_search_time(&cfg, &capped), 5, 1e-12);
+	cr_expect_eq(capped, 0, "exactly half: as asked");
 	cfg.search_time = 30;
-	cr_expect_float_eq(tmatch_place_search_time(&cfg), 5, 1e-12, "half of max_map_time");
+	cr_expect_float_eq(tmatch_place_search_time(&cfg, &capped), 5, 1e-12,
+	                   "half of max_map_time");
+	cr_expect_eq(capped, 1);
 	cfg.max_map_time = 0.5;
 	cfg.search_time = 1;
-	cr_expect_float_eq(tmatch_place_search_time(&cfg), 0.25, 1e-12);
+	cr_expect_float_eq(tmatch_place_search_time(&cfg, NULL), 0.25, 1e-12);
 }
 
 Test(placement_plan, config_admin_then_user)
@@ -673,6 +681,53 @@ Test(placement_plan, task_env_and_mpi_pinning)
 	cr_expect_eq(tmatch_place_task_env(plan, &c.cfg, 0, NULL), -1);
 	tmatch_place_env_free(NULL, 0);
 	tmatch_place_node_destroy(plan);
+	case_fini(&c);
+}
+
+/* A placed node's search (given, cut from) and what its summary says of
+   it (NULL: nothing). */
+static void expect_search(const tmatch_place_node_t *plan, double given, double cut_from,
+                          const char *said)
+{
+	const char *line = text_of(tmatch_place_summary_line(plan, 0));
+
+	cr_expect_float_eq(plan->search_time, given, 1e-12);
+	cr_expect_float_eq(plan->search_cut_from, cut_from, 1e-12);
+	if (said)
+		cr_expect(strstr(line, said), "%s", line);
+	else
+		cr_expect_null(strstr(line, "search_time"), "%s", line);
+}
+
+/* The search a node's default mapper was given, and the summary saying
+   when the policy's search_time was cut to half of max_map_time (the
+   user sees it with verbose); a named mapper searches nothing. */
+Test(placement_plan, search_time_cut_is_said_in_the_summary)
+{
+	static const struct {
+		double search;
+		const char *mapper;
+		double given, cut_from;
+		const char *said;
+	} cases[] = {
+	    {30, "", 2, 30, ", search_time=30 s cut to 2 s (half of max_map_time)"},
+	    {1.5, "", 1.5, 0, NULL},    /* within the half: as asked, nothing said */
+	    {30, "greedy", 0, 0, NULL}, /* a named mapper: no search */
+	};
+	const int ranks[] = {0, 1, 2, 3};
+	struct node_case c;
+
+	case_init(&c, pairs4, "pack:2 core:2 pu:1", 1, ranks, 4, 4);
+	c.cfg.max_map_time = 4;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tmatch_place_node_t *plan;
+
+		c.cfg.search_time = cases[i].search;
+		snprintf(c.cfg.mapper, sizeof(c.cfg.mapper), "%s", cases[i].mapper);
+		plan = case_plan(&c);
+		expect_search(plan, cases[i].given, cases[i].cut_from, cases[i].said);
+		tmatch_place_node_destroy(plan);
+	}
 	case_fini(&c);
 }
 
