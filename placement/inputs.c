@@ -60,7 +60,7 @@ int tmatch_place_node_spec(const char *spec, tmatch_affinity_opts_t *o, tmatch_e
 /* What the XML child sends: 'X' and the export, or 'E', errno and the error. */
 #define XML_CHILD_MAX_BYTES ((size_t)64 << 20)
 
-static void xml_child(void *arg, int fd)
+__attribute__((noreturn)) static void xml_child(void *arg, int fd)
 {
 	const tmatch_affinity_opts_t *o = arg;
 	tmatch_error_t e;

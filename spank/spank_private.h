@@ -81,7 +81,7 @@
  * local_user_init only from a "required" one, and the package's line says
  * "optional": the plugin ends the command as srun does for a required one.
  */
-void tmatch__spank_stop_local(const char *msg) __attribute__((noreturn));
+__attribute__((noreturn)) void tmatch__spank_stop_local(const char *msg);
 
 int tmatch__spank_record_init(spank_t sp, int ac, char **av);
 int tmatch__spank_record_init_post_opt(spank_t sp, int ac, char **av);
