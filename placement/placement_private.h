@@ -160,7 +160,7 @@ double tmatch__place_now(void);
 #define TMATCH__HELPER_INPUT_MAGIC  0x314a4d54u /* "TMJ1" */
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */
 #define TMATCH__HELPER_HEAD_MAGIC   0x31524d54u /* "TMR1" */
-#define TMATCH__HELPER_WIRE_VERSION 4u
+#define TMATCH__HELPER_WIRE_VERSION 5u
 #define TMATCH__HELPER_TASK_VERSION 1u
 #define TMATCH__HELPER_MAX_LOCAL    65536 /* tasks on one node the root side will read back */
 #define TMATCH__HELPER_MAX_INPUT    ((size_t)96 << 20) /* bytes of input the helper takes */
