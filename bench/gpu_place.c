@@ -24,7 +24,9 @@
  */
 #include "affinity/affinity.h"
 #include "bench/patterns.h"
-#include "placement/placement.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
+#include "placement/node.h"
 #include "tests/unit/gpu_xml.h"
 
 #include <errno.h>

@@ -21,7 +21,7 @@
  * file to choose; every placement is then scored on the original profile by
  * our evaluator.
  */
-#include "placement/placement.h"
+#include "placement/inputs.h"
 #include "treematch/treematch_private.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * before it is deployed (placement/site.c does the checking).
  */
 #include "cli/cli.h"
-#include "placement/placement.h"
+#include "placement/site.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -22,7 +22,9 @@
  * the file stays small whatever the size of the job.
  */
 #include "cli/cli.h"
-#include "placement/placement.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
+#include "profile/profile.h"
 #include "cli/svg.h"
 #include "treematch/treematch.h"
 

@@ -25,7 +25,12 @@
  * job's), waits for it and removes the file.
  */
 #include "cli/cli.h"
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/layout.h"
+#include "placement/learn.h"
+#include "placement/plan.h"
+#include "placement/site.h"
+#include "placement/step.h"
 #include "profiler/mpiabi.h"
 
 #include <errno.h>

@@ -9,7 +9,10 @@
  */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "placement/placement.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
+#include "placement/launcher.h"
+#include "placement/node.h"
 #include "treematch/internal.h"
 #include "treematch/treematch.h"
 

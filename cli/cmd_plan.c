@@ -12,7 +12,9 @@
  */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "placement/placement.h"
+#include "placement/env.h"
+#include "placement/node.h"
+#include "placement/plan.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -16,7 +16,9 @@
  * the other in a temporary directory (--keep DIR keeps them).
  */
 #include "cli/cli.h"
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/matrix.h"
+#include "placement/predict.h"
 #include "treematch/internal.h"
 #include "treematch/treematch.h"
 

@@ -10,7 +10,7 @@
  */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "placement/placement.h"
+#include "placement/matrix.h"
 #include "profile/profile.h"
 
 #include <errno.h>

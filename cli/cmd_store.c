@@ -14,7 +14,7 @@
  */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "placement/placement.h"
+#include "placement/site.h"
 #include "profile/profile.h"
 
 #include <errno.h>

@@ -7,7 +7,8 @@
  */
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/node.h"
 #include "affinity/affinity.h"
 
 #include <errno.h>

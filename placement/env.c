@@ -5,6 +5,9 @@
  * as it needs to be: CPU sets of thousands of CPUs fit.
  */
 #include "placement/placement_private.h"
+#include "placement/env.h"
+#include "placement/gpu.h"
+#include "placement/node.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 /*
  * gpu.c - GPU steps: which GPUs a step has as Slurm says it, how Slurm
  * binds them to tasks, and the decision that gives each task its CPUs, its
- * GPUs and its network card together (placement.h, "GPUs and network
+ * GPUs and its network card together (placement/gpu.h, "GPUs and network
  * cards"); the in-order placement Slurm makes without a profile, and what
  * either gives (traffic by kind of GPU link, the targets' counts).
  *
@@ -15,6 +15,9 @@
  * one go with the project's mappers.
  */
 #include "placement/placement_private.h"
+#include "placement/env.h"
+#include "placement/gpu.h"
+#include "placement/node.h"
 
 #include <ctype.h>
 #include <errno.h>

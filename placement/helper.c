@@ -3,7 +3,7 @@
  * helper.c - the plugin's privilege separation, after OpenSSH's: the wire
  * between slurmstepd's root side and its helper program, the helper
  * program's start, and the root side's checks (tmatch_place_helper_run in
- * placement.h). What the helper does as the user is helper_job.c's; how it
+ * placement/helper.h). What the helper does as the user is helper_job.c's; how it
  * is confined, sandbox.c's.
  *
  * The helper is a program of its own (treematch-helper), opened by the
@@ -47,6 +47,11 @@
  * user reads are made here, from the codes (tmatch__helper_format).
  */
 #include "placement/placement_private.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/inputs.h"
+#include "placement/node.h"
+#include "placement/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>

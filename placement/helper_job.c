@@ -9,6 +9,13 @@
  * goes back as text.
  */
 #include "placement/placement_private.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/learn.h"
+#include "placement/node.h"
+#include "placement/plan.h"
+#include "placement/predict.h"
+#include "placement/step.h"
 
 #include <errno.h>
 #include <limits.h>

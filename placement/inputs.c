@@ -14,6 +14,9 @@
  *         or only some ranks' rows (tmatch_place_comm_load_ranks)
  */
 #include "placement/placement_private.h"
+#include "placement/inputs.h"
+#include "placement/matrix.h"
+#include "placement/node.h"
 
 #include <errno.h>
 #include <fcntl.h>

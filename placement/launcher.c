@@ -22,6 +22,7 @@
  * the reason (the rankfile, or srun --treematch, says any placement).
  */
 #include "placement/placement_private.h"
+#include "placement/launcher.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,6 +7,9 @@
  * own block and cyclic layouts of the same tasks.
  */
 #include "placement/placement_private.h"
+#include "placement/inputs.h"
+#include "placement/layout.h"
+#include "placement/plan.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -23,6 +23,8 @@
  * the recording (learn_collect).
  */
 #include "placement/placement_private.h"
+#include "placement/learn.h"
+#include "placement/node.h"
 
 #include <errno.h>
 #include <inttypes.h>

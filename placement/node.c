@@ -6,6 +6,11 @@
  * packed baseline, and each task's CPU set and position.
  */
 #include "placement/placement_private.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
+#include "placement/matrix.h"
+#include "placement/node.h"
+#include "placement/plan.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,9 @@
 #ifndef TMATCH_PLACEMENT_PRIVATE_H
 #define TMATCH_PLACEMENT_PRIVATE_H
 
-#include "placement/placement.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/plugstack.h"
 #include "treematch/treematch.h"
 #include "treematch/internal.h"
 

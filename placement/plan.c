@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * plan.c - the compiled step plan (placement.h says what it is for).
+ * plan.c - the compiled step plan (placement/plan.h says what it is for).
  *
  * Layout (little endian, treematch/internal.h; sections start at multiples of 8):
  *   0    "TMPLAN1\n"
@@ -27,6 +27,7 @@
  * these carries its own checksum.
  */
 #include "placement/placement_private.h"
+#include "placement/plan.h"
 #include "treematch/internal.h"
 
 #include <errno.h>

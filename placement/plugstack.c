@@ -10,6 +10,7 @@
  * kept; the rest is read for its includes and its mistakes.
  */
 #include "placement/placement_private.h"
+#include "placement/plugstack.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -18,6 +18,7 @@
  * oversubscription of an uplink is its bandwidth against the links below.
  */
 #include "placement/placement_private.h"
+#include "placement/predict.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,6 +7,10 @@
  * line and column it is in; nothing is printed here.
  */
 #include "placement/placement_private.h"
+#include "placement/inputs.h"
+#include "placement/plugstack.h"
+#include "placement/site.h"
+#include "placement/step.h"
 
 #include <errno.h>
 #include <fcntl.h>

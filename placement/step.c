@@ -5,6 +5,8 @@
  * whose profile it is, what srun checks and what a problem there does.
  */
 #include "placement/placement_private.h"
+#include "placement/matrix.h"
+#include "placement/step.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * (placement/helper.c, docs/security.md). Run by hand it only fails: it
  * has no privilege of its own.
  */
-#include "placement/placement.h"
+#include "placement/helper.h"
 
 int main(void)
 {

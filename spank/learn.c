@@ -27,7 +27,7 @@
 
 #include <slurm/spank.h>
 
-#include "placement/placement.h"
+#include "placement/learn.h"
 #include "profiler/mpiabi.h"
 #include "profiler/launch.h"
 #include "spank/spank_private.h"

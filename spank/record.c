@@ -32,7 +32,8 @@
 #include <slurm/spank.h>
 
 #include "profiler/launch.h"
-#include "placement/placement.h"
+#include "placement/learn.h"
+#include "placement/step.h"
 #include "spank/spank_private.h"
 
 static struct {

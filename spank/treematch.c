@@ -3,7 +3,7 @@
  * treematch.c - the SPANK glue of treematch.so: --treematch=PROFILE for
  * srun, sbatch and salloc. Registers the option, reads SPANK items and the
  * profile (as the job's user), hands them to the placement layer
- * (placement/placement.h: every decision lives there, unit-tested without
+ * (placement/: every decision lives there, unit-tested without
  * Slurm), binds in slurm_spank_task_init and turns errors into Slurm
  * messages. Nothing else.
  *
@@ -42,7 +42,15 @@
 #include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
-#include "placement/placement.h"
+#include "placement/env.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/inputs.h"
+#include "placement/learn.h"
+#include "placement/node.h"
+#include "placement/plan.h"
+#include "placement/plugstack.h"
+#include "placement/step.h"
 #include "spank/spank_private.h"
 
 SPANK_PLUGIN(treematch, 1);
@@ -183,7 +191,7 @@ static int opt_cb(int val, const char *optarg, int remote)
 }
 
 /*
- * hwloc's plugins (placement.h, TMATCH_PLACE_HWLOC_BLACKLIST) stay out of
+ * hwloc's plugins (placement/inputs.h, TMATCH_PLACE_HWLOC_BLACKLIST) stay out of
  * slurmstepd unless the admin set HWLOC_PLUGINS_BLACKLIST. Tasks do not
  * inherit it (they get the job's environment).
  */

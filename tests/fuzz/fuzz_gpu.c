@@ -12,7 +12,8 @@
  *      accepted, every rank's leaf is a real slot, its GPUs and card the
  *      node's; otherwise a message.
  */
-#include "placement/placement.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
 #include "tests/fuzz/fuzz_gpu_node.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -16,6 +16,9 @@
  * gives them).
  */
 #include "placement/placement_private.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/node.h"
 #include "tests/fuzz/fuzz_gpu_node.h"
 
 #include <stdint.h>

@@ -8,7 +8,7 @@
  * leaves below the tree cap, a matrix of its ranks, a position of at most
  * the levels a tree may have.
  */
-#include "placement/placement.h"
+#include "placement/plan.h"
 #include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,8 @@
  * files r0..r3 beside it. A reader either accepts or says why; an
  * accepted prediction has finite times, an accepted trace its ranks.
  */
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/predict.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "treematch/treematch.h"
 

@@ -18,7 +18,7 @@
  * skipped here.
  */
 #include "affinity/affinity.h"
-#include "placement/placement.h"
+#include "placement/inputs.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "treematch/treematch.h"
 

@@ -5,7 +5,7 @@
  * places the same ranks on one node: both map tmatch_comm_submatrix of the
  * profile. Also its --budget option. Runs the CLI `make` built.
  */
-#include "placement/placement.h"
+#include "placement/node.h"
 
 #include "tests/unit/cli_helpers.h"
 #include "tests/unit/spank_profiles.h"

@@ -10,7 +10,8 @@
  *
  * Synthetic numbering: core c of such a node has the PUs 2c and 2c+1.
  */
-#include "placement/placement.h"
+#include "placement/env.h"
+#include "placement/node.h"
 #include "tests/unit/cpuset_text.h"
 #include "tmpdir.h"
 

@@ -8,7 +8,8 @@
  * profile (the plugin's, treematch map's, a compiled one's rows) gives that
  * same matrix.
  */
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/matrix.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -12,7 +12,10 @@
  * and bad arguments.
  */
 #include "affinity/affinity.h"
-#include "placement/placement.h"
+#include "placement/env.h"
+#include "placement/gpu.h"
+#include "placement/inputs.h"
+#include "placement/node.h"
 #include "tests/unit/gpu_xml.h"
 
 #include <criterion/criterion.h>

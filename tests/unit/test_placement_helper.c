@@ -34,6 +34,11 @@
 #include <unistd.h>
 
 #include "placement/placement_private.h"
+#include "placement/env.h"
+#include "placement/gpu.h"
+#include "placement/helper.h"
+#include "placement/learn.h"
+#include "placement/node.h"
 #include "treematch/treematch_private.h"
 #include "profiler/mpiabi.h"
 #include "hostile.h"

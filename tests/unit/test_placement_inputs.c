@@ -3,7 +3,7 @@
  * test_placement_inputs.c - the synthetic:/xml:/local/cluster: branches of a
  * --topology SPEC (placement/inputs.c).
  */
-#include "placement/placement.h"
+#include "placement/inputs.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -5,7 +5,8 @@
  * numbering of the rankfile, and the placements a one-list launcher cannot
  * say. The real launchers run them in tests/e2e/test_launchers.sh.
  */
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/launcher.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

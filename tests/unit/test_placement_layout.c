@@ -6,7 +6,7 @@
  * per level, the silent ranks, where topology.conf is found, and a whole
  * layout on two switches.
  */
-#include "placement/placement.h"
+#include "placement/layout.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>

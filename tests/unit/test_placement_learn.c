@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "placement/placement.h"
+#include "placement/learn.h"
+#include "placement/node.h"
+#include "placement/step.h"
 #include "profiler/mpiabi.h"
 #include "tmpdir.h"
 

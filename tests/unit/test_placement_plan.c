@@ -5,7 +5,9 @@
  * plan on synthetic hwloc topologies, the task environment and the lines
  * shown to the user.
  */
-#include "placement/placement.h"
+#include "placement/env.h"
+#include "placement/node.h"
+#include "placement/step.h"
 #include "tests/unit/spank_profiles.h"
 #include "tmpdir.h"
 

@@ -6,7 +6,8 @@
  * ignores reported, where the file is from slurm.conf, and an error of the
  * admin's arguments placed on its line.
  */
-#include "placement/placement.h"
+#include "placement/plugstack.h"
+#include "placement/step.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

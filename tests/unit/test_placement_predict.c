@@ -9,7 +9,8 @@
  * place by a profile as the plugin does (its auto is treematch map's).
  */
 #include "cli_helpers.h"
-#include "placement/placement.h"
+#include "placement/inputs.h"
+#include "placement/predict.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>

@@ -7,7 +7,9 @@
  * version) is refused with what is wrong; a node maps from its slice,
  * taking the plan's leaves only when its tree has the planner's shape.
  */
-#include "placement/placement.h"
+#include "placement/layout.h"
+#include "placement/node.h"
+#include "placement/plan.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>
