@@ -52,6 +52,30 @@ printf '#include "treematch/internal.h"\n' >>"$tmp/src/cli/main.c"
 expect 0 'every one an arrow' "the internal tier from a front end"
 
 fresh
+printf '#include "treematch/binfmt.h"\n' >>"$tmp/src/cli/main.c"
+expect 1 'cli/main.c:.*"treematch/binfmt.h": a header HACKING.md.s header tiers do not name' \
+    "a header of no tier (a third tier the table does not name)"
+
+fresh
+printf '#include "profiler/record_private.h"\n' >>"$tmp/src/placement/step.c"
+expect 1 'placement/step.c:.*"profiler/record_private.h": an arrow' \
+    "another module's internal header (module internal tier)"
+
+fresh
+printf '#include "placement/placement_private.h"\n' >>"$tmp/src/tests/unit/test_placement_plan.c"
+expect 0 'every one an arrow' "a test of placement's internals"
+
+fresh
+sed -i 's/^| module internal | `<module>\/\*_private.h` |/| module internal | `<module>\/<module>_private.h` |/' "$tmp/src/HACKING.md"
+printf '#include "profiler/record_private.h"\n' >>"$tmp/src/tests/unit/test_placement_plan.c"
+expect 1 'record_private.h": a header HACKING.md.s header tiers do not name' \
+    "the tiers read from the table (a narrower private row)"
+
+fresh
+sed -i '/^| cross-module internal |/d' "$tmp/src/HACKING.md"
+expect 2 'has no internal row' "HACKING.md without a tier"
+
+fresh
 sed -i '/^Allowed arrows/,/^$/d' "$tmp/src/HACKING.md"
 expect 2 'no table' "HACKING.md without the table"
 
