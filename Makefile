@@ -82,7 +82,7 @@ ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
 LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(STORE_LIBS) $(SECCOMP_LIBS) -lm
 
 # Filled in by the module fragments.
-LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, placement/)
+LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, conf/, placement/)
 LIB_HEADERS  :=    # public headers installed for the -dev package
 CLI_SRCS     :=    # sources of the treematch executable
 BIN_TARGETS  :=    # further executables to build with `all`
@@ -115,6 +115,7 @@ all:
 include treematch/module.mk
 include profile/module.mk
 include affinity/module.mk
+include conf/module.mk
 include placement/module.mk
 include cli/module.mk
 -include spank/module.mk

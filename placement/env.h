@@ -11,7 +11,7 @@
 #ifndef TMATCH_PLACEMENT_ENV_H
 #define TMATCH_PLACEMENT_ENV_H
 
-#include "placement/config.h"
+#include "conf/config.h"
 #include "placement/node.h"
 
 #include <stddef.h>

@@ -13,7 +13,7 @@
 #ifndef TMATCH_PLACEMENT_HELPER_H
 #define TMATCH_PLACEMENT_HELPER_H
 
-#include "placement/config.h"
+#include "conf/config.h"
 #include "placement/gpu.h"
 #include "placement/node.h"
 #include "treematch/treematch.h"

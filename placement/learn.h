@@ -12,7 +12,7 @@
 #define TMATCH_PLACEMENT_LEARN_H
 
 #include "affinity/affinity.h"
-#include "placement/config.h"
+#include "conf/config.h"
 #include "placement/node.h"
 #include "profile/profile.h"
 #include "treematch/treematch.h"

@@ -19,7 +19,7 @@
 #define TMATCH_PLACEMENT_NODE_H
 
 #include "affinity/affinity.h"
-#include "placement/config.h"
+#include "conf/config.h"
 #include "placement/gpu.h"
 #include "profile/profile.h"
 #include "treematch/treematch.h"

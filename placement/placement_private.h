@@ -8,19 +8,13 @@
 
 #include "placement/gpu.h"
 #include "placement/helper.h"
-#include "placement/plugstack.h"
+#include "conf/plugstack.h"
 #include "treematch/treematch.h"
 #include "treematch/internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* plugstack.c, site.c: one problem to `report` (if any) with its place,
-   counted in *count. */
-void tmatch__place_report(tmatch_place_plugstack_problem_fn report, void *arg, int *count,
-                          const char *file, int line, int column, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
 
 /*
  * isolate.c: tmatch_map_compute(comm, topo, mopts) (or `compute`, when not

@@ -8,7 +8,7 @@
  */
 #include "placement/placement_private.h"
 #include "placement/inputs.h"
-#include "placement/plugstack.h"
+#include "conf/plugstack.h"
 #include "placement/site.h"
 #include "placement/step.h"
 

@@ -12,8 +12,8 @@
 #ifndef TMATCH_PLACEMENT_SITE_H
 #define TMATCH_PLACEMENT_SITE_H
 
-#include "placement/config.h"
-#include "placement/plugstack.h"
+#include "conf/config.h"
+#include "conf/plugstack.h"
 #include "treematch/treematch.h"
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * placement/step.h - the step: is it handled, what --treematch=VALUE asks, the
- * effective policy (placement/config.h: built-in defaults < plugstack.conf <
+ * effective policy (conf/config.h: built-in defaults < plugstack.conf <
  * admin file < the user's value), what srun checks before the step starts,
  * and the profile read as whoever calls (step.c).
  *
@@ -13,7 +13,7 @@
 #ifndef TMATCH_PLACEMENT_STEP_H
 #define TMATCH_PLACEMENT_STEP_H
 
-#include "placement/config.h"
+#include "conf/config.h"
 #include "profile/profile.h"
 #include "treematch/treematch.h"
 

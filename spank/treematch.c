@@ -49,7 +49,7 @@
 #include "placement/learn.h"
 #include "placement/node.h"
 #include "placement/plan.h"
-#include "placement/plugstack.h"
+#include "conf/plugstack.h"
 #include "placement/step.h"
 #include "spank/spank_private.h"
 

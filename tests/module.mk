@@ -14,7 +14,7 @@ check-layers:
 
 # ---------------------------------------------------------------------------
 # Fuzzing the profile loader (profile/), the compiled profile's two readers
-# (profile/compiled.c) and the option grammar (placement/config.c).
+# (profile/compiled.c) and the option grammar (conf/config.c).
 #
 #   make fuzz                       build the libFuzzer harness (clang) and run it
 #                                   for FUZZ_TIME seconds over tests/fuzz/corpus
@@ -30,7 +30,7 @@ FUZZ_RUNS   ?= -1
 FUZZ_SRCS   := tests/fuzz/fuzz_profile.c $(wildcard profile/*.c) $(wildcard treematch/*.c)
 FUZZ_BIN    := $(B)/fuzz/fuzz_profile
 REPLAY_BIN  := $(B)/fuzz/replay_profile
-FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c placement/config.c $(wildcard treematch/*.c)
+FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c conf/config.c $(wildcard treematch/*.c)
 FUZZ_CONFIG_BIN  := $(B)/fuzz/fuzz_config
 REPLAY_CONFIG_BIN := $(B)/fuzz/replay_config
 
@@ -55,7 +55,7 @@ $(REPLAY_COMPILED_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_compiled.c $(LIB_A)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_compiled.c \
 	    $(LIB_A) $(ALL_LDFLAGS) $(LIB_DEPLIBS)
 
-$(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
+$(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) conf/config.h treematch/treematch.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -65,7 +65,7 @@ $(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) placement/config.h treematch/treematch.h
 # and the other text readers (matrix files, topology.conf, hostlists; the
 # trace, machine description and prediction of `treematch predict`; the
 # network: topology.yaml, topology.conf's kinds, slurm.conf's Topology=).
-FUZZ_HW_SRCS := $(wildcard placement/*.c) $(wildcard affinity/*.c) $(wildcard profile/*.c) \
+FUZZ_HW_SRCS := $(wildcard placement/*.c) $(wildcard conf/*.c) $(wildcard affinity/*.c) $(wildcard profile/*.c) \
                 profiler/mpiabi.c profiler/launch.c \
                 $(wildcard treematch/*.c)
 FUZZ_HELPER_BIN  := $(B)/fuzz/fuzz_helper

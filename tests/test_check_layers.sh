@@ -36,8 +36,17 @@ expect 1 "spank/helper_main.c:$line: #include \"placement/placement_private.h\""
 
 fresh
 sed -i '1a #include "profiler/mpiabi.h"' "$tmp/src/placement/step.c"
-expect 1 'placement/step.c:2: #include "profiler/mpiabi.h".*placement/ may use affinity/, profile/, treematch/' \
+expect 1 'placement/step.c:2: #include "profiler/mpiabi.h".*placement/ may use affinity/, conf/, profile/, treematch/' \
     "placement including the profiler"
+
+fresh
+sed -i '1a #include "placement/step.h"' "$tmp/src/conf/plugstack.c"
+expect 1 'conf/plugstack.c:2: #include "placement/step.h".*conf/ may use profile/, treematch/' \
+    "the configuration files' readers including a decision"
+
+fresh
+printf '#include "conf/plugstack.h"\n' >>"$tmp/src/affinity/cluster.c"
+expect 1 'affinity/cluster.c:.*"conf/plugstack.h": an arrow' "affinity including conf/"
 
 fresh
 printf '#include "cli/cli.h"\n' >>"$tmp/src/treematch/topo.c"

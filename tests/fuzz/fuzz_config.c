@@ -9,7 +9,7 @@
  * that fails must leave the config untouched and say something; a parse
  * that succeeds is merged with an admin config and formatted.
  */
-#include "placement/config.h"
+#include "conf/config.h"
 #include "tests/fuzz/fuzz_input.h"
 
 #include <stdint.h>

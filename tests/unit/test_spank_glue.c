@@ -25,7 +25,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "placement/config.h"
+#include "conf/config.h"
 #include "hostile.h"
 #include "gpu_xml.h"
 #include "tmpdir.h"

@@ -6,7 +6,7 @@
  * ignores reported, where the file is from slurm.conf, and an error of the
  * admin's arguments placed on its line.
  */
-#include "placement/plugstack.h"
+#include "conf/plugstack.h"
 #include "placement/step.h"
 
 #include <criterion/criterion.h>

@@ -3,7 +3,7 @@
  * test_conf_config.c - the option grammar: the three front ends over one key
  * table, the error positions, admin-only keys and the merge precedence.
  */
-#include "placement/config.h"
+#include "conf/config.h"
 #include "profile/profile.h"
 
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * placement/plugstack.h - plugstack.conf as Slurm reads it: the lines that load the
+ * conf/plugstack.h - plugstack.conf as Slurm reads it: the lines that load the
  * plugin, the files they include, where an argument is (plugstack.c).
  *
  * Conventions as in treematch/treematch.h: 0/-1 (or pointer/NULL) with errno
@@ -8,10 +8,10 @@
  * destroy(NULL) is a no-op; no global state. Nothing here includes Slurm or
  * prints.
  */
-#ifndef TMATCH_PLACEMENT_PLUGSTACK_H
-#define TMATCH_PLACEMENT_PLUGSTACK_H
+#ifndef TMATCH_CONF_PLUGSTACK_H
+#define TMATCH_CONF_PLUGSTACK_H
 
-#include "placement/config.h"
+#include "conf/config.h"
 #include "treematch/treematch.h"
 
 #ifdef __cplusplus
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /*
- * plugstack.conf (placement/plugstack.c): the lines that load the plugin.
+ * plugstack.conf (conf/plugstack.c): the lines that load the plugin.
  * Slurm's grammar: '#' starts a comment, "required|optional PLUGIN [ARG...]"
  * or "include GLOB" (relative to the including file's directory). Each kept
  * line says where it is and the 1-based column of each argument.
@@ -53,6 +53,12 @@ int tmatch_place_plugstack_read(const char *path, const char *plugin,
                                 tmatch_error_t *err);
 void tmatch_place_plugstack_free(tmatch_place_plugstack_line_t *lines, int n);
 
+/* conf/plugstack.c, placement/site.c: one problem to `report` (if any)
+   with its place, counted in *count. */
+void tmatch__place_report(tmatch_place_plugstack_problem_fn report, void *arg, int *count,
+                          const char *file, int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
 /* Where Slurm reads its plugin stack: PlugStackConfig= of `slurm_conf`
    (NULL: /etc/slurm/slurm.conf), else plugstack.conf beside it. A new
    string, NULL with errno ENOMEM. */
@@ -72,4 +78,4 @@ int tmatch_place_plugstack_where(const char *slurm_conf, int argc, char *const *
 }
 #endif
 
-#endif /* TMATCH_PLACEMENT_PLUGSTACK_H */
+#endif /* TMATCH_CONF_PLUGSTACK_H */

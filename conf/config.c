@@ -4,7 +4,7 @@
  * user's --treematch=... value and the admin file: one key table, one value
  * parser per type, three thin front ends, one merge rule.
  */
-#include "placement/config.h"
+#include "conf/config.h"
 #include "profile/profile.h"
 
 #include <errno.h>

@@ -9,8 +9,7 @@
  * else plugstack.conf beside it. Only the lines that load treematch.so are
  * kept; the rest is read for its includes and its mistakes.
  */
-#include "placement/placement_private.h"
-#include "placement/plugstack.h"
+#include "conf/plugstack.h"
 
 #include <ctype.h>
 #include <errno.h>
