@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 
 echo "in-root: $(. /etc/os-release && echo "$PRETTY_NAME"), $(slurmd -V), hwloc $(pkg-config --modversion hwloc 2>/dev/null || echo '?')"
 T0=$(date +%s)
+# Both roots build in /src and share the host's network: without a salt
+# their clusters take the same ports and bridge (tests/e2e/cluster.sh).
+TMATCH_CLUSTER_SALT=$(. /etc/os-release && echo "${VERSION_CODENAME:-$ID}")
+export TMATCH_CLUSTER_SALT
 step() { echo "in-root: $1 done after $(($(date +%s) - T0)) s"; }
 sh tests/install-deps.sh
 step install-deps

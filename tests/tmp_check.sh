@@ -64,7 +64,7 @@ $(sed 's/^/  /' "$left_file")"
 	for d in "$B"/e2e/*/; do
 		[ -d "$d" ] || continue
 		d=$(cd "$d" && pwd -P)
-		h=$(printf '%s' "$d" | cksum | cut -d' ' -f1)
+		h=$(printf '%s%s' "$d" "${TMATCH_CLUSTER_SALT:-}" | cksum | cut -d' ' -f1) # as cluster.sh
 		ours="$ours tmatch-munge-$(printf '%05d' $((h % 100000)))"
 	done
 	for f in $(ls -A /tmp 2>/dev/null); do

@@ -108,8 +108,10 @@ CONF=$DIR/etc/slurm.conf
 PIDS=$DIR/pids
 
 # Names derived from the directory, so two clusters (the CI's, a developer's
-# demo) never share ports, namespaces, bridge or subnet.
-HASH=$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
+# demo) never share ports, namespaces, bridge or subnet. Two chroots share
+# the host's network but both build in /src: TMATCH_CLUSTER_SALT (set by
+# .ci/in-root.sh to the release's name) tells their clusters apart.
+HASH=$(printf '%s%s' "$DIR" "${TMATCH_CLUSTER_SALT:-}" | cksum | cut -d' ' -f1)
 TAG=$(printf '%05d' $((HASH % 100000)))
 # Ports below the kernel's ephemeral range: a port inside it can be held at
 # that moment by any client socket on the machine (an srun, munge, the
