@@ -169,12 +169,16 @@ ancestors() {
 }
 
 # Processes whose environment names this cluster's slurm.conf: srun, sbatch,
-# slurmstepd and job tasks left behind. Killed by PID.
+# slurmstepd and job tasks left behind. Killed by PID. Only those under the
+# same root directory as this shell: CI's two chroots see each other's
+# processes in /proc, and both name /src/build/e2e/cluster/etc/slurm.conf.
 sweep() {
 	keep=$(ancestors)
+	myroot=$(stat -L -c %d:%i "/proc/$$/root/" 2>/dev/null || echo '?')
 	for d in /proc/[0-9]*; do
 		pid=${d#/proc/}
 		case " $(echo $keep) " in *" $pid "*) continue ;; esac
+		[ "$(stat -L -c %d:%i "$d/root/" 2>/dev/null)" = "$myroot" ] || continue
 		if { tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$CONF"; then
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
