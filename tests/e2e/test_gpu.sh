@@ -258,8 +258,20 @@ if start_cluster --constrain-devices; then
 	timeout "$T" srun -n2 --gpus-per-task=1 --treematch="$P2" sh -c "$REPORT" \
 		>"$WORK/cg-pt.out" 2>"$WORK/cg-pt.err"
 	rc=$?
-	if [ $rc -eq 0 ] &&
-		[ "$(field "$WORK/cg-pt.out" 0 tm)" = "$(field "$WORK/cg-pt.out" 0 open)" ] &&
+	o0=$(field "$WORK/cg-pt.out" 0 open) o1=$(field "$WORK/cg-pt.out" 1 open)
+	if grep -q "binds per_task by the tasks' CPUs: Slurm's CPUs and GPUs kept" "$WORK/cg-pt.err"; then
+		# 24.11 and later: Slurm binds each task's GPU by its CPUs, so the
+		# plugin keeps both (said once per task); each task opens its own one
+		if [ $rc -eq 0 ] && [ -n "$o0" ] && [ -n "$o1" ] && [ "$o0" != "$o1" ] &&
+			[ "${#o0}" = 1 ] && [ "${#o1}" = 1 ] &&
+			[ "$(field "$WORK/cg-pt.out" 0 cvd)" = 0 ] && [ "$(field "$WORK/cg-pt.out" 1 cvd)" = 0 ]; then
+			pass "ConstrainDevices, --gpus-per-task=1, Slurm binding per task: its CPUs and GPUs kept, one GPU each"
+		else
+			fail_files "ConstrainDevices, --gpus-per-task=1, Slurm binding per task (rc=$rc)" \
+				"$WORK/cg-pt.out" "$WORK/cg-pt.err"
+		fi
+	elif [ $rc -eq 0 ] &&
+		[ "$(field "$WORK/cg-pt.out" 0 tm)" = "$o0" ] &&
 		[ "$(field "$WORK/cg-pt.out" 1 tm)" = "$(field "$WORK/cg-pt.out" 1 open)" ] &&
 		[ "$(field "$WORK/cg-pt.out" 0 cvd)" = 0 ] &&
 		[ "$(field "$WORK/cg-pt.out" 0 cpus)" = "$(($(field "$WORK/cg-pt.out" 0 tm) / 2))" ] &&
