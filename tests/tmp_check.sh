@@ -63,9 +63,7 @@ $(sed 's/^/  /' "$left_file")"
 	ours=""
 	for d in "$B"/e2e/*/; do
 		[ -d "$d" ] || continue
-		d=$(cd "$d" && pwd -P)
-		h=$(printf '%s%s' "$d" "${TMATCH_CLUSTER_SALT:-}" | cksum | cut -d' ' -f1) # as cluster.sh
-		ours="$ours tmatch-munge-$(printf '%05d' $((h % 100000)))"
+		ours="$ours $(basename "$(sh "$(dirname "$0")/e2e/cluster.sh" munge-dir --dir "$d")")"
 	done
 	for f in $(ls -A /tmp 2>/dev/null); do
 		grep -qxF -- "$f" "$before" 2>/dev/null && continue

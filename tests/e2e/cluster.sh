@@ -9,6 +9,8 @@
 #   cluster.sh start [options]   (re)start a cluster; prints the SLURM_CONF line
 #   cluster.sh stop              stop everything it started, by PID
 #   cluster.sh status            exit 0 when the cluster answers
+#   cluster.sh munge-dir         print the cluster's munge socket directory
+#                                (tests/tmp_check.sh: whose /tmp entry it is)
 #
 # Options (also read from the environment named in brackets):
 #   --dir DIR          cluster directory [TMATCH_CLUSTER_DIR; default
@@ -492,5 +494,6 @@ stop) do_stop ;;
 status)
 	[ -f "$CONF" ] && SLURM_CONF=$CONF timeout 10 sinfo -h >/dev/null 2>&1
 	;;
+munge-dir) echo "$MUNGE_DIR" ;;
 *) usage ;;
 esac
