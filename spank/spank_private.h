@@ -104,6 +104,9 @@ int tmatch__spank_learn_exit(void);
    must not leave the other nodes' tasks waiting); whether slurm_spank_init
    may fail in this context without draining the node. */
 int tmatch__spank_stop_step(spank_t sp);
+/* the same for a failure that every task of this node meets: nothing to
+   cancel in a one-node step, whose tasks all end by themselves */
+int tmatch__spank_stop_other_nodes(spank_t sp);
 int tmatch__spank_init_may_fail(void);
 
 /*

@@ -14,6 +14,15 @@
  * through slurmctld, as the job's user may (scancel JOB.STEP does the
  * same), with the signature of the release the plugin is built for.
  *
+ * When: a problem found in user_init (every task of the node fails in
+ * task_init) is cancelled from slurm_spank_task_exit, once slurmstepd has
+ * sent srun this node's launch answer. Sent from user_init, the cancel
+ * could reach srun first ("aborted before step completely launched"); on
+ * 26.05 srun then waited for the node's task exits past its KillWait and
+ * hung after "Timed out waiting for job step to complete" (seen once in
+ * CI, 3 tasks on one node). A one-node step is not cancelled at all: its
+ * tasks all fail, and Slurm ends the step by itself.
+ *
  * Slurm 25.05 and later read slurm_spank_init_failure_mode: a failure of
  * slurm_spank_init then fails the job instead of draining the node (the
  * default, ESPANK_NODE_FAILURE). The plugin says ESPANK_JOB_FAILURE where
@@ -80,4 +89,13 @@ int tmatch__spank_stop_step(spank_t sp)
 		            slurm_strerror(e));
 	}
 	return rc;
+}
+
+int tmatch__spank_stop_other_nodes(spank_t sp)
+{
+	uint32_t nnodes = 0;
+
+	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes == 1)
+		return 0;
+	return tmatch__spank_stop_step(sp);
 }

@@ -74,6 +74,7 @@ static struct {
 	tmatch_place_node_t *plan;    /* this node's placement */
 	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;              /* a problem was found on the node */
+	int stop_pending;             /* slurmstepd: cancel the step when a task ends */
 	char node_msg[700];           /* its one line */
 	/* slurmstepd: the admin's files, read at init while it is root (22.05
 	   to 26.05 call user_init with the job user's effective uid) */
@@ -868,10 +869,12 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
 			plan_node(sp);
 		/* this node's tasks fail in task_init; the other nodes' must not
-		   wait for them: the whole step is cancelled, before its tasks
-		   start here */
-		if (tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed))
-			tmatch__spank_stop_step(sp);
+		   wait for them: the whole step is cancelled once the first of
+		   them has ended (slurm_spank_task_exit), not here: a cancel
+		   that reaches srun before this node's launch answer can leave
+		   srun waiting (stop.c) */
+		st.stop_pending =
+		    tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed);
 	}
 	return HOOK(user_init, sp, ac, av);
 }
@@ -1002,6 +1005,11 @@ out:
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
+	/* slurmstepd, after it has told srun this node's tasks were launched */
+	if (st.stop_pending && spank_remote(sp) == 1) {
+		st.stop_pending = 0;
+		tmatch__spank_stop_other_nodes(sp);
+	}
 	return HOOK(task_exit, sp, ac, av);
 }
 

@@ -1100,17 +1100,35 @@ Test(spank_glue, node_problem_fails_step_when_asked)
 {
 	char *argv[] = {"failure=fail"};
 
+	/* a step of two nodes: cancelled once its first task here has ended
+	   (slurmstepd has then told srun the node's tasks were launched),
+	   never from user_init */
 	write_profile(9);
 	remote_step(9, "0", argv, 1, profile_path);
-	cr_expect_eq(mock.kills, 1, "%s", mock.log);
+	mock.nnodes = 2;
+	cr_expect_eq(mock.kills, 0, "cancelled before the launch answer: %s", mock.log);
 	mock.task_id = 1;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	mock.task_id = 0;
 	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
 	cr_expect(strstr(mock.log, "failure=fail") != NULL, "%s", mock.log);
-	cr_expect_eq(mock.kills, 1, "cancelled once, from user_init");
+	cr_expect_eq(mock.kills, 0, "%s", mock.log);
+	mock.task_id = 1;
+	cr_expect_eq(call("slurm_spank_task_exit", 1, argv), 0);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_exit", 1, argv), 0);
+	cr_expect_eq(mock.kills, 1, "cancelled once, from the first task_exit");
 	cr_expect_eq(mock.killed_job, 77);
 	cr_expect_eq(mock.killed_step, 5);
+	cleanup();
+
+	/* one node: its tasks all fail and Slurm ends the step, no cancel */
+	write_profile(9);
+	remote_step(9, "0", argv, 1, profile_path);
+	mock.task_id = 0;
+	cr_expect_eq(call("slurm_spank_task_init", 1, argv), -1);
+	cr_expect_eq(call("slurm_spank_task_exit", 1, argv), 0);
+	cr_expect_eq(mock.kills, 0, "a one-node step cancelled: %s", mock.log);
 	cleanup();
 
 	write_profile(9);
