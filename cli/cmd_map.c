@@ -253,7 +253,7 @@ static void map_usage(FILE *out)
 	    "LIST]\n"
 	    "                     [--mapper NAME] [--seed N] [--search-time S] [--format FMT]\n"
 	    "                     [--stats] [--gpus-per-task N] [--gpus LIST]\n"
-	    "                     [--tasks-per-gpu N] [--gpu-bind SPEC]\n"
+	    "                     [--ntasks-per-gpu N] [--gpu-bind SPEC]\n"
 	    "\n"
 	    "Place every rank of a communication profile on a distinct leaf of a machine\n"
 	    "tree and print the placement.\n"
@@ -301,7 +301,9 @@ static void map_usage(FILE *out)
 	        "      --gpus-per-task N GPUs of each rank (default: the GPUs over the ranks,\n"
 	        "                        at least 1)\n"
 	        "      --gpus LIST       the GPUs the step has (\"0-3\", by index; default all)\n"
-	        "      --tasks-per-gpu N ranks sharing a GPU (default: as many as needed)\n"
+	        "      --ntasks-per-gpu N\n"
+	        "                        ranks sharing a GPU, as srun's (default: as many as\n"
+	        "                        needed; --tasks-per-gpu is its old name)\n"
 	        "      --gpu-bind SPEC   keep a binding as Slurm makes it (map_gpu:L,\n"
 	        "                        mask_gpu:L, single:N, per_task:N; closest: ours)\n"
 	        "                        and make the CPUs follow it\n"
@@ -380,7 +382,14 @@ static int print_launcher(const char *topology, const int *leaf, const int *rank
 }
 
 /* The GPU options of map. */
-enum { OPT_GPUS_PER_TASK = 256, OPT_GPUS, OPT_TASKS_PER_GPU, OPT_GPU_BIND };
+enum {
+	OPT_GPUS_PER_TASK = 256,
+	OPT_GPUS,
+	OPT_TASKS_PER_GPU,
+	OPT_GPU_BIND,
+	/* the old name of --ntasks-per-gpu (map's --budget is OLD_NAME itself) */
+	OPT_TASKS_PER_GPU_OLD = TMATCH_CLI_OLD_NAME + 1
+};
 struct gpu_args {
 	int on, per_task, per_gpu;
 	const char *list, *bind;
@@ -388,18 +397,23 @@ struct gpu_args {
 
 /* One of the GPU options into *g (the GPU decision is on). 0, or -1 after
    saying what the option wants. */
-static int gpu_option(int opt, const char *arg, struct gpu_args *g)
+static int gpu_option(const char *command, int opt, const char *arg, struct gpu_args *g)
 {
 	uint64_t v;
 
 	g->on = 1;
+	if (opt == OPT_TASKS_PER_GPU_OLD) {
+		tmatch_cli_renamed(command, "--tasks-per-gpu N", "--ntasks-per-gpu, as srun's");
+		opt = OPT_TASKS_PER_GPU;
+	}
 	if (opt == OPT_GPUS) {
 		g->list = arg;
 	} else if (opt == OPT_GPU_BIND) {
 		g->bind = arg;
 	} else if (tmatch_cli_number(arg, TMATCH_PLACE_MAX_GPUS * 64, &v) || v < 1) {
 		tmatch_cli_error("--%s '%s': expected a positive integer",
-		                 opt == OPT_GPUS_PER_TASK ? "gpus-per-task" : "tasks-per-gpu", arg);
+		                 opt == OPT_GPUS_PER_TASK ? "gpus-per-task" : "ntasks-per-gpu",
+		                 arg);
 		return -1;
 	} else {
 		*(opt == OPT_GPUS_PER_TASK ? &g->per_task : &g->per_gpu) = (int)v;
@@ -699,10 +713,11 @@ int tmatch_cli_map(int argc, char **argv)
 	    {"search-time", required_argument, NULL, 'b'},
 	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
 	    {"gpus", required_argument, NULL, OPT_GPUS},
-	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
+	    {"ntasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
 	    {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
 	    {"progress", optional_argument, NULL, O_PROGRESS},
 	    {"budget", required_argument, NULL, O_BUDGET},
+	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU_OLD},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -764,9 +779,10 @@ int tmatch_cli_map(int argc, char **argv)
 			break;
 		case OPT_GPUS_PER_TASK:
 		case OPT_TASKS_PER_GPU:
+		case OPT_TASKS_PER_GPU_OLD:
 		case OPT_GPUS:
 		case OPT_GPU_BIND:
-			if (gpu_option(opt, optarg, &gpu) < 0)
+			if (gpu_option("map", opt, optarg, &gpu) < 0)
 				return 2;
 			break;
 		case O_PROGRESS:
@@ -943,7 +959,7 @@ static void eval_usage(FILE *out)
 	    "usage: treematch eval --profile FILE --topology SPEC --mapping FILE\n"
 	    "                      [--allowed LEAVES] [--json]\n"
 	    "       treematch eval --profile FILE --topology SPEC --bindings FILE\n"
-	    "                      [--gpus-per-task N] [--gpus LIST] [--tasks-per-gpu N]\n"
+	    "                      [--gpus-per-task N] [--gpus LIST] [--ntasks-per-gpu N]\n"
 	    "                      [--json]\n"
 	    "\n"
 	    "Print the metrics of a placement (hop-bytes, tree cost, congestion, dilation,\n"
@@ -962,7 +978,7 @@ static void eval_usage(FILE *out)
 	    "                        packages), ranks outside their GPU's CPUs, CPUs and\n"
 	    "                        GPUs shared, cards off their GPU's package, next to\n"
 	    "                        Slurm's in-order binding (--gpus-per-task, --gpus and\n"
-	    "                        --tasks-per-gpu as for map)\n"
+	    "                        --ntasks-per-gpu as for map)\n"
 	    "      --json            the same as one JSON document (treematch(1))\n"
 	    "  -h, --help            this help\n");
 }
@@ -1143,8 +1159,9 @@ int tmatch_cli_eval(int argc, char **argv)
 	    {"bindings", required_argument, NULL, O_BINDINGS},
 	    {"gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK},
 	    {"gpus", required_argument, NULL, OPT_GPUS},
-	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
+	    {"ntasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"tasks-per-gpu", required_argument, NULL, OPT_TASKS_PER_GPU_OLD},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1171,8 +1188,9 @@ int tmatch_cli_eval(int argc, char **argv)
 			break;
 		case OPT_GPUS_PER_TASK:
 		case OPT_TASKS_PER_GPU:
+		case OPT_TASKS_PER_GPU_OLD:
 		case OPT_GPUS:
-			if (gpu_option(opt, optarg, &gpu) < 0)
+			if (gpu_option("eval", opt, optarg, &gpu) < 0)
 				return 2;
 			break;
 		case 'p':

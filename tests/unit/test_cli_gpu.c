@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_cli_gpu.c - the CLI on GPU nodes: `treematch map --gpus-per-task N
- * [--gpus LIST] [--tasks-per-gpu N] [--gpu-bind SPEC]` with --format
+ * [--gpus LIST] [--ntasks-per-gpu N] [--gpu-bind SPEC]` with --format
  * bindings (each rank's CPUs inside its GPU's locality, its card on its
  * NUMA node), srun (--gpu-bind=map_gpu:) and the launchers that cannot say
  * GPUs; `treematch eval --bindings` (traffic by GPU link next to in-order),
@@ -266,6 +266,36 @@ Test(cli_gpu, eval_and_draw_bindings)
 	free(err);
 	unlink(bfile);
 	unlink(svg);
+}
+
+/* --ntasks-per-gpu, as srun's; --tasks-per-gpu, its old name, still
+   places the same and says once what it is called now. */
+Test(cli_gpu, ntasks_per_gpu_and_its_old_name)
+{
+	const char *now[] = {"map", "-p",       profile,    "-t", topo, "--ntasks-per-gpu",
+	                     "2",   "--format", "bindings", NULL};
+	const char *old[] = {"map", "-p",       profile,    "-t", topo, "--tasks-per-gpu",
+	                     "2",   "--format", "bindings", NULL};
+	const char *few[] = {"map", "-p", profile, "-t", topo, "--ntasks-per-gpu", "0", NULL};
+	char *out, *err, *out2, *err2;
+	const char *said;
+
+	cr_assert_eq(run(&out, &err, now), 0, "%s", err);
+	cr_expect(!strstr(err, "old name"), "%s", err);
+	cr_assert_eq(run(&out2, &err2, old), 0, "%s", err2);
+	cr_expect_str_eq(out2, out);
+	said = strstr(err2, "map: --tasks-per-gpu N is now --ntasks-per-gpu, as srun's");
+	cr_expect(said, "%s", err2);
+	cr_expect(said && !strstr(said + 6, "--tasks-per-gpu N is now"), "said more than once: %s",
+	          err2);
+	free(out);
+	free(err);
+	free(out2);
+	free(err2);
+	cr_expect_eq(run(&out, &err, few), 2, "%s", err);
+	cr_expect(strstr(err, "--ntasks-per-gpu '0': expected a positive integer"), "%s", err);
+	free(out);
+	free(err);
 }
 
 Test(cli_gpu, errors)
