@@ -254,4 +254,8 @@ char **tmatch__hostlist_expand_max(const char *hostlist, long max, size_t max_by
 int tmatch__cores_to_cpuset(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t out,
                             tmatch_error_t *err);
 
+/* gpu.c: where sysfs is mounted ("/sys"; NULL sets it back): tests give a
+   tree of their own to read Slingshot's CXI devices from. */
+void tmatch__affinity_set_sysfs_root(const char *root);
+
 #endif /* TMATCH_AFFINITY_PRIVATE_H */

@@ -19,11 +19,14 @@
 #include "affinity/affinity_private.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 /* The GPU backends, best first: the management libraries number GPUs as
    Slurm's AutoDetect does. */
@@ -394,7 +397,8 @@ static int is_cxi(const char *name)
 }
 
 /* A network card OS device: OpenFabrics, or a Slingshot interface (hwloc
-   2.10 marks them; older files only by the name HPE gives them, hsiN). */
+   2.10 marks them; older ones only by the names HPE gives them, hsnN, and
+   hsiN in some exported files). */
 static const char *nic_kind(hwloc_obj_t o)
 {
 	if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name)
@@ -402,9 +406,65 @@ static const char *nic_kind(hwloc_obj_t o)
 	if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS)
 		return "OpenFabrics";
 	if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK &&
-	    ((o->subtype && !strcmp(o->subtype, "Slingshot")) || !strncmp(o->name, "hsi", 3)))
+	    ((o->subtype && !strcmp(o->subtype, "Slingshot")) || !strncmp(o->name, "hsi", 3) ||
+	     !strncmp(o->name, "hsn", 3)))
 		return "Slingshot";
 	return NULL;
+}
+
+static const char *sysfs_root = "/sys";
+
+void tmatch__affinity_set_sysfs_root(const char *root)
+{
+	sysfs_root = root ? root : "/sys";
+}
+
+/*
+ * hwloc before 2.14 (Debian 12's 2.9, 13's 2.12) shows a Slingshot card by
+ * its interface only, while libfabric's cxi provider names it by its CXI
+ * device. On the machine itself the cxi driver lists those devices in
+ * sysfs, class/cxi/cxiN, whose `device` link is the card's PCI function:
+ * the card of that bus id takes the name. Not for another machine's XML.
+ */
+static void cxi_from_sysfs(hwloc_topology_t topo, tmatch_affinity_devices_t *d)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	struct dirent *e;
+	DIR *dir;
+	int need = 0;
+
+	for (int k = 0; k < d->nnics; k++)
+		if (!strcmp(d->nic[k].kind, "Slingshot") && !is_cxi(d->nic[k].name) &&
+		    d->nic[k].busid[0])
+			need = 1;
+	if (!need || !hwloc_topology_is_thissystem(topo))
+		return;
+	snprintf(path, sizeof(path), "%s/class/cxi", sysfs_root);
+	if (!(dir = opendir(path)))
+		return;
+	while ((e = readdir(dir))) {
+		const char *bus;
+		ssize_t n;
+
+		if (!is_cxi(e->d_name) || strlen(e->d_name) >= sizeof(d->nic[0].name) ||
+		    snprintf(path, sizeof(path), "%s/class/cxi/%s/device", sysfs_root, e->d_name) >=
+		        (int)sizeof(path) ||
+		    (n = readlink(path, link, sizeof(link) - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		bus = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		for (int k = 0; k < d->nnics; k++) {
+			tmatch_affinity_nic_t *c = &d->nic[k];
+
+			if (strcmp(c->kind, "Slingshot") != 0 || is_cxi(c->name) ||
+			    strcasecmp(c->busid, bus) != 0)
+				continue;
+			if (!c->netdev[0])
+				snprintf(c->netdev, sizeof(c->netdev), "%s", c->name);
+			snprintf(c->name, sizeof(c->name), "%s", e->d_name);
+		}
+	}
+	closedir(dir);
 }
 
 static int find_nics(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct scan *s)
@@ -471,6 +531,7 @@ static int find_nics(hwloc_topology_t topo, tmatch_affinity_devices_t *d, struct
 				snprintf(d->nic[k].netdev, sizeof(d->nic[k].netdev), "%.31s",
 				         o->name);
 	}
+	cxi_from_sysfs(topo, d);
 	sort_nics(d, s);
 	return 0;
 }

@@ -34,8 +34,9 @@ typedef struct gpu_node_spec {
 	const char *links;
 	int island_gpus;
 	/* the cards: NULL or "mlx5" (InfiniBand: ibN beside mlx5_N), "cxi" (HPE
-	   Slingshot as hwloc 2.14 shows it: hsnN then cxiN, subtype Slingshot)
-	   or "efa" (AWS EFA: the verbs device rdmapBUSs0) */
+	   Slingshot as hwloc 2.14 shows it: hsnN then cxiN, subtype Slingshot),
+	   "hsn" (the same card as hwloc 2.9 shows it: the interface hsnN alone,
+	   no subtype) or "efa" (AWS EFA: the verbs device rdmapBUSs0) */
 	const char *nic_kind;
 } gpu_node_spec_t;
 
@@ -177,6 +178,16 @@ static inline int gpu_xml_write(const gpu_node_spec_t *s, char *path, size_t len
 					        "subtype=\"Slingshot\" osdev_type=\"2\"/>\n"
 					        "    </object>\n",
 					        gp, numa, bus, gp + 1, ncard, gp + 2, ncard);
+				else if (!strcmp(kind, "hsn"))
+					fprintf(f,
+					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
+					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
+					        "[17db:0501] "
+					        "[17db:0000] 02\" pci_link_speed=\"0.0\">\n"
+					        "     <object type=\"OSDev\" gp_index=\"%d\" "
+					        "name=\"hsn%d\" osdev_type=\"2\"/>\n"
+					        "    </object>\n",
+					        gp, numa, bus, gp + 1, ncard);
 				else if (!strcmp(kind, "efa"))
 					fprintf(f,
 					        "    <object type=\"PCIDev\" gp_index=\"%d\" "

@@ -9,6 +9,7 @@
  * I/O (the CPU tree is the same), and bad arguments.
  */
 #include "affinity/affinity.h"
+#include "affinity/affinity_private.h"
 #include "tests/unit/gpu_xml.h"
 
 #include <criterion/criterion.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static tmatch_affinity_tree_t *load_io(const char *xml, int io)
@@ -414,5 +416,100 @@ Test(affinity_gpu, describe)
 	                   "%s", text);
 	free(text);
 	tmatch_affinity_devices_destroy(d);
+	unlink(xml);
+}
+
+/* Slingshot as hwloc 2.9 and 2.12 show it: the interface hsnN alone, no
+   subtype. The card is found; on this machine (the admin's XML or the live
+   topology) the cxi driver's sysfs names its CXI device by the card's PCI
+   bus id, which libfabric's cxi provider wants; never from another
+   machine's XML. */
+static tmatch_affinity_devices_t *devices_this_system(const char *xml, int this_system)
+{
+	tmatch_affinity_opts_t o;
+	tmatch_error_t err;
+	tmatch_affinity_tree_t *t;
+	tmatch_affinity_devices_t *d;
+
+	tmatch_affinity_opts_init(&o);
+	o.source = TMATCH_AFFINITY_SRC_XML;
+	o.input = xml;
+	o.io = 1;
+	o.this_system = this_system;
+	t = tmatch_affinity_node_load(&o, &err);
+	cr_assert_not_null(t, "%s: %s", xml, err.msg);
+	d = tmatch_affinity_tree_devices(t, 0, &err);
+	cr_assert_not_null(d, "%s: %s", xml, err.msg);
+	tmatch_affinity_tree_destroy(t);
+	return d;
+}
+
+Test(affinity_gpu, slingshot_interfaces_and_their_cxi_devices_from_sysfs)
+{
+	gpu_node_spec_t spec = {.packages = 2,
+	                        .numa_per_package = 1,
+	                        .cores_per_numa = 2,
+	                        .gpus_per_numa = 1,
+	                        .nics_per_numa = 1,
+	                        .backend = "rsmi",
+	                        .nic_kind = "hsn"};
+	char xml[64], root[64] = "/tmp/tmatch-sysfs-XXXXXX", path[256], target[256];
+	tmatch_affinity_devices_t *d;
+
+	cr_assert_eq(gpu_xml_write(&spec, xml, sizeof(xml)), 0);
+	cr_assert_not_null(mkdtemp(root));
+	tmatch__affinity_set_sysfs_root(root);
+
+	/* no class/cxi: the interfaces, as hwloc names them */
+	d = devices_this_system(xml, 1);
+	cr_assert_eq(d->nnics, 2);
+	cr_expect_str_eq(d->nic[0].name, "hsn0");
+	cr_expect_str_eq(d->nic[0].kind, "Slingshot");
+	cr_expect_str_eq(d->nic[1].name, "hsn1");
+	cr_expect_str_eq(d->nic[1].busid, "0001:80:00.0");
+	tmatch_affinity_devices_destroy(d);
+
+	/* the driver's devices, numbered across the cards' order */
+	snprintf(path, sizeof(path), "%s/class", root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/class/cxi", root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/class/cxi/cxi%d", root, k);
+		cr_assert_eq(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/class/cxi/cxi%d/device", root, k);
+		snprintf(target, sizeof(target), "../../../devices/pci%04x:80/%04x:80:00.0", 1 - k,
+		         1 - k);
+		cr_assert_eq(symlink(target, path), 0);
+	}
+	d = devices_this_system(xml, 1);
+	cr_assert_eq(d->nnics, 2);
+	cr_expect_str_eq(d->nic[0].name, "cxi0");
+	cr_expect_str_eq(d->nic[0].netdev, "hsn1");
+	cr_expect_str_eq(d->nic[0].busid, "0001:80:00.0");
+	cr_expect_eq(d->nic[0].package, 1);
+	cr_expect_str_eq(d->nic[1].name, "cxi1");
+	cr_expect_str_eq(d->nic[1].netdev, "hsn0");
+	cr_expect_eq(d->nic[1].package, 0);
+	tmatch_affinity_devices_destroy(d);
+
+	/* another machine's XML: this machine's sysfs says nothing of it */
+	d = devices_this_system(xml, 0);
+	cr_expect_str_eq(d->nic[0].name, "hsn0");
+	cr_expect_str_eq(d->nic[1].name, "hsn1");
+	tmatch_affinity_devices_destroy(d);
+
+	tmatch__affinity_set_sysfs_root(NULL);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/class/cxi/cxi%d/device", root, k);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/class/cxi/cxi%d", root, k);
+		rmdir(path);
+	}
+	snprintf(path, sizeof(path), "%s/class/cxi", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/class", root);
+	rmdir(path);
+	rmdir(root);
 	unlink(xml);
 }
