@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static tmatch_affinity_tree_t *load_io(const char *xml, int io)
+/* this_system: the XML describes this machine (the admin's topology_xml) */
+static tmatch_affinity_tree_t *load_xml(const char *xml, int io, int this_system)
 {
 	tmatch_affinity_opts_t o;
 	tmatch_error_t err;
@@ -30,20 +31,31 @@ static tmatch_affinity_tree_t *load_io(const char *xml, int io)
 	o.source = TMATCH_AFFINITY_SRC_XML;
 	o.input = xml;
 	o.io = io;
+	o.this_system = this_system;
 	t = tmatch_affinity_node_load(&o, &err);
 	cr_assert_not_null(t, "%s: %s", xml, err.msg);
 	return t;
 }
 
-static tmatch_affinity_devices_t *devices_of(const char *xml)
+static tmatch_affinity_tree_t *load_io(const char *xml, int io)
 {
-	tmatch_affinity_tree_t *t = load_io(xml, 1);
+	return load_xml(xml, io, 0);
+}
+
+static tmatch_affinity_devices_t *devices_as(const char *xml, int this_system)
+{
+	tmatch_affinity_tree_t *t = load_xml(xml, 1, this_system);
 	tmatch_error_t err;
 	tmatch_affinity_devices_t *d = tmatch_affinity_tree_devices(t, 0, &err);
 
 	cr_assert_not_null(d, "%s: %s", xml, err.msg);
 	tmatch_affinity_tree_destroy(t);
 	return d;
+}
+
+static tmatch_affinity_devices_t *devices_of(const char *xml)
+{
+	return devices_as(xml, 0);
 }
 
 static int nearest_nic(const tmatch_affinity_devices_t *d, int g)
@@ -424,26 +436,6 @@ Test(affinity_gpu, describe)
    topology) the cxi driver's sysfs names its CXI device by the card's PCI
    bus id, which libfabric's cxi provider wants; never from another
    machine's XML. */
-static tmatch_affinity_devices_t *devices_this_system(const char *xml, int this_system)
-{
-	tmatch_affinity_opts_t o;
-	tmatch_error_t err;
-	tmatch_affinity_tree_t *t;
-	tmatch_affinity_devices_t *d;
-
-	tmatch_affinity_opts_init(&o);
-	o.source = TMATCH_AFFINITY_SRC_XML;
-	o.input = xml;
-	o.io = 1;
-	o.this_system = this_system;
-	t = tmatch_affinity_node_load(&o, &err);
-	cr_assert_not_null(t, "%s: %s", xml, err.msg);
-	d = tmatch_affinity_tree_devices(t, 0, &err);
-	cr_assert_not_null(d, "%s: %s", xml, err.msg);
-	tmatch_affinity_tree_destroy(t);
-	return d;
-}
-
 Test(affinity_gpu, slingshot_interfaces_and_their_cxi_devices_from_sysfs)
 {
 	gpu_node_spec_t spec = {.packages = 2,
@@ -461,7 +453,7 @@ Test(affinity_gpu, slingshot_interfaces_and_their_cxi_devices_from_sysfs)
 	tmatch__affinity_set_sysfs_root(root);
 
 	/* no class/cxi: the interfaces, as hwloc names them */
-	d = devices_this_system(xml, 1);
+	d = devices_as(xml, 1);
 	cr_assert_eq(d->nnics, 2);
 	cr_expect_str_eq(d->nic[0].name, "hsn0");
 	cr_expect_str_eq(d->nic[0].kind, "Slingshot");
@@ -482,7 +474,7 @@ Test(affinity_gpu, slingshot_interfaces_and_their_cxi_devices_from_sysfs)
 		         1 - k);
 		cr_assert_eq(symlink(target, path), 0);
 	}
-	d = devices_this_system(xml, 1);
+	d = devices_as(xml, 1);
 	cr_assert_eq(d->nnics, 2);
 	cr_expect_str_eq(d->nic[0].name, "cxi0");
 	cr_expect_str_eq(d->nic[0].netdev, "hsn1");
@@ -494,7 +486,7 @@ Test(affinity_gpu, slingshot_interfaces_and_their_cxi_devices_from_sysfs)
 	tmatch_affinity_devices_destroy(d);
 
 	/* another machine's XML: this machine's sysfs says nothing of it */
-	d = devices_this_system(xml, 0);
+	d = devices_as(xml, 0);
 	cr_expect_str_eq(d->nic[0].name, "hsn0");
 	cr_expect_str_eq(d->nic[1].name, "hsn1");
 	tmatch_affinity_devices_destroy(d);
