@@ -127,6 +127,11 @@ NET=10.$((100 + HASH % 100)).$((HASH / 100 % 250 + 1))
 BRIDGE=tmbr$TAG
 NS_PREFIX=tmatch-$TAG-n
 MUNGE_DIR=/tmp/tmatch-munge-$TAG
+# Job ids apart too: the chroots share the host's cgroup tree, where Slurm's
+# cgroup v2 plugin names a job's cgroup by its id alone
+# (system.slice/slurmstepd.scope/job_3); forky's job 3 ending killed the task
+# of trixie's job 3 (CI, e2e-cgroup, "task 0: Killed").
+FIRST_JOB_ID=$((1 + HASH % 60000 * 1000))
 
 log() { echo "cluster: $*" >&2; }
 
@@ -264,6 +269,7 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$MUNGE_DIR/munge.sock
 StateSaveLocation=$DIR/state
+FirstJobId=$FIRST_JOB_ID
 SlurmdSpoolDir=$DIR/spool/%n
 TmpFS=$DIR/tmpfs/%n
 SlurmctldPidFile=$DIR/run/slurmctld.pid
