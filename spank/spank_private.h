@@ -101,12 +101,14 @@ int tmatch__spank_learn_local_user_init(spank_t sp, const struct tmatch_config *
                                         const char *job_cwd);
 int tmatch__spank_learn_exit(void);
 /* stop.c: cancel the whole step through slurmctld (a failure on one node
-   must not leave the other nodes' tasks waiting); whether slurm_spank_init
-   may fail in this context without draining the node. */
-int tmatch__spank_stop_step(spank_t sp);
-/* the same for a failure that every task of this node meets: nothing to
-   cancel in a one-node step, whose tasks all end by themselves */
-int tmatch__spank_stop_other_nodes(spank_t sp);
+   must not leave the other nodes' tasks waiting). slurmstepd's init maps
+   the request's shared flag; user_init (whole_node: every task of the node
+   fails) or a task before its exec asks; slurm_spank_task_exit sends it.
+   Whether slurm_spank_init may fail in this context without draining the
+   node. */
+void tmatch__spank_stop_init(void);
+void tmatch__spank_stop_ask(int whole_node);
+void tmatch__spank_stop_asked(spank_t sp);
 int tmatch__spank_init_may_fail(void);
 
 /*

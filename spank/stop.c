@@ -14,14 +14,20 @@
  * through slurmctld, as the job's user may (scancel JOB.STEP does the
  * same), with the signature of the release the plugin is built for.
  *
- * When: a problem found in user_init (every task of the node fails in
- * task_init) is cancelled from slurm_spank_task_exit, once slurmstepd has
- * sent srun this node's launch answer. Sent from user_init, the cancel
- * could reach srun first ("aborted before step completely launched"); on
- * 26.05 srun then waited for the node's task exits past its KillWait and
- * hung after "Timed out waiting for job step to complete" (seen once in
- * CI, 3 tasks on one node). A one-node step is not cancelled at all: its
- * tasks all fail, and Slurm ends the step by itself.
+ * Where from: only slurm_spank_task_exit, in slurmstepd once it has sent
+ * srun this node's launch answer. user_init and a task before its exec
+ * (task_init) only ask for it, in a flag slurmstepd shares with its task
+ * children (an anonymous shared page mapped at init). From those two
+ * places the call itself fails on Slurm 24.11 and later: slurmstepd holds
+ * its authentication lock for writing while the job user's privileges are
+ * taken (drop_privileges, kept across the tasks' fork), so the RPC's
+ * auth_g_create meets EDEADLK and slurmstepd dies ("fatal: auth_g_create:
+ * pthread_rwlock_rdlock(): Resource deadlock avoided", CI, Debian 13); and
+ * a cancel that reaches srun before the node's launch answer ("aborted
+ * before step completely launched") left srun waiting on 26.05. A problem
+ * every task of the node meets (user_init) does not cancel a one-node
+ * step: its tasks all fail and Slurm ends the step by itself; a problem of
+ * one task always cancels (the node's other tasks would wait for it).
  *
  * Slurm 25.05 and later read slurm_spank_init_failure_mode: a failure of
  * slurm_spank_init then fails the job instead of draining the node (the
@@ -35,6 +41,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* slurm.h declares some callbacks without prototypes (26.05's, built with
    SLURM_PREFIX, is not a system header there) */
@@ -59,7 +66,37 @@ int tmatch__spank_init_may_fail(void)
 #endif
 }
 
-int tmatch__spank_stop_step(spank_t sp)
+/* The request, in memory slurmstepd shares with its tasks: 0 none,
+   STOP_NODE (every task of the node failed), STOP_TASK (a task failed),
+   STOP_SENT once sent. */
+enum { STOP_NODE = 1, STOP_TASK = 2, STOP_SENT = 3 };
+static volatile int *stop_flag;
+
+void tmatch__spank_stop_init(void)
+{
+	void *page;
+
+	if (stop_flag) {
+		*stop_flag = 0; /* a step of its own */
+		return;
+	}
+	page = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (page != MAP_FAILED)
+		stop_flag = page;
+	else
+		slurm_error("treematch: no shared page for a failed node's cancel of the step: %s",
+		            strerror(errno));
+}
+
+void tmatch__spank_stop_ask(int whole_node)
+{
+	int want = whole_node ? STOP_NODE : STOP_TASK;
+
+	if (stop_flag && *stop_flag != STOP_SENT && *stop_flag < want)
+		*stop_flag = want;
+}
+
+static int stop_step(spank_t sp)
 {
 	uint32_t job = 0, step = 0;
 	int rc;
@@ -91,11 +128,17 @@ int tmatch__spank_stop_step(spank_t sp)
 	return rc;
 }
 
-int tmatch__spank_stop_other_nodes(spank_t sp)
+void tmatch__spank_stop_asked(spank_t sp)
 {
 	uint32_t nnodes = 0;
+	int want;
 
-	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes == 1)
-		return 0;
-	return tmatch__spank_stop_step(sp);
+	if (!stop_flag || !*stop_flag || *stop_flag == STOP_SENT)
+		return;
+	want = *stop_flag;
+	*stop_flag = STOP_SENT;
+	if (want == STOP_NODE && TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS &&
+	    nnodes == 1)
+		return;
+	stop_step(sp);
 }

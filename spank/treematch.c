@@ -74,7 +74,6 @@ static struct {
 	tmatch_place_node_t *plan;    /* this node's placement */
 	double local_seconds;         /* srun: time spent in init_post_opt + local_user_init */
 	int node_failed;              /* a problem was found on the node */
-	int stop_pending;             /* slurmstepd: cancel the step when a task ends */
 	char node_msg[700];           /* its one line */
 	/* slurmstepd: the admin's files, read at init while it is root (22.05
 	   to 26.05 call user_init with the job user's effective uid) */
@@ -204,6 +203,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	st.av = av;
 	if (spank_context() == S_CTX_REMOTE) {
 		setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 0);
+		tmatch__spank_stop_init();
 		read_admin_files(sp, ac, av);
 	}
 	/* by index within the table: spank_option_register takes a non-const
@@ -870,11 +870,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 			plan_node(sp);
 		/* this node's tasks fail in task_init; the other nodes' must not
 		   wait for them: the whole step is cancelled once the first of
-		   them has ended (slurm_spank_task_exit), not here: a cancel
-		   that reaches srun before this node's launch answer can leave
-		   srun waiting (stop.c) */
-		st.stop_pending =
-		    tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed);
+		   them has ended (slurm_spank_task_exit; not from here, stop.c) */
+		if (tmatch_place_stop_step(st.cfg_ok ? &st.cfg : NULL, st.node_failed))
+			tmatch__spank_stop_ask(1);
 	}
 	return HOOK(user_init, sp, ac, av);
 }
@@ -942,7 +940,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 					slurm_spank_log(
 					    "treematch: %s (failure=fail: step aborted)",
 					    line ? line : "cannot bind");
-					tmatch__spank_stop_step(sp);
+					tmatch__spank_stop_ask(0);
 					rc = -1;
 					goto out;
 				}
@@ -991,7 +989,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	/* srun's learn decision: every task records, or none does */
 	if (local >= 0 && tmatch__spank_record_hooks.learn(sp) < 0) {
-		tmatch__spank_stop_step(sp);
+		tmatch__spank_stop_ask(0);
 		rc = -1;
 		goto out;
 	}
@@ -1006,10 +1004,8 @@ out:
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
 	/* slurmstepd, after it has told srun this node's tasks were launched */
-	if (st.stop_pending && spank_remote(sp) == 1) {
-		st.stop_pending = 0;
-		tmatch__spank_stop_other_nodes(sp);
-	}
+	if (spank_remote(sp) == 1)
+		tmatch__spank_stop_asked(sp);
 	return HOOK(task_exit, sp, ac, av);
 }
 
