@@ -34,7 +34,7 @@ while [ "$i" -le "$RUNS" ]; do
 		fail=1
 	fi
 	t1=$(date +%s.%N)
-	printf 'run %d: %s in %.1f s\n' "$i" "$res" "$(echo "$t1 - $t0" | bc)"
+	printf 'run %d: %s in %.1f s\n' "$i" "$res" "$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')"
 	if [ "$res" = FAILED ]; then
 		grep -m 5 -E 'Error|error:|No such file' "$WORK/make.log" | sed 's/^/    /'
 		cp "$WORK/make.log" "${TMPDIR:-/tmp}/tm-parallel-build-run$i.log"

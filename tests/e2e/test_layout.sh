@@ -421,7 +421,7 @@ if [ -x "$WORK/mpi_hello.mpich" ]; then
 	unset XDG_CACHE_HOME
 fi
 # Options alone: the site's default profile (for steps of its size).
-echo "required $SO profile=$P" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+echo "required $PLUGIN_ARGS profile=$P" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 in_alloc "$WORK/g.out" "$WORK/g.err" "srun --treematch=verbose=1 '$WRAP'"
 rc=$?
 why=$(pairs_together "$WORK/g.out")
@@ -430,7 +430,8 @@ if [ $rc -eq 0 ] && [ -z "$why" ] && [ "$(grep -c '^rank=.*host=' "$WORK/g.out")
 else
 	fail "cli_filter: options alone lay out the site's default profile" "rc=$rc $why" "$(tail -n 5 "$WORK/g.err")"
 fi
-echo "required $SO" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
+# (the build's helper: an uninstalled plugin has none where it looks by default)
+echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
 
 # 12. The network as Slurm reads it: heavy groups of four ranks, {0,1,4,5}
 # and {2,3,6,7}, two nodes each, on a network of two units (switches or

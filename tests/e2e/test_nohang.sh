@@ -37,10 +37,16 @@ export TREEMATCH_RECORD_LIBDIR=$B/profiler
 unset TREEMATCH_RECORD_OUTPUT TREEMATCH_RECORD_COLLECTIVES TREEMATCH_LEARN TREEMATCH_PLAN
 
 MOUNTED=""
+# in_n3 CMD...: CMD in node n3's mount namespace, under slurmd's root
+# directory (a chroot's in CI: entering a mount namespace alone puts the
+# process at that namespace's root, the host's /, where /src is not)
+in_n3() {
+	n3pid=$(cat "$TMATCH_CLUSTER_DIR/pids/slurmd-n3.pid")
+	nsenter --target="$n3pid" --mount --root "$@"
+}
 cleanup() {
 	for m in $MOUNTED; do
-		nsenter --mount="/proc/$(cat "$TMATCH_CLUSTER_DIR/pids/slurmd-n3.pid")/ns/mnt" \
-			umount "$m" 2>/dev/null || true
+		in_n3 umount "$m" 2>/dev/null || true
 	done
 	[ -f "$WORK/churn.stop" ] || : >"$WORK/churn.stop" 2>/dev/null
 	e2e_finish nohang test_nohang
@@ -79,14 +85,13 @@ if ! $CLUSTER start --nodes 4 >"$WORK/cluster.out" 2>&1; then
 fi
 export SLURM_CONF=$TMATCH_CLUSTER_DIR/etc/slurm.conf
 echo "required $PLUGIN_ARGS" >"$TMATCH_CLUSTER_DIR/etc/plugstack.conf"
-N3NS=/proc/$(cat "$TMATCH_CLUSTER_DIR/pids/slurmd-n3.pid")/ns/mnt
 
 # on_n3 SOURCE TARGET: bind SOURCE over TARGET in node n3's namespace only
 on_n3() {
-	nsenter --mount="$N3NS" mount --bind "$1" "$2" && MOUNTED="$MOUNTED $2"
+	in_n3 mount --bind "$1" "$2" && MOUNTED="$MOUNTED $2"
 }
 off_n3() {
-	nsenter --mount="$N3NS" umount "$1"
+	in_n3 umount "$1"
 	MOUNTED=$(echo "$MOUNTED" | tr ' ' '\n' | grep -vxF "$1" | tr '\n' ' ')
 }
 
@@ -97,8 +102,9 @@ step() {
 	t0=$(date +%s.%N)
 	(cd "$WORK" && timeout "$secs" srun "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null)
 	echo $? >"$WORK/$name.rc"
-	# bc writes .41 for a step under a second; the tests read the seconds
-	echo "$(date +%s.%N) - $t0" | bc | sed 's/^\./0./' >"$WORK/$name.time"
+	# seconds with two decimals, "0.41" for a step under a second (awk:
+	# the Debian roots CI builds have no bc)
+	awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f\n", a - b }' >"$WORK/$name.time"
 }
 ranks_ran() { # NAME N: N ranks got through MPI_Init and talked
 	[ "$(grep -c "^mpi rank=.* size=$2 .* sum=$2\$" "$WORK/$1.out")" = "$2" ]
