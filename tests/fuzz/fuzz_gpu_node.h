@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 /* The GPU node: packages of 4 cores, each with two NVML GPUs and an mlx5
-   card (hwloc XML, as the admin's topology_xml). */
+   card (hwloc XML, as the admin's topology_xml). Every object carries its
+   nodesets: hwloc 2.15 refuses a Core or PU without them ("invalid normal
+   or memory object"), and every replayed input then aborted on forky. */
 static inline void fuzz_gpu_xml(FILE *f)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"2.0\">\n"
@@ -31,13 +33,17 @@ static inline void fuzz_gpu_xml(FILE *f)
 		        "complete_nodeset=\"0x%x\" gp_index=\"%d\" local_memory=\"1073741824\"/>\n",
 		        p, m, m, 1u << p, 1u << p, gp, p, m, m, 1u << p, 1u << p, gp + 1);
 		for (int c = 0; c < 4; c++)
-			fprintf(f,
-			        "<object type=\"Core\" os_index=\"%d\" cpuset=\"0x%x\" "
-			        "complete_cpuset=\"0x%x\" gp_index=\"%d\"><object type=\"PU\" "
-			        "os_index=\"%d\" cpuset=\"0x%x\" complete_cpuset=\"0x%x\" "
-			        "gp_index=\"%d\"/></object>\n",
-			        4 * p + c, 1u << (4 * p + c), 1u << (4 * p + c), gp + 2 + 2 * c,
-			        4 * p + c, 1u << (4 * p + c), 1u << (4 * p + c), gp + 3 + 2 * c);
+			fprintf(
+			    f,
+			    "<object type=\"Core\" os_index=\"%d\" cpuset=\"0x%x\" "
+			    "complete_cpuset=\"0x%x\" nodeset=\"0x%x\" complete_nodeset=\"0x%x\" "
+			    "gp_index=\"%d\"><object type=\"PU\" "
+			    "os_index=\"%d\" cpuset=\"0x%x\" complete_cpuset=\"0x%x\" "
+			    "nodeset=\"0x%x\" complete_nodeset=\"0x%x\" "
+			    "gp_index=\"%d\"/></object>\n",
+			    4 * p + c, 1u << (4 * p + c), 1u << (4 * p + c), 1u << p, 1u << p,
+			    gp + 2 + 2 * c, 4 * p + c, 1u << (4 * p + c), 1u << (4 * p + c),
+			    1u << p, 1u << p, gp + 3 + 2 * c);
 		fprintf(f,
 		        "<object type=\"Bridge\" gp_index=\"%d\" bridge_type=\"0-1\" depth=\"0\" "
 		        "bridge_pci=\"000%d:[00-ff]\">\n",

@@ -34,6 +34,15 @@ static tmatch_place_node_prep_t prep, gprep;
 static int ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 static const tmatch_place_gpu_env_t gpu_env = {.step_gpus = "0-3"};
 
+/* The harness's own node cannot be built: said, since every input would
+   otherwise abort without a word. */
+static void setup_failed(const char *topology, const tmatch_place_node_prep_t *p)
+{
+	fprintf(stderr, "fuzz_helper: the harness's node %s: %s (errno %d)\n", topology,
+	        p->tree_error[0] ? p->tree_error : "no tree", p->tree_errno);
+	abort();
+}
+
 static void setup(void)
 {
 	tmatch_place_node_in_t nin;
@@ -45,14 +54,14 @@ static void setup(void)
 	nin.cfg = &admin;
 	nin.topology = "synthetic:pack:2 core:4 pu:1";
 	nin.nlocal = 8;
-	if (tmatch_place_node_prepare(&nin, &prep) < 0)
-		abort();
+	if (tmatch_place_node_prepare(&nin, &prep) < 0 || !prep.tree)
+		setup_failed(nin.topology, &prep);
 	path = fuzz_gpu_node_file();
 	snprintf(spec, sizeof(spec), "xml:%s", path);
 	nin.topology = spec;
 	nin.gpu_env = &gpu_env;
-	if (tmatch_place_node_prepare(&nin, &gprep) < 0)
-		abort();
+	if (tmatch_place_node_prepare(&nin, &gprep) < 0 || !gprep.tree)
+		setup_failed(nin.topology, &gprep);
 	unlink(path);
 }
 
