@@ -58,6 +58,10 @@ ELF_LIBS     := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null || echo -lelf)
 NETTLE_CFLAGS := $(shell $(PKG_CONFIG) --cflags nettle 2>/dev/null)
 NETTLE_LIBS  := $(shell $(PKG_CONFIG) --libs nettle 2>/dev/null || echo -lnettle)
 STORE_LIBS    = $(ELF_LIBS) $(NETTLE_LIBS)
+# The corruption checksums of the binary files (the compiled profile, the step
+# plan, the store's entries; treematch/checksum.c): XXH3 from libxxhash.
+XXHASH_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
+XXHASH_LIBS  := $(shell $(PKG_CONFIG) --libs libxxhash 2>/dev/null || echo -lxxhash)
 # The helper's system-call filter (placement/sandbox.c), for every architecture.
 SECCOMP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libseccomp 2>/dev/null)
 SECCOMP_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null || echo -lseccomp)
@@ -75,11 +79,11 @@ CRIT_LIBS    := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null || echo -lcri
 # Flags every object gets. Library objects are position independent so the
 # same archive serves the shared library, the plugin and the CLI.
 ALL_CPPFLAGS := -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. \
-                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(ELF_CFLAGS) $(NETTLE_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) \
+                $(HWLOC_CFLAGS) $(YAML_CFLAGS) $(ELF_CFLAGS) $(NETTLE_CFLAGS) $(XXHASH_CFLAGS) $(SECCOMP_CFLAGS) $(SLURM_CFLAGS) \
                 $(CPPFLAGS)
 ALL_CFLAGS   := $(WARN) $(CFLAGS) $(SAN_FLAGS) -fPIC -fvisibility=hidden
 ALL_LDFLAGS  := $(SAN_FLAGS) $(LDFLAGS)
-LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(STORE_LIBS) $(SECCOMP_LIBS) -lm
+LIB_DEPLIBS  := $(HWLOC_LIBS) $(YAML_LIBS) $(STORE_LIBS) $(XXHASH_LIBS) $(SECCOMP_LIBS) -lm
 
 # Filled in by the module fragments.
 LIB_SRCS     :=    # sources of libtreematch (treematch/, profile/, affinity/, conf/, placement/)

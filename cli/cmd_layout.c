@@ -211,9 +211,9 @@ static int write_plan(const tmatch_place_layout_t *lay, const tmatch_comm_t *com
 	memset(&pin, 0, sizeof(pin));
 	tmatch_error_clear(&err);
 	f = tmatch_file_open(profile, NULL, &err);
-	if (!f || tmatch_place_profile_stamp(fileno(f), profile, &pin.bind.profile_size,
-	                                     &pin.bind.profile_mtime_ns, &pin.bind.profile_hash,
-	                                     &err) < 0) {
+	if (!f || tmatch_place_profile_stamp(fileno(f), profile, TMATCH_PLACE_PLAN_VERSION,
+	                                     &pin.bind.profile_size, &pin.bind.profile_mtime_ns,
+	                                     &pin.bind.profile_hash, &err) < 0) {
 		if (f)
 			fclose(f);
 		tmatch_cli_report(&err);

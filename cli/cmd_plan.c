@@ -345,7 +345,7 @@ static int check(int argc, char **argv)
 	memset(&now, 0, sizeof(now));
 	tmatch_error_clear(&err);
 	f = tmatch_file_open(argv[2], NULL, &err);
-	if (!f || tmatch_place_profile_stamp(fileno(f), argv[2], &now.profile_size,
+	if (!f || tmatch_place_profile_stamp(fileno(f), argv[2], plan.version, &now.profile_size,
 	                                     &now.profile_mtime_ns, &now.profile_hash, &err) < 0) {
 		if (f)
 			fclose(f);

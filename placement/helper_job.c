@@ -138,8 +138,9 @@ static tmatch_place_slice_t *plan_slice(int fd, struct tmatch__helper_head *h,
 	if (!slice)
 		failed(fd, h, TMATCH__HMSG_PLAN_BAD, errno);
 	f = tmatch_file_open(cfg->profile, NULL, &e);
-	if (!f || tmatch_place_profile_stamp(fileno(f), cfg->profile, &step.profile_size,
-	                                     &step.profile_mtime_ns, NULL, &e) < 0) {
+	if (!f ||
+	    tmatch_place_profile_stamp(fileno(f), cfg->profile, slice->bind.version,
+	                               &step.profile_size, &step.profile_mtime_ns, NULL, &e) < 0) {
 		int err_no = errno;
 
 		if (f)

@@ -4,11 +4,11 @@
  *
  * Layout (little endian, treematch/internal.h; sections start at multiples of 8):
  *   0    "TMPLAN1\n"
- *   8    u32 version (1), u32 nnodes (slices)
+ *   8    u32 version (2; 1 is still read), u32 nnodes (slices)
  *   16   u64 job_id
  *   24   u32 step_id, u32 ntasks
  *   32   u64 nodes_hash, u64 profile_size, u64 profile_mtime_ns,
- *        u64 profile_hash, u64 node_sig
+ *        u64 profile_hash (tmatch_place_profile_stamp), u64 node_sig
  *   72   char mapper[32] (NUL-padded)
  *   104  u64 index offset (128), u64 file size
  *   120  u64 checksum of bytes 0..120
@@ -24,7 +24,11 @@
  *          u64 checksum of the slice before it
  * A node reads the header, the ~log2(nnodes) index entries of its binary
  * search and its slice: the rest of the file is never touched, so each of
- * these carries its own checksum.
+ * these carries its own checksum. Version 2's checksums and profile_hash
+ * are XXH3 (64 bits); version 1's, the word-wise FNV-1a of
+ * treematch/internal.h (the profile's tail zero-padded to a word), still
+ * checked when a plan of version 1 is read. The magic stays "TMPLAN1\n":
+ * an older treematch then names the version it cannot read.
  */
 #include "placement/placement_private.h"
 #include "placement/plan.h"
@@ -36,7 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define VERSION      1u
+#define VERSION      TMATCH_PLACE_PLAN_VERSION
 #define HEADER_BYTES 128u
 #define ENTRY_BYTES  96u
 #define NAME_BYTES   64u
@@ -48,6 +52,9 @@ static const unsigned char magic[8] = {'T', 'M', 'P', 'L', 'A', 'N', '1', '\n'};
 
 /* ---- hashes ------------------------------------------------------------- */
 
+/* FNV-1a of bytes: the nodes' and the node model's identities below, which a
+   node computes again to compare with a plan's (of either version), not
+   checksums of the file. */
 static uint64_t fnv_bytes(uint64_t h, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
@@ -93,8 +100,14 @@ uint64_t tmatch_place_node_sig(const tmatch_affinity_tree_t *node)
 	return h ? h : 1;
 }
 
-int tmatch_place_profile_stamp(int fd, const char *path, uint64_t *size, uint64_t *mtime_ns,
-                               uint64_t *hash, tmatch_error_t *err)
+/* The checksum algorithm of a plan of version v. */
+static tmatch__sum_t plan_sum(uint32_t v)
+{
+	return v >= 2 ? TMATCH__SUM_XXH3 : TMATCH__SUM_FNV1A;
+}
+
+int tmatch_place_profile_stamp(int fd, const char *path, uint32_t plan_version, uint64_t *size,
+                               uint64_t *mtime_ns, uint64_t *hash, tmatch_error_t *err)
 {
 	struct stat st;
 
@@ -102,30 +115,9 @@ int tmatch_place_profile_stamp(int fd, const char *path, uint64_t *size, uint64_
 		return tmatch_error_set(err, errno, path, 0, 0, "cannot stat: %s", strerror(errno));
 	*size = (uint64_t)st.st_size;
 	*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
-	if (hash) {
-		unsigned char *buf = malloc((size_t)1 << 20);
-		uint64_t h = TMATCH__FNV_BASIS, off = 0;
-		ssize_t got;
-
-		if (!buf)
-			return tmatch_error_set(err, ENOMEM, path, 0, 0, "out of memory");
-		while ((got = pread(fd, buf, (size_t)1 << 20, (off_t)off)) > 0) {
-			size_t whole = (size_t)got & ~(size_t)7;
-
-			h = tmatch__checksum(h, buf, whole);
-			if (whole < (size_t)got) { /* the tail, zero-padded to a word */
-				unsigned char w[8] = {0};
-
-				memcpy(w, buf + whole, (size_t)got - whole);
-				h = tmatch__checksum(h, w, 8);
-			}
-			off += (uint64_t)got;
-		}
-		free(buf);
-		if (got < 0)
-			return tmatch_error_set(err, EIO, path, 0, 0, "read error");
-		*hash = h;
-	}
+	if (hash && tmatch__checksum_fd(fd, *size, plan_sum(plan_version), hash) < 0)
+		return tmatch_error_set(err, errno == ENOMEM ? ENOMEM : EIO, path, 0, 0, "%s",
+		                        errno == ENOMEM ? "out of memory" : "read error");
 	return 0;
 }
 
@@ -227,7 +219,7 @@ static int write_slice(FILE *out, const tmatch_place_plan_in_t *in, int node,
 		tmatch__put64(p + tmatch__pad8(8 * (uint64_t)sz->nedges) + 8 * e, bits);
 	}
 	tmatch__put64(buf + sz->length - 8,
-	              tmatch__checksum(TMATCH__FNV_BASIS, buf, (size_t)sz->length - 8));
+	              tmatch__checksum(TMATCH__SUM_XXH3, buf, (size_t)sz->length - 8));
 	rc = fwrite(buf, 1, (size_t)sz->length, out) == sz->length ? 0 : -1;
 	free(buf);
 	return rc;
@@ -375,7 +367,7 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 	put_name(head + 72, in->bind.mapper, 32);
 	tmatch__put64(head + 104, HEADER_BYTES);
 	tmatch__put64(head + 112, at);
-	tmatch__put64(head + 120, tmatch__checksum(TMATCH__FNV_BASIS, head, 120));
+	tmatch__put64(head + 120, tmatch__checksum(TMATCH__SUM_XXH3, head, 120));
 	if (fwrite(head, 1, sizeof(head), out) != sizeof(head))
 		goto ioerr;
 	for (int k = 0; k < nused; k++) {
@@ -386,7 +378,7 @@ int tmatch_place_plan_write(const tmatch_place_plan_in_t *in, FILE *out, tmatch_
 		tmatch__put64(entry + 64, sz[i].offset);
 		tmatch__put64(entry + 72, sz[i].length);
 		tmatch__put32(entry + 80, sz[i].nranks);
-		tmatch__put64(entry + 88, tmatch__checksum(TMATCH__FNV_BASIS, entry, 88));
+		tmatch__put64(entry + 88, tmatch__checksum(TMATCH__SUM_XXH3, entry, 88));
 		if (fwrite(entry, 1, sizeof(entry), out) != sizeof(entry))
 			goto ioerr;
 	}
@@ -466,12 +458,13 @@ static int read_header(int fd, const char *path, tmatch_place_slice_t *s, uint64
 	if (tmatch__pread_all(fd, h, sizeof(h), 0) < 0 || memcmp(h, magic, 8) != 0)
 		return tmatch_error_set(err, EINVAL, path, 0, 0,
 		                        "not a step plan (make one with treematch layout --plan)");
-	if (tmatch__get32(h + 8) != VERSION)
+	s->bind.version = tmatch__get32(h + 8);
+	if (s->bind.version < 1 || s->bind.version > VERSION)
 		return tmatch_error_set(err, EINVAL, path, 0, 0,
-		                        "plan version %u, this treematch reads version %u: make "
-		                        "it again with this treematch",
-		                        tmatch__get32(h + 8), VERSION);
-	if (tmatch__get64(h + 120) != tmatch__checksum(TMATCH__FNV_BASIS, h, 120))
+		                        "plan version %u, this treematch reads versions 1 to %u: "
+		                        "make it again with this treematch",
+		                        s->bind.version, VERSION);
+	if (tmatch__get64(h + 120) != tmatch__checksum(plan_sum(s->bind.version), h, 120))
 		return tmatch_error_set(err, EINVAL, path, 0, 0,
 		                        "damaged plan: the header's checksum does not match");
 	s->nnodes = tmatch__get32(h + 12);
@@ -517,14 +510,15 @@ int tmatch_place_plan_read_head(int fd, const char *path, tmatch_place_plan_bind
 }
 
 /* Index entry k: name, slice offset and length, checked. */
-static int read_entry(int fd, const char *path, uint32_t k, uint64_t file_size, char *name,
-                      uint64_t *off, uint64_t *len, uint32_t *nranks, tmatch_error_t *err)
+static int read_entry(int fd, const char *path, uint32_t version, uint32_t k, uint64_t file_size,
+                      char *name, uint64_t *off, uint64_t *len, uint32_t *nranks,
+                      tmatch_error_t *err)
 {
 	unsigned char e[ENTRY_BYTES];
 
 	if (tmatch__pread_all(fd, e, sizeof(e), HEADER_BYTES + (uint64_t)ENTRY_BYTES * k) < 0)
 		return tmatch_error_set(err, EIO, path, 0, 0, "read error");
-	if (tmatch__get64(e + 88) != tmatch__checksum(TMATCH__FNV_BASIS, e, 88) ||
+	if (tmatch__get64(e + 88) != tmatch__checksum(plan_sum(version), e, 88) ||
 	    get_name(name, e, NAME_BYTES) < 0)
 		return tmatch_error_set(err, EINVAL, path, 0, 0,
 		                        "damaged plan: index entry %u does not check", k);
@@ -565,7 +559,8 @@ tmatch_place_slice_t *tmatch_place_plan_read_slice(int fd, const char *path, con
 		uint32_t mid = lo + (hi - lo) / 2;
 		int c;
 
-		if (read_entry(fd, path, mid, file_size, name, &off, &len, &nranks, err) < 0)
+		if (read_entry(fd, path, s->bind.version, mid, file_size, name, &off, &len, &nranks,
+		               err) < 0)
 			goto out;
 		c = strcmp(node, name);
 		if (c == 0) {
@@ -594,7 +589,7 @@ tmatch_place_slice_t *tmatch_place_plan_read_slice(int fd, const char *path, con
 		goto out;
 	}
 	if (tmatch__get64(buf + len - 8) !=
-	    tmatch__checksum(TMATCH__FNV_BASIS, buf, (size_t)len - 8))
+	    tmatch__checksum(plan_sum(s->bind.version), buf, (size_t)len - 8))
 		DAMAGED("damaged plan: the slice of %s does not check", name);
 	if (get_name(s->node, buf, NAME_BYTES) < 0 || strcmp(s->node, name) != 0)
 		DAMAGED("damaged plan: the index sends %s to another node's slice", name);

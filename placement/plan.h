@@ -33,6 +33,10 @@ extern "C" {
  */
 #define TMATCH_PLAN_ANY_STEP 0xffffffffu
 
+/* The plan format written (version 1, whose checksums and profile content
+   hash were FNV-1a, is still read). */
+#define TMATCH_PLACE_PLAN_VERSION 2u
+
 /* What a plan is for; a node uses it only when all of it matches its step. */
 typedef struct tmatch_place_plan_bind {
 	uint64_t job_id;           /* the job it was made in (0: none, refused by nodes) */
@@ -44,6 +48,7 @@ typedef struct tmatch_place_plan_bind {
 	uint64_t profile_hash;     /* content (tmatch_place_profile_stamp) */
 	uint64_t node_sig;         /* tmatch_place_node_sig of the planner's node model */
 	char mapper[32];           /* the mapper that made it (for messages) */
+	uint32_t version;          /* of the plan read: its profile_hash's algorithm */
 } tmatch_place_plan_bind_t;
 
 typedef struct tmatch_place_plan_in {
@@ -118,9 +123,10 @@ uint64_t tmatch_place_nodes_hash(char *const *names, int n);
 uint64_t tmatch_place_node_sig(const tmatch_affinity_tree_t *node);
 
 /* Size and modification time of the open file fd, and when hash is not
-   NULL its content hash (reads it whole). -1 with err on a read error. */
-int tmatch_place_profile_stamp(int fd, const char *path, uint64_t *size, uint64_t *mtime_ns,
-                               uint64_t *hash, tmatch_error_t *err);
+   NULL its content hash (reads it whole) as a plan of version plan_version
+   records it (XXH3; FNV-1a for version 1). -1 with err on a read error. */
+int tmatch_place_profile_stamp(int fd, const char *path, uint32_t plan_version, uint64_t *size,
+                               uint64_t *mtime_ns, uint64_t *hash, tmatch_error_t *err);
 
 #ifdef __cplusplus
 }

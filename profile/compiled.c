@@ -8,18 +8,20 @@
  *
  * Layout (little endian; every section starts at a multiple of 8):
  *   0   "TMPROFC\n"                 magic
- *   8   u32 version (1, or 2 when the profile says what its collectives
- *       are), u32 metrics (TMATCH_PROFILE_HAS_*), u32 directed,
- *       u32 placement_metric, u32 ranks, u32 nodes, u32 ranks_per_node,
- *       u32 collectives (version 1: 0; version 2: TMATCH_COLL_WIRE or
- *       TMATCH_COLL_LOGICAL)
+ *   8   u32 version (3; 1 and 2 are still read), u32 metrics
+ *       (TMATCH_PROFILE_HAS_*), u32 directed, u32 placement_metric,
+ *       u32 ranks, u32 nodes, u32 ranks_per_node, u32 collectives
+ *       (TMATCH_COLL_UNSTATED, TMATCH_COLL_WIRE or TMATCH_COLL_LOGICAL;
+ *       version 1 only the first, version 2 only the other two)
  *   40  u64 nedges[2] (edges, coll_edges), u64 info_bytes
  *   64  info: per key of tmatch__info_keys, u32 length (0xffffffff = unset)
  *       and the bytes; zero padding to a multiple of 8
  *       per set: u64 row[ranks + 1] (edges of rank r: row[r] .. row[r+1]),
  *                u32 dst[nedges], padding, u64 bytes[nedges] (if recorded),
  *                u64 msgs[nedges] (if recorded)
- *   end u64 checksum of every 8-byte word before it
+ *   end u64 checksum of every byte before it: XXH3, 64 bits (version 3);
+ *       versions 1 and 2, written before, have the word-wise FNV-1a of
+ *       treematch/internal.h there, checked as such
  * The header alone fixes every size: a file whose length differs is refused
  * before anything is allocated. Rows are the profile's finished edges
  * (sorted by (src, dst), merged; src < dst when undirected), and the loader
@@ -38,7 +40,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VERSION 2u /* the newest; version 1 files (no collectives word) are read too */
+/* The version written. Version 2 (the collectives word) and 1 (none) are
+   read too: the same layout, FNV-1a checksummed. */
+#define VERSION 3u
 
 /* The first 8 bytes ("TMPROFC\n"; not a C string: no terminating NUL). */
 static const unsigned char magic[8] = {'T', 'M', 'P', 'R', 'O', 'F', 'C', '\n'};
@@ -47,7 +51,7 @@ static const unsigned char magic[8] = {'T', 'M', 'P', 'R', 'O', 'F', 'C', '\n'};
 
 /* What the header says, and where each section starts. */
 struct layout {
-	uint32_t metrics, directed, pmetric, ranks, nodes, rpn, coll;
+	uint32_t version, metrics, directed, pmetric, ranks, nodes, rpn, coll;
 	uint64_t nedges[2], info_bytes;
 	uint64_t row[2], dst[2], bytes[2], msgs[2]; /* offsets, 0 = absent */
 	uint64_t total;                             /* file size, checksum included */
@@ -86,11 +90,11 @@ static int write_all(FILE *out, const void *buf, size_t len)
 	return fwrite(buf, 1, len, out) == len ? 0 : -1;
 }
 
-/* Writes through a checksum: words are hashed as they go out. */
+/* Writes through the checksum: bytes are hashed as they go out; fill
+   counts them modulo 8, for the padding. */
 struct sink {
 	FILE *out;
-	uint64_t h;
-	unsigned char word[8];
+	tmatch__sum_stream_t *sum;
 	size_t fill;
 	int failed;
 };
@@ -105,13 +109,8 @@ static void sink_put(struct sink *s, const void *buf, size_t len)
 		s->failed = 1;
 		return;
 	}
-	for (size_t i = 0; i < len; i++) {
-		s->word[s->fill++] = p[i];
-		if (s->fill == 8) {
-			s->h = (s->h ^ tmatch__get64(s->word)) * TMATCH__FNV_PRIME;
-			s->fill = 0;
-		}
-	}
+	tmatch__sum_update(s->sum, p, len);
+	s->fill = (s->fill + len) % 8;
 }
 
 static void sink_pad(struct sink *s)
@@ -140,18 +139,20 @@ static void sink_u64(struct sink *s, uint64_t v)
 
 int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t *err)
 {
-	struct sink s = {.out = out, .h = TMATCH__FNV_BASIS};
+	struct sink s = {.out = out};
 	uint64_t info_bytes = 0;
 	unsigned char h[HEADER_BYTES] = {0};
 
 	if (!p || !out || !p->finished)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_profile_compile: no profile, or not finished");
+	if (!(s.sum = tmatch__sum_begin()))
+		return tmatch_error_set(err, ENOMEM, NULL, 0, 0, "out of memory");
 	for (int k = 0; k < TMATCH__INFO_COUNT; k++)
 		info_bytes += 4 + (p->info[k] ? strlen(p->info[k]) : 0);
 	info_bytes = tmatch__pad8(info_bytes);
 	memcpy(h, magic, sizeof(magic));
-	tmatch__put32(h + 8, p->coll == TMATCH_COLL_UNSTATED ? 1u : VERSION);
+	tmatch__put32(h + 8, VERSION);
 	tmatch__put32(h + 12, p->metrics);
 	tmatch__put32(h + 16, (uint32_t)p->directed);
 	tmatch__put32(h + 20, (uint32_t)p->placement_metric);
@@ -191,7 +192,7 @@ int tmatch_profile_compile(const tmatch_profile_t *p, FILE *out, tmatch_error_t 
 	{
 		unsigned char b[8];
 
-		tmatch__put64(b, s.h);
+		tmatch__put64(b, tmatch__sum_end(s.sum));
 		if (!s.failed && write_all(out, b, 8))
 			s.failed = 1;
 	}
@@ -222,12 +223,13 @@ static int read_header(const unsigned char *h, size_t file_len, const char *name
 	memset(l, 0, sizeof(*l));
 	if (memcmp(h, magic, sizeof(magic)) != 0)
 		return bad(err, name, "not a compiled profile (no TMPROFC header)");
-	if (tmatch__get32(h + 8) < 1 || tmatch__get32(h + 8) > VERSION)
+	l->version = tmatch__get32(h + 8);
+	if (l->version < 1 || l->version > VERSION)
 		return tmatch_error_set(
 		    err, EINVAL, name, 0, 0,
 		    "compiled profile version %u: this treematch reads versions "
 		    "1 to %u; compile the profile again with this version",
-		    tmatch__get32(h + 8), VERSION);
+		    l->version, VERSION);
 	l->metrics = tmatch__get32(h + 12);
 	l->directed = tmatch__get32(h + 16);
 	l->pmetric = tmatch__get32(h + 20);
@@ -239,10 +241,9 @@ static int read_header(const unsigned char *h, size_t file_len, const char *name
 	l->nedges[1] = tmatch__get64(h + 48);
 	l->info_bytes = tmatch__get64(h + 56);
 	if (l->metrics == 0 || l->metrics > 3 || l->directed > 1 || l->pmetric > 2 ||
-	    (tmatch__get32(h + 8) == 1
-	         ? l->coll != TMATCH_COLL_UNSTATED
-	         : l->coll < TMATCH_COLL_WIRE || l->coll > TMATCH_COLL_LOGICAL) ||
-	    l->nodes > INT32_MAX || l->rpn > INT32_MAX ||
+	    l->coll > TMATCH_COLL_LOGICAL || (l->version == 1 && l->coll != TMATCH_COLL_UNSTATED) ||
+	    (l->version == 2 && l->coll == TMATCH_COLL_UNSTATED) || l->nodes > INT32_MAX ||
+	    l->rpn > INT32_MAX ||
 	    (l->pmetric != TMATCH_METRIC_MSGS && !(l->metrics & TMATCH_PROFILE_HAS_BYTES)) ||
 	    (l->pmetric != TMATCH_METRIC_BYTES && !(l->metrics & TMATCH_PROFILE_HAS_MSGS)))
 		return bad(err, name, "corrupt compiled profile header: compile it again");
@@ -323,7 +324,8 @@ static int check_file(const unsigned char *buf, size_t len, const char *name,
 		return bad(err, name, "truncated compiled profile: compile it again");
 	if (read_header(buf, len, name, lim, l, err))
 		return -1;
-	if (tmatch__get64(buf + len - 8) != tmatch__checksum(TMATCH__FNV_BASIS, buf, len - 8))
+	if (tmatch__get64(buf + len - 8) !=
+	    tmatch__checksum(l->version >= 3 ? TMATCH__SUM_XXH3 : TMATCH__SUM_FNV1A, buf, len - 8))
 		return bad(err, name,
 		           "compiled profile checksum mismatch (the file was changed or "
 		           "damaged): compile it again");

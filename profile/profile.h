@@ -358,7 +358,8 @@ typedef struct tmatch_profile_store_entry {
 	uint64_t meta_sum;  /* of STEM.meta: this version of the entry (each put makes a new one) */
 	int64_t created_ns; /* CLOCK_REALTIME */
 	int64_t used_ns;    /* last found by a run */
-	int version;        /* of its .meta: 1 keyed by FNV-1a, 2 by SHA-256 */
+	int version;        /* of its .meta: 1 keyed by FNV-1a, 2 by SHA-256, 3 the same with
+	                       XXH3 checksums (1 and 2: FNV-1a) */
 } tmatch_profile_store_entry_t;
 
 /*

@@ -9,14 +9,16 @@
  * build), the rank count and an optional name the user gives. The entry's
  * files are named by the first 8 bytes of the SHA-256 of the key (16 hex
  * digits; version 1 used FNV-1a for both, and its entries are still found
- * and moved, migrate_v1):
+ * and moved, migrate_v1). Version 3 checksums with XXH3 (64 bits) what
+ * versions 1 and 2 checksummed with FNV-1a (words, the tail zero-padded),
+ * still checked as such when their entries are read:
  *   STEM.compiled  the profile in its compiled form (profile/compiled.c),
  *              usable as any profile file (--treematch=STEM.compiled)
  *   STEM.meta  512 bytes, little-endian, written last (it commits the entry):
- *                0  "TMSTORE1"             8  version (2)   12  key kind
+ *                0  "TMSTORE1"             8  version (3)   12  key kind
  *               16  ranks                  20  id length    24  id[32]
  *               56  name[64] (NUL-padded) 120  executable's path[256]
- *              376  .compiled size            384  .compiled checksum (FNV-1a words)
+ *              376  .compiled size            384  .compiled checksum
  *              392  created (ns)          400  zeros       504  checksum of 0..504
  *              Its mtime is the entry's last use (least recently used goes
  *              first when the store is over its cap).
@@ -59,8 +61,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define META_SIZE    512
-#define META_VERSION 2u /* 1: the FNV-1a keys (stem_v1), read and moved to 2 */
+#define META_SIZE 512
+/* 1: the FNV-1a keys (stem_v1), read and moved to 3; 2: the SHA-256 keys
+   with FNV-1a checksums, read as they are */
+#define META_VERSION 3u
 static const unsigned char meta_magic[8] = {'T', 'M', 'S', 'T', 'O', 'R', 'E', '1'};
 #define OFF_VERSION   8
 #define OFF_KIND      12
@@ -82,6 +86,9 @@ static const unsigned char meta_magic[8] = {'T', 'M', 'S', 'T', 'O', 'R', 'E', '
 
 /* ---- the key ------------------------------------------------------------ */
 
+/* FNV-1a of bytes: the names and content ids the store's format 1 gave its
+   entries (stem_v1, content_id), computed only to find those entries. An
+   identity, not a checksum: it cannot change without losing them. */
 static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -906,29 +913,10 @@ static void unlock_store(int fd)
 		close(fd);
 }
 
-/* FNV-1a over the file's 8-byte words, the tail zero-padded to a word. */
-static int file_checksum(int fd, uint64_t size, uint64_t *sum)
+/* The checksums of a .meta of version v and of its profile. */
+static tmatch__sum_t meta_sum_algo(uint32_t v)
 {
-	unsigned char *buf = malloc(1 << 20);
-	uint64_t h = TMATCH__FNV_BASIS, off = 0;
-
-	if (!buf)
-		return -1;
-	while (off < size) {
-		size_t n = size - off < (1 << 20) ? (size_t)(size - off) : (size_t)1 << 20;
-		size_t padded = (n + 7) & ~(size_t)7;
-
-		if (tmatch__pread_all(fd, buf, n, off) < 0) {
-			free(buf);
-			return -1;
-		}
-		memset(buf + n, 0, padded - n);
-		h = tmatch__checksum(h, buf, padded);
-		off += n;
-	}
-	free(buf);
-	*sum = h;
-	return 0;
+	return v >= 3 ? TMATCH__SUM_XXH3 : TMATCH__SUM_FNV1A;
 }
 
 /* A new temporary file ".NAME.XXXXXX" in the store (its name in tmp),
@@ -994,14 +982,17 @@ static int read_meta(const tmatch_profile_store_t *s, const char *stem,
 		                        "not a store entry (size or type)");
 	}
 	close(fd);
-	if (memcmp(m, meta_magic, sizeof(meta_magic)) != 0 ||
-	    tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM) != tmatch__get64(m + OFF_HEADSUM))
+	if (memcmp(m, meta_magic, sizeof(meta_magic)) != 0)
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "damaged (its checksum does not match)");
-	if (tmatch__get32(m + OFF_VERSION) != META_VERSION && tmatch__get32(m + OFF_VERSION) != 1)
+	if (tmatch__get32(m + OFF_VERSION) < 1 || tmatch__get32(m + OFF_VERSION) > META_VERSION)
 		return tmatch_error_set(err, EPROTO, path, 0, 0,
 		                        "written by another version of treematch (%u)",
 		                        tmatch__get32(m + OFF_VERSION));
+	if (tmatch__checksum(meta_sum_algo(tmatch__get32(m + OFF_VERSION)), m, OFF_HEADSUM) !=
+	    tmatch__get64(m + OFF_HEADSUM))
+		return tmatch_error_set(err, EPROTO, path, 0, 0,
+		                        "damaged (its checksum does not match)");
 	memset(e, 0, sizeof(*e));
 	e->key.kind = (int)tmatch__get32(m + OFF_KIND);
 	e->key.ranks = (int)tmatch__get32(m + OFF_RANKS);
@@ -1048,6 +1039,29 @@ static int same_key(const tmatch_profile_store_key_t *a, const tmatch_profile_st
 	       !memcmp(a->id, b->id, (size_t)a->id_len) && !strcmp(a->name, b->name);
 }
 
+/* The checksum (algo) of STEM.compiled, a regular file of size bytes: 0,
+   or -1 with why. */
+static int profile_sum(const tmatch_profile_store_t *s, const char *stem, uint64_t size,
+                       tmatch__sum_t algo, uint64_t *sum, tmatch_error_t *why)
+{
+	char name[32];
+	struct stat st;
+	int fd, rc = 0;
+
+	memset(&st, 0, sizeof(st));
+	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
+	fd = openat(s->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile is missing");
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+		rc = tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile has another size");
+	else if (tmatch__checksum_fd(fd, size, algo, sum) < 0)
+		rc = tmatch_error_set(why, EPROTO, NULL, 0, 0,
+		                      "its profile's checksum does not match");
+	close(fd);
+	return rc;
+}
+
 /*
  * The entry `stem` checked (its .meta, its key when `key` is given, the
  * version `want` of it when `want` is not 0, its profile's size and
@@ -1057,12 +1071,8 @@ static int check_entry(const tmatch_profile_store_t *s, const char *stem,
                        const tmatch_profile_store_key_t *key, uint64_t want,
                        tmatch_profile_store_entry_t *e, tmatch_error_t *why)
 {
-	char name[32];
-	struct stat st;
 	uint64_t sum = 0;
-	int fd;
 
-	memset(&st, 0, sizeof(st));
 	if (read_meta(s, stem, e, why) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (key && !same_key(&e->key, key))
@@ -1070,16 +1080,12 @@ static int check_entry(const tmatch_profile_store_t *s, const char *stem,
 		                        "another application's (hash collision)");
 	if (want && e->meta_sum != want)
 		return tmatch_error_set(why, ESTALE, NULL, 0, 0, "replaced since");
-	snprintf(name, sizeof(name), "%s" PROF_EXT, stem);
-	fd = openat(s->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile is missing");
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size)
-		tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile has another size");
-	else if (file_checksum(fd, e->size, &sum) < 0 || sum != e->checksum)
-		tmatch_error_set(why, EPROTO, NULL, 0, 0, "its profile's checksum does not match");
-	close(fd);
-	return why->msg[0] ? -1 : 1;
+	if (profile_sum(s, stem, e->size, meta_sum_algo((uint32_t)e->version), &sum, why) < 0)
+		return -1;
+	if (sum != e->checksum)
+		return tmatch_error_set(why, EPROTO, NULL, 0, 0,
+		                        "its profile's checksum does not match");
+	return 1;
 }
 
 static int entry_path(const tmatch_profile_store_t *s, const char *stem, char *path, size_t len,
@@ -1109,6 +1115,7 @@ static int migrate_v1(const tmatch_profile_store_t *s, const char *old, const ch
 	unsigned char m[META_SIZE];
 	char tmp[64], from[32], to[32];
 	tmatch_error_t why;
+	uint64_t sum = 0;
 	int lk, fd, rc = -1;
 
 	if ((lk = lock_store(s, LOCK_EX, NULL)) < 0)
@@ -1122,9 +1129,12 @@ static int migrate_v1(const tmatch_profile_store_t *s, const char *old, const ch
 	if (check_entry(s, stem, NULL, 0, &again, &why) != 0)
 		goto out;
 	tmatch_error_clear(&why);
-	make_meta(m, key, e->exe, e->size, e->checksum);
+	/* the new .meta's version checksums the profile with XXH3 */
+	if (profile_sum(s, old, e->size, TMATCH__SUM_XXH3, &sum, &why) < 0)
+		goto out;
+	make_meta(m, key, e->exe, e->size, sum);
 	tmatch__put64(m + OFF_CREATED, (uint64_t)e->created_ns);
-	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM));
+	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__SUM_XXH3, m, OFF_HEADSUM));
 	snprintf(to, sizeof(to), "%s.meta", stem);
 	if ((fd = temp_file(s, to, tmp, sizeof(tmp), &why)) < 0)
 		goto out;
@@ -1263,7 +1273,7 @@ static void make_meta(unsigned char *m, const tmatch_profile_store_key_t *key, c
 	tmatch__put64(m + OFF_SUM, sum);
 	clock_gettime(CLOCK_REALTIME, &now);
 	tmatch__put64(m + OFF_CREATED, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__FNV_BASIS, m, OFF_HEADSUM));
+	tmatch__put64(m + OFF_HEADSUM, tmatch__checksum(TMATCH__SUM_XXH3, m, OFF_HEADSUM));
 }
 
 static int gc_locked(const tmatch_profile_store_t *s, uint64_t cap, const char *keep, int *removed,
@@ -1325,7 +1335,7 @@ int tmatch_profile_store_put(const tmatch_profile_store_t *s, const tmatch_profi
 	if (tmatch_profile_compile(p, f, err) < 0)
 		goto out;
 	if (fflush(f) != 0 || fsync(fd) < 0 || fstat(fd, &st) < 0 ||
-	    file_checksum(fd, (uint64_t)st.st_size, &sum) < 0) {
+	    tmatch__checksum_fd(fd, (uint64_t)st.st_size, TMATCH__SUM_XXH3, &sum) < 0) {
 		// each call sets errno when it fails (EIO if one did not)
 		// NOLINTNEXTLINE(clang-analyzer-unix.Errno)
 		e = errno ? errno : EIO;

@@ -34,7 +34,7 @@ esac
 
 PKGS="build-essential pkg-config git
 libhwloc-dev hwloc libhwloc-plugins libyaml-dev libcriterion-dev libseccomp-dev
-libelf-dev nettle-dev
+libelf-dev nettle-dev libxxhash-dev
 slurmd slurmctld slurm-client libslurm-dev munge
 iproute2 util-linux procps psmisc
 openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran

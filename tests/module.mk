@@ -38,7 +38,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard profile/*.h) treematch/treematch.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) $(STORE_LIBS) -lmetis -lm
+	    -o $@ $(FUZZ_SRCS) $(YAML_LIBS) $(STORE_LIBS) $(XXHASH_LIBS) -lmetis -lm
 
 FUZZ_COMPILED_SRCS := tests/fuzz/fuzz_compiled.c $(wildcard profile/*.c) $(wildcard treematch/*.c)
 FUZZ_COMPILED_BIN  := $(B)/fuzz/fuzz_compiled
@@ -48,7 +48,7 @@ $(FUZZ_COMPILED_BIN): $(FUZZ_COMPILED_SRCS) $(wildcard profile/*.h) treematch/tr
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -o $@ $(FUZZ_COMPILED_SRCS) $(YAML_LIBS) $(STORE_LIBS) -lmetis -lm
+	    -o $@ $(FUZZ_COMPILED_SRCS) $(YAML_LIBS) $(STORE_LIBS) $(XXHASH_LIBS) -lmetis -lm
 
 $(REPLAY_COMPILED_BIN): tests/fuzz/replay.c tests/fuzz/fuzz_compiled.c $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -59,7 +59,7 @@ $(FUZZ_CONFIG_BIN): $(FUZZ_CONFIG_SRCS) conf/config.h treematch/treematch.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -D_GNU_SOURCE -I. $(YAML_CFLAGS) -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -o $@ $(FUZZ_CONFIG_SRCS) $(YAML_LIBS) -lmetis -lm
+	    -o $@ $(FUZZ_CONFIG_SRCS) $(YAML_LIBS) $(XXHASH_LIBS) -lmetis -lm
 
 # The root side's reading of the plugin helper's result (placement/helper.c)
 # and the other text readers (matrix files, topology.conf, hostlists; the
@@ -89,7 +89,7 @@ $(FUZZ_TOPOLOGY_BIN): $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HW_SRCS)
 	$(FUZZ_CC) -D_GNU_SOURCE -DTMATCH_VERSION=\"$(VERSION)\" -I. $(HWLOC_CFLAGS) $(YAML_CFLAGS) \
 	    -g -O1 -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) $(STORE_LIBS) -lmetis -lm
+	    -o $@ $< $(FUZZ_HW_SRCS) $(HWLOC_LIBS) $(YAML_LIBS) $(SECCOMP_LIBS) $(STORE_LIBS) $(XXHASH_LIBS) -lmetis -lm
 
 $(REPLAY_HELPER_BIN) $(REPLAY_READERS_BIN) $(REPLAY_SPECS_BIN) $(REPLAY_PLAN_BIN) $(REPLAY_PREDICT_BIN) $(REPLAY_GPU_BIN) \
 $(REPLAY_TOPOLOGY_BIN): $(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIB_A)

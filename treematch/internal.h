@@ -8,8 +8,9 @@
  *
  * - the pieces of the binary files (the compiled profile, the step plan,
  *   the store): little-endian words whatever the host, sections aligned on
- *   8 bytes, a word-wise FNV-1a checksum, pread of an exact length and write
- *   of all of a buffer;
+ *   8 bytes, their corruption checksums (checksum.c: XXH3 in the versions
+ *   written now, FNV-1a to read the older ones), pread of an exact length
+ *   and write of all of a buffer;
  * - the bounded line reader of the text formats (textfile.c);
  * - an item of the ordered integer lists "A-B,C" (intlist.c).
  */
@@ -52,17 +53,35 @@ static inline uint64_t tmatch__pad8(uint64_t n)
 	return (n + 7) & ~(uint64_t)7;
 }
 
+/*
+ * The corruption checksum of a binary file's section or of a whole file.
+ * The versions of the formats written now use XXH3, 64 bits (libxxhash:
+ * fast, and made to catch damage); the older versions used a word-wise
+ * FNV-1a, kept only to read their files (never to write one). Neither is
+ * an identity: a program's is a SHA-256 (profile/store.c).
+ */
+typedef enum {
+	TMATCH__SUM_FNV1A = 1, /* the older versions' (len a multiple of 8) */
+	TMATCH__SUM_XXH3 = 2,  /* the versions written now */
+} tmatch__sum_t;
+
 #define TMATCH__FNV_BASIS 0xcbf29ce484222325ULL
 #define TMATCH__FNV_PRIME 0x100000001b3ULL
 
-/* Word-wise FNV-1a over the 8-byte words of buf (len a multiple of 8),
-   continuing from h (TMATCH__FNV_BASIS to start). */
-static inline uint64_t tmatch__checksum(uint64_t h, const unsigned char *buf, size_t len)
-{
-	for (size_t i = 0; i + 8 <= len; i += 8)
-		h = (h ^ tmatch__get64(buf + i)) * TMATCH__FNV_PRIME;
-	return h;
-}
+/* The checksum of buf's len bytes. */
+uint64_t tmatch__checksum(tmatch__sum_t algo, const void *buf, size_t len);
+
+/* The checksum of the first size bytes of the file fd, read in chunks
+   (FNV-1a: the tail zero-padded to a word). 0, or -1 on a short read or
+   when memory is short (errno). */
+int tmatch__checksum_fd(int fd, uint64_t size, tmatch__sum_t algo, uint64_t *sum);
+
+/* XXH3 of bytes given piece by piece (a writer's output as it goes):
+   begin (NULL when memory is short), update, end (the checksum; frees it). */
+typedef struct tmatch__sum_stream tmatch__sum_stream_t;
+tmatch__sum_stream_t *tmatch__sum_begin(void);
+void tmatch__sum_update(tmatch__sum_stream_t *s, const void *buf, size_t len);
+uint64_t tmatch__sum_end(tmatch__sum_stream_t *s);
 
 /* pread exactly len bytes at off; -1 on a short read or an error. */
 static inline int tmatch__pread_all(int fd, void *buf, size_t len, uint64_t off)

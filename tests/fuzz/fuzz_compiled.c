@@ -6,10 +6,12 @@
  * The input, as a file (memfd), is read whole (tmatch_profile_load_buffer)
  * and by rows (tmatch_profile_compiled_comm, for the ranks named by the
  * input's last bytes). When the whole read accepts it, the profile must
- * compile back to the same bytes, and the rows read alone must give the
- * same matrix as the whole profile cut down to those ranks (the row reader
- * checks less - no checksum - so it must accept whatever the whole reader
- * accepts). Any mismatch aborts.
+ * compile back to the same bytes (a file of version 1 or 2, sealed with
+ * FNV-1a, to the same bytes but for the version word, 3, and the XXH3
+ * seal), and the rows read alone must give the same matrix as the whole
+ * profile cut down to those ranks (the row reader checks less - no
+ * checksum - so it must accept whatever the whole reader accepts). Any
+ * mismatch aborts.
  *
  * Built like fuzz_profile.c: clang -fsanitize=fuzzer (make fuzz), and with
  * replay.c in `make check`.
@@ -102,7 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!f || tmatch_profile_compile(p, f, &err))
 			abort();
 		fclose(f);
-		if (len != size || memcmp(buf, data, size) != 0)
+		/* bytes 8..12 the version, the last 8 the seal */
+		if (len != size || memcmp(buf, data, 8) != 0 || buf[8] != 3 || buf[9] || buf[10] ||
+		    buf[11] || memcmp(buf + 12, data + 12, size - 20) != 0 ||
+		    (data[8] == 3 && memcmp(buf, data, size) != 0))
 			abort();
 		free(buf);
 	}

@@ -8,6 +8,7 @@
  * built in TMATCH_BUILDDIR.
  */
 #include "cli_helpers.h"
+#include "old_formats.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define MAXOUT (1 << 16)
 
@@ -283,8 +285,41 @@ Test(layout_cli, bad_input_says_what_to_fix)
 	}
 }
 
+/* plan check of the plan `plan` turned into version 1 (FNV-1a sealed, its
+   profile's content hashed with FNV-1a: built here from the plan written
+   now) hashes the profile as that version did; the plan written now
+   records the profile's XXH3. The plan is put back as it was. */
+static void check_as_version_1(char *plan, char *out, char *err)
+{
+	char *check[] = {"plan", "check", plan, split_path, NULL};
+	unsigned char *b = NULL, *prof = NULL, *orig;
+	size_t len, plen;
+
+	orig = tm_slurp(plan, &len);
+	prof = tm_slurp(split_path, &plen);
+	b = malloc(len);
+	cr_assert_not_null(b);
+	memcpy(b, orig, len);
+	cr_assert_eq(tm_get_le(b + 56, 8), (uint64_t)XXH3_64bits(prof, plen),
+	             "a plan written now records the profile's XXH3");
+	cr_assert_eq(tm_plan_to_v1(b, len, tm_fnv_words(prof, plen)), 0);
+	tm_spill(plan, b, len);
+	cr_assert_eq(run(check, out, err), 0, "version 1: %s%s", out, err);
+	cr_assert_not_null(strstr(out, "the profile planned"), "%s", out);
+	/* the same plan of version 1 recording the XXH3: not what it hashed */
+	cr_assert_eq(tm_plan_to_v1(b, len, (uint64_t)XXH3_64bits(prof, plen)), 0);
+	tm_spill(plan, b, len);
+	cr_assert_eq(run(check, out, err), 1, "%s%s", out, err);
+	cr_assert_not_null(strstr(out, "its content differs"), "%s", out);
+	tm_spill(plan, orig, len);
+	free(orig);
+	free(b);
+	free(prof);
+}
+
 /* layout --plan: the plan's slices agree with the hostfile; plan show,
-   node and check read it back as a node would; --exec exports it. */
+   node and check read it back as a node would (a plan of version 1 too);
+   --exec exports it. */
 Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
 {
 	static char out[MAXOUT], err[MAXOUT], hosts[MAXOUT];
@@ -333,6 +368,7 @@ Test(layout_cli, plan_matches_the_hostfile_and_reads_back)
 	}
 	cr_expect_eq(run(check, out, err), 0, "%s%s", out, err);
 	cr_expect_not_null(strstr(out, "the profile planned"), "%s", out);
+	check_as_version_1(plan, out, err);
 	/* the same bytes written again: the content matches, the time does not */
 	{
 		FILE *f = fopen(split_path, "r+");

@@ -10,6 +10,7 @@
 #include "placement/layout.h"
 #include "placement/node.h"
 #include "placement/plan.h"
+#include "old_formats.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define SIDE   8
 #define NRANKS (SIDE * SIDE)
@@ -300,6 +302,108 @@ Test(stepplan, damaged_files_are_refused_with_what_is_wrong)
 		cr_expect_not_null(s, "%s", err.msg);
 		tmatch_place_slice_destroy(s);
 	}
+	drop(&f);
+}
+
+/* The profile stamp of path as a plan of version v records it. */
+static uint64_t stamp_of(const char *path, uint32_t v)
+{
+	uint64_t size, mtime, hash = 0;
+	tmatch_error_t err;
+	int fd = open(path, O_RDONLY);
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(tmatch_place_profile_stamp(fd, path, v, &size, &mtime, &hash, &err), 0, "%s",
+	             err.msg);
+	close(fd);
+	return hash;
+}
+
+/* A plan written now is version 2: its header, each index entry and each
+   slice sealed with XXH3 (computed here over the bytes with libxxhash),
+   and a profile's content hash is the XXH3 of its bytes. */
+Test(stepplan, written_as_version_2_sealed_with_xxh3)
+{
+	struct fixture f;
+	unsigned char *b;
+	size_t len;
+	char prof[TM_TMP_MAX + 64];
+	static const char text[] = "format: comm-profile\nranks: 2\n# not a whole word count\n";
+
+	make_plan(&f);
+	b = tm_slurp(f.plan, &len);
+	cr_assert_eq(tm_get_le(b + 8, 4), 2, "the plan's version");
+	cr_assert_eq(tm_get_le(b + 120, 8), (uint64_t)XXH3_64bits(b, 120), "the header's XXH3");
+	cr_assert_eq(tm_get_le(b + 12, 4), 4);
+	for (int k = 0; k < 4; k++) {
+		const unsigned char *e = b + 128 + 96 * k;
+		uint64_t off = tm_get_le(e + 64, 8), n = tm_get_le(e + 72, 8);
+
+		cr_assert_eq(tm_get_le(e + 88, 8), (uint64_t)XXH3_64bits(e, 88), "entry %d", k);
+		cr_assert_leq(off + n, len);
+		cr_assert_eq(tm_get_le(b + off + n - 8, 8), (uint64_t)XXH3_64bits(b + off, n - 8),
+		             "the slice of entry %d", k);
+	}
+	free(b);
+	snprintf(prof, sizeof(prof), "%s/p.yml", f.dir);
+	tm_spill(prof, (const unsigned char *)text, strlen(text));
+	cr_assert_eq(stamp_of(prof, TMATCH_PLACE_PLAN_VERSION),
+	             (uint64_t)XXH3_64bits(text, strlen(text)));
+	cr_assert_eq(stamp_of(prof, 1), tm_fnv_words((const unsigned char *)text, strlen(text)),
+	             "a plan of version 1's: FNV-1a, the tail zero-padded");
+	drop(&f);
+}
+
+/* A plan of version 1 (FNV-1a sealed, built here from a plan written now)
+   is still read: the same header and the same slices; a byte changed in
+   one of its slices is still refused with what does not check. */
+Test(stepplan, plans_of_version_1_are_still_read)
+{
+	struct fixture f;
+	tmatch_place_plan_bind_t b2, b1;
+	tmatch_error_t err;
+	unsigned char *b;
+	size_t len;
+	uint32_t n2, n1;
+	char old[TM_TMP_MAX + 64];
+	int fd;
+
+	make_plan(&f);
+	b = tm_slurp(f.plan, &len);
+	cr_assert_eq(tm_plan_to_v1(b, len, 0x1234), 0);
+	snprintf(old, sizeof(old), "%s/old.plan", f.dir);
+	tm_spill(old, b, len);
+	fd = open(f.plan, O_RDONLY);
+	cr_assert_eq(tmatch_place_plan_read_head(fd, f.plan, &b2, &n2, &err), 0, "%s", err.msg);
+	close(fd);
+	fd = open(old, O_RDONLY);
+	cr_assert_eq(tmatch_place_plan_read_head(fd, old, &b1, &n1, &err), 0, "%s", err.msg);
+	close(fd);
+	cr_assert_eq(b2.version, 2);
+	cr_assert_eq(b1.version, 1);
+	cr_assert_eq(b1.profile_hash, 0x1234);
+	cr_assert_eq(n1, n2);
+	cr_assert_eq(b1.job_id, b2.job_id);
+	cr_assert_eq(b1.nodes_hash, b2.nodes_hash);
+	for (int i = 0; i < 4; i++) {
+		tmatch_place_slice_t *s2 = slice_of(f.plan, f.used[i], &err), *s1;
+
+		cr_assert_not_null(s2, "%s", err.msg);
+		s1 = slice_of(old, f.used[i], &err);
+		cr_assert_not_null(s1, "%s: %s", f.used[i], err.msg);
+		cr_assert_eq(s1->nranks, s2->nranks);
+		cr_assert_eq(memcmp(s1->rank, s2->rank, sizeof(int) * (size_t)s1->nranks), 0);
+		cr_assert_eq(memcmp(s1->leaf, s2->leaf, sizeof(int) * (size_t)s1->nranks), 0);
+		cr_assert_eq(tmatch_comm_nnz(s1->comm), tmatch_comm_nnz(s2->comm));
+		tmatch_place_slice_destroy(s1);
+		tmatch_place_slice_destroy(s2);
+	}
+	/* n4's slice is the last: one byte of it changed */
+	b[len - 20] ^= 0x5a;
+	tm_spill(old, b, len);
+	cr_assert_null(slice_of(old, "n4", &err));
+	cr_assert(strstr(err.msg, "damaged plan: the slice of n4 does not check"), "%s", err.msg);
+	free(b);
 	drop(&f);
 }
 

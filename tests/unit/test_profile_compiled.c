@@ -10,6 +10,7 @@
  */
 #include "profile/profile_private.h"
 #include "treematch/treematch_private.h"
+#include "old_formats.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 /* A random finished profile: ranks, metrics, directedness, coll edges, info. */
 static tmatch_profile_t *random_profile(uint64_t seed, int ranks, unsigned metrics, int directed)
@@ -203,20 +205,14 @@ Test(compiled, one_node_rows_equal_the_whole_cut_down)
 	}
 }
 
-/* The format's checksum (profile/compiled.c's header comment), recomputed so
-   that a damaged body reaches the structural checks. */
+/* The format's checksum (profile/compiled.c's header comment) for the
+   version its header says, recomputed so that a damaged body reaches the
+   structural checks: XXH3 (libxxhash) from version 3, FNV-1a before. */
 static void reseal(unsigned char *b, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i + 8 <= len - 8; i += 8) {
-		uint64_t w = 0;
-		for (int k = 7; k >= 0; k--)
-			w = w << 8 | b[i + (size_t)k];
-		h = (h ^ w) * 0x100000001b3ULL;
-	}
-	for (int k = 0; k < 8; k++)
-		b[len - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
+	tm_put_le(b + len - 8, 8,
+	          tm_get_le(b + 8, 4) >= 3 ? (uint64_t)XXH3_64bits(b, len - 8)
+	                                   : tm_fnv_words(b, len - 8));
 }
 
 static void expect_refused(const unsigned char *b, size_t len, const char *what)
@@ -504,4 +500,81 @@ Test(compiled, node_rows_refuse_bad_ranks_and_files)
 	close(fd);
 	free(bin);
 	tmatch_profile_destroy(p);
+}
+
+/* A profile compiled now is version 3, whatever its collectives, sealed
+   with the XXH3 of every byte before the seal (computed here with
+   libxxhash); one byte changed is refused with the checksum's message. */
+Test(compiled, written_as_version_3_sealed_with_xxh3)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		tmatch_profile_t *p =
+		    random_profile(seed, 3 + (int)seed, TMATCH_PROFILE_HAS_BYTES, 0);
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		tmatch_error_t err;
+		tmatch_profile_t *q;
+
+		cr_assert_gt(len, 72);
+		cr_assert_eq(tm_get_le(bin + 8, 4), 3, "seed %llu: version",
+		             (unsigned long long)seed);
+		cr_assert_eq(tm_get_le(bin + 36, 4), (uint64_t)tmatch_profile_collectives(p));
+		cr_assert_eq(tm_get_le(bin + len - 8, 8), (uint64_t)XXH3_64bits(bin, len - 8),
+		             "seed %llu: not the XXH3 of the file", (unsigned long long)seed);
+		bin[len / 2] ^= 0x10;
+		memset(&err, 0, sizeof(err));
+		q = tmatch_profile_load_buffer(bin, len, "bad.tmpc", NULL, NULL, NULL, &err);
+		cr_assert_null(q);
+		cr_assert_str_eq(err.msg,
+		                 "compiled profile checksum mismatch (the file was changed or "
+		                 "damaged): compile it again");
+		free(bin);
+		tmatch_profile_destroy(p);
+	}
+}
+
+/* Files of versions 1 (no collectives) and 2 (collectives), as the
+   treematch of then wrote them (the version word, FNV-1a words sealed),
+   are still read, and give the same profile; sealed with the other
+   version's algorithm they are refused. */
+Test(compiled, versions_1_and_2_sealed_with_fnv_are_still_read)
+{
+	int seen[3] = {0};
+
+	for (uint64_t seed = 1; seed <= 9; seed++) {
+		tmatch_profile_t *p =
+		    random_profile(seed, 3 + (int)seed, TMATCH_PROFILE_HAS_BYTES, (int)(seed % 2));
+		size_t len;
+		unsigned char *bin = compile(p, &len);
+		unsigned version = tmatch_profile_collectives(p) == TMATCH_COLL_UNSTATED ? 1 : 2;
+		tmatch_error_t err;
+		tmatch_profile_t *q;
+		char *a, *b;
+
+		tm_put_le(bin + 8, 4, version);
+		tm_put_le(bin + len - 8, 8, tm_fnv_words(bin, len - 8));
+		memset(&err, 0, sizeof(err));
+		q = tmatch_profile_load_buffer(bin, len, "old.tmpc", NULL, NULL, NULL, &err);
+		cr_assert_not_null(q, "seed %llu, version %u: %s", (unsigned long long)seed,
+		                   version, err.msg);
+		a = as_yaml(p);
+		b = as_yaml(q);
+		cr_assert_str_eq(a, b, "seed %llu", (unsigned long long)seed);
+		seen[version]++;
+		tmatch_profile_destroy(q);
+		/* an old version's file with the new seal, and the reverse */
+		tm_put_le(bin + len - 8, 8, (uint64_t)XXH3_64bits(bin, len - 8));
+		cr_assert_null(
+		    tmatch_profile_load_buffer(bin, len, "old.tmpc", NULL, NULL, NULL, &err));
+		tm_put_le(bin + 8, 4, 3);
+		tm_put_le(bin + len - 8, 8, tm_fnv_words(bin, len - 8));
+		cr_assert_null(
+		    tmatch_profile_load_buffer(bin, len, "old.tmpc", NULL, NULL, NULL, &err));
+		cr_assert(strstr(err.msg, "checksum mismatch"), "%s", err.msg);
+		free(a);
+		free(b);
+		free(bin);
+		tmatch_profile_destroy(p);
+	}
+	cr_assert(seen[1] && seen[2], "versions 1 and 2 both built");
 }

@@ -10,6 +10,7 @@
  * a put, and writers in parallel.
  */
 #include "profile/profile.h"
+#include "old_formats.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define EXAMPLES TMATCH_SRCDIR "/profile/examples/"
 
@@ -385,7 +387,7 @@ Test(store, put_then_get_gives_the_same_matrix)
 	cr_assert(strstr(err.msg, "4 ranks, the run 8"), "%s", err.msg);
 }
 
-/* ---- entries the store's format 1 wrote (FNV-1a keys), built here ------- */
+/* ---- entries the store's formats 1 and 2 wrote (FNV-1a), built here ----- */
 
 static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 {
@@ -394,27 +396,16 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 	return h;
 }
 
-/* Format 1's word-wise FNV-1a checksum of n bytes (n a multiple of 8). */
-static uint64_t fnv_words(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i += 8) {
-		uint64_t w = 0;
-
-		for (int b = 7; b >= 0; b--)
-			w = w << 8 | p[i + (size_t)b];
-		h = (h ^ w) * 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
- * Writes, as format 1 did, the entry of kind, ranks, id and name (no name:
- * "") holding `profile` compiled; its stem (FNV-1a of the key) in stem.
+ * Writes, as the store's format `version` (1 or 2) did, the entry of kind,
+ * ranks, id and name (no name: "") holding `profile` compiled as the
+ * treematch of then compiled it (version 1 or 2 of the compiled profile,
+ * FNV-1a sealed); its stem in stem: FNV-1a of the key (format 1), or the
+ * one given (format 2: tmatch_profile_store_stem's).
  */
-static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idlen,
-                           const char *name, const char *profile, char stem[17])
+static void write_old_entry(int version, int kind, int ranks, const unsigned char *id, int idlen,
+                            const char *name, const char *profile, const char *given_stem,
+                            char stem[17])
 {
 	unsigned char w[4], m[512] = "TMSTORE1", *buf;
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -424,13 +415,17 @@ static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idl
 	size_t size, padded;
 	FILE *f;
 
-	put_n(w, 4, (uint64_t)kind, 0);
-	h = fnv1a(h, w, 4);
-	put_n(w, 4, (uint64_t)ranks, 0);
-	h = fnv1a(h, w, 4);
-	h = fnv1a(h, id, (size_t)idlen);
-	h = fnv1a(h, (const unsigned char *)name, strlen(name));
-	snprintf(stem, 17, "%016llx", (unsigned long long)h);
+	if (given_stem) {
+		snprintf(stem, 17, "%s", given_stem);
+	} else {
+		put_n(w, 4, (uint64_t)kind, 0);
+		h = fnv1a(h, w, 4);
+		put_n(w, 4, (uint64_t)ranks, 0);
+		h = fnv1a(h, w, 4);
+		h = fnv1a(h, id, (size_t)idlen);
+		h = fnv1a(h, (const unsigned char *)name, strlen(name));
+		snprintf(stem, 17, "%016llx", (unsigned long long)h);
+	}
 
 	memset(&err, 0, sizeof(err));
 	p = tmatch_profile_load(profile, NULL, NULL, NULL, &err);
@@ -446,9 +441,14 @@ static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idl
 	cr_assert_not_null(buf);
 	rewind(f);
 	cr_assert_eq(fread(buf, 1, size, f), size);
+	/* the compiled profile as then: version 1 without collectives, else 2 */
+	put_n(buf + 8, 4, tm_get_le(buf + 36, 4) ? 2 : 1, 0);
+	put_n(buf + size - 8, 8, tm_fnv_words(buf, size - 8), 0);
+	rewind(f);
+	cr_assert_eq(fwrite(buf, 1, size, f), size);
 	cr_assert_eq(fclose(f), 0);
 
-	put_n(m + 8, 4, 1, 0); /* version 1 */
+	put_n(m + 8, 4, (uint64_t)version, 0);
 	put_n(m + 12, 4, (uint64_t)kind, 0);
 	put_n(m + 16, 4, (uint64_t)ranks, 0);
 	put_n(m + 20, 4, (uint64_t)idlen, 0);
@@ -456,12 +456,18 @@ static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idl
 	snprintf((char *)m + 56, 64, "%s", name);
 	snprintf((char *)m + 120, 256, "/bin/old");
 	put_n(m + 376, 8, size, 0);
-	put_n(m + 384, 8, fnv_words(buf, padded), 0);
+	put_n(m + 384, 8, tm_fnv_words(buf, padded), 0);
 	put_n(m + 392, 8, 1700000000000000000ULL, 0);
-	put_n(m + 504, 8, fnv_words(m, 504), 0);
+	put_n(m + 504, 8, tm_fnv_words(m, 504), 0);
 	free(buf);
 	snprintf(path, sizeof(path), "%s/%s.meta", dir, stem);
 	write_bytes(path, m, sizeof(m));
+}
+
+static void write_v1_entry(int kind, int ranks, const unsigned char *id, int idlen,
+                           const char *name, const char *profile, char stem[17])
+{
+	write_old_entry(1, kind, ranks, id, idlen, name, profile, NULL, stem);
 }
 
 /* The SHA-256 sha256sum(1) prints for path, in hex. */
@@ -537,7 +543,7 @@ Test(store, entries_of_format_1_are_found_and_moved)
 	cr_assert_eq(tmatch_profile_store_get(store, &k, 0, path, sizeof(path), &e, &err), 1, "%s",
 	             err.msg);
 	cr_assert_str_eq(e.stem, stem);
-	cr_assert_eq(e.version, 2);
+	cr_assert_eq(e.version, 3);
 	cr_assert_eq(e.created_ns, 1700000000000000000LL, "its creation kept");
 	cr_assert(strstr(path, stem), "%s", path);
 	cr_assert(!exists_in_store(old, ".meta") && !exists_in_store(old, ".compiled"));
@@ -561,8 +567,98 @@ Test(store, entries_of_format_1_are_found_and_moved)
 	cr_assert_eq(n, 2);
 	cr_assert_eq(damaged, 0);
 	for (int i = 0; i < n; i++)
-		cr_assert_eq(v[i].version, 2, "%s", v[i].stem);
+		cr_assert_eq(v[i].version, 3, "%s", v[i].stem);
 	free(v);
+}
+
+static void flip(const char *path, off_t at);
+
+/* One byte of k's STEM.EXT changed at `at`: a reader refuses the entry,
+   saying why. */
+static void expect_damaged(const tmatch_profile_store_key_t *k, const char *ext, off_t at,
+                           const char *why)
+{
+	char stem[17], file[PATH_MAX + 32], path[PATH_MAX];
+	tmatch_error_t err;
+
+	stem_of(k, stem);
+	snprintf(file, sizeof(file), "%s/%s%s", dir, stem, ext);
+	flip(file, at);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_get(store, k, TMATCH_STORE_READONLY, path, sizeof(path),
+	                                      NULL, &err),
+	             -1, "%s at %ld", ext, (long)at);
+	cr_assert(strstr(err.msg, why), "%s", err.msg);
+}
+
+/* What a put writes now: a .meta of version 3, its own checksum and its
+   profile's XXH3 (computed here over the bytes with libxxhash), and the
+   profile compiled as version 3, XXH3 sealed; one byte changed in either
+   file is refused with what does not check. */
+Test(store, entries_are_written_as_version_3_with_xxh3)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_profile_store_entry_t e;
+	tmatch_error_t err;
+	char exe[PATH_MAX], stem[17], file[PATH_MAX + 32], path[PATH_MAX];
+	unsigned char *m, *prof;
+	size_t mlen, plen;
+
+	key_of(script(exe, sizeof(exe), "app", "#!/bin/sh\necho xxh3\n"), 8, NULL, &k);
+	stem_of(&k, stem);
+	put(&k, EXAMPLES "lammps-8.yml", 0);
+	snprintf(file, sizeof(file), "%s/%s.meta", dir, stem);
+	m = tm_slurp(file, &mlen);
+	snprintf(file, sizeof(file), "%s/%s.compiled", dir, stem);
+	prof = tm_slurp(file, &plen);
+	cr_assert_eq(mlen, 512);
+	cr_assert_eq(tm_get_le(m + 8, 4), 3, "the .meta's version");
+	cr_assert_eq(tm_get_le(m + 504, 8), (uint64_t)XXH3_64bits(m, 504), "the .meta's own XXH3");
+	cr_assert_eq(tm_get_le(m + 376, 8), plen);
+	cr_assert_eq(tm_get_le(m + 384, 8), (uint64_t)XXH3_64bits(prof, plen),
+	             "the profile's XXH3");
+	cr_assert_eq(tm_get_le(prof + 8, 4), 3, "the compiled profile's version");
+	cr_assert_eq(tm_get_le(prof + plen - 8, 8), (uint64_t)XXH3_64bits(prof, plen - 8));
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(tmatch_profile_store_get(store, &k, TMATCH_STORE_READONLY, path, sizeof(path),
+	                                      &e, &err),
+	             1, "%s", err.msg);
+	cr_assert_eq(e.version, 3);
+	free(m);
+	free(prof);
+
+	/* one byte of the name field, then one of the profile's edges */
+	expect_damaged(&k, ".meta", 60, "damaged (its checksum does not match)");
+	put(&k, EXAMPLES "lammps-8.yml", 0);
+	expect_damaged(&k, ".compiled", 100, "its profile's checksum does not match");
+}
+
+/* An entry the store's format 2 wrote (SHA-256 name, FNV-1a checksums, its
+   profile compiled as version 1, FNV-1a sealed) is used where it is, by a
+   reader and by a get that may write, and stays version 2; one byte changed
+   in it is still seen. */
+Test(store, entries_of_format_2_are_still_read)
+{
+	tmatch_profile_store_key_t k;
+	tmatch_profile_store_entry_t e;
+	tmatch_error_t err;
+	char exe[PATH_MAX], stem[17], made[17], path[PATH_MAX];
+
+	key_of(script(exe, sizeof(exe), "app", "#!/bin/sh\necho format 2\n"), 8, "lmp", &k);
+	stem_of(&k, stem);
+	write_old_entry(2, k.kind, k.ranks, k.id, k.id_len, "lmp", EXAMPLES "lammps-8.yml", stem,
+	                made);
+	for (int flags = TMATCH_STORE_READONLY, pass = 0; pass < 2; pass++, flags = 0) {
+		memset(&err, 0, sizeof(err));
+		cr_assert_eq(tmatch_profile_store_get(store, &k, (unsigned)flags, path,
+		                                      sizeof(path), &e, &err),
+		             1, "pass %d: %s", pass, err.msg);
+		cr_assert_str_eq(e.stem, stem);
+		cr_assert_eq(e.version, 2);
+		cr_assert_eq(e.created_ns, 1700000000000000000LL);
+		assert_same_matrix(EXAMPLES "lammps-8.yml", path);
+	}
+	expect_damaged(&k, ".compiled", 100, "its profile's checksum does not match");
 }
 
 /* Overwrite one byte of a file. */
