@@ -331,11 +331,27 @@ int tmatch__spank_record_learn(spank_t sp)
 	} else if (preload(sp, out, TMATCH_RECORD_COLL_WIRE, NULL, msg, sizeof msg) == 0) {
 		return 0; /* recorded with the collectives' messages, as the plugin places */
 	}
-	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0)
-		slurm_error("treematch: learn: srun decided to record this step, and this node "
-		            "cannot (%s): the step is stopped, its other tasks would wait for "
-		            "these forever; run it with --treematch=off",
-		            msg);
+	if (TM_ITEM(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local == 0) {
+		/* the node by Slurm's name for it: 26.05 no longer puts
+		   "slurmstepd-NODE:" before a task's messages */
+		char node[72] = "";
+		uint32_t id = 0;
+
+		if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS ||
+		    !node[0] ||
+		    strspn(node,
+		           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") !=
+		        strlen(node)) {
+			if (TM_ITEM(sp, S_JOB_NODEID, &id) == ESPANK_SUCCESS)
+				snprintf(node, sizeof node, "node %u", id);
+			else
+				snprintf(node, sizeof node, "a node");
+		}
+		slurm_error("treematch: learn: %s: srun decided to record this step, and this "
+		            "node cannot (%s): the step is stopped, its other tasks would wait "
+		            "for these forever; run it with --treematch=off",
+		            node, msg);
+	}
 	return -1;
 }
 

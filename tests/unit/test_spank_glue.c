@@ -1198,6 +1198,7 @@ Test(spank_glue, a_recording_step_records_on_every_node)
 		job_setenv("TREEMATCH_LEARN", decision);
 		job_setenv("TREEMATCH_RECORD_LIBDIR",
 		           found ? TMATCH_BUILDDIR "/profiler" : "/nonexistent");
+		job_setenv("SLURMD_NODENAME", "n7");
 		for (int t = 0; t < 2; t++) {
 			mock.task_id = t;
 			cr_assert_eq(call("slurm_spank_task_init", 0, NULL), found ? 0 : -1, "%s",
@@ -1211,6 +1212,8 @@ Test(spank_glue, a_recording_step_records_on_every_node)
 			cr_expect_eq(mock.kills, 0);
 		} else {
 			cr_expect_null(set_value("LD_PRELOAD"));
+			cr_expect(strstr(mock.log, "treematch: learn: n7: srun decided to record"),
+			          "the node is named (26.05 does not): %s", mock.log);
 			cr_expect(strstr(mock.log, "this node cannot") &&
 			              strstr(mock.log, "the step is stopped"),
 			          "%s", mock.log);
