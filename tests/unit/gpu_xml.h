@@ -164,31 +164,29 @@ static inline int gpu_xml_write(const gpu_node_spec_t *s, char *path, size_t len
 			for (int k = 0; numa % stride == 0 && k < s->nics_per_numa; k++, ncard++) {
 				int bus = 0x80 + k;
 
-				if (!strcmp(kind, "cxi"))
+				if (!strcmp(kind, "cxi") || !strcmp(kind, "hsn")) {
+					/* hwloc 2.14 adds the CXI device and marks both;
+					   2.9 shows the interface alone, unmarked */
+					int cxi = !strcmp(kind, "cxi");
+
 					fprintf(f,
 					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
 					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
 					        "[17db:0501] "
 					        "[17db:0000] 02\" pci_link_speed=\"0.0\">\n"
 					        "     <object type=\"OSDev\" gp_index=\"%d\" "
-					        "name=\"hsn%d\" "
-					        "subtype=\"Slingshot\" osdev_type=\"2\"/>\n"
-					        "     <object type=\"OSDev\" gp_index=\"%d\" "
-					        "name=\"cxi%d\" "
-					        "subtype=\"Slingshot\" osdev_type=\"2\"/>\n"
-					        "    </object>\n",
-					        gp, numa, bus, gp + 1, ncard, gp + 2, ncard);
-				else if (!strcmp(kind, "hsn"))
-					fprintf(f,
-					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
-					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
-					        "[17db:0501] "
-					        "[17db:0000] 02\" pci_link_speed=\"0.0\">\n"
-					        "     <object type=\"OSDev\" gp_index=\"%d\" "
-					        "name=\"hsn%d\" osdev_type=\"2\"/>\n"
-					        "    </object>\n",
-					        gp, numa, bus, gp + 1, ncard);
-				else if (!strcmp(kind, "efa"))
+					        "name=\"hsn%d\"%s osdev_type=\"2\"/>\n",
+					        gp, numa, bus, gp + 1, ncard,
+					        cxi ? " subtype=\"Slingshot\"" : "");
+					if (cxi)
+						fprintf(
+						    f,
+						    "     <object type=\"OSDev\" gp_index=\"%d\" "
+						    "name=\"cxi%d\" "
+						    "subtype=\"Slingshot\" osdev_type=\"2\"/>\n",
+						    gp + 2, ncard);
+					fprintf(f, "    </object>\n");
+				} else if (!strcmp(kind, "efa"))
 					fprintf(f,
 					        "    <object type=\"PCIDev\" gp_index=\"%d\" "
 					        "pci_busid=\"%04x:%02x:00.0\" pci_type=\"0200 "
