@@ -73,6 +73,20 @@ $(B)/tests/unit/hostile_helper: tests/unit/hostile_helper.c $(LIB_A)
 $(B)/tests/unit/test_spank_glue: $(SPANK_SO)
 $(B)/tests/unit/test_spank_glue: ALL_LDFLAGS += -rdynamic -ldl
 
+# The plugin built so that its init fails in slurmstepd, through the path a
+# refused option takes (tests/e2e/run.sh, t_failed_init): what Slurm does
+# with the node then, with and without slurm_spank_init_failure_mode.
+FAILINIT_SO := $(B)/tests/e2e/failinit.so
+$(B)/tests/e2e/failinit.o: spank/treematch.c $(HELPER_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) -DTMATCH_HELPER_PATH=\"$(HELPER_PATH)\" -DTMATCH_TEST_FAIL_INIT \
+	    $(ALL_CFLAGS) -fvisibility=default -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+$(FAILINIT_SO): $(B)/tests/e2e/failinit.o $(filter-out $(B)/spank/treematch.o,$(SPANK_OBJS)) \
+    $(LIB_A) spank/treematch.map
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=spank/treematch.map -o $@ \
+	    $(filter-out spank/treematch.map,$^) $(LIB_DEPLIBS)
+-include $(B)/tests/e2e/failinit.d
+
 # A task that reports where it runs (read back from /proc), and MPI hellos.
 $(B)/tests/e2e/whereami: tests/e2e/whereami.c
 	@mkdir -p $(dir $@)
@@ -81,7 +95,7 @@ $(B)/tests/e2e/whereami: tests/e2e/whereami.c
 E2E_ENV = BUILDDIR=$(abspath $(B)) SRCDIR=$(CURDIR)
 
 .PHONY: e2e e2e-cgroup e2e-gpu demo bench-launch install-spank uninstall-spank
-e2e: all
+e2e: all $(FAILINIT_SO)
 	$(E2E_ENV) sh tests/e2e/run.sh
 
 # The plugin under task/cgroup + proctrack/cgroup, where the host allows it.

@@ -212,6 +212,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		struct spank_option *o = &options[i];
 		spank_err_t rc = spank_option_register(sp, o);
 
+#ifdef TMATCH_TEST_FAIL_INIT
+		/* tests/e2e's failinit.so only: slurmstepd's registration refused
+		   (Slurm's own refusals cannot be caused from outside) */
+		if (spank_context() == S_CTX_REMOTE)
+			rc = ESPANK_NOSPACE;
+#endif
 		if (rc != ESPANK_SUCCESS && spank_context() != S_CTX_SLURMD &&
 		    spank_context() != S_CTX_JOB_SCRIPT) {
 			slurm_error("treematch: cannot register --%s: %s", o->name,

@@ -535,6 +535,55 @@ t_exclusive_only() {
 # Profiles are opened with the job owner's privileges: a root-only file is
 # refused to the user `nobody` in srun and, for an admin default profile,
 # on the node too (slurmstepd runs as root).
+# A plugin whose init fails in slurmstepd (failinit.so: the path of an
+# option Slurm refuses to register, made to fail in a test build). From
+# Slurm 25.05 (slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE) the
+# step and the batch job fail and the node stays up; before, where a
+# failed init would drain the node, the plugin goes on without its option:
+# the step and the batch job run, the node stays up. Either way slurmd's
+# log says why, in one of the plugin's lines.
+t_failed_init() {
+	fso=$B/tests/e2e/failinit.so
+	if [ ! -f "$fso" ]; then
+		fail "failed init: $fso missing (make e2e builds it)"
+		return
+	fi
+	if nm -D "$fso" | grep -q ' slurm_spank_init_failure_mode$'; then
+		fails=1 what="fails the step and the batch job"
+	else
+		fails=0 what="is passed over (Slurm before 25.05 would drain the node): the step and the batch job run"
+	fi
+	log=$TMATCH_CLUSTER_DIR/log/slurmd-n0.log
+	before=$(grep -c 'treematch: cannot register --treematch:' "$log" 2>/dev/null)
+	echo "required $fso ${PLUGIN_ARGS#* }" >"$PLUGSTACK"
+	run "$WORK/fi.out" "$WORK/fi.err" -n1 "$W"
+	rc=$?
+	ranks=$(grep -c '^rank=' "$WORK/fi.out")
+	cat >"$WORK/fi.sh" <<EOF
+#!/bin/sh
+#SBATCH -n 1
+#SBATCH -o $WORK/fi-job.out
+#SBATCH -e $WORK/fi-job.out
+echo batch ran
+EOF
+	rm -f "$WORK/fi-job.out"
+	jid=$(cd "$WORK" && timeout "$T" sbatch --parsable "$WORK/fi.sh" 2>"$WORK/fi-sb.err")
+	[ -n "$jid" ] && wait_job "$jid"
+	ran=$(grep -c '^batch ran$' "$WORK/fi-job.out" 2>/dev/null)
+	after=$(grep -c 'treematch: cannot register --treematch:' "$log" 2>/dev/null)
+	name="a failed init in slurmstepd $what; the node stays up"
+	if [ -n "$jid" ] && node_up n0 && [ "${after:-0}" -gt "${before:-0}" ] &&
+		{ { [ $fails -eq 1 ] && [ $rc -ne 0 ] && [ "$ranks" -eq 0 ] && [ "${ran:-0}" -eq 0 ]; } ||
+			{ [ $fails -eq 0 ] && [ $rc -eq 0 ] && [ "$ranks" -eq 1 ] && [ "${ran:-0}" -eq 1 ]; }; }; then
+		pass "$name"
+	else
+		fail "$name" "srun rc=$rc ranks=$ranks batch job=${jid:-none} ran=${ran:-0} node=$STATE log lines ${before:-0} -> ${after:-0}" \
+			"$(cat "$WORK/fi.out" "$WORK/fi.err" "$WORK/fi-sb.err" "$WORK/fi-job.out" 2>/dev/null)" "$(sinfo -N)"
+		case $STATE in drain* | drng*) timeout 10 scontrol update nodename=n0 state=resume >/dev/null 2>&1 ;; esac
+	fi
+	plugstack
+}
+
 t_privileges() {
 	if ! id nobody >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
 		fail "profiles are read with the user's privileges" "needs the user nobody and setpriv (util-linux)"
@@ -878,6 +927,7 @@ if want affinity; then
 		t_overcommit
 		t_time_budget
 		t_exclusive_only
+		t_failed_init
 		t_cpus_per_task
 		t_mpi ""
 	fi
