@@ -544,7 +544,10 @@ t_exclusive_only() {
 # log says why, in one of the plugin's lines.
 t_failed_init() {
 	fso=$B/tests/e2e/failinit.so
-	if [ ! -f "$fso" ]; then
+	if [ ! -f "$fso" ] && [ -L "$SO" ]; then
+		skip "a failed init in slurmstepd" "the plugin under test is installed; failinit.so is a test build of the source tree's"
+		return
+	elif [ ! -f "$fso" ]; then
 		fail "failed init: $fso missing (make e2e builds it)"
 		return
 	fi
