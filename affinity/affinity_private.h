@@ -14,6 +14,7 @@
 #define TMATCH_AFFINITY_PRIVATE_H
 
 #include "affinity/affinity.h"
+#include "affinity/network.h"
 
 #include <hwloc.h>
 #include <stdarg.h>
@@ -99,20 +100,10 @@ struct tmatch__sw {
 	                 not named in the file: no file's name refers to it */
 };
 
-/* What kind of network a conf describes (tmatch_affinity_conf_kind). */
-enum tmatch__topo_kind {
-	TMATCH__TOPO_NONE = 0, /* nothing read yet */
-	TMATCH__TOPO_TREE,
-	TMATCH__TOPO_BLOCK,
-	TMATCH__TOPO_RING,
-	TMATCH__TOPO_TORUS,
-	TMATCH__TOPO_FLAT,
-};
-
 struct tmatch_affinity_conf {
 	int nsw;
 	struct tmatch__sw *sw;
-	int kind;      /* enum tmatch__topo_kind */
+	int kind;      /* enum tmatch_affinity_net_kind */
 	char name[64]; /* the topology's name (topology.yaml), "default" for topology.conf */
 	char file[256];
 };
@@ -126,78 +117,12 @@ struct tmatch__out {
 void tmatch__emit(struct tmatch__out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/*
- * The builder of a conf (topology_conf.c), the one place the switch tree's
- * rules are kept (unique names, one parent, no cycle, a node under one
- * switch, the caps of TMATCH_TOPOLOGY_CONF_NAMES and _BYTES) whatever the
- * format: topology.conf's lines and topology.yaml's entries are added to it.
- * Every function returns 0 (or an index) or -1 with the error set, naming
- * the file and the line and column given.
- */
-struct tmatch__topo_build;
-/* yaml: messages name topology.yaml's keys (switch:, nodes:), else
-   topology.conf's (SwitchName=, Nodes=). */
-struct tmatch__topo_build *tmatch__topo_build_new(const char *file, int yaml, tmatch_error_t *err);
-void tmatch__topo_build_free(struct tmatch__topo_build *b);
-/* The network's kind, once per entry: a second kind in one topology is an error. */
-int tmatch__topo_build_kind(struct tmatch__topo_build *b, int kind, int line, int col);
-/* A switch named by the file (SwitchName=, switch:), its nodes and child
-   switches as hostlists (NULL = none), its link speed. */
-int tmatch__topo_add_switch(struct tmatch__topo_build *b, const char *name, int line, int col,
-                            const char *nodes, int nodes_line, int nodes_col, const char *switches,
-                            int sw_line, int sw_col, long speed);
-/* A base block (BlockName=, block:); BlockSizes= (block_sizes:) in nodes. */
-int tmatch__topo_add_block(struct tmatch__topo_build *b, const char *name, int line, int col,
-                           const char *nodes, int nodes_line, int nodes_col);
-int tmatch__topo_block_sizes(struct tmatch__topo_build *b, const long *sizes, int n, int line,
-                             int col);
-/* A ring (RingName=, ring:) of at most 16 nodes in order. */
-int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int line, int col,
-                          const char *nodes, int nodes_line, int nodes_col);
-/* A switch (named by the file, or made: made = 1) without nodes yet: its
-   index. A node by name under switch sw; sw's child switch. */
-int tmatch__topo_new_switch(struct tmatch__topo_build *b, const char *name, int made, int line,
-                            int col);
-int tmatch__topo_add_node(struct tmatch__topo_build *b, int sw, const char *node, int line,
-                          int col);
-int tmatch__topo_add_child(struct tmatch__topo_build *b, int parent, int child);
-/* Nodes of a hostlist (within the caps): a new array and its count.
-   `what` names the list in messages (NULL: the file's nodes key). */
-char **tmatch__topo_expand(struct tmatch__topo_build *b, const char *list, int *count, int line,
-                           int col, const char *what);
-/*
- * The conf, once everything is added: references resolved, blocks
- * aggregated, then the NodeName ... Topology= lines of slurm.conf that name
- * this topology applied (slurm may be NULL), levels computed. `name` is the
- * topology's name ("default" for topology.conf). The builder is spent
- * either way (free it).
- */
-struct tmatch__slurm_topo;
-tmatch_affinity_conf_t *tmatch__topo_build_finish(struct tmatch__topo_build *b, const char *name,
-                                                  const struct tmatch__slurm_topo *slurm);
-
-/*
- * slurm.conf's say on topologies (slurm_conf.c): the Topology= of the
- * job's partition (or of the Default=YES one when no partition is given;
- * PartitionName=DEFAULT's when the partition names none), and every
- * NodeName line's Topology= ("topo:unit,..."; NodeName=DEFAULT's for the
- * lines without one). Admin text, read as such: unknown keys are Slurm's.
- */
-struct tmatch__node_topo {
-	char *nodes;    /* NodeName= hostlist */
-	char *topology; /* its Topology= value */
-	int line, col;  /* of the Topology= value */
-};
-struct tmatch__slurm_topo {
-	const char *file;         /* labels the messages */
-	char *partition_topology; /* NULL when none */
-	int part_line, part_col;
-	struct tmatch__node_topo *node;
-	int nnode;
-};
+/* slurm.conf's Topology= keys (slurm_conf.c) into `out` (cleared with
+   tmatch__slurm_topo_clear). Admin text, read as such: unknown keys are
+   Slurm's. */
 int tmatch__slurm_topo_parse(const char *text, const char *file, const char *partition,
-                             struct tmatch__slurm_topo *out, tmatch_error_t *err);
-void tmatch__slurm_topo_clear(struct tmatch__slurm_topo *st);
+                             struct tmatch_affinity_slurm_topo *out, tmatch_error_t *err);
+void tmatch__slurm_topo_clear(struct tmatch_affinity_slurm_topo *st);
 
 /*
  * Slurm's Key=Value files (topology.conf, slurm.conf; topology_conf.c):
@@ -223,7 +148,7 @@ int tmatch__kv_is(const struct tmatch__kv *kv, const char *key);
    builder's conf. */
 tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, const char *file,
                                                 const tmatch_affinity_topo_sel_t *sel,
-                                                const struct tmatch__slurm_topo *slurm,
+                                                const struct tmatch_affinity_slurm_topo *slurm,
                                                 tmatch_error_t *err);
 
 /* Kind names ("package", "l3", ...). */

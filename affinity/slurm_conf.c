@@ -25,7 +25,7 @@
 #include <string.h>
 
 struct reader {
-	struct tmatch__slurm_topo *out;
+	struct tmatch_affinity_slurm_topo *out;
 	const char *partition; /* NULL: the Default=YES partition */
 	tmatch_error_t *err;
 	int cap;
@@ -55,8 +55,8 @@ static int keep(struct reader *r, char **slot, const char *val)
 
 static int node_line(struct reader *r, const struct tmatch__kv *name, const struct tmatch__kv *topo)
 {
-	struct tmatch__slurm_topo *o = r->out;
-	struct tmatch__node_topo *nt;
+	struct tmatch_affinity_slurm_topo *o = r->out;
+	struct tmatch_affinity_node_topo *nt;
 
 	if (!strcmp(name->val, "DEFAULT")) {
 		if (!topo)
@@ -69,7 +69,7 @@ static int node_line(struct reader *r, const struct tmatch__kv *name, const stru
 		return 0;
 	if (o->nnode == r->cap) {
 		int ncap = r->cap ? 2 * r->cap : 16;
-		struct tmatch__node_topo *v = realloc(o->node, (size_t)ncap * sizeof(*v));
+		struct tmatch_affinity_node_topo *v = realloc(o->node, (size_t)ncap * sizeof(*v));
 
 		if (!v)
 			return oom(r);
@@ -91,7 +91,7 @@ static int node_line(struct reader *r, const struct tmatch__kv *name, const stru
 static int part_line(struct reader *r, const struct tmatch__kv *name, const struct tmatch__kv *topo,
                      int is_default)
 {
-	struct tmatch__slurm_topo *o = r->out;
+	struct tmatch_affinity_slurm_topo *o = r->out;
 
 	if (!strcmp(name->val, "DEFAULT")) {
 		if (!topo)
@@ -135,7 +135,7 @@ static int one_line(void *arg, struct tmatch__kv *kv, int n)
 	return 0;
 }
 
-void tmatch__slurm_topo_clear(struct tmatch__slurm_topo *st)
+void tmatch__slurm_topo_clear(struct tmatch_affinity_slurm_topo *st)
 {
 	if (!st)
 		return;
@@ -149,7 +149,7 @@ void tmatch__slurm_topo_clear(struct tmatch__slurm_topo *st)
 }
 
 int tmatch__slurm_topo_parse(const char *text, const char *file, const char *partition,
-                             struct tmatch__slurm_topo *out, tmatch_error_t *err)
+                             struct tmatch_affinity_slurm_topo *out, tmatch_error_t *err)
 {
 	struct reader r;
 	int rc;

@@ -69,18 +69,14 @@ struct name_index {
 	int sw;
 };
 
-/* Levels of aggregated blocks Slurm plans with: sizes 1, 2, 4 ... 32768
-   base blocks (its MAX_BLOCK_LEVELS). */
-#define BLOCK_LEVELS 16
-
 /* Slurm's limit on the nodes of a ring (topology/ring). */
 #define RING_MAX_NODES 16
 
-struct tmatch__topo_build {
+struct tmatch_affinity_net {
 	tmatch_affinity_conf_t *conf;
 	const char *file;
 	tmatch_error_t *err;
-	int kind; /* enum tmatch__topo_kind of what was added */
+	int kind; /* enum tmatch_affinity_net_kind of what was added */
 	struct ref *refs;
 	int nrefs, cap_refs;
 	int cap_sw;               /* switches allocated in conf->sw */
@@ -93,7 +89,7 @@ struct tmatch__topo_build {
 	int nindex;
 	int yaml;    /* topology.yaml's keys in messages, else topology.conf's */
 	int nblocks; /* base blocks: conf->sw[0 .. nblocks-1] */
-	long bsizes[BLOCK_LEVELS];
+	long bsizes[TMATCH_AFFINITY_NET_BLOCK_LEVELS];
 	int nbsizes, bsizes_line, bsizes_col;
 };
 
@@ -103,7 +99,7 @@ static const char *const kind_names[] = {"nothing", "tree", "block", "ring", "to
    list of child switches. */
 enum { KEY_NAME, KEY_NODES, KEY_CHILDREN };
 
-static const char *key(const struct tmatch__topo_build *b, int what)
+static const char *key(const tmatch_affinity_net_t *b, int what)
 {
 	static const char *const conf[][3] = {{"SwitchName=", "Nodes=", "Switches="},
 	                                      {"BlockName=", "Nodes=", "Switches="},
@@ -112,17 +108,16 @@ static const char *key(const struct tmatch__topo_build *b, int what)
 	                                      {"block:", "nodes:", "children:"},
 	                                      {"ring:", "nodes:", "children:"},
 	                                      {"name:", "nodes:", "children:"}};
-	int k = b->kind == TMATCH__TOPO_BLOCK   ? 1
-	        : b->kind == TMATCH__TOPO_RING  ? 2
-	        : b->kind == TMATCH__TOPO_TORUS ? 3
-	                                        : 0;
+	int k = b->kind == TMATCH_AFFINITY_NET_BLOCK   ? 1
+	        : b->kind == TMATCH_AFFINITY_NET_RING  ? 2
+	        : b->kind == TMATCH_AFFINITY_NET_TORUS ? 3
+	                                               : 0;
 
 	return b->yaml ? yaml[k][what] : conf[k < 3 ? k : 0][what];
 }
 
-static int perr(struct tmatch__topo_build *b, int errnum, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int perr(struct tmatch__topo_build *b, int errnum, int line, int col, const char *fmt, ...)
+int tmatch_affinity_net_error(tmatch_affinity_net_t *b, int errnum, int line, int col,
+                              const char *fmt, ...)
 {
 	va_list ap;
 
@@ -132,22 +127,28 @@ static int perr(struct tmatch__topo_build *b, int errnum, int line, int col, con
 	return -1;
 }
 
-static int oom(struct tmatch__topo_build *b)
+int tmatch_affinity_net_empty(const tmatch_affinity_net_t *b)
+{
+	return b->conf->nsw == 0 && b->kind != TMATCH_AFFINITY_NET_BLOCK;
+}
+
+static int oom(tmatch_affinity_net_t *b)
 {
 	return tmatch_error_set(b->err, ENOMEM, NULL, 0, 0, "out of memory");
 }
 
-static int too_many(struct tmatch__topo_build *b, int line, int col, const char *key)
+static int too_many(tmatch_affinity_net_t *b, int line, int col, const char *key)
 {
-	return perr(b, E2BIG, line, col,
-	            "the file names more than %ld nodes and switches, or more than %zu MiB of "
-	            "names, in all (at this %s): this is not a cluster's network",
-	            TMATCH_TOPOLOGY_CONF_NAMES, TMATCH_TOPOLOGY_CONF_BYTES >> 20, key);
+	return tmatch_affinity_net_error(
+	    b, E2BIG, line, col,
+	    "the file names more than %ld nodes and switches, or more than %zu MiB of "
+	    "names, in all (at this %s): this is not a cluster's network",
+	    TMATCH_TOPOLOGY_CONF_NAMES, TMATCH_TOPOLOGY_CONF_BYTES >> 20, key);
 }
 
-struct tmatch__topo_build *tmatch__topo_build_new(const char *file, int yaml, tmatch_error_t *err)
+tmatch_affinity_net_t *tmatch_affinity_net_new(const char *file, int yaml, tmatch_error_t *err)
 {
-	struct tmatch__topo_build *b = calloc(1, sizeof(*b));
+	tmatch_affinity_net_t *b = calloc(1, sizeof(*b));
 
 	if (b)
 		b->conf = calloc(1, sizeof(*b->conf));
@@ -164,7 +165,7 @@ struct tmatch__topo_build *tmatch__topo_build_new(const char *file, int yaml, tm
 	return b;
 }
 
-void tmatch__topo_build_free(struct tmatch__topo_build *b)
+void tmatch_affinity_net_free(tmatch_affinity_net_t *b)
 {
 	if (!b)
 		return;
@@ -176,20 +177,21 @@ void tmatch__topo_build_free(struct tmatch__topo_build *b)
 	free(b);
 }
 
-int tmatch__topo_build_kind(struct tmatch__topo_build *b, int kind, int line, int col)
+int tmatch_affinity_net_set_kind(tmatch_affinity_net_t *b, int kind, int line, int col)
 {
-	if (b->kind != TMATCH__TOPO_NONE && b->kind != kind)
-		return perr(b, EINVAL, line, col,
-		            "a %s entry in a %s topology: one topology describes one network "
-		            "(give the other its own topology in topology.yaml)",
-		            kind_names[kind], kind_names[b->kind]);
+	if (b->kind != TMATCH_AFFINITY_NET_NONE && b->kind != kind)
+		return tmatch_affinity_net_error(
+		    b, EINVAL, line, col,
+		    "a %s entry in a %s topology: one topology describes one network "
+		    "(give the other its own topology in topology.yaml)",
+		    kind_names[kind], kind_names[b->kind]);
 	b->kind = kind;
 	b->conf->kind = kind;
 	return 0;
 }
 
-int tmatch__topo_new_switch(struct tmatch__topo_build *b, const char *name, int made, int line,
-                            int col)
+int tmatch_affinity_net_new_switch(tmatch_affinity_net_t *b, const char *name, int made, int line,
+                                   int col)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 	struct tmatch__sw *s;
@@ -229,9 +231,8 @@ int tmatch__topo_new_switch(struct tmatch__topo_build *b, const char *name, int 
    made, their bytes capped while they are made. NULL with the error set,
    or with errno E2BIG and no message past either cap (the caller says
    which). */
-static char **expand_within(struct tmatch__topo_build *b, const char *list, long max,
-                            size_t max_bytes, int *cnt, size_t *bytes, int line, int col,
-                            const char *key)
+static char **expand_within(tmatch_affinity_net_t *b, const char *list, long max, size_t max_bytes,
+                            int *cnt, size_t *bytes, int line, int col, const char *key)
 {
 	tmatch_error_t e;
 	char **v = NULL;
@@ -244,13 +245,13 @@ static char **expand_within(struct tmatch__topo_build *b, const char *list, long
 	if (tmatch_affinity_hostlist_count(list, max, &e) >= 0 || errno != E2BIG)
 		v = tmatch__hostlist_expand_max(list, max, max_bytes, cnt, bytes, &e);
 	if (!v && errno != E2BIG)
-		perr(b, errno, line, col + (e.column > 0 ? e.column - 1 : 0), "bad %s: %s", key,
-		     e.msg);
+		tmatch_affinity_net_error(b, errno, line, col + (e.column > 0 ? e.column - 1 : 0),
+		                          "bad %s: %s", key, e.msg);
 	return v;
 }
 
-char **tmatch__topo_expand(struct tmatch__topo_build *b, const char *list, int *count, int line,
-                           int col, const char *what)
+char **tmatch_affinity_net_expand(tmatch_affinity_net_t *b, const char *list, int *count, int line,
+                                  int col, const char *what)
 {
 	size_t bytes = 0;
 	char k[40];
@@ -270,7 +271,7 @@ char **tmatch__topo_expand(struct tmatch__topo_build *b, const char *list, int *
 }
 
 /* Append the names v[0..n-1] (taken) to switch sw's nodes. */
-static int take_nodes(struct tmatch__topo_build *b, int sw, char **v, int n)
+static int take_nodes(tmatch_affinity_net_t *b, int sw, char **v, int n)
 {
 	struct tmatch__sw *s = &b->conf->sw[sw];
 	char **nv;
@@ -293,7 +294,8 @@ static int take_nodes(struct tmatch__topo_build *b, int sw, char **v, int n)
 	return 0;
 }
 
-int tmatch__topo_add_node(struct tmatch__topo_build *b, int sw, const char *node, int line, int col)
+int tmatch_affinity_net_add_node(tmatch_affinity_net_t *b, int sw, const char *node, int line,
+                                 int col)
 {
 	size_t len = strlen(node) + 1;
 	char **v;
@@ -310,7 +312,7 @@ int tmatch__topo_add_node(struct tmatch__topo_build *b, int sw, const char *node
 	return take_nodes(b, sw, v, 1);
 }
 
-int tmatch__topo_add_child(struct tmatch__topo_build *b, int parent, int child)
+int tmatch_affinity_net_add_child(tmatch_affinity_net_t *b, int parent, int child)
 {
 	struct tmatch__sw *s = &b->conf->sw[parent];
 
@@ -327,21 +329,21 @@ int tmatch__topo_add_child(struct tmatch__topo_build *b, int parent, int child)
 	return 0;
 }
 
-int tmatch__topo_add_switch(struct tmatch__topo_build *b, const char *name, int line, int col,
-                            const char *nodes, int nodes_line, int nodes_col, const char *switches,
-                            int sw_line, int sw_col, long speed)
+int tmatch_affinity_net_add_switch(tmatch_affinity_net_t *b, const char *name, int line, int col,
+                                   const char *nodes, int nodes_line, int nodes_col,
+                                   const char *switches, int sw_line, int sw_col, long speed)
 {
 	int sw;
 
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_TREE, line, col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_TREE, line, col) < 0)
 		return -1;
-	sw = tmatch__topo_new_switch(b, name, 0, line, col);
+	sw = tmatch_affinity_net_new_switch(b, name, 0, line, col);
 	if (sw < 0)
 		return -1;
 	b->conf->sw[sw].speed = speed;
 	if (nodes) {
 		int cnt = 0;
-		char **v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+		char **v = tmatch_affinity_net_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
 
 		if (!v || take_nodes(b, sw, v, cnt) < 0)
 			return -1;
@@ -369,22 +371,22 @@ int tmatch__topo_add_switch(struct tmatch__topo_build *b, const char *name, int 
 	return 0;
 }
 
-int tmatch__topo_add_block(struct tmatch__topo_build *b, const char *name, int line, int col,
-                           const char *nodes, int nodes_line, int nodes_col)
+int tmatch_affinity_net_add_block(tmatch_affinity_net_t *b, const char *name, int line, int col,
+                                  const char *nodes, int nodes_line, int nodes_col)
 {
 	int sw;
 
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_BLOCK, line, col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_BLOCK, line, col) < 0)
 		return -1;
 	if (b->nblocks >= (1 << 20))
 		return too_many(b, line, col, "block");
-	sw = tmatch__topo_new_switch(b, name, 0, line, col);
+	sw = tmatch_affinity_net_new_switch(b, name, 0, line, col);
 	if (sw < 0)
 		return -1;
 	b->nblocks++;
 	if (nodes) {
 		int cnt = 0;
-		char **v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+		char **v = tmatch_affinity_net_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
 
 		if (!v || take_nodes(b, sw, v, cnt) < 0)
 			return -1;
@@ -392,18 +394,20 @@ int tmatch__topo_add_block(struct tmatch__topo_build *b, const char *name, int l
 	return 0;
 }
 
-int tmatch__topo_block_sizes(struct tmatch__topo_build *b, const long *sizes, int n, int line,
-                             int col)
+int tmatch_affinity_net_block_sizes(tmatch_affinity_net_t *b, const long *sizes, int n, int line,
+                                    int col)
 {
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_BLOCK, line, col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_BLOCK, line, col) < 0)
 		return -1;
 	if (b->nbsizes)
-		return perr(b, EINVAL, line, col, "the block sizes are given twice");
-	if (n < 1 || n > BLOCK_LEVELS)
-		return perr(b, EINVAL, line, col,
-		            "%d block sizes: give 1 to %d (the base block's nodes, then larger "
-		            "sizes)",
-		            n, BLOCK_LEVELS);
+		return tmatch_affinity_net_error(b, EINVAL, line, col,
+		                                 "the block sizes are given twice");
+	if (n < 1 || n > TMATCH_AFFINITY_NET_BLOCK_LEVELS)
+		return tmatch_affinity_net_error(
+		    b, EINVAL, line, col,
+		    "%d block sizes: give 1 to %d (the base block's nodes, then larger "
+		    "sizes)",
+		    n, TMATCH_AFFINITY_NET_BLOCK_LEVELS);
 	memcpy(b->bsizes, sizes, (size_t)n * sizeof(*sizes));
 	b->nbsizes = n;
 	b->bsizes_line = line;
@@ -412,17 +416,17 @@ int tmatch__topo_block_sizes(struct tmatch__topo_build *b, const long *sizes, in
 }
 
 /* Two items under one new made switch named "NAME/a-b" (ring positions). */
-static int ring_segment(struct tmatch__topo_build *b, const char *ring, int first, int last,
-                        int line, int col)
+static int ring_segment(tmatch_affinity_net_t *b, const char *ring, int first, int last, int line,
+                        int col)
 {
 	char name[96];
 
 	snprintf(name, sizeof(name), "%.64s/%d-%d", ring, first, last);
-	return tmatch__topo_new_switch(b, name, 1, line, col);
+	return tmatch_affinity_net_new_switch(b, name, 1, line, col);
 }
 
-int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int line, int col,
-                          const char *nodes, int nodes_line, int nodes_col)
+int tmatch_affinity_net_add_ring(tmatch_affinity_net_t *b, const char *name, int line, int col,
+                                 const char *nodes, int nodes_line, int nodes_col)
 {
 	/* item k of the current level: a switch (sw[k] >= 0) or a node (-1),
 	   covering ring positions first[k] .. last[k] */
@@ -431,24 +435,26 @@ int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int li
 	long total;
 	char **v;
 
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_RING, line, col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_RING, line, col) < 0)
 		return -1;
 	if (!nodes)
-		return perr(b, EINVAL, line, col, "ring '%.64s' has no nodes", name);
+		return tmatch_affinity_net_error(b, EINVAL, line, col, "ring '%.64s' has no nodes",
+		                                 name);
 	total = tmatch_affinity_hostlist_count(nodes, RING_MAX_NODES, NULL);
 	if (total < 0 && errno == E2BIG)
-		return perr(b, EINVAL, nodes_line, nodes_col,
-		            "ring '%.64s' has more than %d nodes, Slurm's limit", name,
-		            RING_MAX_NODES);
-	ring = tmatch__topo_new_switch(b, name, 0, line, col);
+		return tmatch_affinity_net_error(
+		    b, EINVAL, nodes_line, nodes_col,
+		    "ring '%.64s' has more than %d nodes, Slurm's limit", name, RING_MAX_NODES);
+	ring = tmatch_affinity_net_new_switch(b, name, 0, line, col);
 	if (ring < 0)
 		return -1;
-	v = tmatch__topo_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
+	v = tmatch_affinity_net_expand(b, nodes, &cnt, nodes_line, nodes_col, NULL);
 	if (!v)
 		return -1;
 	if (cnt > RING_MAX_NODES) { /* counted above; checked again for the analyser */
 		tmatch_affinity_hostlist_free(v);
-		return perr(b, EINVAL, nodes_line, nodes_col, "ring '%.64s' is too long", name);
+		return tmatch_affinity_net_error(b, EINVAL, nodes_line, nodes_col,
+		                                 "ring '%.64s' is too long", name);
 	}
 	if (cnt <= 2)
 		return take_nodes(b, ring, v, cnt);
@@ -456,9 +462,10 @@ int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int li
 	for (n = 0, k = 0; k < cnt; k += 2, n++) {
 		int seg = ring_segment(b, name, k, k + 1 < cnt ? k + 1 : k, nodes_line, nodes_col);
 
-		if (seg < 0 || tmatch__topo_add_node(b, seg, v[k], nodes_line, nodes_col) < 0 ||
+		if (seg < 0 ||
+		    tmatch_affinity_net_add_node(b, seg, v[k], nodes_line, nodes_col) < 0 ||
 		    (k + 1 < cnt &&
-		     tmatch__topo_add_node(b, seg, v[k + 1], nodes_line, nodes_col) < 0))
+		     tmatch_affinity_net_add_node(b, seg, v[k + 1], nodes_line, nodes_col) < 0))
 			goto fail;
 		sw[n] = seg;
 		first[n] = k;
@@ -481,8 +488,8 @@ int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int li
 				continue;
 			}
 			seg = ring_segment(b, name, first[k], last[k + 1], nodes_line, nodes_col);
-			if (seg < 0 || tmatch__topo_add_child(b, seg, sw[k]) < 0 ||
-			    tmatch__topo_add_child(b, seg, sw[k + 1]) < 0)
+			if (seg < 0 || tmatch_affinity_net_add_child(b, seg, sw[k]) < 0 ||
+			    tmatch_affinity_net_add_child(b, seg, sw[k + 1]) < 0)
 				return -1;
 			sw[m] = seg;
 			first[m] = first[k];
@@ -491,7 +498,7 @@ int tmatch__topo_add_ring(struct tmatch__topo_build *b, const char *name, int li
 		n = m;
 	}
 	for (k = 0; k < n; k++)
-		if (tmatch__topo_add_child(b, ring, sw[k]) < 0)
+		if (tmatch_affinity_net_add_child(b, ring, sw[k]) < 0)
 			return -1;
 	return 0;
 fail:
@@ -508,7 +515,7 @@ static int name_index_cmp(const void *a, const void *b)
 }
 
 /* The switch the file names `name`: through the index. */
-static int find_switch_in(const struct tmatch__topo_build *b, const char *name)
+static int find_switch_in(const tmatch_affinity_net_t *b, const char *name)
 {
 	const struct name_index *lo = b->index, *hi;
 
@@ -582,15 +589,15 @@ static int nref_cmp(const void *a, const void *b)
 	return c ? c : (x->sw > y->sw) - (x->sw < y->sw);
 }
 
-static const char *noun(const struct tmatch__topo_build *b)
+static const char *noun(const tmatch_affinity_net_t *b)
 {
-	return b->kind == TMATCH__TOPO_BLOCK  ? "block"
-	       : b->kind == TMATCH__TOPO_RING ? "ring"
-	                                      : "switch";
+	return b->kind == TMATCH_AFFINITY_NET_BLOCK  ? "block"
+	       : b->kind == TMATCH_AFFINITY_NET_RING ? "ring"
+	                                             : "switch";
 }
 
 /* The index of the names the file gives, and their duplicates. */
-static int index_names(struct tmatch__topo_build *b)
+static int index_names(tmatch_affinity_net_t *b)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 
@@ -611,13 +618,14 @@ static int index_names(struct tmatch__topo_build *b)
 		if (!strcmp(b->index[i - 1].name, b->index[i].name)) {
 			const struct tmatch__sw *dup = &conf->sw[b->index[i].sw];
 
-			return perr(b, EINVAL, dup->line, dup->col, "%s '%.64s' is defined twice",
-			            noun(b), dup->name);
+			return tmatch_affinity_net_error(b, EINVAL, dup->line, dup->col,
+			                                 "%s '%.64s' is defined twice", noun(b),
+			                                 dup->name);
 		}
 	return 0;
 }
 
-static int resolve_refs(struct tmatch__topo_build *b)
+static int resolve_refs(tmatch_affinity_net_t *b)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 
@@ -636,11 +644,12 @@ static int resolve_refs(struct tmatch__topo_build *b)
 		                  k);
 		if (!v) {
 			if (errno == E2BIG)
-				perr(b, E2BIG, ref->line, ref->col,
-				     "the %s lists name more switches than the %d that %s defines, "
-				     "or "
-				     "longer names: each switch has one parent",
-				     key(b, KEY_CHILDREN), conf->nsw, key(b, KEY_NAME));
+				tmatch_affinity_net_error(
+				    b, E2BIG, ref->line, ref->col,
+				    "the %s lists name more switches than the %d that %s defines, "
+				    "or "
+				    "longer names: each switch has one parent",
+				    key(b, KEY_CHILDREN), conf->nsw, key(b, KEY_NAME));
 			return -1;
 		}
 		b->refs_named += cnt;
@@ -649,25 +658,27 @@ static int resolve_refs(struct tmatch__topo_build *b)
 			int c = find_switch_in(b, v[j]);
 
 			if (c < 0)
-				perr(b, EINVAL, ref->line, ref->col,
-				     "switch '%.64s' listed in %s of '%.64s' is not defined by any "
-				     "%s",
-				     v[j], key(b, KEY_CHILDREN), conf->sw[ref->sw].name,
-				     key(b, KEY_NAME));
+				tmatch_affinity_net_error(
+				    b, EINVAL, ref->line, ref->col,
+				    "switch '%.64s' listed in %s of '%.64s' is not defined by any "
+				    "%s",
+				    v[j], key(b, KEY_CHILDREN), conf->sw[ref->sw].name,
+				    key(b, KEY_NAME));
 			else if (c == ref->sw)
-				perr(b, EINVAL, ref->line, ref->col, "switch '%.64s' lists itself",
-				     v[j]);
+				tmatch_affinity_net_error(b, EINVAL, ref->line, ref->col,
+				                          "switch '%.64s' lists itself", v[j]);
 			else if (conf->sw[c].parent >= 0)
-				perr(b, EINVAL, ref->line, ref->col,
-				     "switch '%.64s' has two parents ('%.64s' and '%.64s'): a tree "
-				     "needs one",
-				     v[j], conf->sw[conf->sw[c].parent].name,
-				     conf->sw[ref->sw].name);
+				tmatch_affinity_net_error(
+				    b, EINVAL, ref->line, ref->col,
+				    "switch '%.64s' has two parents ('%.64s' and '%.64s'): a tree "
+				    "needs one",
+				    v[j], conf->sw[conf->sw[c].parent].name,
+				    conf->sw[ref->sw].name);
 			if (c < 0 || c == ref->sw || conf->sw[c].parent >= 0) {
 				tmatch_affinity_hostlist_free(v);
 				return -1;
 			}
-			if (tmatch__topo_add_child(b, ref->sw, c) < 0) {
+			if (tmatch_affinity_net_add_child(b, ref->sw, c) < 0) {
 				tmatch_affinity_hostlist_free(v);
 				return -1;
 			}
@@ -678,7 +689,7 @@ static int resolve_refs(struct tmatch__topo_build *b)
 }
 
 /* A node under two switches: sort (name, switch) pairs, compare neighbours. */
-static int check_nodes_once(struct tmatch__topo_build *b)
+static int check_nodes_once(tmatch_affinity_net_t *b)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 	struct nref *v;
@@ -703,10 +714,11 @@ static int check_nodes_once(struct tmatch__topo_build *b)
 			const struct tmatch__sw *x = &conf->sw[v[k - 1].sw],
 			                        *y = &conf->sw[v[k].sw];
 
-			perr(b, EINVAL, y->line, 0,
-			     "node '%.64s' is under two %s ('%.64s' and '%.64s')", v[k].name,
-			     b->kind == TMATCH__TOPO_BLOCK ? "blocks" : "switches", x->name,
-			     y->name);
+			tmatch_affinity_net_error(
+			    b, EINVAL, y->line, 0,
+			    "node '%.64s' is under two %s ('%.64s' and '%.64s')", v[k].name,
+			    b->kind == TMATCH_AFFINITY_NET_BLOCK ? "blocks" : "switches", x->name,
+			    y->name);
 			free(v);
 			return -1;
 		}
@@ -723,37 +735,38 @@ static int check_nodes_once(struct tmatch__topo_build *b)
  * left out at the end when the blocks left fit the level below. Each
  * aggregate is a switch over the highest ones below it.
  */
-static int aggregate_blocks(struct tmatch__topo_build *b)
+static int aggregate_blocks(tmatch_affinity_net_t *b)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
-	long bblock = b->nbsizes ? b->bsizes[0] : 0, size[BLOCK_LEVELS];
+	long bblock = b->nbsizes ? b->bsizes[0] : 0, size[TMATCH_AFFINITY_NET_BLOCK_LEVELS];
 	unsigned levels = 0;
 	int nsize = 0, nb = b->nblocks, *top, rc = -1;
 
 	for (int i = 0; i < nb && !bblock; i++)
 		bblock = conf->sw[i].nnodes;
 	if (!bblock)
-		return perr(b, EINVAL, conf->sw[0].line, 0,
-		            "the blocks have no nodes and no block sizes are given");
+		return tmatch_affinity_net_error(
+		    b, EINVAL, conf->sw[0].line, 0,
+		    "the blocks have no nodes and no block sizes are given");
 	if (!b->nbsizes)
 		levels = 0xf;
 	for (int i = 0; i < b->nbsizes; i++) {
 		long q = b->bsizes[i] > 0 && b->bsizes[i] % bblock == 0 ? b->bsizes[i] / bblock : 0;
 		int l = 0;
 
-		while (q > 1 && q % 2 == 0 && l < BLOCK_LEVELS) {
+		while (q > 1 && q % 2 == 0 && l < TMATCH_AFFINITY_NET_BLOCK_LEVELS) {
 			q /= 2;
 			l++;
 		}
-		if (q != 1 || l >= BLOCK_LEVELS)
-			return perr(
+		if (q != 1 || l >= TMATCH_AFFINITY_NET_BLOCK_LEVELS)
+			return tmatch_affinity_net_error(
 			    b, EINVAL, b->bsizes_line, b->bsizes_col,
 			    "block size %ld is not the base block's %ld nodes times a power of "
 			    "two below %d",
-			    b->bsizes[i], bblock, 1 << BLOCK_LEVELS);
+			    b->bsizes[i], bblock, 1 << TMATCH_AFFINITY_NET_BLOCK_LEVELS);
 		levels |= 1u << l;
 	}
-	for (int l = 0; l < BLOCK_LEVELS; l++)
+	for (int l = 0; l < TMATCH_AFFINITY_NET_BLOCK_LEVELS; l++)
 		if (levels & (1u << l)) {
 			size[nsize++] = 1L << l;
 			if (size[nsize - 1] >= nb)
@@ -774,12 +787,12 @@ static int aggregate_blocks(struct tmatch__topo_build *b)
 				break; /* the last blocks fit the level below */
 			snprintf(name, sizeof(name), "%.64s..%.64s", conf->sw[start].name,
 			         conf->sw[end - 1].name);
-			agg = tmatch__topo_new_switch(b, name, 1, conf->sw[start].line, 0);
+			agg = tmatch_affinity_net_new_switch(b, name, 1, conf->sw[start].line, 0);
 			if (agg < 0)
 				goto out;
 			for (long i = start; i < end; i++) {
 				if ((i == start || top[i] != top[i - 1]) &&
-				    tmatch__topo_add_child(b, agg, top[i]) < 0)
+				    tmatch_affinity_net_add_child(b, agg, top[i]) < 0)
 					goto out;
 			}
 			for (long i = start; i < end; i++)
@@ -836,13 +849,14 @@ static const char *unit_of(const char *value, const char *topo, size_t *len)
  * slurmctld does). The switch, or -1 with the error set at slurm.conf's
  * line.
  */
-static int unit_switch(struct tmatch__topo_build *b, const char *unit, size_t len,
-                       const struct tmatch__slurm_topo *st, const struct tmatch__node_topo *nt)
+static int unit_switch(tmatch_affinity_net_t *b, const char *unit, size_t len,
+                       const struct tmatch_affinity_slurm_topo *st,
+                       const struct tmatch_affinity_node_topo *nt)
 {
 	char tok[256];
 	int at = -1;
 
-	if (b->kind != TMATCH__TOPO_TREE && b->kind != TMATCH__TOPO_BLOCK)
+	if (b->kind != TMATCH_AFFINITY_NET_TREE && b->kind != TMATCH_AFFINITY_NET_BLOCK)
 		return tmatch_error_set(
 		    b->err, EINVAL, st->file, nt->line, nt->col,
 		    "Topology= moves nodes of %s topology '%.64s': moving nodes "
@@ -862,7 +876,7 @@ static int unit_switch(struct tmatch__topo_build *b, const char *unit, size_t le
 		tok[n] = '\0';
 		i += n + (i + n < len);
 		sw = find_switch_in(b, tok);
-		if (b->kind == TMATCH__TOPO_BLOCK) {
+		if (b->kind == TMATCH_AFFINITY_NET_BLOCK) {
 			if (sw < 0 || sw >= b->nblocks || i < len)
 				return tmatch_error_set(
 				    b->err, EINVAL, st->file, nt->line, nt->col,
@@ -878,8 +892,9 @@ static int unit_switch(struct tmatch__topo_build *b, const char *unit, size_t le
 			    "switch '%.64s' to start from",
 			    b->conf->name, tok, b->conf->name, b->file, tok);
 		if (sw < 0) {
-			sw = tmatch__topo_new_switch(b, tok, 0, nt->line, nt->col);
-			if (sw < 0 || tmatch__topo_add_child(b, at, sw) < 0 || index_names(b) < 0)
+			sw = tmatch_affinity_net_new_switch(b, tok, 0, nt->line, nt->col);
+			if (sw < 0 || tmatch_affinity_net_add_child(b, at, sw) < 0 ||
+			    index_names(b) < 0)
 				return -1;
 		}
 		at = sw;
@@ -895,7 +910,7 @@ static int unit_switch(struct tmatch__topo_build *b, const char *unit, size_t le
 /* slurm.conf's moves: every NodeName line with a Topology= value moves its
    nodes to the unit it gives this topology, or out of it when it names
    other topologies only. Later lines win. */
-static int apply_moves(struct tmatch__topo_build *b, const struct tmatch__slurm_topo *st)
+static int apply_moves(tmatch_affinity_net_t *b, const struct tmatch_affinity_slurm_topo *st)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 	struct move *mv = NULL;
@@ -909,7 +924,7 @@ static int apply_moves(struct tmatch__topo_build *b, const struct tmatch__slurm_
 	if (!lists)
 		return oom(b);
 	for (int r = 0; r < st->nnode; r++) {
-		const struct tmatch__node_topo *nt = &st->node[r];
+		const struct tmatch_affinity_node_topo *nt = &st->node[r];
 		size_t len = 0;
 		const char *unit = unit_of(nt->topology, conf->name, &len);
 		int to = -1, cnt = 0;
@@ -993,7 +1008,8 @@ static int apply_moves(struct tmatch__topo_build *b, const struct tmatch__slurm_
 	}
 	/* ... and under the ones slurm.conf names */
 	for (size_t i = 0; i < nmv; i++)
-		if (mv[i].to >= 0 && tmatch__topo_add_node(b, mv[i].to, mv[i].node, 0, 0) < 0)
+		if (mv[i].to >= 0 &&
+		    tmatch_affinity_net_add_node(b, mv[i].to, mv[i].node, 0, 0) < 0)
 			goto out;
 	rc = 0;
 out:
@@ -1004,20 +1020,21 @@ out:
 	return rc;
 }
 
-tmatch_affinity_conf_t *tmatch__topo_build_finish(struct tmatch__topo_build *b, const char *name,
-                                                  const struct tmatch__slurm_topo *slurm)
+tmatch_affinity_conf_t *tmatch_affinity_net_finish(tmatch_affinity_net_t *b, const char *name,
+                                                   const struct tmatch_affinity_slurm_topo *slurm)
 {
 	tmatch_affinity_conf_t *conf = b->conf;
 	int i;
 
 	if (name)
 		snprintf(conf->name, sizeof(conf->name), "%s", name);
-	if (conf->kind == TMATCH__TOPO_NONE)
-		conf->kind = TMATCH__TOPO_FLAT;
+	if (conf->kind == TMATCH_AFFINITY_NET_NONE)
+		conf->kind = TMATCH_AFFINITY_NET_FLAT;
 	if (index_names(b) < 0 || resolve_refs(b) < 0)
 		return NULL;
-	if (b->kind == TMATCH__TOPO_BLOCK && b->nblocks == 0) {
-		perr(b, EINVAL, b->bsizes_line, b->bsizes_col, "block sizes but no block");
+	if (b->kind == TMATCH_AFFINITY_NET_BLOCK && b->nblocks == 0) {
+		tmatch_affinity_net_error(b, EINVAL, b->bsizes_line, b->bsizes_col,
+		                          "block sizes but no block");
 		return NULL;
 	}
 	if (b->nblocks > 0 && aggregate_blocks(b) < 0)
@@ -1030,8 +1047,8 @@ tmatch_affinity_conf_t *tmatch__topo_build_finish(struct tmatch__topo_build *b, 
 		return NULL;
 	}
 	if (i >= 0) {
-		perr(b, EINVAL, conf->sw[i].line, 0, "switch '%.64s' is part of a cycle",
-		     conf->sw[i].name);
+		tmatch_affinity_net_error(b, EINVAL, conf->sw[i].line, 0,
+		                          "switch '%.64s' is part of a cycle", conf->sw[i].name);
 		return NULL;
 	}
 	b->conf = NULL;
@@ -1216,9 +1233,9 @@ int tmatch__kv_is(const struct tmatch__kv *kv, const char *key)
 }
 
 /* The blocks' sizes of BlockSizes=4,16. */
-static int block_sizes(struct tmatch__topo_build *b, const struct tmatch__kv *kv)
+static int block_sizes(tmatch_affinity_net_t *b, const struct tmatch__kv *kv)
 {
-	long v[BLOCK_LEVELS];
+	long v[TMATCH_AFFINITY_NET_BLOCK_LEVELS];
 	int n = 0;
 	const char *p = kv->val;
 
@@ -1226,11 +1243,12 @@ static int block_sizes(struct tmatch__topo_build *b, const struct tmatch__kv *kv
 		uint64_t x = 0;
 		size_t len = strcspn(p, ",");
 
-		if (n == BLOCK_LEVELS)
-			return perr(b, EINVAL, kv->vline, kv->vcol, "more than %d block sizes",
-			            BLOCK_LEVELS);
+		if (n == TMATCH_AFFINITY_NET_BLOCK_LEVELS)
+			return tmatch_affinity_net_error(b, EINVAL, kv->vline, kv->vcol,
+			                                 "more than %d block sizes",
+			                                 TMATCH_AFFINITY_NET_BLOCK_LEVELS);
 		if (tmatch_parse_u64(p, len, 1u << 30, &x) < 0 || x == 0)
-			return perr(
+			return tmatch_affinity_net_error(
 			    b, EINVAL, kv->vline, kv->vcol + (int)(p - kv->val),
 			    "BlockSizes= takes positive node counts separated by commas, e.g. "
 			    "BlockSizes=4,16");
@@ -1240,13 +1258,13 @@ static int block_sizes(struct tmatch__topo_build *b, const struct tmatch__kv *kv
 			break;
 		p++;
 	}
-	return tmatch__topo_block_sizes(b, v, n, kv->vline, kv->vcol);
+	return tmatch_affinity_net_block_sizes(b, v, n, kv->vline, kv->vcol);
 }
 
 /* One line of topology.conf into the builder. */
 static int conf_line(void *arg, struct tmatch__kv *kv, int n)
 {
-	struct tmatch__topo_build *b = arg;
+	tmatch_affinity_net_t *b = arg;
 	const struct tmatch__kv *name = NULL, *nodes = NULL, *switches = NULL;
 	const char *what = NULL;
 	long speed = 1;
@@ -1257,8 +1275,9 @@ static int conf_line(void *arg, struct tmatch__kv *kv, int n)
 		if (tmatch__kv_is(k, "SwitchName") || tmatch__kv_is(k, "BlockName") ||
 		    tmatch__kv_is(k, "RingName")) {
 			if (name)
-				return perr(b, EINVAL, k->line, k->col,
-				            "%.*s given twice on one line", (int)k->klen, k->key);
+				return tmatch_affinity_net_error(b, EINVAL, k->line, k->col,
+				                                 "%.*s given twice on one line",
+				                                 (int)k->klen, k->key);
 			name = k;
 		} else if (tmatch__kv_is(k, "Nodes")) {
 			nodes = k;
@@ -1269,16 +1288,18 @@ static int conf_line(void *arg, struct tmatch__kv *kv, int n)
 
 			if (tmatch_parse_u64(k->val, strlen(k->val), (uint64_t)1 << 40, &x) < 0 ||
 			    x == 0)
-				return perr(b, EINVAL, k->vline, k->vcol,
-				            "LinkSpeed must be a positive integer");
+				return tmatch_affinity_net_error(
+				    b, EINVAL, k->vline, k->vcol,
+				    "LinkSpeed must be a positive integer");
 			speed = (long)x;
 		} else if (tmatch__kv_is(k, "BlockSizes")) {
 			if (n > 1)
-				return perr(b, EINVAL, k->line, k->col,
-				            "BlockSizes= goes on a line of its own");
+				return tmatch_affinity_net_error(
+				    b, EINVAL, k->line, k->col,
+				    "BlockSizes= goes on a line of its own");
 			return block_sizes(b, k);
 		} else {
-			return perr(
+			return tmatch_affinity_net_error(
 			    b, EINVAL, k->line, k->col,
 			    "unknown key '%.*s': valid keys are SwitchName, Switches, Nodes, "
 			    "LinkSpeed (topology/tree), BlockName, Nodes, BlockSizes "
@@ -1287,10 +1308,11 @@ static int conf_line(void *arg, struct tmatch__kv *kv, int n)
 		}
 	}
 	if (!name)
-		return perr(b, EINVAL, kv[0].line, kv[0].col,
-		            "line has no SwitchName=, BlockName=, RingName= or BlockSizes=");
+		return tmatch_affinity_net_error(
+		    b, EINVAL, kv[0].line, kv[0].col,
+		    "line has no SwitchName=, BlockName=, RingName= or BlockSizes=");
 	if (tmatch__kv_is(name, "SwitchName"))
-		return tmatch__topo_add_switch(
+		return tmatch_affinity_net_add_switch(
 		    b, name->val, name->vline, name->vcol, nodes ? nodes->val : NULL,
 		    nodes ? nodes->vline : 0, nodes ? nodes->vcol : 0,
 		    switches ? switches->val : NULL, switches ? switches->vline : 0,
@@ -1298,37 +1320,37 @@ static int conf_line(void *arg, struct tmatch__kv *kv, int n)
 	if (switches || speed != 1)
 		what = switches ? "Switches=" : "LinkSpeed=";
 	if (what)
-		return perr(b, EINVAL, name->line, name->col, "%s belongs to SwitchName= lines",
-		            what);
+		return tmatch_affinity_net_error(b, EINVAL, name->line, name->col,
+		                                 "%s belongs to SwitchName= lines", what);
 	if (tmatch__kv_is(name, "BlockName"))
-		return tmatch__topo_add_block(b, name->val, name->vline, name->vcol,
-		                              nodes ? nodes->val : NULL, nodes ? nodes->vline : 0,
-		                              nodes ? nodes->vcol : 0);
-	return tmatch__topo_add_ring(b, name->val, name->vline, name->vcol,
-	                             nodes ? nodes->val : NULL, nodes ? nodes->vline : 0,
-	                             nodes ? nodes->vcol : 0);
+		return tmatch_affinity_net_add_block(
+		    b, name->val, name->vline, name->vcol, nodes ? nodes->val : NULL,
+		    nodes ? nodes->vline : 0, nodes ? nodes->vcol : 0);
+	return tmatch_affinity_net_add_ring(b, name->val, name->vline, name->vcol,
+	                                    nodes ? nodes->val : NULL, nodes ? nodes->vline : 0,
+	                                    nodes ? nodes->vcol : 0);
 }
 
 static tmatch_affinity_conf_t *conf_text(const char *text, const char *file,
-                                         const struct tmatch__slurm_topo *slurm,
+                                         const struct tmatch_affinity_slurm_topo *slurm,
                                          tmatch_error_t *err)
 {
-	struct tmatch__topo_build *b = tmatch__topo_build_new(file, 0, err);
+	tmatch_affinity_net_t *b = tmatch_affinity_net_new(file, 0, err);
 	tmatch_affinity_conf_t *conf = NULL;
 
 	if (!b)
 		return NULL;
-	if (tmatch__kv_read(text, b->file, 0, conf_line, b, err) < 0)
+	if (tmatch__kv_read(text, file, 0, conf_line, b, err) < 0)
 		goto out;
-	if (b->conf->nsw == 0 && b->kind != TMATCH__TOPO_BLOCK) {
-		tmatch_error_set(err, EINVAL, b->file, 0, 0,
+	if (tmatch_affinity_net_empty(b)) {
+		tmatch_error_set(err, EINVAL, file, 0, 0,
 		                 "no SwitchName=, BlockName= or RingName= line: the file describes "
 		                 "no network");
 		goto out;
 	}
-	conf = tmatch__topo_build_finish(b, "default", slurm);
+	conf = tmatch_affinity_net_finish(b, "default", slurm);
 out:
-	tmatch__topo_build_free(b);
+	tmatch_affinity_net_free(b);
 	return conf;
 }
 
@@ -1371,7 +1393,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_parse_sel(const char *text, const c
                                                        const tmatch_affinity_topo_sel_t *sel,
                                                        tmatch_error_t *err)
 {
-	struct tmatch__slurm_topo st;
+	struct tmatch_affinity_slurm_topo st;
 	tmatch_affinity_conf_t *conf = NULL;
 	const char *file = name ? name : "<string>";
 
@@ -1485,7 +1507,8 @@ const char *tmatch_affinity_conf_kind(const tmatch_affinity_conf_t *conf)
 		errno = EINVAL;
 		return NULL;
 	}
-	return kind_names[conf->kind == TMATCH__TOPO_NONE ? TMATCH__TOPO_TREE : conf->kind];
+	return kind_names[conf->kind == TMATCH_AFFINITY_NET_NONE ? TMATCH_AFFINITY_NET_TREE
+	                                                         : conf->kind];
 }
 
 const char *tmatch_affinity_conf_name(const tmatch_affinity_conf_t *conf)
@@ -1562,7 +1585,7 @@ tmatch_affinity_conf_t *tmatch_affinity_conf_from_addrs(const char *const *addrs
 	}
 	snprintf(conf->file, sizeof(conf->file), "SLURM_TOPOLOGY_ADDR");
 	snprintf(conf->name, sizeof(conf->name), "default");
-	conf->kind = TMATCH__TOPO_TREE;
+	conf->kind = TMATCH_AFFINITY_NET_TREE;
 	for (a = 0; a < n; a++) {
 		char *copy, *tok, *save = NULL, *comp[TMATCH_AFFINITY_MAX_LEVELS];
 		int k = 0, c, parent = -1;

@@ -368,7 +368,7 @@ static int get_uint(const struct yreader *r, const struct ynode *n, const char *
 /* ------------------------------------------------------------------------ */
 /* tree, block, ring                                                         */
 
-static int read_tree_kind(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *v)
+static int read_tree_kind(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *v)
 {
 	static const char *const keys[] = {"switches"}, *const skeys[] = {"switch", "children",
 	                                                                  "nodes"};
@@ -380,7 +380,7 @@ static int read_tree_kind(struct yreader *r, struct tmatch__topo_build *b, const
 		return yerr(r, v, EINVAL, "a tree needs its switches: list");
 	if (want(r, k[0], Y_SEQ, "switches") < 0)
 		return -1;
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_TREE, v->line, v->col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_TREE, v->line, v->col) < 0)
 		return -1;
 	for (const struct ynode *e = k[0]->kid; e; e = e->next) {
 		const struct ynode *f[3];
@@ -394,9 +394,10 @@ static int read_tree_kind(struct yreader *r, struct tmatch__topo_build *b, const
 		    (f[1] && get_str(r, f[1], "children", &children) < 0) ||
 		    (f[2] && get_str(r, f[2], "nodes", &nodes) < 0))
 			return -1;
-		if (tmatch__topo_add_switch(b, name, f[0]->line, f[0]->col, nodes,
-		                            f[2] ? f[2]->line : 0, f[2] ? f[2]->col : 0, children,
-		                            f[1] ? f[1]->line : 0, f[1] ? f[1]->col : 0, 1) < 0)
+		if (tmatch_affinity_net_add_switch(b, name, f[0]->line, f[0]->col, nodes,
+		                                   f[2] ? f[2]->line : 0, f[2] ? f[2]->col : 0,
+		                                   children, f[1] ? f[1]->line : 0,
+		                                   f[1] ? f[1]->col : 0, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -404,10 +405,10 @@ static int read_tree_kind(struct yreader *r, struct tmatch__topo_build *b, const
 
 /* The entries of a blocks: or rings: list, {block: NAME, nodes: LIST} or
    {ring: NAME, nodes: LIST}, each handed to `add`. */
-typedef int (*add_fn)(struct tmatch__topo_build *b, const char *name, int line, int col,
+typedef int (*add_fn)(tmatch_affinity_net_t *b, const char *name, int line, int col,
                       const char *nodes, int nodes_line, int nodes_col);
 
-static int read_entries(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *list,
+static int read_entries(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *list,
                         const char *listkey, const char *namekey, const char *what, add_fn add)
 {
 	const char *const keys[] = {namekey, "nodes"};
@@ -432,7 +433,7 @@ static int read_entries(struct yreader *r, struct tmatch__topo_build *b, const s
 	return 0;
 }
 
-static int read_block_kind(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *v)
+static int read_block_kind(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *v)
 {
 	static const char *const keys[] = {"block_sizes", "blocks"};
 	const struct ynode *k[2];
@@ -441,8 +442,9 @@ static int read_block_kind(struct yreader *r, struct tmatch__topo_build *b, cons
 		return -1;
 	if (!k[1])
 		return yerr(r, v, EINVAL, "a block topology needs its blocks: list");
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_BLOCK, v->line, v->col) < 0 ||
-	    read_entries(r, b, k[1], "blocks", "block", "a block", tmatch__topo_add_block) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_BLOCK, v->line, v->col) < 0 ||
+	    read_entries(r, b, k[1], "blocks", "block", "a block", tmatch_affinity_net_add_block) <
+	        0)
 		return -1;
 	if (k[0]) {
 		long sizes[16] = {0};
@@ -462,13 +464,13 @@ static int read_block_kind(struct yreader *r, struct tmatch__topo_build *b, cons
 				return yerr(r, e, EINVAL, "a block size must be positive");
 			sizes[n++] = (long)x;
 		}
-		if (tmatch__topo_block_sizes(b, sizes, n, k[0]->line, k[0]->col) < 0)
+		if (tmatch_affinity_net_block_sizes(b, sizes, n, k[0]->line, k[0]->col) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int read_ring_kind(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *v)
+static int read_ring_kind(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *v)
 {
 	static const char *const keys[] = {"rings"};
 	const struct ynode *k[1];
@@ -477,9 +479,9 @@ static int read_ring_kind(struct yreader *r, struct tmatch__topo_build *b, const
 		return -1;
 	if (!k[0])
 		return yerr(r, v, EINVAL, "a ring topology needs its rings: list");
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_RING, v->line, v->col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_RING, v->line, v->col) < 0)
 		return -1;
-	return read_entries(r, b, k[0], "rings", "ring", "a ring", tmatch__topo_add_ring);
+	return read_entries(r, b, k[0], "rings", "ring", "a ring", tmatch_affinity_net_add_ring);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -547,12 +549,12 @@ static long tile_of(const struct shape *s, const struct xyz *t, const long *c)
 
 /* Put the nodes of `list` on cells in x-major order within the box
    anchor .. anchor + dims - 1 of a torus of dims t. */
-static int place_cells(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *at,
+static int place_cells(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *at,
                        const char *list, const struct xyz *anchor, const struct xyz *box,
                        const struct xyz *t, char **cell, char ***lists, int *nlists)
 {
 	int cnt = 0;
-	char **v = tmatch__topo_expand(b, list, &cnt, at->line, at->col, NULL);
+	char **v = tmatch_affinity_net_expand(b, list, &cnt, at->line, at->col, NULL);
 
 	if (!v)
 		return -1;
@@ -632,19 +634,20 @@ static int torus_shapes(struct yreader *r, const struct ynode *pl, const struct 
 /* The switches of one torus: the smallest tiles over their nodes, each
    larger shape's tiles over the smaller ones, the torus on top. Tiles
    without a node have no switch. */
-static int torus_switches(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *e,
+static int torus_switches(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *e,
                           const char *name, const struct xyz *t, char **cell,
                           const struct shape *sh, int nsh)
 {
 	long ncell = volume(t), nprev = 0, *prev = NULL, *prep = NULL;
 	int top, rc = -1;
 
-	top = tmatch__topo_new_switch(b, name, 0, e->line, e->col);
+	top = tmatch_affinity_net_new_switch(b, name, 0, e->line, e->col);
 	if (top < 0)
 		return -1;
 	if (nsh == 0) { /* no shape: the torus over its nodes */
 		for (long c = 0; c < ncell; c++)
-			if (cell[c] && tmatch__topo_add_node(b, top, cell[c], e->line, e->col) < 0)
+			if (cell[c] &&
+			    tmatch_affinity_net_add_node(b, top, cell[c], e->line, e->col) < 0)
 				return -1;
 		return 0;
 	}
@@ -678,13 +681,14 @@ static int torus_switches(struct yreader *r, struct tmatch__topo_build *b, const
 			if (cur[k] < 0) {
 				snprintf(tname, sizeof(tname), "%.40s/%ldx%ldx%ld:%ld", name,
 				         sh[l].dims.v[0], sh[l].dims.v[1], sh[l].dims.v[2], k);
-				cur[k] = tmatch__topo_new_switch(b, tname, 1, sh[l].at->line,
-				                                 sh[l].at->col);
+				cur[k] = tmatch_affinity_net_new_switch(b, tname, 1, sh[l].at->line,
+				                                        sh[l].at->col);
 				rep[k] = c;
 			}
-			if (cur[k] < 0 || (l ? tmatch__topo_add_child(b, (int)cur[k], (int)prev[i])
-			                     : tmatch__topo_add_node(b, (int)cur[k], cell[c],
-			                                             e->line, e->col)) < 0) {
+			if (cur[k] < 0 ||
+			    (l ? tmatch_affinity_net_add_child(b, (int)cur[k], (int)prev[i])
+			       : tmatch_affinity_net_add_node(b, (int)cur[k], cell[c], e->line,
+			                                      e->col)) < 0) {
 				free(cur);
 				free(rep);
 				goto out;
@@ -697,7 +701,7 @@ static int torus_switches(struct yreader *r, struct tmatch__topo_build *b, const
 		nprev = ntile;
 	}
 	for (long k = 0; k < nprev; k++)
-		if (prev[k] >= 0 && tmatch__topo_add_child(b, top, (int)prev[k]) < 0)
+		if (prev[k] >= 0 && tmatch_affinity_net_add_child(b, top, (int)prev[k]) < 0)
 			goto out;
 	rc = 0;
 out:
@@ -706,7 +710,7 @@ out:
 	return rc;
 }
 
-static int read_torus_kind(struct yreader *r, struct tmatch__topo_build *b, const struct ynode *v)
+static int read_torus_kind(struct yreader *r, tmatch_affinity_net_t *b, const struct ynode *v)
 {
 	static const char *const keys[] = {"toruses"},
 	                         *const tkeys[] = {"name", "dims", "nodes", "regions",
@@ -720,7 +724,7 @@ static int read_torus_kind(struct yreader *r, struct tmatch__topo_build *b, cons
 		return yerr(r, v, EINVAL, "a torus3d topology needs its toruses: list");
 	if (want(r, k[0], Y_SEQ, "toruses") < 0)
 		return -1;
-	if (tmatch__topo_build_kind(b, TMATCH__TOPO_TORUS, v->line, v->col) < 0)
+	if (tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_TORUS, v->line, v->col) < 0)
 		return -1;
 	for (const struct ynode *e = k[0]->kid; e; e = e->next) {
 		const struct ynode *f[5];
@@ -850,7 +854,7 @@ static int read_topo(const struct yreader *r, const struct ynode *e, struct topo
 
 tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, const char *file,
                                                 const tmatch_affinity_topo_sel_t *sel,
-                                                const struct tmatch__slurm_topo *slurm,
+                                                const struct tmatch_affinity_slurm_topo *slurm,
                                                 tmatch_error_t *err)
 {
 	struct yreader r;
@@ -859,7 +863,7 @@ tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, co
 	const char *want_name = NULL;
 	int have = 0, rc = -1, n = 0;
 	tmatch_affinity_conf_t *conf = NULL;
-	struct tmatch__topo_build *b = NULL;
+	tmatch_affinity_net_t *b = NULL;
 
 	memset(&r, 0, sizeof(r));
 	r.file = file;
@@ -923,7 +927,7 @@ tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, co
 			    "the partition's topology '%.64s' is not in %s", want_name, file);
 		goto out;
 	}
-	b = tmatch__topo_build_new(file, 1, err);
+	b = tmatch_affinity_net_new(file, 1, err);
 	if (!b)
 		goto out;
 	switch (pick.kind) {
@@ -940,7 +944,8 @@ tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, co
 		rc = read_torus_kind(&r, b, pick.k[T_TORUS]);
 		break;
 	default: /* flat: no switch */
-		rc = tmatch__topo_build_kind(b, TMATCH__TOPO_FLAT, pick.node->line, pick.node->col);
+		rc = tmatch_affinity_net_set_kind(b, TMATCH_AFFINITY_NET_FLAT, pick.node->line,
+		                                  pick.node->col);
 		if (rc == 0 && pick.k[T_FLAT]->kind == Y_MAP) {
 			static const char *const fkeys[] = {"alpha_step_rank"};
 			const struct ynode *f[1];
@@ -953,9 +958,9 @@ tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, co
 		break;
 	}
 	if (rc == 0)
-		conf = tmatch__topo_build_finish(b, pick.name, slurm);
+		conf = tmatch_affinity_net_finish(b, pick.name, slurm);
 out:
-	tmatch__topo_build_free(b);
+	tmatch_affinity_net_free(b);
 	free_nodes(&r);
 	return conf;
 }
