@@ -8,8 +8,9 @@
  *     string), restricted to the CPUs the step may use, with the levels that
  *     add no branching merged away and one leaf per task slot (a core, a PU,
  *     or a group of cores for --cpus-per-task);
- *   - topology.conf (Slurm's tree plugin syntax) and the cluster tree of a
- *     node list: switches over nodes over node trees;
+ *   - the cluster's network (its switches, read from Slurm's files by conf/:
+ *     treematch/topology.h) and the cluster tree of a node list: switches
+ *     over nodes over node trees;
  *   - binding: apply a leaf's CPU set to a process, read the effective
  *     binding back, print CPU sets the way Slurm does ("0-1,4", "0x13").
  *
@@ -44,7 +45,7 @@
  * tmatch_affinity_cores_to_cpus() (and the alloc_cores option, which uses it).
  *
  * Errors: 0/-1 (or pointer/NULL) with errno set, and the optional
- * tmatch_error_t filled (file, line and column for topology.conf). Nothing
+ * tmatch_error_t filled (file, line and column where there is one). Nothing
  * here prints, exits or keeps global state.
  */
 #ifndef TMATCH_AFFINITY_H
@@ -436,81 +437,23 @@ TMATCH_API int tmatch_affinity_bind_cpuset(const tmatch_affinity_tree_t *tree, i
 TMATCH_API int tmatch_affinity_get_cpuset(pid_t pid, hwloc_bitmap_t set, tmatch_error_t *err);
 
 /* ------------------------------------------------------------------------ */
-/* topology.conf and the cluster tree                                        */
+/* The network and the cluster tree                                         */
 
 /*
  * A cluster's network, as Slurm describes it, as one tree of switches.
- * Opaque. Read from:
- *   - topology.yaml (Slurm 25.05 and later: several named topologies, each
- *     tree, block, flat, ring or torus3d; the one a job uses is its
- *     partition's Topology=, else the first with cluster_default: true,
- *     else the first);
- *   - topology.conf: SwitchName lines (topology/tree), BlockName and
- *     BlockSizes lines (topology/block), RingName lines (topology/ring).
- * The networks become switches: a tree as written; blocks as the lowest
- * switches with Slurm's aggregated blocks (runs of 2, 4, 8... consecutive
- * base blocks, as BlockSizes allows) above them; a ring as nested segments
- * of its nodes in order (pairs, fours ... up to the ring: the link from its
- * last node to its first is lost); a 3D torus as its placement shapes, the
- * smallest tiles lowest (refused, EINVAL, when a shape does not tile the
- * torus or the next larger shape); flat as no switch. slurm.conf's
- * NodeName ... Topology= lines then move or remove nodes, as slurmctld does.
+ * Opaque. Read from Slurm's files by conf/ (treematch/topology.h:
+ * topology.yaml, topology.conf, slurm.conf's Topology= keys), or made from
+ * SLURM_TOPOLOGY_ADDR values (below). The networks become switches: a
+ * tree as written; blocks as the lowest switches with Slurm's aggregated
+ * blocks (runs of 2, 4, 8... consecutive base blocks, as BlockSizes
+ * allows) above them; a ring as nested segments of its nodes in order
+ * (pairs, fours ... up to the ring: the link from its last node to its
+ * first is lost); a 3D torus as its placement shapes, the smallest tiles
+ * lowest (refused, EINVAL, when a shape does not tile the torus or the
+ * next larger shape); flat as no switch. slurm.conf's NodeName ...
+ * Topology= lines then move or remove nodes, as slurmctld does.
  */
 typedef struct tmatch_affinity_conf tmatch_affinity_conf_t;
-
-/* Which topology of a file, and slurm.conf's say on it. All may be NULL. */
-typedef struct tmatch_affinity_topo_sel {
-	const char *topology;        /* a topology's name, chosen outright */
-	const char *partition;       /* the job's partition (SLURM_JOB_PARTITION): its
-	                                Topology= in slurm.conf; NULL: the Default=YES one */
-	const char *slurm_conf;      /* slurm.conf's text (tmatch_affinity_slurm_conf_read) */
-	const char *slurm_conf_name; /* labels its messages; NULL = "slurm.conf" */
-} tmatch_affinity_topo_sel_t;
-
-/*
- * Read a topology.yaml or topology.conf (told apart by the name's .yaml,
- * .yml or .conf, else by the text) and pick its topology as `sel` says
- * (NULL: the cluster default, no slurm.conf). Comments (#), blank lines,
- * "\" line continuations, case-insensitive keys, hostlists "n[1-4,7]" of
- * topology.conf are handled; topology.yaml is read with libyaml, without
- * aliases, within the same caps. Errors name the file, line and column:
- * unknown key, a line or entry without its name, duplicate names, unknown
- * child switch, a switch with two parents, a cycle, a node under two
- * switches, malformed hostlist, two kinds of network in one topology, bad
- * BlockSizes, a ring of more than 16 nodes, a torus the tree cannot hold;
- * slurm.conf's errors name slurm.conf. `name` labels the errors of a text
- * (NULL = "<string>").
- */
-TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_load(const char *path, tmatch_error_t *err);
-TMATCH_API tmatch_affinity_conf_t *tmatch_affinity_conf_parse(const char *text, const char *name,
-                                                              tmatch_error_t *err);
-TMATCH_API tmatch_affinity_conf_t *
-tmatch_affinity_conf_load_sel(const char *path, const tmatch_affinity_topo_sel_t *sel,
-                              tmatch_error_t *err);
-TMATCH_API tmatch_affinity_conf_t *
-tmatch_affinity_conf_parse_sel(const char *text, const char *name,
-                               const tmatch_affinity_topo_sel_t *sel, tmatch_error_t *err);
-
-/*
- * Where the network of a cluster is described, as Slurm looks for it:
- * `override` when given (an option, $TREEMATCH_TOPOLOGY_CONF), else
- * topology.yaml in the directory of the slurm.conf in use (`slurm_conf`,
- * the caller's $SLURM_CONF; NULL = /etc/slurm/slurm.conf) when it is
- * readable, else topology.conf there (Slurm ignores topology.conf when
- * topology.yaml exists). `yaml` 0: the Slurm in use predates topology.yaml
- * (before 25.05, which read topology.conf only), so topology.conf only. A
- * new string the caller frees, or NULL (ENOENT: no file, the cluster has
- * one flat switch; ENOMEM). The one place the plugin and the CLI find it.
- */
-TMATCH_API char *tmatch_affinity_conf_find(const char *override, const char *slurm_conf, int yaml);
-
-/*
- * slurm.conf (`path`; NULL = /etc/slurm/slurm.conf) as the topology reader
- * takes it (tmatch_affinity_topo_sel_t.slurm_conf): a regular file of at
- * most TMATCH_TOPOLOGY_CONF_BYTES, whole, NUL-terminated, the caller frees
- * it. NULL with err (ENOENT when there is none).
- */
-TMATCH_API char *tmatch_affinity_slurm_conf_read(const char *path, tmatch_error_t *err);
 
 /*
  * Build a conf from SLURM_TOPOLOGY_ADDR values ("top.s0.n1", one per node,

@@ -9,6 +9,7 @@
  *   affinity_build [--reps N] [--xml FILE] [--conf FILE]
  */
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 
 #include <hwloc.h>
 
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
 		o.source = TMATCH_AFFINITY_SRC_XML;
 		o.input = xml;
 		node = tmatch_affinity_node_load(&o, &err);
-		c = tmatch_affinity_conf_load(conf, &err);
+		c = tmatch_conf_topology_load(conf, &err);
 		if (!node || !c) {
 			fprintf(stderr, "affinity_build: %s\n", err.msg);
 			return 1;

@@ -65,6 +65,34 @@ PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R/opt/tm/lib64/pkgconfig:/usr/lib/x
 	pkg-config --cflags --libs treematch >"$D/pc" 2>&1 &&
 	grep -q -- "-L$R/opt/tm/lib64 -ltreematch" "$D/pc"
 ok $? "pkg-config reads treematch.pc"
+# The installed headers together, as a program of the site's uses them:
+# Slurm's network read through treematch/topology.h, what it returns
+# through treematch/affinity.h (both name tmatch_affinity_conf_t).
+cat >"$D/use.c" <<'EOF'
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <treematch/topology.h>
+#include <treematch/affinity.h>
+#include <treematch/config.h>
+#include <treematch/profile.h>
+#include <treematch/treematch.h>
+#include <stdio.h>
+int main(void)
+{
+	tmatch_error_t err;
+	tmatch_affinity_conf_t *c = tmatch_conf_topology_parse(
+	    "SwitchName=s0 Nodes=n[1-2]\nSwitchName=top Switches=s0\n", "t.conf", &err);
+
+	if (!c)
+		return 1;
+	printf("%d\n", tmatch_affinity_conf_nb_switches(c));
+	tmatch_affinity_conf_destroy(c);
+	return 0;
+}
+EOF
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$R/opt/tm/include" -o "$D/use" "$D/use.c" \
+	-L"$R/opt/tm/lib64" -ltreematch >"$D/use.log" 2>&1 &&
+	[ "$(LD_LIBRARY_PATH=$R/opt/tm/lib64 "$D/use")" = 2 ]
+ok $? "a program reads topology.conf through the installed headers and library"
 grep -q '^optional /opt/slurm/plugins/treematch.so ' "$R/opt/tm/etc/slurm/treematch/plugstack.conf" &&
 	grep -q 'ln -s /opt/tm/etc/slurm/treematch/plugstack.conf' "$R/opt/tm/etc/slurm/treematch/plugstack.conf"
 ok $? "the plugstack line points at SLURM_PLUGINDIR and says how to enable it"

@@ -182,6 +182,7 @@ cat >"$WORK/use.c" <<'EOF'
 #include <treematch/affinity.h>
 #include <treematch/config.h>
 #include <treematch/profile.h>
+#include <treematch/topology.h>
 #include <stdio.h>
 int main(void)
 {

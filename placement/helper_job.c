@@ -9,6 +9,7 @@
  * goes back as text.
  */
 #include "placement/placement_private.h"
+#include "conf/topology.h"
 #include "placement/gpu.h"
 #include "placement/helper.h"
 #include "placement/learn.h"
@@ -368,12 +369,11 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	   said in the placement's note. */
 	if (!slice && in->node_count > 1 && nodelist) {
 		if (in->topology_conf) {
-			tmatch_affinity_topo_sel_t sel = {NULL, in->partition, in->slurm_conf,
-			                                  NULL};
+			tmatch_conf_topo_sel_t sel = {NULL, in->partition, in->slurm_conf, NULL};
 			const char *file = in->topology_file ? in->topology_file : "topology.conf";
 
 			tmatch_error_clear(&e);
-			conf = tmatch_affinity_conf_parse_sel(in->topology_conf, file, &sel, &e);
+			conf = tmatch_conf_topology_parse_sel(in->topology_conf, file, &sel, &e);
 			if (!conf) {
 				int err_no = errno;
 

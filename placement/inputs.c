@@ -14,6 +14,7 @@
  *         or only some ranks' rows (tmatch_place_comm_load_ranks)
  */
 #include "placement/placement_private.h"
+#include "conf/topology.h"
 #include "placement/inputs.h"
 #include "placement/matrix.h"
 #include "placement/node.h"
@@ -235,7 +236,7 @@ tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_af
 		node = NULL;
 		goto out;
 	}
-	if (conf_path && !(conf = tmatch_affinity_conf_load(conf_path, err)))
+	if (conf_path && !(conf = tmatch_conf_topology_load(conf_path, err)))
 		goto out;
 	cluster = tmatch_affinity_cluster_build(conf, nodes, node, NULL, err);
 out:
@@ -251,12 +252,12 @@ int tmatch_place_network_find(const char *override, const char *slurm_conf, cons
 	memset(net, 0, sizeof(*net));
 	if (override && !strcmp(override, "none"))
 		return 0;
-	net->path = tmatch_affinity_conf_find(override, slurm_conf, 1);
+	net->path = tmatch_conf_topology_find(override, slurm_conf, 1);
 	if (!net->path && errno == ENOMEM)
 		return -1;
 	/* slurm.conf's Topology= keys: none when it cannot be read */
 	net->slurm_conf =
-	    tmatch_affinity_slurm_conf_read(slurm_conf && *slurm_conf ? slurm_conf : NULL, NULL);
+	    tmatch_conf_slurm_read(slurm_conf && *slurm_conf ? slurm_conf : NULL, NULL);
 	net->sel.slurm_conf = net->slurm_conf;
 	net->sel.slurm_conf_name = slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
 	net->sel.partition = partition && *partition ? partition : NULL;

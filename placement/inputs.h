@@ -13,6 +13,7 @@
 #define TMATCH_PLACEMENT_INPUTS_H
 
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 #include "treematch/treematch.h"
 
 #ifdef __cplusplus
@@ -50,7 +51,7 @@ tmatch_affinity_tree_t *tmatch_place_tree_load(const char *spec, const tmatch_af
 typedef struct tmatch_place_network {
 	char *path;
 	char *slurm_conf;
-	tmatch_affinity_topo_sel_t sel;
+	tmatch_conf_topo_sel_t sel;
 } tmatch_place_network_t;
 int tmatch_place_network_find(const char *override, const char *slurm_conf, const char *partition,
                               tmatch_place_network_t *net);

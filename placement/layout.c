@@ -7,6 +7,7 @@
  * own block and cyclic layouts of the same tasks.
  */
 #include "placement/placement_private.h"
+#include "conf/topology.h"
 #include "placement/inputs.h"
 #include "placement/layout.h"
 #include "placement/plan.h"
@@ -347,7 +348,7 @@ static tmatch_affinity_tree_t *layout_tree(const tmatch_place_layout_in_t *in,
 				m->real[m->nreal++] = leaf;
 	}
 	if (in->topology_conf &&
-	    !(conf = tmatch_affinity_conf_load_sel(in->topology_conf, in->topology_sel, err)))
+	    !(conf = tmatch_conf_topology_load_sel(in->topology_conf, in->topology_sel, err)))
 		goto out;
 	for (int i = 0; i < l->nnodes; i++)
 		need += strlen(l->node_name[i]) + 1;

@@ -13,6 +13,7 @@
 #define TMATCH_PLACEMENT_LAYOUT_H
 
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 #include "treematch/treematch.h"
 
 #include <stdint.h>
@@ -62,7 +63,7 @@ typedef struct tmatch_place_layout_in {
 	                              takes no part */
 	const char *topology_conf; /* topology.yaml or topology.conf path, NULL = one flat
 	                              switch */
-	const tmatch_affinity_topo_sel_t *topology_sel; /* its topology, NULL = the default */
+	const tmatch_conf_topo_sel_t *topology_sel; /* its topology, NULL = the default */
 	const char *node_topology; /* "synthetic:..." or "xml:FILE"; NULL = one level of
 	                              slots */
 	const char *mapper;        /* NULL = TMATCH_DEFAULT_MAPPER */

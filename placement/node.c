@@ -6,6 +6,7 @@
  * packed baseline, and each task's CPU set and position.
  */
 #include "placement/placement_private.h"
+#include "conf/topology.h"
 #include "placement/gpu.h"
 #include "placement/inputs.h"
 #include "placement/matrix.h"
@@ -240,7 +241,7 @@ static tmatch_affinity_tree_t *build_cluster(const tmatch_place_node_in_t *in,
 	if (in->node_count <= 1 || !tmatch_place_checked_nodelist(in->nodelist, in->node_count))
 		return NULL;
 	if (in->topology_conf)
-		conf = tmatch_affinity_conf_load_sel(in->topology_conf, in->topology_sel, NULL);
+		conf = tmatch_conf_topology_load_sel(in->topology_conf, in->topology_sel, NULL);
 	cluster = tmatch_affinity_cluster_build(conf, in->nodelist, node, NULL, NULL);
 	tmatch_affinity_conf_destroy(conf);
 	*owned = cluster != NULL;

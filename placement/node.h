@@ -20,6 +20,7 @@
 
 #include "affinity/affinity.h"
 #include "conf/config.h"
+#include "conf/topology.h"
 #include "placement/gpu.h"
 #include "profile/profile.h"
 #include "treematch/treematch.h"
@@ -101,7 +102,7 @@ typedef struct tmatch_place_node_in {
 	   when node_count > 1. */
 	const tmatch_affinity_tree_t *cluster;
 	const char *topology_conf;
-	const tmatch_affinity_topo_sel_t *topology_sel;
+	const tmatch_conf_topo_sel_t *topology_sel;
 	/* Map in a forked child limited to cfg->max_map_time and max_map_memory
 	   (the caller must outlive whatever the mapping does); 0 = in process,
 	   as in the plugin's helper, which is already such a child. */

@@ -7,6 +7,7 @@
  * line and column it is in; nothing is printed here.
  */
 #include "placement/placement_private.h"
+#include "conf/topology.h"
 #include "placement/inputs.h"
 #include "conf/plugstack.h"
 #include "placement/site.h"
@@ -200,14 +201,14 @@ int tmatch_place_site_check(const char *plugstack, const char *slurm_conf,
 			    "once and this line fails; keep one",
 			    l->file, l->line);
 	}
-	tconf = tmatch_affinity_conf_find(topology_conf, slurm_conf, 1);
+	tconf = tmatch_conf_topology_find(topology_conf, slurm_conf, 1);
 	if (tconf) {
 		tmatch_affinity_conf_t *conf;
 		tmatch_error_t e;
 
 		snprintf(site.topology_conf, sizeof(site.topology_conf), "%s", tconf);
 		tmatch_error_clear(&e);
-		conf = tmatch_affinity_conf_load(tconf, &e);
+		conf = tmatch_conf_topology_load(tconf, &e);
 		if (!conf)
 			say_err(&c, &e);
 		tmatch_affinity_conf_destroy(conf);

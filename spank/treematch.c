@@ -42,6 +42,7 @@
 #include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
+#include "conf/topology.h"
 #include "placement/env.h"
 #include "placement/gpu.h"
 #include "placement/helper.h"
@@ -392,13 +393,13 @@ static void read_admin_files(spank_t sp, int ac, char **av)
 	open_helper(ac, av);
 	site_store_prepare(sp);
 	if (TM_ITEM(sp, S_JOB_NNODES, &nnodes) == ESPANK_SUCCESS && nnodes > 1 &&
-	    (path = tmatch_affinity_conf_find(NULL, getenv("SLURM_CONF"), SLURM_READS_YAML))) {
+	    (path = tmatch_conf_topology_find(NULL, getenv("SLURM_CONF"), SLURM_READS_YAML))) {
 		size_t len;
 
 		st.topology_conf = tmatch_file_read(path, MAX_TOPOLOGY_CONF, &len, NULL);
 		if (st.topology_conf) {
 			st.topology_file = path;
-			st.slurm_conf = tmatch_affinity_slurm_conf_read(getenv("SLURM_CONF"), NULL);
+			st.slurm_conf = tmatch_conf_slurm_read(getenv("SLURM_CONF"), NULL);
 		} else {
 			free(path);
 		}

@@ -41,8 +41,13 @@ expect 1 'placement/step.c:2: #include "profiler/mpiabi.h".*placement/ may use a
 
 fresh
 sed -i '1a #include "placement/step.h"' "$tmp/src/conf/plugstack.c"
-expect 1 'conf/plugstack.c:2: #include "placement/step.h".*conf/ may use profile/, treematch/' \
+expect 1 'conf/plugstack.c:2: #include "placement/step.h".*conf/ may use affinity/, profile/, treematch/' \
     "the configuration files' readers including a decision"
+
+fresh
+sed -i '1a #include "affinity/affinity_private.h"' "$tmp/src/conf/topology_yaml.c"
+expect 1 'conf/topology_yaml.c:2: #include "affinity/affinity_private.h": an arrow' \
+    "the network's readers reaching past its builder into affinity's insides"
 
 fresh
 printf '#include "conf/plugstack.h"\n' >>"$tmp/src/affinity/cluster.c"

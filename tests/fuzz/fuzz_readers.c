@@ -3,11 +3,12 @@
  * fuzz_readers.c - libFuzzer harness for the text readers other than the
  * profile loader: the first byte picks Matrix Market or TreeMatch .mat
  * (tmatch_matrix_read, through an in-memory file: the reader takes a path), a
- * topology.conf text (tmatch_affinity_conf_parse) or a Slurm hostlist
+ * topology.conf text (tmatch_conf_topology_parse) or a Slurm hostlist
  * (tmatch_affinity_hostlist_count, then expand when it is small). A reader
  * either accepts or says why; an accepted matrix has the order it claims.
  */
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "treematch/treematch.h"
 
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		matrix(data + 1, size - 1, TMATCH_MATRIX_MAT);
 		break;
 	case 2: {
-		tmatch_affinity_conf_t *c = tmatch_affinity_conf_parse(text, "fuzz", &err);
+		tmatch_affinity_conf_t *c = tmatch_conf_topology_parse(text, "fuzz", &err);
 
 		if (!c && !err.msg[0])
 			abort();

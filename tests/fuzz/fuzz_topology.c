@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_topology.c - libFuzzer harness for a cluster's network as Slurm
- * describes it: topology.yaml (libyaml, affinity/topology_yaml.c),
- * topology.conf's tree, block and ring lines (affinity/topology_conf.c) and
- * slurm.conf's Topology= keys (affinity/slurm_conf.c), through
- * tmatch_affinity_conf_parse_sel. The first byte picks how the text is
+ * describes it: topology.yaml (libyaml, conf/topology_yaml.c),
+ * topology.conf's tree, block and ring lines (conf/topology_conf.c) and
+ * slurm.conf's Topology= keys (conf/slurm_conf.c), through
+ * tmatch_conf_topology_parse_sel. The first byte picks how the text is
  * read (bits 0-1: by its content, as topology.yaml, as topology.conf, or
  * split at a line "%%" into slurm.conf before and the topology after; bit
  * 2: ask for the topology "t"; bit 3: the job's partition is "p"). A reader
@@ -14,6 +14,7 @@
  * builds.
  */
 #include "affinity/affinity_private.h"
+#include "conf/topology.h"
 #include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,7 +86,7 @@ static void check(const tmatch_affinity_conf_t *c)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = {NULL, "topology.yaml", "topology.conf", NULL};
-	tmatch_affinity_topo_sel_t sel = {NULL, NULL, NULL, "slurm.conf"};
+	tmatch_conf_topo_sel_t sel = {NULL, NULL, NULL, "slurm.conf"};
 	tmatch_affinity_conf_t *c;
 	tmatch_error_t err;
 	char *text = fuzz_text(data, size, 65536), *topo;
@@ -107,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 8)
 		sel.partition = "p";
 	tmatch_error_clear(&err);
-	c = tmatch_affinity_conf_parse_sel(topo, names[data[0] & 3], &sel, &err);
+	c = tmatch_conf_topology_parse_sel(topo, names[data[0] & 3], &sel, &err);
 	if (!c && !err.msg[0])
 		abort();
 	if (c)

@@ -7,6 +7,7 @@
  * mapping stays on real leaves inside each node's allowed CPUs.
  */
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 #include "tests/unit/cpuset_text.h"
 
 #include <criterion/criterion.h>
@@ -38,7 +39,7 @@ static tmatch_affinity_tree_t *cluster(const char *conf_file, const char *nodes,
 	tmatch_affinity_conf_t *c = NULL;
 	tmatch_affinity_tree_t *t;
 	if (conf_file) {
-		c = tmatch_affinity_conf_load(conf_file, &err);
+		c = tmatch_conf_topology_load(conf_file, &err);
 		cr_assert_not_null(c, "%s", err.msg);
 	}
 	t = tmatch_affinity_cluster_build(c, nodes, nt, cap, &err);
@@ -230,7 +231,7 @@ Test(cluster, errors)
 {
 	tmatch_affinity_tree_t *nt = node_tree(NODE, NULL);
 	tmatch_error_t err;
-	tmatch_affinity_conf_t *c = tmatch_affinity_conf_load(FIX "topo-2level.conf", &err);
+	tmatch_affinity_conf_t *c = tmatch_conf_topology_load(FIX "topo-2level.conf", &err);
 	static const int toomany[] = {9};
 	cr_assert_not_null(c);
 	errno = 0;

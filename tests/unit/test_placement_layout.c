@@ -6,6 +6,7 @@
  * per level, the silent ranks, where topology.conf is found, and a whole
  * layout on two switches.
  */
+#include "conf/topology.h"
 #include "placement/layout.h"
 #include "tmpdir.h"
 
@@ -195,16 +196,16 @@ Test(layout_conf, topology_conf_found_as_slurm_finds_it)
 	fputs("SwitchName=s0 Nodes=n[1-2]\n", f);
 	fclose(f);
 	snprintf(buf, sizeof(buf), "%s/slurm.conf", dir);
-	found = tmatch_affinity_conf_find(NULL, buf, 1);
+	found = tmatch_conf_topology_find(NULL, buf, 1);
 	cr_assert_not_null(found);
 	cr_assert_str_eq(found, path, "beside the slurm.conf in use");
 	free(found);
-	found = tmatch_affinity_conf_find("/elsewhere/t.conf", buf, 1);
+	found = tmatch_conf_topology_find("/elsewhere/t.conf", buf, 1);
 	cr_assert_str_eq(found, "/elsewhere/t.conf", "an explicit path wins");
 	free(found);
 	unlink(path);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_find(NULL, buf, 1), "none beside slurm.conf: none");
+	cr_assert_null(tmatch_conf_topology_find(NULL, buf, 1), "none beside slurm.conf: none");
 	cr_assert_eq(errno, ENOENT);
 	rmdir(dir);
 }

@@ -36,12 +36,12 @@
  *
  * Read with libyaml's event parser into a small bounded tree (no aliases or
  * anchors, nesting, values and nodes capped, built without recursion), then
- * the chosen topology is handed to the builder of topology_conf.c, which
+ * the chosen topology is handed to affinity/'s builder (affinity/network.h), which
  * keeps every rule of the switch tree. A torus becomes its placement
  * shapes, the smallest tiles lowest; a shape that does not tile the torus
  * (or the next larger shape) is refused: the tree cannot hold it.
  */
-#include "affinity/affinity_private.h"
+#include "conf/conf_private.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -853,7 +853,7 @@ static int read_topo(const struct yreader *r, const struct ynode *e, struct topo
 }
 
 tmatch_affinity_conf_t *tmatch__topo_yaml_parse(const char *text, size_t len, const char *file,
-                                                const tmatch_affinity_topo_sel_t *sel,
+                                                const tmatch_conf_topo_sel_t *sel,
                                                 const struct tmatch_affinity_slurm_topo *slurm,
                                                 tmatch_error_t *err)
 {

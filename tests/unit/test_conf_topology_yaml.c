@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_affinity_topology_yaml.c - the networks of Slurm's topology plugins
+ * test_conf_topology_yaml.c - the networks of Slurm's topology plugins
  * as switch trees: every kind of topology.yaml (tree, block, flat, ring,
  * torus3d), topology.conf's BlockName/BlockSizes and RingName lines, the
  * choice of a topology (given, the partition's in slurm.conf, the cluster
  * default, the first), slurm.conf's NodeName ... Topology= moves, the file
  * found as Slurm finds it (topology.yaml first), and a block topology
  * keeping a block's nodes under one switch of the cluster tree. The bad
- * files and their messages are test_affinity_topology_conf.c's fixtures.
+ * files and their messages are test_conf_topology_conf.c's fixtures.
  */
 #include "affinity/affinity_private.h"
+#include "conf/topology.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -24,12 +25,12 @@
 static tmatch_affinity_conf_t *pick(const char *file, const char *topology, const char *slurm,
                                     const char *partition)
 {
-	tmatch_affinity_topo_sel_t sel = {topology, partition, slurm, "slurm.conf"};
+	tmatch_conf_topo_sel_t sel = {topology, partition, slurm, "slurm.conf"};
 	tmatch_error_t err;
 	tmatch_affinity_conf_t *c;
 
 	tmatch_error_clear(&err);
-	c = tmatch_affinity_conf_load_sel(file, &sel, &err);
+	c = tmatch_conf_topology_load_sel(file, &sel, &err);
 	cr_assert_not_null(c, "%s (%s): %s:%d:%d %s", file, topology ? topology : "default",
 	                   err.file, err.line, err.column, err.msg);
 	return c;
@@ -193,7 +194,7 @@ static const char slurm_conf[] = "# slurm.conf's Topology= keys, nothing else is
 Test(topology_select, partition_default_given)
 {
 	tmatch_affinity_conf_t *c;
-	tmatch_affinity_topo_sel_t sel = {NULL, "p3", slurm_conf, "slurm.conf"};
+	tmatch_conf_topo_sel_t sel = {NULL, "p3", slurm_conf, "slurm.conf"};
 	tmatch_error_t err;
 
 	/* no partition: the Default=YES one, which takes PartitionName=DEFAULT's */
@@ -215,18 +216,18 @@ Test(topology_select, partition_default_given)
 	/* the partition's topology is not in the file: slurm.conf's line */
 	tmatch_error_clear(&err);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_load_sel(FIX "topology.yaml", &sel, &err));
+	cr_assert_null(tmatch_conf_topology_load_sel(FIX "topology.yaml", &sel, &err));
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_str_eq(err.file, "slurm.conf");
 	cr_assert_eq(err.line, 12);
 	cr_assert_not_null(strstr(err.msg, "'nope' is not in"), "%s", err.msg);
 	sel.partition = NULL;
 	sel.topology = "nowhere";
-	cr_assert_null(tmatch_affinity_conf_load_sel(FIX "topology.yaml", &sel, &err));
+	cr_assert_null(tmatch_conf_topology_load_sel(FIX "topology.yaml", &sel, &err));
 	cr_assert_not_null(strstr(err.msg, "no topology 'nowhere'"), "%s", err.msg);
 	/* topology.conf holds one topology, "default" */
 	sel.topology = "ib";
-	cr_assert_null(tmatch_affinity_conf_load_sel(FIX "topo-2level.conf", &sel, &err));
+	cr_assert_null(tmatch_conf_topology_load_sel(FIX "topo-2level.conf", &sel, &err));
 	cr_assert_not_null(strstr(err.msg, "named 'default'"), "%s", err.msg);
 }
 
@@ -264,12 +265,12 @@ Test(topology_select, bad_moves)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		tmatch_affinity_topo_sel_t sel = {bad[i].topology, NULL, bad[i].conf, "s.conf"};
+		tmatch_conf_topo_sel_t sel = {bad[i].topology, NULL, bad[i].conf, "s.conf"};
 		tmatch_error_t err;
 
 		tmatch_error_clear(&err);
 		errno = 0;
-		cr_assert_null(tmatch_affinity_conf_load_sel(FIX "topology.yaml", &sel, &err), "%s",
+		cr_assert_null(tmatch_conf_topology_load_sel(FIX "topology.yaml", &sel, &err), "%s",
 		               bad[i].conf);
 		cr_assert_eq(errno, EINVAL, "%s", bad[i].conf);
 		cr_assert_str_eq(err.file, "s.conf");
@@ -284,24 +285,24 @@ Test(topology_select, text_told_apart)
 	tmatch_affinity_conf_t *c;
 
 	tmatch_error_clear(&err);
-	c = tmatch_affinity_conf_parse("# a comment\n---\n- topology: t\n  flat: true\n", NULL,
+	c = tmatch_conf_topology_parse("# a comment\n---\n- topology: t\n  flat: true\n", NULL,
 	                               &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_assert_str_eq(tmatch_affinity_conf_kind(c), "flat");
 	tmatch_affinity_conf_destroy(c);
-	c = tmatch_affinity_conf_parse("topology: t\nring:\n  rings:\n    - ring: r\n      nodes: "
+	c = tmatch_conf_topology_parse("topology: t\nring:\n  rings:\n    - ring: r\n      nodes: "
 	                               "n[1-3]\n",
 	                               "inline", &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_assert_str_eq(tmatch_affinity_conf_kind(c), "ring");
 	tmatch_affinity_conf_destroy(c);
-	c = tmatch_affinity_conf_parse("BlockName=a Nodes=n[1-2]\n", NULL, &err);
+	c = tmatch_conf_topology_parse("BlockName=a Nodes=n[1-2]\n", NULL, &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_assert_str_eq(tmatch_affinity_conf_kind(c), "block");
 	tmatch_affinity_conf_destroy(c);
 	/* a .conf name reads topology.conf's syntax whatever the text */
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_parse("- topology: t\n", "x.conf", &err));
+	cr_assert_null(tmatch_conf_topology_parse("- topology: t\n", "x.conf", &err));
 	cr_assert_not_null(strstr(err.msg, "without '='"), "%s", err.msg);
 	cr_assert_null(tmatch_affinity_conf_kind(NULL));
 	cr_assert_eq(errno, EINVAL);
@@ -317,13 +318,13 @@ Test(topology_select, found_as_slurm_finds_it)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(conf, sizeof(conf), "%s/slurm.conf", dir);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_find(NULL, conf, 1));
+	cr_assert_null(tmatch_conf_topology_find(NULL, conf, 1));
 	cr_assert_eq(errno, ENOENT);
 	snprintf(path, sizeof(path), "%s/topology.conf", dir);
 	cr_assert_not_null(f = fopen(path, "w"));
 	fputs("SwitchName=s Nodes=n1\n", f);
 	fclose(f);
-	found = tmatch_affinity_conf_find(NULL, conf, 1);
+	found = tmatch_conf_topology_find(NULL, conf, 1);
 	cr_assert_str_eq(found, path);
 	free(found);
 	/* Slurm ignores topology.conf once topology.yaml exists */
@@ -331,15 +332,15 @@ Test(topology_select, found_as_slurm_finds_it)
 	cr_assert_not_null(f = fopen(path, "w"));
 	fputs("- topology: t\n  flat: true\n", f);
 	fclose(f);
-	found = tmatch_affinity_conf_find(NULL, conf, 1);
+	found = tmatch_conf_topology_find(NULL, conf, 1);
 	cr_assert_str_eq(found, path);
 	free(found);
 	/* a Slurm before 25.05 reads topology.conf whatever is beside it */
-	found = tmatch_affinity_conf_find(NULL, conf, 0);
+	found = tmatch_conf_topology_find(NULL, conf, 0);
 	cr_assert_not_null(found);
 	cr_assert_not_null(strstr(found, "/topology.conf"), "%s", found);
 	free(found);
-	found = tmatch_affinity_conf_find("given.conf", conf, 1);
+	found = tmatch_conf_topology_find("given.conf", conf, 1);
 	cr_assert_str_eq(found, "given.conf");
 	free(found);
 	unlink(path);

@@ -16,9 +16,11 @@
  *
  * The lines are Slurm's Key=Value (tmatch__kv_read, leniently: "Include"
  * lines and every other key are Slurm's business). The admin's file, but
- * read with the same bounds as any other.
+ * read with the same bounds as any other. What it says goes to affinity/'s
+ * builder (struct tmatch_affinity_slurm_topo, affinity/network.h), which
+ * applies the moves.
  */
-#include "affinity/affinity_private.h"
+#include "conf/conf_private.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -168,4 +170,18 @@ int tmatch__slurm_topo_parse(const char *text, const char *file, const char *par
 	else
 		out->file = file;
 	return rc;
+}
+
+char *tmatch_conf_slurm_read(const char *path, tmatch_error_t *err)
+{
+	size_t len = 0;
+	char *text = tmatch_file_read(path ? path : "/etc/slurm/slurm.conf",
+	                              TMATCH_TOPOLOGY_CONF_BYTES, &len, err);
+
+	if (text && strlen(text) != len) {
+		tmatch_error_set(err, EINVAL, path, 0, 0, "contains a NUL byte: not a text file");
+		free(text);
+		return NULL;
+	}
+	return text;
 }

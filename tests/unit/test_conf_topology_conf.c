@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_affinity_conf.c - Slurm hostlists, topology.conf files with 1, 2 and 3
- * switch levels, every invalid fixture (topology.conf and topology.yaml)
- * with the error (line, column, text) it states in its first line, and
- * SLURM_TOPOLOGY_ADDR.
+ * test_conf_topology_conf.c - topology.conf files with 1, 2 and 3 switch
+ * levels, every invalid fixture (topology.conf and topology.yaml) with the
+ * error (line, column, text) it states in its first line, the caps.
  */
 #include "affinity/affinity.h"
+#include "conf/topology.h"
 #include "tmpdir.h"
 
 #include <criterion/criterion.h>
@@ -19,104 +19,10 @@
 
 #define FIX TMATCH_SRCDIR "/tests/fixtures/affinity/"
 
-struct hl_case {
-	const char *in;
-	const char *out; /* names joined by spaces */
-};
-
-static const struct hl_case hostlist_cases[] = {
-    {"n1", "n1"},
-    {"n[1-4,7]", "n1 n2 n3 n4 n7"},
-    {"cn[001-003]", "cn001 cn002 cn003"},
-    {"a,b,c[9-10]", "a b c9 c10"},
-    {"r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2"},
-    {"ib-x[08-10]", "ib-x08 ib-x09 ib-x10"},
-    {"login[1,3],n[1-2]", "login1 login3 n1 n2"},
-    /* Slurm's separators: blanks and tabs too; empty items skipped */
-    {"a b\tc,,d", "a b c d"},
-    {"n[1-3]-ib[1-2]", "n1-ib1 n1-ib2 n2-ib1 n2-ib2 n3-ib1 n3-ib2"},
-};
-
-static void run_expand(const struct hl_case *c)
-{
-	tmatch_error_t err;
-	int n = -1, i;
-	char **v = tmatch_affinity_hostlist_expand(c->in, &n, &err);
-	char joined[256] = "";
-	cr_assert_not_null(v, "%s: %s", c->in, err.msg);
-	for (i = 0; i < n; i++) {
-		if (i)
-			strcat(joined, " ");
-		strcat(joined, v[i]);
-	}
-	cr_assert_null(v[n]);
-	cr_assert_str_eq(joined, c->out);
-	tmatch_affinity_hostlist_free(v);
-}
-
-Test(hostlist, expand)
-{
-	size_t i;
-	for (i = 0; i < sizeof(hostlist_cases) / sizeof(hostlist_cases[0]); i++)
-		run_expand(&hostlist_cases[i]);
-}
-
-Test(hostlist, errors)
-{
-	static const struct {
-		const char *in;
-		int col;
-	} bad[] = {{"", 1},     {"n[", 3},        {"n[1-", 5}, {"n[2-1]", 5}, {"n]", 2},
-	           {"n[a]", 3}, {"n[1-2]-ib", 7}, {", ,", 1},  {"a,n[1]x", 7}};
-	tmatch_error_t err;
-	size_t i;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		errno = 0;
-		cr_assert_null(tmatch_affinity_hostlist_expand(bad[i].in, NULL, &err), "'%s'",
-		               bad[i].in);
-		cr_assert_eq(errno, EINVAL, "'%s'", bad[i].in);
-		cr_assert_eq(err.column, bad[i].col, "'%s': column %d", bad[i].in, err.column);
-	}
-	cr_assert_null(tmatch_affinity_hostlist_expand(NULL, NULL, &err));
-	tmatch_affinity_hostlist_free(NULL);
-}
-
-/* Too many names, or names too long in all: E2BIG, before the names are
-   made (the count) or once their bytes reach the cap (1 GB otherwise). */
-Test(hostlist, too_big)
-{
-	char *list = malloc(1100);
-	tmatch_error_t err;
-	int n = -1;
-
-	cr_assert_not_null(list);
-	errno = 0;
-	cr_assert_null(tmatch_affinity_hostlist_expand("n[1-999999999]", NULL, &err));
-	cr_expect_eq(errno, E2BIG);
-	cr_expect_eq(err.column, 2, "%d", err.column);
-	/* 1,000,000 names of 1,001 characters: under the count, over the bytes */
-	memset(list, 'x', 1000);
-	strcpy(list + 1000, "[000000-999999]");
-	errno = 0;
-	cr_assert_null(tmatch_affinity_hostlist_expand(list, &n, &err));
-	cr_expect_eq(errno, E2BIG);
-	cr_expect_not_null(strstr(err.msg, "bytes of names"), "%s", err.msg);
-	/* the same count of short names fits */
-	{
-		char **v = tmatch_affinity_hostlist_expand("x[000000-999999]", &n, &err);
-
-		cr_assert_not_null(v, "%s", err.msg);
-		cr_expect_eq(n, 1000000);
-		cr_expect_str_eq(v[999999], "x999999");
-		tmatch_affinity_hostlist_free(v);
-	}
-	free(list);
-}
-
 static tmatch_affinity_conf_t *load(const char *name)
 {
 	tmatch_error_t err;
-	tmatch_affinity_conf_t *c = tmatch_affinity_conf_load(name, &err);
+	tmatch_affinity_conf_t *c = tmatch_conf_topology_load(name, &err);
 	cr_assert_not_null(c, "%s: %s:%d:%d %s", name, err.file, err.line, err.column, err.msg);
 	return c;
 }
@@ -166,7 +72,7 @@ Test(conf, three_levels)
 Test(conf, from_string)
 {
 	tmatch_error_t err;
-	tmatch_affinity_conf_t *c = tmatch_affinity_conf_parse(
+	tmatch_affinity_conf_t *c = tmatch_conf_topology_parse(
 	    "# comment only\n\n  SwitchName=a Nodes=n[1-2] # trailing\r\n"
 	    "SWITCHNAME=b \\\n  \\\n  Switches=a\n",
 	    "inline", &err);
@@ -175,13 +81,13 @@ Test(conf, from_string)
 	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 1), 1);
 	tmatch_affinity_conf_destroy(c);
 
-	c = tmatch_affinity_conf_parse("SwitchName=a Nodes=n1\nSwitchName=b Bogus=1\n", NULL, &err);
+	c = tmatch_conf_topology_parse("SwitchName=a Nodes=n1\nSwitchName=b Bogus=1\n", NULL, &err);
 	cr_assert_null(c);
 	cr_assert_str_eq(err.file, "<string>");
 	cr_assert_eq(err.line, 2);
 	cr_assert_eq(err.column, 14);
 
-	c = tmatch_affinity_conf_parse("# nothing\n", "empty", &err);
+	c = tmatch_conf_topology_parse("# nothing\n", "empty", &err);
 	cr_assert_null(c);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert(strstr(err.msg, "no SwitchName"), "%s", err.msg);
@@ -212,7 +118,7 @@ Test(conf, invalid_fixtures)
 		cr_assert_eq(sscanf(first, "# expect-error: %d:%d: %199[^\n]", &line, &col, text),
 		             3, "%s: first line must state the expected error", e->d_name);
 		errno = 0;
-		c = tmatch_affinity_conf_load(path, &err);
+		c = tmatch_conf_topology_load(path, &err);
 		cr_assert_null(c, "%s parsed", e->d_name);
 		cr_assert_eq(errno, EINVAL, "%s", e->d_name);
 		cr_assert_str_eq(err.file, path);
@@ -231,40 +137,17 @@ Test(conf, bad_arguments)
 {
 	tmatch_error_t err;
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_load(FIX "nope.conf", &err));
+	cr_assert_null(tmatch_conf_topology_load(FIX "nope.conf", &err));
 	cr_assert_eq(errno, ENOENT);
-	cr_assert_null(tmatch_affinity_conf_load(NULL, &err));
+	cr_assert_null(tmatch_conf_topology_load(NULL, &err));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert_null(tmatch_affinity_conf_parse(NULL, NULL, &err));
+	cr_assert_null(tmatch_conf_topology_parse(NULL, NULL, &err));
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(tmatch_affinity_conf_nb_switches(NULL), -1);
 	cr_assert_null(tmatch_affinity_conf_switch_name(NULL, 0));
 	cr_assert_eq(tmatch_affinity_conf_switch_level(NULL, 0), -1);
 	cr_assert_eq(tmatch_affinity_conf_switch_speed(NULL, 0), -1);
 	tmatch_affinity_conf_destroy(NULL);
-}
-
-Test(conf, topology_addr)
-{
-	static const char *const addrs[] = {"top.s0.n1", "top.s0.n2", "top.s1.n3", "top.s1.n4"};
-	static const char *const bad[] = {"top.s0.n1", "s0.n2"};
-	static const char *const clash[] = {"a.s0.n1", "b.s0.n2"};
-	tmatch_error_t err;
-	tmatch_affinity_conf_t *c = tmatch_affinity_conf_from_addrs(addrs, 4, &err);
-	cr_assert_not_null(c, "%s", err.msg);
-	cr_assert_eq(tmatch_affinity_conf_nb_switches(c), 3);
-	cr_assert_str_eq(tmatch_affinity_conf_switch_name(c, 0), "top");
-	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 0), 1);
-	cr_assert_eq(tmatch_affinity_conf_switch_level(c, 1), 0);
-	tmatch_affinity_conf_destroy(c);
-	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_from_addrs(bad, 2, &err));
-	cr_assert_eq(errno, EINVAL);
-	cr_assert_null(tmatch_affinity_conf_from_addrs(clash, 2, &err));
-	cr_assert_eq(errno, EINVAL);
-	cr_assert(strstr(err.msg, "disagree"), "%s", err.msg);
-	cr_assert_null(tmatch_affinity_conf_from_addrs(NULL, 0, &err));
-	cr_assert_eq(errno, EINVAL);
 }
 
 /* Mutated topology.conf texts never crash the parser: each gives a conf or
@@ -296,7 +179,7 @@ Test(conf, mutations_fail_cleanly)
 			}
 			memset(&err, 0, sizeof(err));
 			errno = 0;
-			c = tmatch_affinity_conf_parse(m, "mutant", &err);
+			c = tmatch_conf_topology_parse(m, "mutant", &err);
 			if (c) {
 				cr_assert_gt(tmatch_affinity_conf_nb_switches(c), 0);
 				tmatch_affinity_conf_destroy(c);
@@ -307,26 +190,6 @@ Test(conf, mutations_fail_cleanly)
 			}
 		}
 	}
-}
-
-/* SLURM_NODELIST of a scattered allocation: hundreds of items in one bracket. */
-Test(hostlist, long_bracket)
-{
-	char list[8192];
-	size_t p = 0;
-	int i, n = 0;
-	tmatch_error_t err;
-	char **v;
-	p += (size_t)snprintf(list + p, sizeof(list) - p, "ib-n[");
-	for (i = 0; i < 600; i++)
-		p += (size_t)snprintf(list + p, sizeof(list) - p, "%s%d", i ? "," : "", 2 * i + 1);
-	snprintf(list + p, sizeof(list) - p, "]");
-	v = tmatch_affinity_hostlist_expand(list, &n, &err);
-	cr_assert_not_null(v, "%s", err.msg);
-	cr_assert_eq(n, 600);
-	cr_assert_str_eq(v[0], "ib-n1");
-	cr_assert_str_eq(v[599], "ib-n1199");
-	tmatch_affinity_hostlist_free(v);
 }
 
 /*
@@ -346,7 +209,7 @@ Test(conf, hundred_thousand_switches_flat_and_chained, .timeout = 30)
 	for (int i = 0; i < N; i++)
 		p += sprintf(p, "SwitchName=s%d Nodes=n%d\n", i, i);
 	sprintf(p, "SwitchName=top Switches=s[0-%d]\n", N - 1);
-	c = tmatch_affinity_conf_parse(text, "flat", &err);
+	c = tmatch_conf_topology_parse(text, "flat", &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_expect_eq(tmatch_affinity_conf_nb_switches(c), N + 1);
 	cr_expect_eq(tmatch_affinity_conf_switch_level(c, N), 1);
@@ -356,14 +219,14 @@ Test(conf, hundred_thousand_switches_flat_and_chained, .timeout = 30)
 	for (int i = 0; i < N - 1; i++)
 		p += sprintf(p, "SwitchName=s%d Switches=s%d\n", i, i + 1);
 	sprintf(p, "SwitchName=s%d Nodes=n0\n", N - 1);
-	c = tmatch_affinity_conf_parse(text, "chain", &err);
+	c = tmatch_conf_topology_parse(text, "chain", &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_expect_eq(tmatch_affinity_conf_switch_level(c, 0), N - 1);
 
 	/* the same chain closed into a cycle: found, and named */
 	tmatch_affinity_conf_destroy(c);
 	sprintf(p, "SwitchName=s%d Switches=s0\n", N - 1);
-	c = tmatch_affinity_conf_parse(text, "cycle", &err);
+	c = tmatch_conf_topology_parse(text, "cycle", &err);
 	cr_assert_null(c);
 	cr_expect_not_null(strstr(err.msg, "part of a cycle"), "%s", err.msg);
 	free(text);
@@ -382,12 +245,12 @@ Test(conf, switches_are_capped, .timeout = 10)
 	for (int i = 0; i < N; i++)
 		p += sprintf(p, "SwitchName=s%d\n", i);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_parse(text, "flood.conf", &err));
+	cr_assert_null(tmatch_conf_topology_parse(text, "flood.conf", &err));
 	cr_expect_eq(errno, E2BIG);
 	cr_expect_eq(err.line, N);
 	cr_expect_not_null(strstr(err.msg, "SwitchName="), "%s", err.msg);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_parse("SwitchName=a Nodes=n1\n"
+	cr_assert_null(tmatch_conf_topology_parse("SwitchName=a Nodes=n1\n"
 	                                          "SwitchName=b Switches=a,x[1-99999]\n",
 	                                          "refs.conf", &err));
 	cr_expect_eq(errno, E2BIG);
@@ -407,7 +270,7 @@ Test(conf, fifo_is_refused_without_waiting, .timeout = 10)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/topology.conf", dir);
 	cr_assert_eq(mkfifo(path, 0600), 0);
-	cr_assert_null(tmatch_affinity_conf_load(path, &err));
+	cr_assert_null(tmatch_conf_topology_load(path, &err));
 	cr_expect_eq(errno, EINVAL);
 	cr_expect_str_eq(err.file, path);
 	cr_expect_not_null(strstr(err.msg, "not a regular file"), "%s", err.msg);
@@ -427,14 +290,14 @@ Test(conf, names_are_capped_over_the_whole_file, .timeout = 10)
 	tmatch_error_t err;
 
 	errno = 0;
-	c = tmatch_affinity_conf_parse(text, "many.conf", &err);
+	c = tmatch_conf_topology_parse(text, "many.conf", &err);
 	cr_assert_null(c);
 	cr_expect_eq(errno, E2BIG);
 	cr_expect_str_eq(err.file, "many.conf");
 	cr_expect_eq(err.line, 2);
 	cr_expect_not_null(strstr(err.msg, "more than 262144 nodes and switches"), "%s", err.msg);
 	/* one such line alone is a (huge) cluster */
-	c = tmatch_affinity_conf_parse("SwitchName=a Nodes=c[1-1000]n[1-200]\n", "one.conf", &err);
+	c = tmatch_conf_topology_parse("SwitchName=a Nodes=c[1-1000]n[1-200]\n", "one.conf", &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	tmatch_affinity_conf_destroy(c);
 }
@@ -454,7 +317,7 @@ Test(conf, multiplied_groups_and_long_names_are_refused, .timeout = 10)
 
 	cr_assert_not_null(text);
 	errno = 0;
-	cr_assert_null(tmatch_affinity_conf_parse(groups, "groups.conf", &err));
+	cr_assert_null(tmatch_conf_topology_parse(groups, "groups.conf", &err));
 	cr_expect_eq(errno, E2BIG);
 	cr_expect_eq(err.line, 1);
 	cr_expect_eq(err.column, 22, "%d", err.column);
@@ -467,14 +330,14 @@ Test(conf, multiplied_groups_and_long_names_are_refused, .timeout = 10)
 		n += (size_t)sprintf(text + n, "[00000-49999]\n");
 	}
 	errno = 0;
-	c = tmatch_affinity_conf_parse(text, "long.conf", &err);
+	c = tmatch_conf_topology_parse(text, "long.conf", &err);
 	cr_assert_null(c);
 	cr_expect_eq(errno, E2BIG);
 	cr_expect_eq(err.line, 3);
 	cr_expect_not_null(strstr(err.msg, "16 MiB of names"), "%s", err.msg);
 	/* two of those lines (11.6 MB) are read */
 	strstr(text, "s2 ")[-11] = '\0';
-	c = tmatch_affinity_conf_parse(text, "long.conf", &err);
+	c = tmatch_conf_topology_parse(text, "long.conf", &err);
 	cr_assert_not_null(c, "%s", err.msg);
 	cr_expect_eq(tmatch_affinity_conf_nb_switches(c), 2);
 	tmatch_affinity_conf_destroy(c);
