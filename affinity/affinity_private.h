@@ -95,7 +95,8 @@ struct tmatch__sw {
 	int nchild;   /* child switches */
 	int *child;   /* switch indexes */
 	int nnodes;   /* nodes directly below */
-	char **nodes; /* names */
+	char **nodes; /* names, NULL-terminated */
+	int ncap;     /* entries nodes has room for (its NULL included) */
 	int made;     /* 1: made by us (an aggregated block, a segment, a tile),
 	                 not named in the file: no file's name refers to it */
 };
