@@ -191,6 +191,10 @@ int tmatch_affinity_net_new_switch(tmatch_affinity_net_t *b, const char *name, i
 	   SwitchName= lines took 130 MB) */
 	if (b->names >= TMATCH_TOPOLOGY_CONF_NAMES || len > TMATCH_TOPOLOGY_CONF_BYTES - b->bytes)
 		return too_many(b, line, col, key(b, KEY_NAME));
+	/* never true (the count only grows from 0): said for clang-analyzer
+	   21, which loses it across aggregate_blocks and sees a negative index */
+	if (conf->nsw < 0)
+		return oom(b);
 	if (conf->nsw == b->cap_sw) {
 		int ncap = b->cap_sw ? 2 * b->cap_sw : 16;
 		struct tmatch__sw *v = realloc(conf->sw, (size_t)ncap * sizeof(*conf->sw));
