@@ -66,12 +66,24 @@ have_pmix() {
 	srun --mpi=list 2>&1 | grep -q pmix
 }
 NO_PMIX="this Slurm has no mpi/pmix plugin (Debian's Slurm 26.05 dropped it): Open MPI cannot start under srun"
+# ompi_6rc2: the Open MPI is forky's 6.0.0rc2, whose known faults follow.
+ompi_6rc2() {
+	mpirun.openmpi --version 2>/dev/null | grep -q '6\.0\.0rc2'
+}
 # ompi_monitoring_ok: Open MPI's pml monitoring runs (6.0.0rc2's segfaults in
 # mca_common_monitoring_add_procs at MPI_Init, without the recorder too).
 ompi_monitoring_ok() {
-	! mpirun.openmpi --version 2>/dev/null | grep -q '6\.0\.0rc2'
+	! ompi_6rc2
 }
 NO_MONITORING="Open MPI 6.0.0rc2's own monitoring component segfaults (mca_common_monitoring_add_procs), with or without the recorder"
+# ompi_sm_threads_btl: the BTL list for threads sending concurrently on one
+# node. 6.0.0rc2's sm BTL hangs under MPI_THREAD_MULTIPLE (tests/mpi/
+# pattern_mt with 3 ranks, without the recorder: 8 runs of 10), so that
+# release goes over TCP on loopback; the recorder counts above the BTL.
+# Printed as mpirun's arguments after --mca btl.
+ompi_sm_threads_btl() {
+	if ompi_6rc2; then echo "self,tcp --mca btl_tcp_if_include lo"; else echo self,vader; fi
+}
 # shipped PKG: the release's archive has PKG (apt knows a candidate): a test
 # whose package is missing on a release that ships it fails; skips else.
 shipped() {
