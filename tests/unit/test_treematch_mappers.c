@@ -766,6 +766,8 @@ Test(mappers, auto_above_65536_ranks_follows_the_numbering_and_the_graph, .timeo
 	o.log_arg = &k;
 	cr_assert_eq(tmatch_map_compute(ordered, t, &o, a, &err), 0, "%s", err.msg);
 	cr_assert_eq(strncmp(k.kept, "treematch seed", 14), 0, "kept %s", k.kept);
+	/* in place of the bisection: TreeMatch, packed and rcm */
+	cr_assert_not_null(strstr(k.kept, " of 3 candidates"), "kept %s", k.kept);
 	cr_assert_eq(tmatch__hop_bytes(ordered, t, a), h_tm);
 	cr_assert_leq(h_tm, h_bi, "treematch %g above the bisection's %g", h_tm, h_bi);
 	/* the permuted stencil: breadth-first ties keep TreeMatch close to the
@@ -788,11 +790,20 @@ Test(mappers, auto_above_65536_ranks_follows_the_numbering_and_the_graph, .timeo
 		              1.05 * tmatch__hop_bytes(ordered, flat, ft));
 		free(ft);
 	}
-	/* an irregular graph (8 entries per rank): the bisection, the same twice */
+	/* an irregular graph (8 entries per rank): the bisection, the same
+	   twice; beside it only packed (rcm never won there) */
 	k.kept[0] = 0;
 	cr_assert_eq(tmatch_map_compute(irregular, t, &o, a, &err), 0, "%s", err.msg);
 	cr_assert_eq(tmatch_map_validate(t, a, n, &err), 0, "%s", err.msg);
 	cr_assert_eq(strncmp(k.kept, "bisect", 6), 0, "kept %s", k.kept);
+	cr_assert_not_null(strstr(k.kept, " of 2 candidates"), "kept %s", k.kept);
+	{
+		int *rc = map_with(irregular, t, "rcm", 1);
+
+		cr_assert_lt(tmatch__hop_bytes(irregular, t, a),
+		             tmatch__hop_bytes(irregular, t, rc));
+		free(rc);
+	}
 	cr_assert_lt(tmatch__hop_bytes(irregular, t, a),
 	             0.95 * tmatch__hop_bytes(irregular, t, pk));
 	{
