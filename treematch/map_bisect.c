@@ -311,30 +311,40 @@ static void move_vertex(const struct graph *g, int *side, double *gain, int v)
  * best unlocked one from the side that holds at least its share (side 0
  * must end with size0), until FM_PATIENCE moves in a row found nothing
  * better, and goes back to the best point at which the sizes were exact.
- * Returns the cut.
+ * The unlocked vertices of side s are kept in ascending order at
+ * unlocked + s * m (2 * m ints), so a step scans one side's candidates only;
+ * ties go to the lowest index. Returns the cut.
  */
-static double fm_passes(const struct graph *g, int size0, int *side, double *gain, int *locked,
+static double fm_passes(const struct graph *g, int size0, int *side, double *gain, int *unlocked,
                         int *moved, double cut)
 {
+	int m = g->m;
+
 	for (int pass = 0; pass < FM_PASSES; pass++) {
-		int n0 = 0, best_at = 0, nm = 0;
+		int n0 = 0, best_at = 0, nm = 0, nfree[2] = {0, 0};
 		double run = 0, best = 0;
 
 		side_gains(g, side, gain);
-		for (int v = 0; v < g->m; v++) {
-			locked[v] = 0;
-			n0 += side[v] == 0;
-		}
-		for (int step = 0; step < g->m; step++) {
-			int from = n0 > size0 || (n0 == size0 && step % 2 == 0) ? 0 : 1, pick = -1;
+		for (int v = 0; v < m; v++) {
+			int s = side[v] != 0;
 
-			for (int v = 0; v < g->m; v++)
-				if (!locked[v] && side[v] == from &&
-				    (pick < 0 || gain[v] > gain[pick]))
-					pick = v;
+			unlocked[s * m + nfree[s]++] = v;
+			n0 += !s;
+		}
+		for (int step = 0; step < m; step++) {
+			int from = n0 > size0 || (n0 == size0 && step % 2 == 0) ? 0 : 1, pick = -1,
+			    at = 0;
+			int *cand = unlocked + from * m;
+
+			for (int i = 0; i < nfree[from]; i++)
+				if (pick < 0 || gain[cand[i]] > gain[pick]) {
+					pick = cand[i];
+					at = i;
+				}
 			if (pick < 0)
 				break;
-			locked[pick] = 1;
+			nfree[from]--; /* locked: out of its side's list, the order kept */
+			memmove(cand + at, cand + at + 1, sizeof(int) * (size_t)(nfree[from] - at));
 			run += gain[pick];
 			move_vertex(g, side, gain, pick);
 			n0 += from ? 1 : -1;
@@ -358,9 +368,9 @@ static double fm_passes(const struct graph *g, int size0, int *side, double *gai
 /* side[v]: 0 for size0 vertices, 1 for the rest, with a small cut. -1 on ENOMEM. */
 static int small_bisect(const struct graph *g, int size0, int *side)
 {
-	int m = g->m, rc = -1, *work = malloc(sizeof(int) * 5 * (size_t)(m ? m : 1));
+	int m = g->m, rc = -1, *work = malloc(sizeof(int) * 6 * (size_t)(m ? m : 1));
 	double *gain = malloc(sizeof(double) * (size_t)(m ? m : 1)), best = -1;
-	int *queue, *seen, *trial, *locked, seeds[2];
+	int *queue, *seen, *trial, *moved, seeds[2];
 
 	if (!work || !gain)
 		goto out;
@@ -373,31 +383,38 @@ static int small_bisect(const struct graph *g, int size0, int *side)
 	queue = work;
 	seen = work + m;
 	trial = work + 2 * m;
-	locked = work + 3 * m;
+	moved = work + 3 * m;
 	seeds[0] = far_vertex(g, 0, queue, seen);
 	seeds[1] = far_vertex(g, seeds[0], queue, seen);
 	for (int t = 0; t < 2; t++) {
-		int grown = 1;
+		int grown = 1, *rest = work + 4 * m, nrest = 0;
 		double cut = 0;
 
-		/* grow side 0 from the seed: the vertex most attached to it next */
-		for (int v = 0; v < m; v++)
-			trial[v] = 1;
-		trial[seeds[t]] = 0;
+		/* grow side 0 from the seed: the vertex most attached to it next
+		   (rest: side 1, ascending; ties to the lowest index) */
+		for (int v = 0; v < m; v++) {
+			trial[v] = v != seeds[t];
+			if (trial[v])
+				rest[nrest++] = v;
+		}
 		side_gains(g, trial, gain);
 		for (; grown < size0; grown++) {
-			int pick = -1;
+			int pick = rest[0], at = 0;
 
-			for (int v = 0; v < m; v++)
-				if (trial[v] && (pick < 0 || gain[v] > gain[pick]))
-					pick = v;
+			for (int i = 1; i < nrest; i++)
+				if (gain[rest[i]] > gain[pick]) {
+					pick = rest[i];
+					at = i;
+				}
+			nrest--;
+			memmove(rest + at, rest + at + 1, sizeof(int) * (size_t)(nrest - at));
 			move_vertex(g, trial, gain, pick);
 		}
 		for (int v = 0; v < m; v++)
 			for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++)
 				if (trial[v] != trial[g->adj[e]])
 					cut += (double)g->adjw[e];
-		cut = fm_passes(g, size0, trial, gain, locked, work + 4 * m, cut / 2);
+		cut = fm_passes(g, size0, trial, gain, work + 4 * m, moved, cut / 2);
 		if (best < 0 || cut < best) {
 			best = cut;
 			memcpy(side, trial, sizeof(int) * (size_t)m);
