@@ -60,6 +60,14 @@ struct refiner {
 	int *cadj;
 	double *cw;
 	size_t ccap;
+	/* The leaf level's graph read from the matrix itself (leaf_view): a
+	   group is one leaf, its rank's row the group's edges, the group at
+	   the other end the leaf of the neighbour. The same edges in the same
+	   order as the contracted graph would hold (no diagonal: no_diagonal),
+	   without its copy of the matrix (1,048,576 ranks: 12 bytes an
+	   entry, 100 MB). */
+	int no_diagonal;
+	int leaf_view;
 };
 
 static double now(void)
@@ -104,6 +112,33 @@ static inline int leaf_dist(const struct refiner *r, int a, int b)
 	return r->codes.lvl_of_bit[63 - __builtin_clzll(r->code[a] ^ r->code[b])];
 }
 
+/* Group g's edges: [*b, *e) in cadj/cw, or in the matrix under leaf_view. */
+static inline void group_edges(const struct refiner *r, int g, size_t *b, size_t *e)
+{
+	if (!r->leaf_view) {
+		*b = r->cptr[g];
+		*e = r->cptr[g + 1];
+	} else if (r->mem_ptr[g] < r->mem_ptr[g + 1]) {
+		int q = r->mem[r->mem_ptr[g]];
+
+		*b = r->c->row_ptr[q];
+		*e = r->c->row_ptr[q + 1];
+	} else {
+		*b = *e = 0;
+	}
+}
+
+/* The group at the other end of edge k, and its weight. */
+static inline int edge_group(const struct refiner *r, size_t k)
+{
+	return r->leaf_view ? r->leaf_of_rank[r->c->col[k]] : r->cadj[k];
+}
+
+static inline double edge_weight(const struct refiner *r, size_t k)
+{
+	return r->leaf_view ? r->c->w[k] : r->cw[k];
+}
+
 /*
  * Aggregates, on inputs dense enough: for items (ranks, or the groups of a
  * level) sitting on positions (leaves, or the slots of that level),
@@ -139,6 +174,7 @@ struct aggregates {
 #define AGG_MAX_ENTRIES          ((size_t)1 << 21)
 
 int tmatch__refine_aggregates = 1;
+int tmatch__refine_leaf_view = 1;
 
 static inline size_t agg_index(const struct aggregates *g, int u, int x)
 {
@@ -174,6 +210,24 @@ static void agg_move(struct aggregates *g, int q, int from, int to, int k)
  * table made, 1 when it does not pay, fit or get its memory (a speed-up
  * only: a user's lower max_map_memory must not fail the refinement).
  */
+/* The row length of the table of level l (0: aggregates do not pay or
+   fit, for nitems items with nedges edges in all). */
+static size_t agg_width(const struct refiner *r, int l, int nitems, size_t nedges)
+{
+	const struct tmatch_topo *t = r->t;
+	size_t m = 0;
+
+	if (!tmatch__refine_aggregates || l < 2 || nitems == 0 ||
+	    nedges / (size_t)nitems < (size_t)(AGG_MIN_DEGREE_PER_LEVEL * l))
+		return 0;
+	for (int u = 1; u < l; u++)
+		m += (size_t)(t->nb_leaves / t->span[l - u]);
+	if (m * (size_t)nitems > AGG_MAX_ENTRIES ||
+	    m * (size_t)nitems > AGG_MAX_ENTRIES_PER_EDGE * nedges)
+		return 0;
+	return m;
+}
+
 static int agg_init(const struct refiner *r, struct aggregates *g, int l, int nitems,
                     const size_t *ptr, const int *adj, const double *w, const int *pos)
 {
@@ -181,8 +235,7 @@ static int agg_init(const struct refiner *r, struct aggregates *g, int l, int ni
 	int npos = t->nb_leaves / t->span[l];
 
 	memset(g, 0, sizeof(*g));
-	if (!tmatch__refine_aggregates || l < 2 || nitems == 0 ||
-	    ptr[nitems] / (size_t)nitems < (size_t)(AGG_MIN_DEGREE_PER_LEVEL * l))
+	if (!agg_width(r, l, nitems, ptr[nitems]))
 		return 1;
 	g->levels = l;
 	g->ptr = ptr;
@@ -192,9 +245,6 @@ static int agg_init(const struct refiner *r, struct aggregates *g, int l, int ni
 		g->off[u] = g->m;
 		g->m += (size_t)(t->nb_leaves / t->span[l - u]);
 	}
-	if (g->m * (size_t)nitems > AGG_MAX_ENTRIES ||
-	    g->m * (size_t)nitems > AGG_MAX_ENTRIES_PER_EDGE * ptr[nitems])
-		return 1;
 	g->at = calloc(g->m * (size_t)nitems, sizeof(double));
 	g->node = malloc(sizeof(size_t) * (size_t)npos * (size_t)l);
 	if (!g->at || !g->node) {
@@ -261,6 +311,12 @@ static int build_level(struct refiner *r, int l, int nslots)
 		r->slot_grp[s] = s;
 		r->grp_slot[s] = s;
 	}
+	/* the leaves: every rank's row as it is, unless aggregates would
+	   want the copy */
+	r->leaf_view = tmatch__refine_leaf_view && span == 1 && r->no_diagonal &&
+	               !agg_width(r, l, nslots, c->nnz);
+	if (r->leaf_view)
+		return 0;
 	for (int g = 0; g < nslots; g++) {
 		size_t start = e;
 
@@ -302,20 +358,23 @@ static double swap_delta(const struct refiner *r, int g, int g2)
 {
 	int p = r->grp_slot[g], s = r->grp_slot[g2];
 	double d = 0;
+	size_t b, e;
 
-	for (size_t k = r->cptr[g]; k < r->cptr[g + 1]; k++) {
-		int h = r->cadj[k];
+	group_edges(r, g, &b, &e);
+	for (size_t k = b; k < e; k++) {
+		int h = edge_group(r, k);
 		if (h == g2)
 			continue;
 		int q = r->grp_slot[h];
-		d += r->cw[k] * (double)(slot_dist(r, s, q) - slot_dist(r, p, q));
+		d += edge_weight(r, k) * (double)(slot_dist(r, s, q) - slot_dist(r, p, q));
 	}
-	for (size_t k = r->cptr[g2]; k < r->cptr[g2 + 1]; k++) {
-		int h = r->cadj[k];
+	group_edges(r, g2, &b, &e);
+	for (size_t k = b; k < e; k++) {
+		int h = edge_group(r, k);
 		if (h == g)
 			continue;
 		int q = r->grp_slot[h];
-		d += r->cw[k] * (double)(slot_dist(r, p, q) - slot_dist(r, s, q));
+		d += edge_weight(r, k) * (double)(slot_dist(r, p, q) - slot_dist(r, s, q));
 	}
 	return d;
 }
@@ -372,7 +431,9 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 		return -1;
 	/* dense levels: swaps priced from the aggregates, wg[h] the weight from
 	   the group at hand to group h */
-	use_agg = agg_init(r, &agg, l, nslots, r->cptr, r->cadj, r->cw, r->grp_slot) == 0;
+	memset(&agg, 0, sizeof(agg)); /* freed at the end, made or not */
+	use_agg = !r->leaf_view &&
+	          agg_init(r, &agg, l, nslots, r->cptr, r->cadj, r->cw, r->grp_slot) == 0;
 	if (use_agg && !(wg = calloc((size_t)nslots, sizeof(double)))) {
 		agg_free(&agg);
 		use_agg = 0;
@@ -383,10 +444,12 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 		double sweep_gain = 0;
 
 		for (int g = 0; g < nslots && !stop; g++) {
-			size_t deg = r->cptr[g + 1] - r->cptr[g];
+			size_t eb, ee, deg;
 			int p, best_g2 = -1, np;
 			double best = -eps;
 
+			group_edges(r, g, &eb, &ee);
+			deg = ee - eb;
 			if (deg == 0)
 				continue;
 			p = r->grp_slot[g];
@@ -396,14 +459,14 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 			np = 0;
 			r->stamp[p / ar] = tick;
 			r->pconn[p / ar] = 0;
-			for (size_t k = r->cptr[g]; k < r->cptr[g + 1]; k++) {
-				int par = r->grp_slot[r->cadj[k]] / ar;
+			for (size_t k = eb; k < ee; k++) {
+				int par = r->grp_slot[edge_group(r, k)] / ar;
 				if (r->stamp[par] != tick) {
 					r->stamp[par] = tick;
 					r->pconn[par] = 0;
 					r->plist[np++] = par;
 				}
-				r->pconn[par] += r->cw[k];
+				r->pconn[par] += edge_weight(r, k);
 				if (use_agg)
 					wg[r->cadj[k]] = r->cw[k];
 			}
@@ -426,7 +489,7 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 					stop = 1;
 			}
 			if (use_agg)
-				for (size_t k = r->cptr[g]; k < r->cptr[g + 1]; k++)
+				for (size_t k = eb; k < ee; k++)
 					wg[r->cadj[k]] = 0;
 			if (best_g2 >= 0) {
 				int s = r->grp_slot[best_g2];
@@ -881,6 +944,11 @@ static int refiner_init(struct refiner *r, const tmatch_comm_t *comm, const tmat
 	for (int lf = 0; lf < nl; lf++)
 		r->code[lf] = tmatch__leaf_code(topo, &r->codes, lf);
 	memcpy(r->leaf_of_rank, leaf_of_rank, sizeof(int) * (size_t)r->n);
+	r->no_diagonal = 1;
+	for (int q = 0; q < r->n && r->no_diagonal; q++)
+		for (size_t k = comm->row_ptr[q]; k < comm->row_ptr[q + 1]; k++)
+			if (comm->col[k] == q)
+				r->no_diagonal = 0;
 	for (int lf = 0; lf < nl; lf++)
 		r->rank_of_leaf[lf] = -1;
 	for (int q = 0; q < r->n; q++)

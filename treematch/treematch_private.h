@@ -143,6 +143,11 @@ int tmatch__refine(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
    integer weights). */
 extern int tmatch__refine_aggregates;
 
+/* Whether the descent reads the leaf level's edges from the matrix itself
+   rather than from a copy (1, the default); the unit tests compare both
+   ways (the same placements: the same edges in the same order). */
+extern int tmatch__refine_leaf_view;
+
 /* The steps tmatch__refine takes by default on this input. */
 long tmatch__refine_budget(const tmatch_comm_t *comm, const tmatch_topo_t *topo);
 

@@ -272,6 +272,54 @@ Test(refine, never_increases_hop_bytes)
 	}
 }
 
+/*
+ * tmatch__refine from a random placement, with *toggle 1 and 0, on one
+ * of specs (by seed) with every leaf or three quarters of them used, the
+ * matrix made by comm_of: the placements must be the same, and better
+ * than the start.
+ */
+static void refine_same_either_way(int *toggle, const char *const specs[3],
+                                   tmatch_comm_t *(*comm_of)(int n, uint64_t seed))
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		tmatch_topo_t *t = tree(specs[seed % 3]);
+		int nl = tmatch_topo_nb_leaves(t), n = seed % 2 ? nl : nl * 3 / 4;
+		tmatch_comm_t *c = comm_of(n, seed);
+		int *on = map_with(c, t, "random", seed), *off = malloc(sizeof(int) * (size_t)n);
+		tmatch_map_opts_t o;
+		double start = tmatch__hop_bytes(c, t, on);
+
+		cr_assert_not_null(off);
+		memcpy(off, on, sizeof(int) * (size_t)n);
+		tmatch_map_opts_init(&o);
+		o.seed = seed;
+		cr_assert_eq(tmatch__refine(c, t, &o, on, NULL), 0);
+		*toggle = 0;
+		cr_assert_eq(tmatch__refine(c, t, &o, off, NULL), 0);
+		*toggle = 1;
+		cr_assert_eq(tmatch_map_validate(t, on, n, NULL), 0);
+		cr_expect_lt(tmatch__hop_bytes(c, t, on), start, "seed %llu",
+		             (unsigned long long)seed);
+		for (int q = 0; q < n; q++)
+			cr_assert_eq(on[q], off[q], "seed %llu, rank %d: leaf %d, %d",
+			             (unsigned long long)seed, q, on[q], off[q]);
+		free(on);
+		free(off);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+static tmatch_comm_t *dense_comm(int n, uint64_t seed)
+{
+	return random_comm(n, n / 2, seed); /* degree > 4 x depth */
+}
+
+static tmatch_comm_t *sparse_comm(int n, uint64_t seed)
+{
+	return seed == 6 ? stencil(16, n / 16, 5) : random_comm(n, 4, seed);
+}
+
 /* Threshold accepting's aggregates (dense inputs) only regroup the sums
    of its moves: with integer weights the placements are the same with and
    without them, on full trees and with free leaves (moves onto them). */
@@ -280,34 +328,21 @@ Test(refine, aggregates_place_as_the_sums_over_edges)
 	static const char *const specs[] = {"tleaf 3 2 1 3 1 16 1", "tleaf 4 2 1 2 1 4 1 4 1",
 	                                    "tleaf 2 4 1 24 1"};
 
-	for (uint64_t seed = 1; seed <= 6; seed++) {
-		tmatch_topo_t *t = tree(specs[seed % 3]);
-		int nl = tmatch_topo_nb_leaves(t), n = seed % 2 ? nl : nl * 3 / 4;
-		tmatch_comm_t *c = random_comm(n, n / 2, seed); /* dense: degree > 4 x depth */
-		int *with = map_with(c, t, "random", seed),
-		    *without = malloc(sizeof(int) * (size_t)n);
-		tmatch_map_opts_t o;
-		double start = tmatch__hop_bytes(c, t, with);
+	refine_same_either_way(&tmatch__refine_aggregates, specs, dense_comm);
+}
 
-		cr_assert_not_null(without);
-		memcpy(without, with, sizeof(int) * (size_t)n);
-		tmatch_map_opts_init(&o);
-		o.seed = seed;
-		cr_assert_eq(tmatch__refine(c, t, &o, with, NULL), 0);
-		tmatch__refine_aggregates = 0;
-		cr_assert_eq(tmatch__refine(c, t, &o, without, NULL), 0);
-		tmatch__refine_aggregates = 1;
-		cr_assert_eq(tmatch_map_validate(t, with, n, NULL), 0);
-		cr_expect_lt(tmatch__hop_bytes(c, t, with), start, "seed %llu",
-		             (unsigned long long)seed);
-		for (int q = 0; q < n; q++)
-			cr_assert_eq(with[q], without[q], "seed %llu, rank %d: leaf %d, %d",
-			             (unsigned long long)seed, q, with[q], without[q]);
-		free(with);
-		free(without);
-		tmatch_comm_destroy(c);
-		tmatch_topo_destroy(t);
-	}
+/*
+ * The descent reads the leaf level's edges from the matrix itself (no copy
+ * of it: 100 MB at 1,048,576 ranks): the same placements as from the
+ * contracted copy, on sparse inputs in any numbering, on full and partial
+ * trees.
+ */
+Test(refine, leaf_level_from_the_matrix_places_as_from_its_copy)
+{
+	static const char *const specs[] = {"tleaf 3 4 1 8 1 16 1", "tleaf 4 2 1 4 1 2 1 32 1",
+	                                    "tleaf 2 16 1 32 1"};
+
+	refine_same_either_way(&tmatch__refine_leaf_view, specs, sparse_comm);
 }
 
 Test(refine, improves_a_bad_mapping)
