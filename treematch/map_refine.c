@@ -60,12 +60,12 @@ struct refiner {
 	int *cadj;
 	double *cw;
 	size_t ccap;
-	/* The leaf level's graph read from the matrix itself (leaf_view): a
-	   group is one leaf, its rank's row the group's edges, the group at
-	   the other end the leaf of the neighbour. The same edges in the same
-	   order as the contracted graph would hold (no diagonal: no_diagonal),
-	   without its copy of the matrix (1,048,576 ranks: 12 bytes an
-	   entry, 100 MB). */
+	/* The leaf level's graph on the matrix itself (leaf_view): a group is
+	   one leaf, its rank's row the group's edges, their weights the
+	   matrix's; cadj[k] the leaf of entry k's neighbour. The same edges in
+	   the same order as the contracted graph would hold (no diagonal:
+	   no_diagonal), without copying the weights (1,048,576 ranks: 8 bytes
+	   an entry, 67 MB). */
 	int no_diagonal;
 	int leaf_view;
 };
@@ -131,7 +131,7 @@ static inline void group_edges(const struct refiner *r, int g, size_t *b, size_t
 /* The group at the other end of edge k, and its weight. */
 static inline int edge_group(const struct refiner *r, size_t k)
 {
-	return r->leaf_view ? r->leaf_of_rank[r->c->col[k]] : r->cadj[k];
+	return r->cadj[k];
 }
 
 static inline double edge_weight(const struct refiner *r, size_t k)
@@ -315,8 +315,11 @@ static int build_level(struct refiner *r, int l, int nslots)
 	   want the copy */
 	r->leaf_view = tmatch__refine_leaf_view && span == 1 && r->no_diagonal &&
 	               !agg_width(r, l, nslots, c->nnz);
-	if (r->leaf_view)
+	if (r->leaf_view) {
+		for (size_t k = 0; k < c->nnz; k++) /* ccap > nnz */
+			r->cadj[k] = r->leaf_of_rank[c->col[k]];
 		return 0;
+	}
 	for (int g = 0; g < nslots; g++) {
 		size_t start = e;
 
