@@ -128,12 +128,7 @@ static inline void group_edges(const struct refiner *r, int g, size_t *b, size_t
 	}
 }
 
-/* The group at the other end of edge k, and its weight. */
-static inline int edge_group(const struct refiner *r, size_t k)
-{
-	return r->cadj[k];
-}
-
+/* The weight of edge k (the group at its other end: cadj[k]). */
 static inline double edge_weight(const struct refiner *r, size_t k)
 {
 	return r->leaf_view ? r->c->w[k] : r->cw[k];
@@ -204,12 +199,6 @@ static void agg_move(struct aggregates *g, int q, int from, int to, int k)
 	}
 }
 
-/*
- * The aggregates of the level l (its positions are the nodes at depth l) for
- * nitems items on the graph (ptr, adj, w), item q at pos[q]. 0 with the
- * table made, 1 when it does not pay, fit or get its memory (a speed-up
- * only: a user's lower max_map_memory must not fail the refinement).
- */
 /* The row length of the table of level l (0: aggregates do not pay or
    fit, for nitems items with nedges edges in all). */
 static size_t agg_width(const struct refiner *r, int l, int nitems, size_t nedges)
@@ -228,6 +217,12 @@ static size_t agg_width(const struct refiner *r, int l, int nitems, size_t nedge
 	return m;
 }
 
+/*
+ * The aggregates of the level l (its positions are the nodes at depth l) for
+ * nitems items on the graph (ptr, adj, w), item q at pos[q]. 0 with the
+ * table made, 1 when it does not pay, fit or get its memory (a speed-up
+ * only: a user's lower max_map_memory must not fail the refinement).
+ */
 static int agg_init(const struct refiner *r, struct aggregates *g, int l, int nitems,
                     const size_t *ptr, const int *adj, const double *w, const int *pos)
 {
@@ -365,7 +360,7 @@ static double swap_delta(const struct refiner *r, int g, int g2)
 
 	group_edges(r, g, &b, &e);
 	for (size_t k = b; k < e; k++) {
-		int h = edge_group(r, k);
+		int h = r->cadj[k];
 		if (h == g2)
 			continue;
 		int q = r->grp_slot[h];
@@ -373,7 +368,7 @@ static double swap_delta(const struct refiner *r, int g, int g2)
 	}
 	group_edges(r, g2, &b, &e);
 	for (size_t k = b; k < e; k++) {
-		int h = edge_group(r, k);
+		int h = r->cadj[k];
 		if (h == g)
 			continue;
 		int q = r->grp_slot[h];
@@ -463,7 +458,7 @@ static double descend_level(struct refiner *r, int l, int max_sweeps, double eps
 			r->stamp[p / ar] = tick;
 			r->pconn[p / ar] = 0;
 			for (size_t k = eb; k < ee; k++) {
-				int par = r->grp_slot[edge_group(r, k)] / ar;
+				int par = r->grp_slot[r->cadj[k]] / ar;
 				if (r->stamp[par] != tick) {
 					r->stamp[par] = tick;
 					r->pconn[par] = 0;
