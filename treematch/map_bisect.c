@@ -306,6 +306,24 @@ static void move_vertex(const struct graph *g, int *side, double *gain, int v)
 	}
 }
 
+/* The vertex of list[0..*n) (ascending) with the largest gain, the lowest
+   on ties, taken out of the list (its order kept); -1 when it is empty. */
+static int take_best(int *list, int *n, const double *gain)
+{
+	int pick = -1, at = 0;
+
+	for (int i = 0; i < *n; i++)
+		if (pick < 0 || gain[list[i]] > gain[pick]) {
+			pick = list[i];
+			at = i;
+		}
+	if (pick >= 0) {
+		(*n)--;
+		memmove(list + at, list + at + 1, sizeof(int) * (size_t)(*n - at));
+	}
+	return pick;
+}
+
 /*
  * Fiduccia-Mattheyses with exact sizes: each pass moves vertices once, the
  * best unlocked one from the side that holds at least its share (side 0
@@ -332,19 +350,11 @@ static double fm_passes(const struct graph *g, int size0, int *side, double *gai
 			n0 += !s;
 		}
 		for (int step = 0; step < m; step++) {
-			int from = n0 > size0 || (n0 == size0 && step % 2 == 0) ? 0 : 1, pick = -1,
-			    at = 0;
-			int *cand = unlocked + from * m;
+			int from = n0 > size0 || (n0 == size0 && step % 2 == 0) ? 0 : 1;
+			int pick = take_best(unlocked + from * m, &nfree[from], gain); /* locked */
 
-			for (int i = 0; i < nfree[from]; i++)
-				if (pick < 0 || gain[cand[i]] > gain[pick]) {
-					pick = cand[i];
-					at = i;
-				}
 			if (pick < 0)
 				break;
-			nfree[from]--; /* locked: out of its side's list, the order kept */
-			memmove(cand + at, cand + at + 1, sizeof(int) * (size_t)(nfree[from] - at));
 			run += gain[pick];
 			move_vertex(g, side, gain, pick);
 			n0 += from ? 1 : -1;
@@ -387,6 +397,7 @@ static int small_bisect(const struct graph *g, int size0, int *side)
 	seeds[0] = far_vertex(g, 0, queue, seen);
 	seeds[1] = far_vertex(g, seeds[0], queue, seen);
 	for (int t = 0; t < 2; t++) {
+		/* rest: the space fm_passes takes next */
 		int grown = 1, *rest = work + 4 * m, nrest = 0;
 		double cut = 0;
 
@@ -398,18 +409,8 @@ static int small_bisect(const struct graph *g, int size0, int *side)
 				rest[nrest++] = v;
 		}
 		side_gains(g, trial, gain);
-		for (; grown < size0; grown++) {
-			int pick = rest[0], at = 0;
-
-			for (int i = 1; i < nrest; i++)
-				if (gain[rest[i]] > gain[pick]) {
-					pick = rest[i];
-					at = i;
-				}
-			nrest--;
-			memmove(rest + at, rest + at + 1, sizeof(int) * (size_t)(nrest - at));
-			move_vertex(g, trial, gain, pick);
-		}
+		for (; grown < size0; grown++) /* rest is not empty: size0 < m */
+			move_vertex(g, trial, gain, take_best(rest, &nrest, gain));
 		for (int v = 0; v < m; v++)
 			for (idx_t e = g->xadj[v]; e < g->xadj[v + 1]; e++)
 				if (trial[v] != trial[g->adj[e]])
