@@ -168,7 +168,7 @@ for mt in "openmpi 3 500" "mpich 2 40"; do
 	case $1 in
 	openmpi)
 		launcher="mpirun.openmpi -np $2 --mca btl $(ompi_sm_threads_btl)"
-		case $launcher in *tcp*) via=", over TCP: 6.0.0rc2's sm BTL hangs with threads" ;; esac
+		if ompi_6rc2; then via=", over TCP: 6.0.0rc2's sm BTL hangs with threads"; fi
 		;;
 	mpich) launcher="mpirun.mpich -np $2" ;;
 	esac
