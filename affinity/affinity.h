@@ -130,6 +130,14 @@ TMATCH_API void tmatch_affinity_opts_init(tmatch_affinity_opts_t *opts);
 TMATCH_API int tmatch_affinity_smt_parse(const char *name, int *smt, tmatch_error_t *err);
 
 /*
+ * hwloc's components found and loaded now (HWLOC_PLUGINS_BLACKLIST as the
+ * environment says) and kept for the life of the process, so that later
+ * loads skip that step (the plugin's helper does it while it waits for
+ * its input). 0, or -1 when hwloc cannot (later loads find them again).
+ */
+TMATCH_API int tmatch_affinity_components_keep(void);
+
+/*
  * Load the XML of opts (source XML) with hwloc and return hwloc's own export
  * of what it loaded (malloc'd, NUL-terminated, *len bytes before the NUL).
  * For a file a user wrote: a child runs this, so that hwloc crashing on a

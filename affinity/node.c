@@ -556,6 +556,17 @@ char *tmatch_affinity_tree_xml(const tmatch_affinity_tree_t *tree, size_t *len, 
 	return export_xml(tree->nodes[0].topo, NULL, len, err);
 }
 
+int tmatch_affinity_components_keep(void)
+{
+	/* hwloc counts its components' users: one topology never destroyed
+	   keeps them loaded */
+	static hwloc_topology_t kept;
+
+	if (!kept && hwloc_topology_init(&kept) < 0)
+		kept = NULL;
+	return kept ? 0 : -1;
+}
+
 tmatch_affinity_tree_t *tmatch_affinity_node_load(const tmatch_affinity_opts_t *opts,
                                                   tmatch_error_t *err)
 {

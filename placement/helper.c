@@ -57,12 +57,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,13 +153,13 @@ static void put_str(struct wbuf *w, uint32_t tag, const char *s)
 		put_tagged(w, tag, s, strlen(s));
 }
 
-/* The helper's input in a sealed memfd. The descriptor, or -1 with err. */
-static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_t *err)
+/* The helper's input, written into its memfd and sealed. 0, or -1 with err. */
+static int input_write(int fd, const tmatch_place_helper_in_t *in, int probe, tmatch_error_t *err)
 {
 	struct tmatch__helper_input h;
-	struct wbuf w = {-1, 0};
+	struct wbuf w = {fd, 0};
 	const tmatch_affinity_tree_t *tree = in->prep->tree;
-	char *xml = NULL;
+	char *xml = NULL, cwd[PATH_MAX];
 	size_t xml_len = 0;
 
 	memset(&h, 0, sizeof(h));
@@ -186,13 +188,6 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 	/* the machine the tree was made from: the helper makes its own from it */
 	if (tree && !(xml = tmatch_affinity_tree_xml(tree, &xml_len, err)))
 		return -1;
-	w.fd = memfd_create("treematch-helper-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (w.fd < 0) {
-		free(xml);
-		return tmatch_error_set(err, errno, NULL, 0, 0,
-		                        "cannot start the mapping process: memfd: %s",
-		                        strerror(errno));
-	}
 	put(&w, &h, sizeof(h));
 	put(&w, in->groups, (size_t)in->ngroups * sizeof(gid_t));
 	_Static_assert(sizeof(int) == sizeof(int32_t), "ranks travel as the ints they are");
@@ -216,18 +211,17 @@ static int input_fd(const tmatch_place_helper_in_t *in, int probe, tmatch_error_
 	put_str(&w, TMATCH__HIN_TOPOLOGY_FILE, in->topology_file);
 	put_str(&w, TMATCH__HIN_SLURM_CONF, in->slurm_conf);
 	put_str(&w, TMATCH__HIN_PARTITION, in->partition);
+	/* the job's working directory (Slurm entered it just before
+	   user_init), which a helper started ahead did not inherit */
+	put_str(&w, TMATCH__HIN_CWD, getcwd(cwd, sizeof(cwd)));
 	put(&w, (const uint32_t[2]){TMATCH__HIN_END, 0}, 2 * sizeof(uint32_t));
 	free(xml);
-	if (w.failed || fcntl(w.fd, F_ADD_SEALS,
-	                      F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		int e = errno;
-
-		close(w.fd);
-		return tmatch_error_set(err, e, NULL, 0, 0,
+	if (w.failed ||
+	    fcntl(w.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return tmatch_error_set(err, errno, NULL, 0, 0,
 		                        "cannot start the mapping process: its input: %s",
-		                        strerror(e));
-	}
-	return w.fd;
+		                        strerror(errno));
+	return 0;
 }
 
 /* ---- the input, read by the helper ---------------------------------------- */
@@ -238,6 +232,7 @@ struct input {
 	const char *node_xml;
 	size_t node_xml_len;
 	tmatch_place_gpu_env_t gpu; /* a GPU step's variables */
+	const char *cwd;            /* the job's working directory, NULL = unknown */
 };
 
 /* The input on fd (mapped whole, read only), every length and count
@@ -314,6 +309,7 @@ static int input_read(int fd, struct input *d)
 	d->in.topology_file = str[TMATCH__HIN_TOPOLOGY_FILE];
 	d->in.slurm_conf = str[TMATCH__HIN_SLURM_CONF];
 	d->in.partition = str[TMATCH__HIN_PARTITION];
+	d->cwd = str[TMATCH__HIN_CWD];
 	d->node_xml = str[TMATCH__HIN_NODE_XML];
 	d->node_xml_len = len[TMATCH__HIN_NODE_XML];
 	d->in.helper_fd = -1;
@@ -357,6 +353,20 @@ __attribute__((noreturn)) static void probe(int fd)
 	_exit(0);
 }
 
+/* The root side's word that fd 4 is written and sealed (EOF: the step
+   went on without the helper). 0, or -1. */
+static int wait_word(int fd)
+{
+	char c;
+	ssize_t r;
+
+	do
+		r = read(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	close(fd);
+	return r == 1 ? 0 : -1;
+}
+
 void tmatch__helper_main(void)
 {
 	tmatch__sandbox_t sb;
@@ -365,10 +375,22 @@ void tmatch__helper_main(void)
 	struct input d;
 	int code, differs;
 
-	if (input_read(TMATCH__HELPER_INPUT_FD, &d) < 0)
+	/* Started ahead of its step, it dies with slurmstepd while it waits
+	   (the uid change clears this; confine sets it again). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* What needs no input is done while slurmstepd prepares the step:
+	   the filter built, hwloc's components loaded without its plugins
+	   and kept (hwloc reads the variable only then: the environment is
+	   empty again unless that failed). */
+	tmatch__sandbox_filter_ahead();
+	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 1);
+	if (tmatch_affinity_components_keep() == 0)
+		unsetenv("HWLOC_PLUGINS_BLACKLIST");
+	if (wait_word(TMATCH__HELPER_GO_FD) < 0 || input_read(TMATCH__HELPER_INPUT_FD, &d) < 0)
 		_exit(TMATCH__SANDBOX_EXIT_INPUT);
 	close(TMATCH__HELPER_INPUT_FD); /* mapped; the descriptor is not needed */
 	memset(&sb, 0, sizeof(sb));
+	sb.cwd = d.cwd;
 	sb.become = 1;
 	sb.uid = d.in.uid;
 	sb.gid = d.in.gid;
@@ -382,9 +404,6 @@ void tmatch__helper_main(void)
 		_exit(code);
 	if (d.h->probe)
 		probe(3);
-	/* The helper's own environment, which started empty: hwloc without
-	   its plugins. */
-	setenv("HWLOC_PLUGINS_BLACKLIST", TMATCH_PLACE_HWLOC_BLACKLIST, 1);
 	/* Its own node tree, from the machine the root side loaded, with the
 	   same items: it must be the root side's (the leaves it sends back are
 	   checked on that one). */
@@ -1126,36 +1145,133 @@ static int bad_in(const tmatch_place_helper_in_t *in, const tmatch_place_helper_
 
 /* The sandbox of the helper program: the admin's limits name its endings
    (the helper sets them on itself). */
-static void sandbox_of(const tmatch_place_helper_in_t *in, tmatch__sandbox_t *sb, int input)
+static void sandbox_of(const tmatch_place_helper_in_t *in, tmatch__sandbox_t *sb)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->max_time = in->admin->max_map_time;
 	sb->max_memory = in->admin->max_map_memory;
 	sb->exec_fd = in->helper_fd;
-	sb->input_fd = input;
+	sb->input_fd = sb->go_fd = -1;
+}
+
+struct tmatch_place_helper_started {
+	tmatch__child_t child;
+	int input_fd; /* the memfd, the helper's fd 4 */
+	int go_fd;    /* the pipe's write end; the helper reads fd 5 */
+};
+
+tmatch_place_helper_started_t *tmatch_place_helper_start(int helper_fd, tmatch_error_t *err)
+{
+	tmatch_place_helper_started_t *h = calloc(1, sizeof(*h));
+	tmatch__sandbox_t sb;
+	int go[2] = {-1, -1};
+
+	if (!h) {
+		tmatch_error_set(err, ENOMEM, NULL, 0, 0, "cannot start the mapping process: %s",
+		                 strerror(ENOMEM));
+		return NULL;
+	}
+	h->input_fd = memfd_create("treematch-helper-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (h->input_fd < 0 || pipe2(go, O_CLOEXEC) < 0) {
+		tmatch_error_set(err, errno, NULL, 0, 0, "cannot start the mapping process: %s: %s",
+		                 h->input_fd < 0 ? "memfd" : "pipe", strerror(errno));
+		goto fail;
+	}
+	memset(&sb, 0, sizeof(sb));
+	sb.exec_fd = helper_fd;
+	sb.input_fd = h->input_fd;
+	sb.go_fd = go[0];
+	if (tmatch__sandbox_exec_start(&sb, &h->child, err) < 0)
+		goto fail;
+	close(go[0]);
+	h->go_fd = go[1];
+	return h;
+fail:
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	if (h->input_fd >= 0)
+		close(h->input_fd);
+	free(h);
+	return NULL;
+}
+
+static void started_close(tmatch_place_helper_started_t *h)
+{
+	if (h->go_fd >= 0)
+		close(h->go_fd);
+	if (h->input_fd >= 0)
+		close(h->input_fd);
+	free(h);
+}
+
+pid_t tmatch_place_helper_abandon(tmatch_place_helper_started_t *h)
+{
+	pid_t pending;
+
+	if (!h)
+		return 0;
+	pending = tmatch__sandbox_abandon(&h->child);
+	started_close(h);
+	return pending;
+}
+
+/* The helper's input written, its word given (and the pipe closed: the
+   helper sees no second one), then watched to its end by sb (the deadline
+   counts from now). h is spent. */
+static int give(tmatch_place_helper_started_t *h, const tmatch_place_helper_in_t *in, int probe,
+                tmatch__sandbox_t *sb, tmatch_error_t *err)
+{
+	int rc = input_write(h->input_fd, in, probe, err);
+
+	if (rc == 0 && tmatch__write_all(h->go_fd, "g", 1) < 0)
+		rc = tmatch_error_set(err, errno, NULL, 0, 0,
+		                      "cannot start the mapping process: its input: %s",
+		                      strerror(errno));
+	close(h->go_fd);
+	h->go_fd = -1;
+	if (rc == 0) {
+		rc = tmatch__sandbox_exec_finish(sb, &h->child, err);
+	} else {
+		pid_t left = tmatch__sandbox_abandon(&h->child);
+
+		if (left > 0 && sb->pending)
+			*sb->pending = left;
+	}
+	started_close(h);
+	return rc;
+}
+
+/* in->started, or one started now. NULL with err. */
+static tmatch_place_helper_started_t *started_of(const tmatch_place_helper_in_t *in,
+                                                 tmatch_error_t *err)
+{
+	return in->started ? in->started : tmatch_place_helper_start(in->helper_fd, err);
 }
 
 int tmatch_place_helper_run(const tmatch_place_helper_in_t *in, tmatch_place_helper_out_t *out,
                             tmatch_error_t *err)
 {
+	tmatch_place_helper_started_t *h;
 	tmatch__sandbox_t sb;
 	struct take t;
 	tmatch_error_t e;
-	int fd, run = -1, run_errno = 0;
+	int run = -1, run_errno = 0;
 
-	if (bad_in(in, out))
+	if (bad_in(in, out)) {
+		tmatch_place_helper_abandon(in ? in->started : NULL);
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch_place_helper_run: invalid argument");
+	}
 	take_start(&t, in, out);
 	tmatch_error_clear(&e);
-	fd = input_fd(in, 0, &e);
-	if (fd >= 0) {
-		sandbox_of(in, &sb, fd);
+	if ((h = started_of(in, &e))) {
+		sandbox_of(in, &sb);
 		sb.feed = take_feed;
 		sb.feed_arg = &t;
 		sb.pending = &out->pending;
-		run = tmatch__sandbox_exec(&sb, &e);
-		close(fd);
+		run = give(h, in, 0, &sb, &e);
 	}
 	if (run < 0)
 		run_errno = errno;
@@ -1184,20 +1300,20 @@ int tmatch__helper_probe(const tmatch_place_helper_in_t *in, char *buf, size_t c
                          tmatch_error_t *err)
 {
 	tmatch_place_helper_out_t out;
+	tmatch_place_helper_started_t *h;
 	tmatch__sandbox_t sb;
 	struct report r = {buf, cap, got};
-	int fd, rc;
 
 	*got = 0;
-	if (bad_in(in, &out) || !buf)
+	if (bad_in(in, &out) || !buf) {
+		tmatch_place_helper_abandon(in ? in->started : NULL);
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch__helper_probe: invalid argument");
-	if ((fd = input_fd(in, 1, err)) < 0)
+	}
+	if (!(h = started_of(in, err)))
 		return -1;
-	sandbox_of(in, &sb, fd);
+	sandbox_of(in, &sb);
 	sb.feed = report_feed;
 	sb.feed_arg = &r;
-	rc = tmatch__sandbox_exec(&sb, err);
-	close(fd);
-	return rc;
+	return give(h, in, 1, &sb, err);
 }

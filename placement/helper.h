@@ -35,6 +35,20 @@ extern "C" {
  */
 int tmatch_place_helper_open(const char *path, tmatch_error_t *err);
 
+/*
+ * The helper started ahead of its step (slurmstepd's init_post_opt, as
+ * root): it execs, links and sets up what needs no input while Slurm
+ * prepares the step (switch, MPI, cgroups, PAM, I/O), then waits, having
+ * read nothing, for the root side's word. Only the process that started
+ * it may run it (tmatch_place_helper_in_t.started) or abandon it. NULL
+ * with err when it cannot be started (then run starts one itself).
+ */
+typedef struct tmatch_place_helper_started tmatch_place_helper_started_t;
+tmatch_place_helper_started_t *tmatch_place_helper_start(int helper_fd, tmatch_error_t *err);
+/* Killed, reaped (at most 2 s), freed: 0, or its pid when it did not end
+   (reap it later with tmatch_place_helper_reap). */
+pid_t tmatch_place_helper_abandon(tmatch_place_helper_started_t *h);
+
 /* The helper program's main (spank/helper_main.c, a front end of its own,
    so declared here): its input from fd 4, its confinement, then
    tmatch__helper_job. Never returns. */
@@ -76,6 +90,9 @@ typedef struct tmatch_place_helper_in {
 	gid_t gid;           /* S_JOB_GID */
 	const gid_t *groups; /* the user's supplementary groups */
 	int ngroups;
+	/* the helper started ahead (tmatch_place_helper_start), NULL = start
+	   one now; the run spends it either way */
+	tmatch_place_helper_started_t *started;
 } tmatch_place_helper_in_t;
 
 typedef struct tmatch_place_helper_out {

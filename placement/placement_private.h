@@ -82,9 +82,11 @@ typedef struct tmatch__sandbox {
 	/* Names the child in messages ("XML reader"); NULL = "mapping", with
 	   the limits named by the admin's keys (max_map_time=...). */
 	const char *what;
-	int exec_fd;  /* tmatch__sandbox_exec: the program to run */
-	int input_fd; /* tmatch__sandbox_exec: its fd 4, -1 = none */
-	double grace; /* seconds to wait for the end after SIGKILL; 0 = 2 */
+	int exec_fd;     /* tmatch__sandbox_exec: the program to run */
+	int input_fd;    /* tmatch__sandbox_exec: its fd 4, -1 = none */
+	int go_fd;       /* tmatch__sandbox_exec: its fd 5 (the word to read fd 4), -1 = none */
+	const char *cwd; /* the directory to enter once it is the user, NULL = stay */
+	double grace;    /* seconds to wait for the end after SIGKILL; 0 = 2 */
 	/* Tests: how SIGKILL is sent (a stand-in that does nothing is a child
 	   that cannot die yet); NULL = tmatch__sandbox_send_kill. */
 	int (*send_kill)(pid_t pid, int pidfd);
@@ -95,6 +97,25 @@ typedef void (*tmatch__sandbox_fn)(void *arg, int fd);
 int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg, char *buf,
                         size_t *got, tmatch_error_t *err);
 int tmatch__sandbox_exec(const tmatch__sandbox_t *sb, tmatch_error_t *err);
+/*
+ * tmatch__sandbox_exec in two halves, for a program started ahead of its
+ * input (the plugin's helper, at slurmstepd's init_post_opt): _start
+ * spawns it (0, or -1 with err); _finish watches it from then on, against
+ * the deadline counted from its call, and ends as tmatch__sandbox_exec
+ * (c is spent either way). A child never finished is _abandoned: killed,
+ * its end waited for at most 2 s; its pid when it did not end (for
+ * tmatch__sandbox_reap), else 0.
+ */
+typedef struct tmatch__child {
+	pid_t pid; /* 0: none */
+	int pidfd; /* -1 before Linux 5.3 */
+	int rfd;   /* the result pipe's read end */
+} tmatch__child_t;
+int tmatch__sandbox_exec_start(const tmatch__sandbox_t *sb, tmatch__child_t *c,
+                               tmatch_error_t *err);
+int tmatch__sandbox_exec_finish(const tmatch__sandbox_t *sb, tmatch__child_t *c,
+                                tmatch_error_t *err);
+pid_t tmatch__sandbox_abandon(tmatch__child_t *c);
 /* SIGKILL through the pidfd when there is one, else by pid. */
 int tmatch__sandbox_send_kill(pid_t pid, int pidfd);
 /* Reaps pid if it has ended; never waits. */
@@ -102,6 +123,7 @@ void tmatch__sandbox_reap(pid_t pid);
 
 /* Exit codes of a child that could not set itself up. */
 enum {
+	TMATCH__SANDBOX_EXIT_CWD = 116,     /* could not enter the job's working directory */
 	TMATCH__SANDBOX_EXIT_INPUT = 117,   /* the helper could not read its input */
 	TMATCH__SANDBOX_EXIT_OOM = 118,     /* could not set its oom_score_adj */
 	TMATCH__SANDBOX_EXIT_EXEC = 119,    /* the helper program could not be started */
@@ -135,6 +157,9 @@ int tmatch__sandbox_oom_reset(const char *path);
  * architectures and run it.
  */
 int tmatch__sandbox_filter_new(uint32_t arch, pid_t self, void **ctx);
+/* The helper, while it waits for its input: its own filter built now, so
+   that confining it later only loads it (built then when this failed). */
+void tmatch__sandbox_filter_ahead(void);
 void tmatch__sandbox_filter_free(void *ctx);
 
 /* Bytes of address space the calling process maps now (0 if unknown). */
@@ -151,16 +176,18 @@ double tmatch__place_now(void);
  * program (the format is described in helper.c).
  *
  * Root side to helper: one sealed memfd, the helper's fd 4: struct
- * tmatch__helper_input, the groups, the ranks, then tagged strings.
+ * tmatch__helper_input, the groups, the ranks, then tagged strings; then
+ * one byte on fd 5 (a pipe) once fd 4 is written and sealed.
  */
 #define TMATCH__HELPER_INPUT_MAGIC  0x314a4d54u /* "TMJ1" */
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */
 #define TMATCH__HELPER_HEAD_MAGIC   0x31524d54u /* "TMR1" */
-#define TMATCH__HELPER_WIRE_VERSION 5u
+#define TMATCH__HELPER_WIRE_VERSION 6u
 #define TMATCH__HELPER_TASK_VERSION 1u
 #define TMATCH__HELPER_MAX_LOCAL    65536 /* tasks on one node the root side will read back */
 #define TMATCH__HELPER_MAX_INPUT    ((size_t)96 << 20) /* bytes of input the helper takes */
 #define TMATCH__HELPER_INPUT_FD     4
+#define TMATCH__HELPER_GO_FD        5 /* one byte: fd 4 is written; EOF: never will be */
 
 struct tmatch__helper_input {
 	uint32_t magic, version;
@@ -203,6 +230,7 @@ enum {
 	TMATCH__HIN_ZE,
 	TMATCH__HIN_ORDINAL,
 	TMATCH__HIN_CGROUP_CONF, /* the admin's cgroup.conf (read at init) */
+	TMATCH__HIN_CWD,         /* the root side's working directory: the job's */
 	TMATCH__HIN_COUNT
 };
 

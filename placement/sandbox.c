@@ -13,13 +13,17 @@
  *
  * Between fork (for the helper, a vfork-like clone) and exec (or the body)
  * the child only arranges its descriptors: stdio on /dev/null, the result
- * pipe as fd 3 (and the helper's input as fd 4), every other one closed. Then, in this order
- * (tmatch__sandbox_confine, which the helper runs after exec):
+ * pipe as fd 3 (and the helper's input as fd 4, the root side's word to
+ * read it as fd 5), every other one closed. Then, in this order
+ * (tmatch__sandbox_confine, which the helper runs after exec and, when it
+ * was started ahead of its step, once that word came):
  *   1. default signal handlers and an empty mask; oom_score_adj raised to
  *      0 when it inherited less (slurmstepd runs at -1000, its tasks at 0);
  *   2. becomes the job's user for good: supplementary groups, then real,
  *      effective and saved gid and uid, each read back; when the user is
- *      not root, getting uid 0 back must fail; not dumpable;
+ *      not root, getting uid 0 back must fail; not dumpable; then, as the
+ *      user, enters the job's working directory when given one (a helper
+ *      started ahead of its step is not yet in it);
  *   3. PR_SET_PDEATHSIG (a change of uid clears it, so after 2), then its
  *      parent checked: a parent already gone ends the child;
  *   4. rlimits: no core, CPU = time limit + 1 s per thread, address space
@@ -348,14 +352,27 @@ void tmatch__sandbox_filter_free(void *ctx)
 		seccomp_release(ctx);
 }
 
+/* The filter built ahead (tmatch__sandbox_filter_ahead), NULL = not yet. */
+static void *filter_ahead;
+
+void tmatch__sandbox_filter_ahead(void)
+{
+	if (!filter_ahead && tmatch__sandbox_filter_new(0, getpid(), &filter_ahead) < 0)
+		filter_ahead = NULL;
+}
+
 static int install_filter(void)
 {
-	void *ctx;
+	void *ctx = filter_ahead;
 	int rc;
 
+	filter_ahead = NULL;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    tmatch__sandbox_filter_new(0, getpid(), &ctx) < 0)
+	    (!ctx && tmatch__sandbox_filter_new(0, getpid(), &ctx) < 0)) {
+		if (ctx)
+			seccomp_release(ctx);
 		return -1;
+	}
 	rc = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return rc < 0 ? -1 : 0;
@@ -370,6 +387,9 @@ int tmatch__sandbox_confine(const tmatch__sandbox_t *sb, pid_t parent, size_t ba
 		return TMATCH__SANDBOX_EXIT_OOM;
 	if (sb->become && become(sb) < 0)
 		return TMATCH__SANDBOX_EXIT_IDS;
+	/* as the user: a directory of theirs they may not enter stays shut */
+	if (sb->cwd && chdir(sb->cwd) < 0)
+		return TMATCH__SANDBOX_EXIT_CWD;
 	/* Dies with its parent. A change of uid clears the setting, so it
 	   comes now; a parent that died before it is seen by getppid(). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -410,17 +430,19 @@ __attribute__((noreturn)) static void child_run(const tmatch__sandbox_t *sb, pid
 }
 
 /* The helper program, from the caller's descriptor: result pipe on fd 3,
-   input on fd 4, nothing else, an empty environment. */
+   its input on fd 4 and the root side's word to read it on fd 5, nothing
+   else, an empty environment. */
 __attribute__((noreturn)) static void child_exec(const tmatch__sandbox_t *sb, int wfd)
 {
 	static char name[] = "treematch-helper";
 	char *const argv[] = {name, NULL}, *const envp[] = {NULL};
-	int keep[3] = {wfd, sb->input_fd, sb->exec_fd}, n = 1, fd;
+	int keep[4] = {wfd}, n = 1, fd;
 
 	if (sb->input_fd >= 0)
-		n++;
-	else
-		keep[1] = sb->exec_fd;
+		keep[n++] = sb->input_fd;
+	if (sb->go_fd >= 0)
+		keep[n++] = sb->go_fd;
+	keep[n] = sb->exec_fd;
 	/* the program's own descriptor last, closed by the exec itself */
 	if (tmatch__sandbox_fds(keep, n + 1) < 0 ||
 	    fcntl(fd = RESULT_FD + n, F_SETFD, FD_CLOEXEC) < 0)
@@ -513,6 +535,8 @@ static const char *setup_failure(int code)
 		return "could not be started (exec)";
 	case TMATCH__SANDBOX_EXIT_INPUT:
 		return "could not read its input";
+	case TMATCH__SANDBOX_EXIT_CWD:
+		return "could not enter the job's working directory";
 	default:
 		return NULL;
 	}
@@ -686,33 +710,28 @@ static enum watch_end watch(const tmatch__sandbox_t *sb, pid_t pid, int pidfd, i
 	}
 }
 
-/* Fork (and exec, for the helper), watch, kill, reap; one line for every
-   ending that is not a clean exit. */
-static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg,
-                  tmatch_error_t *err)
+/* Fork (and exec, for the helper): the child, and the read end of its
+   result pipe. 0, or -1 with err. */
+static int start(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg,
+                 tmatch__child_t *c, tmatch_error_t *err)
 {
-	char mem[32];
-	int pfd[2] = {-1, -1}, status = 0, ended = 0, pidfd, saved;
-	enum watch_end why;
-	double deadline, shown;
-	pid_t pid, parent = getpid();
-	const char *setup, *what = sb->what ? sb->what : "mapping";
-	/* The plugin's limits are the admin's keys; other callers' are not. */
-	const char *tkey = sb->what ? "" : "max_map_time=";
-	const char *mkey = sb->what ? "" : "max_map_memory=";
+	int pfd[2] = {-1, -1}, saved;
+	pid_t parent = getpid();
+	const char *what = sb->what ? sb->what : "mapping";
 
-	if (sb->pending)
-		*sb->pending = 0;
+	c->pid = 0;
+	c->pidfd = c->rfd = -1;
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return tmatch_error_set(err, errno, NULL, 0, 0,
 		                        "cannot start the %s process: pipe: %s", what,
 		                        strerror(errno));
 	if (!body) /* tmatch__sandbox_exec */
-		pid = spawn(sb, pfd[1]);
-	else if ((pid = fork()) == 0)
+		c->pid = spawn(sb, pfd[1]);
+	else if ((c->pid = fork()) == 0)
 		child_run(sb, parent, pfd[1], body, arg);
-	if (pid < 0) {
+	if (c->pid < 0) {
 		saved = errno;
+		c->pid = 0;
 		close(pfd[0]);
 		close(pfd[1]);
 		return tmatch_error_set(err, saved, NULL, 0, 0,
@@ -721,11 +740,35 @@ static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *ar
 	}
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-	pidfd = pidfd_of(pid); /* -1 before Linux 5.3: the end is polled for */
+	c->rfd = pfd[0];
+	c->pidfd = pidfd_of(c->pid); /* -1 before Linux 5.3: the end is polled for */
+	return 0;
+}
+
+/* Watch the started child from now on against the deadline, kill, reap;
+   one line for every ending that is not a clean exit. */
+static int finish(const tmatch__sandbox_t *sb, tmatch__child_t *c, tmatch_error_t *err)
+{
+	char mem[32];
+	int status = 0, ended = 0;
+	enum watch_end why;
+	double deadline, shown;
+	pid_t pid = c->pid;
+	int pidfd = c->pidfd;
+	const char *setup, *what = sb->what ? sb->what : "mapping";
+	/* The plugin's limits are the admin's keys; other callers' are not. */
+	const char *tkey = sb->what ? "" : "max_map_time=";
+	const char *mkey = sb->what ? "" : "max_map_memory=";
+
+	if (sb->pending)
+		*sb->pending = 0;
 	shown = sb->max_time;
 	deadline = sb->max_time > 0 ? tmatch__place_now() + sb->max_time : 0;
-	why = watch(sb, pid, pidfd, pfd[0], &deadline, &shown, &status, &ended);
-	close(pfd[0]);
+	why = watch(sb, pid, pidfd, c->rfd, &deadline, &shown, &status, &ended);
+	close(c->rfd);
+	c->rfd = -1;
+	c->pid = 0;
+	c->pidfd = -1;
 	if (why != WATCH_OK) {
 		(sb->send_kill ? sb->send_kill : tmatch__sandbox_send_kill)(pid, pidfd);
 		ended = wait_end(pid, pidfd, sb->grace > 0 ? sb->grace : GRACE_SLEEP, &status);
@@ -789,6 +832,16 @@ static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *ar
 	return 0;
 }
 
+static int launch(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, void *arg,
+                  tmatch_error_t *err)
+{
+	tmatch__child_t c;
+
+	if (start(sb, body, arg, &c, err) < 0)
+		return -1;
+	return finish(sb, &c, err);
+}
+
 static int bad_sandbox(const tmatch__sandbox_t *sb)
 {
 	return !sb || !(sb->max_time >= 0) || isinf(sb->max_time) || sb->ngroups < 0 ||
@@ -809,6 +862,7 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 	mine = *sb;
 	mine.exec_fd = -1;
 	mine.input_fd = -1;
+	mine.go_fd = -1;
 	if (!mine.feed) {
 		into.buf = buf;
 		into.got = got;
@@ -819,10 +873,52 @@ int tmatch__sandbox_run(const tmatch__sandbox_t *sb, tmatch__sandbox_fn body, vo
 	return launch(&mine, body, arg, err);
 }
 
+int tmatch__sandbox_exec_start(const tmatch__sandbox_t *sb, tmatch__child_t *c, tmatch_error_t *err)
+{
+	c->pid = 0;
+	c->pidfd = c->rfd = -1;
+	if (bad_sandbox(sb) || sb->exec_fd < 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch__sandbox_exec_start: invalid argument");
+	return start(sb, NULL, NULL, c, err);
+}
+
+int tmatch__sandbox_exec_finish(const tmatch__sandbox_t *sb, tmatch__child_t *c,
+                                tmatch_error_t *err)
+{
+	if (bad_sandbox(sb) || !sb->feed || !c || c->pid <= 0 || c->rfd < 0)
+		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
+		                        "tmatch__sandbox_exec_finish: invalid argument");
+	return finish(sb, c, err);
+}
+
+pid_t tmatch__sandbox_abandon(tmatch__child_t *c)
+{
+	pid_t pid = c ? c->pid : 0;
+	int status;
+
+	if (pid <= 0)
+		return 0;
+	tmatch__sandbox_send_kill(pid, c->pidfd);
+	if (wait_end(pid, c->pidfd, GRACE_SLEEP, &status) != 0)
+		pid = 0; /* reaped (here or elsewhere) */
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->rfd >= 0)
+		close(c->rfd);
+	c->pid = 0;
+	c->pidfd = c->rfd = -1;
+	return pid;
+}
+
 int tmatch__sandbox_exec(const tmatch__sandbox_t *sb, tmatch_error_t *err)
 {
-	if (bad_sandbox(sb) || sb->exec_fd < 0 || !sb->feed)
+	tmatch__child_t c;
+
+	if (!sb || !sb->feed)
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch__sandbox_exec: invalid argument");
-	return launch(sb, NULL, NULL, err);
+	if (tmatch__sandbox_exec_start(sb, &c, err) < 0)
+		return -1;
+	return finish(sb, &c, err);
 }

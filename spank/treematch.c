@@ -92,6 +92,10 @@ static struct {
 	tmatch_affinity_devices_t *devices; /* a GPU step's devices (the plan's refer to them) */
 	int ac;                             /* the plugstack.conf arguments, kept by init for */
 	char **av;                          /* the option callback (Slurm's own array) */
+	/* slurmstepd: the helper started at init_post_opt, by this process (the
+	   only one that may run or abandon it) */
+	tmatch_place_helper_started_t *started;
+	pid_t started_by;
 	uint32_t job_id; /* srun: the job, from local_user_init (exit has none) */
 } st;
 
@@ -549,6 +553,51 @@ static int srun_ntasks(void)
 	return ntasks;
 }
 
+/* slurmstepd: the user asked for a placement, or the admin's default
+   places every step (the helper decides the rest). */
+static int node_wants_plan(void)
+{
+	return st.user_value || st.user_value_bad ||
+	       (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn));
+}
+
+/*
+ * slurmstepd, init_post_opt, as root: the helper of a step to place is
+ * started now, so that its exec, its linking and what it sets up without
+ * input overlap Slurm's own preparation of the step (switch and MPI
+ * plugins, cgroups, PAM, I/O) before user_init, where it gets its input.
+ * It waits until then having read nothing. When it cannot be started
+ * here, user_init starts one and says why.
+ */
+static void start_helper_ahead(spank_t sp)
+{
+	uint32_t stepid = 0;
+	tmatch_error_t err;
+
+	if (!st.cfg_ok || !st.helper_open || st.user_value_bad || !node_wants_plan() ||
+	    TM_ITEM(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+	    !tmatch_place_step_is_handled(stepid))
+		return;
+	tmatch_error_clear(&err);
+	st.started = tmatch_place_helper_start(st.helper_fd, &err);
+	st.started_by = getpid();
+}
+
+/* The helper started ahead and not run: killed and reaped, by the process
+   that started it (Slurm's CONTAIN_SPANK runs user_init in a clone of
+   slurmstepd, which leaves it to slurmstepd's exit). */
+static void abandon_started(void)
+{
+	pid_t left;
+
+	if (!st.started || st.started_by != getpid())
+		return;
+	left = tmatch_place_helper_abandon(st.started);
+	st.started = NULL;
+	if (left > 0 && !st.helper_pending)
+		st.helper_pending = left;
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
@@ -577,6 +626,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		if (ctx == S_CTX_LOCAL && st.cfg.enabled && st.prof && (ntasks = srun_ntasks()) > 0)
 			check_profile(ntasks, NULL);
 		st.local_seconds = wall_seconds() - t0;
+	} else if (ctx == S_CTX_REMOTE) {
+		start_helper_ahead(sp);
 	}
 	return HOOK(init_post_opt, sp, ac, av);
 }
@@ -794,6 +845,10 @@ static void plan_node(spank_t sp)
 	ngroups = job_groups(gid, &groups);
 	memset(&hin, 0, sizeof(hin));
 	hin.helper_fd = st.helper_fd;
+	if (st.started && st.started_by == getpid()) {
+		hin.started = st.started; /* spent by the run */
+		st.started = NULL;
+	}
 	hin.admin = &st.cfg;
 	hin.user_value = st.user_value;
 	hin.nodelist = nodelist;
@@ -872,9 +927,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		if (!st.cfg_ok)
 			node_fail("the site's configuration of treematch has an error (said at "
 			          "init): Slurm's binding kept");
-		else if (st.user_value || st.user_value_bad ||
-		         (st.cfg.enabled && (st.cfg.profile[0] || st.cfg.learn)))
+		else if (node_wants_plan())
 			plan_node(sp);
+		abandon_started(); /* when plan_node stopped before running it */
 		/* this node's tasks fail in task_init; the other nodes' must not
 		   wait for them: the whole step is cancelled once the first of
 		   them has ended (slurm_spank_task_exit; not from here, stop.c) */
@@ -1065,6 +1120,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	free(st.slurm_conf);
 	free(st.topology_xml);
 	free(st.cgroup_conf);
+	abandon_started(); /* a step that failed before user_init */
 	if (st.helper_open)
 		close(st.helper_fd);
 	/* a helper killed in uninterruptible sleep: reaped if it has ended

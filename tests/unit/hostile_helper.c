@@ -3,7 +3,8 @@
  * hostile_helper.c - a stand-in for treematch-helper as code execution in
  * one of its parsers would make it: the root side starts it as it starts
  * the helper (test_placement_helper.c gives its descriptor), and it writes
- * on fd 3 what the step's --treematch value (from its input, fd 4) names:
+ * on fd 3 what the step's --treematch value (from its input, fd 4, once fd 5
+ * says it is written) names:
  *   "count"  a hello, then a placed head announcing 65,536 tasks;
  *   "flood"  a hello, a placed head, a valid record per task, then 100 MB.
  * It checks nothing and confines nothing: the root side must hold anyway.
@@ -26,7 +27,7 @@ int main(void)
 	const int32_t *ranks;
 	static char junk[1 << 20];
 
-	if (fstat(4, &st) < 0 ||
+	if (read(5, &st, 1) != 1 || fstat(4, &st) < 0 ||
 	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, 4, 0)) == MAP_FAILED)
 		return 1;
 	end = p + st.st_size;

@@ -991,6 +991,84 @@ Test(placement_helper, places_the_node_as_the_user)
 	node_teardown(&n);
 }
 
+/* The leaves a run gave, in task order. */
+static void leaves_of(const struct node *n, int *leaf)
+{
+	for (int i = 0; i < 8; i++)
+		leaf[i] = n->out.plan->task[i].leaf;
+}
+
+/* Started ahead (slurmstepd's init_post_opt), the helper waits, reading
+   nothing and with no deadline running, for its input: started 1.5 s
+   before a run whose limit is 1 s, it places as a helper started by the
+   run itself. */
+Test(placement_helper, started_ahead_places_as_started_now)
+{
+	struct node n;
+	int now[8], ahead[8];
+	struct timespec wait = {1, 500 * 1000 * 1000};
+
+	node_setup(&n, NULL);
+	n.admin.max_map_time = 1;
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	leaves_of(&n, now);
+	tmatch_place_node_destroy(n.out.plan);
+	n.out.plan = NULL;
+
+	n.in.started = tmatch_place_helper_start(n.in.helper_fd, &n.err);
+	cr_assert_not_null(n.in.started, "%s", n.err.msg);
+	cr_assert_gt(child_of(getpid()), 0, "it runs before its input");
+	nanosleep(&wait, NULL);
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_assert_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	leaves_of(&n, ahead);
+	cr_expect_arr_eq(now, ahead, sizeof(now));
+	cr_expect_eq(child_of(getpid()), 0, "the run reaped it");
+	node_teardown(&n);
+}
+
+/* Started ahead from another directory, the helper reads a relative
+   profile from the job's working directory: the root side's when it runs
+   it (Slurm enters it just before user_init). */
+Test(placement_helper, started_ahead_reads_from_the_jobs_directory)
+{
+	struct node n;
+	char cwd[PATH_MAX];
+
+	node_setup(&n, NULL);
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir("/"), 0);
+	n.in.started = tmatch_place_helper_start(n.in.helper_fd, &n.err);
+	cr_assert_not_null(n.in.started, "%s", n.err.msg);
+	cr_assert_eq(chdir(public_dir()), 0);
+	n.in.user_value = "pairs8.yml";
+	cr_assert_eq(node_run(&n), 0, "%s", n.err.msg);
+	cr_expect_eq(n.out.plan->status, TMATCH_PLACE_PLACED);
+	cr_expect_eq(n.out.user_profile, 1);
+	cr_assert_eq(chdir(cwd), 0);
+	node_teardown(&n);
+}
+
+/* A step that ends before user_init: the helper started ahead is killed
+   and reaped, and nothing of it is left. */
+Test(placement_helper, started_ahead_and_abandoned_leaves_nothing)
+{
+	struct node n;
+	pid_t helper;
+	int status;
+
+	node_setup(&n, NULL);
+	n.in.started = tmatch_place_helper_start(n.in.helper_fd, &n.err);
+	cr_assert_not_null(n.in.started, "%s", n.err.msg);
+	helper = child_of(getpid());
+	cr_assert_gt(helper, 0);
+	cr_expect_eq(tmatch_place_helper_abandon(n.in.started), 0, "it ended at once");
+	n.in.started = NULL;
+	cr_expect_eq(waitpid(helper, &status, WNOHANG), -1, "already reaped");
+	cr_expect_eq(errno, ECHILD);
+	node_teardown(&n);
+}
+
 /* The default mapper's search cut to half of max_map_time in the helper
    reaches the root side, whose summary line (verbose) says it. */
 Test(placement_helper, search_time_cut_reaches_the_summary)

@@ -697,6 +697,63 @@ static void remote_step(int ntasks, const char *cores, char **argv, int argc,
 	cr_assert_eq(call("slurm_spank_user_init", argc, argv), 0, "%s", mock.log);
 }
 
+/* The children of this process now (from /proc). */
+static int children(void)
+{
+	char path[64], buf[256];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f))
+		for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+			n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* slurmstepd starts the helper at init_post_opt, ahead of user_init; a
+   step that fails in between (Slurm's own set-up) ends at exit without
+   user_init: the helper goes with it. One that gets there runs it. */
+Test(spank_glue, helper_started_ahead_goes_with_its_step)
+{
+	char value[TM_TMP_MAX + 64], xmlarg[TM_TMP_MAX + 64];
+	char *argv[1];
+	struct spank_option *o;
+
+	write_profile(4);
+	write_xml();
+	snprintf(xmlarg, sizeof(xmlarg), "topology_xml=%s", xml_path);
+	argv[0] = xmlarg;
+	snprintf(value, sizeof(value), "%s,dry_run=on", profile_path);
+	for (int reach_user_init = 0; reach_user_init < 2; reach_user_init++) {
+		load_plugin(S_CTX_REMOTE);
+		snprintf(step_cores, sizeof(step_cores), "0-3");
+		mock.nlocal = mock.ntotal = 4;
+		mock.jobid = 77;
+		mock.stepid = 5;
+		job_setenv("SLURM_STEP_NODELIST", "n0");
+		cr_assert_eq(call("slurm_spank_init", 1, argv), 0);
+		o = treematch_option();
+		cr_assert_eq(o->cb(o->val, value, 1), 0);
+		cr_assert_eq(children(), 0);
+		cr_assert_eq(call("slurm_spank_init_post_opt", 1, argv), 0);
+		cr_expect_eq(children(), 1, "the helper waits for user_init");
+		if (reach_user_init) {
+			cr_assert_eq(call("slurm_spank_user_init", 1, argv), 0, "%s", mock.log);
+			cr_expect_eq(children(), 0, "user_init ran and reaped it");
+			mock.task_id = 0;
+			mock.nsetenv = 0;
+			cr_assert_eq(call("slurm_spank_task_init", 1, argv), 0, "%s", mock.log);
+			cr_expect_not_null(set_value("TREEMATCH_CPUS"), "placed: %s", mock.log);
+		}
+		cr_expect_eq(call("slurm_spank_exit", 0, NULL), 0);
+		cr_expect_eq(children(), 0, "no helper outlives its step");
+	}
+}
+
 Test(spank_glue, dry_run_exports_and_binds_nothing)
 {
 	char value[TM_TMP_MAX + 64], xmlarg[TM_TMP_MAX + 64];
