@@ -206,6 +206,31 @@ static void predicted_gain(const tmatch_config_t *cfg, struct tmatch__helper_msg
 	}
 }
 
+/* Records sent in chunks of up to 64 KiB rather than one write each: the
+   root side then wakes once a chunk, not once a task. */
+struct batch {
+	int fd;
+	size_t n;
+	char buf[65536];
+};
+
+static void batch_flush(struct batch *b)
+{
+	if (b->n)
+		tmatch__helper_send(b->fd, b->buf, b->n);
+	b->n = 0;
+}
+
+static void batch_put(struct batch *b, const void *what, size_t len)
+{
+	if (len > sizeof(b->buf) - b->n)
+		batch_flush(b);
+	memcpy(b->buf + b->n, what, len);
+	b->n += len;
+}
+
+static struct batch records;
+
 /* A placed GPU step's section, after the task records (helper.c checks
    it): the step's GPUs, then each task's GPUs and card. */
 static void send_gpus(int fd, const tmatch_place_node_t *plan)
@@ -231,6 +256,7 @@ static void send_gpus(int fd, const tmatch_place_node_t *plan)
 		g.index[i] = st->index[i];
 	}
 	tmatch__helper_send(fd, &g, sizeof(g));
+	records.fd = fd;
 	for (int i = 0; i < plan->ntasks; i++) {
 		const tmatch_place_task_t *t = &plan->task[i];
 
@@ -241,8 +267,9 @@ static void send_gpus(int fd, const tmatch_place_node_t *plan)
 		r.nic = t->nic;
 		for (int j = 0; j < t->ngpus && j < stride; j++)
 			r.gpu[j] = t->gpu[j];
-		tmatch__helper_send(fd, &r, size);
+		batch_put(&records, &r, size);
 	}
+	batch_flush(&records);
 }
 
 /* The node's decision failed: which of its reasons (from the outcome, the
@@ -432,6 +459,7 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 	snprintf(h.mapper, sizeof(h.mapper), "%s", plan->mapper);
 	h.gpu_step = plan->gpu_step != NULL;
 	tmatch__helper_send_head(fd, &h);
+	records.fd = fd;
 	for (int i = 0; i < plan->ntasks; i++) {
 		struct tmatch__helper_task t;
 
@@ -441,8 +469,9 @@ void tmatch__helper_job(const tmatch_place_helper_in_t *in, int differs, int fd)
 		t.rank = plan->task[i].rank;
 		t.leaf = plan->task[i].leaf;
 		t.pos = plan->task[i].pos;
-		tmatch__helper_send(fd, &t, sizeof(t));
+		batch_put(&records, &t, sizeof(t));
 	}
+	batch_flush(&records);
 	if (plan->gpu_step)
 		send_gpus(fd, plan);
 	_exit(0); /* nothing to free: the process ends */
