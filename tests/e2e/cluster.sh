@@ -449,6 +449,9 @@ do_start() {
 	for n in n0 n1 n2 n3 n4; do mkdir -p "$DIR/spool/$n" "$DIR/tmpfs/$n"; done
 	write_conf
 	[ "$CGROUP" = 0 ] || : >"$DIR/cgroup-used"
+	# the daemons' working directory, where a crash leaves its core: not
+	# the caller's (a slurmd core once landed in the repository)
+	cd "$DIR/run" || exit 1
 	start_munge
 	export SLURM_CONF="$CONF"
 	setsid slurmctld -D -c -f "$CONF" </dev/null >>"$DIR/log/slurmctld.out" 2>&1 &
