@@ -44,13 +44,15 @@ struct bisector {
 	int ncuts;           /* METIS tries this many bisections and keeps the best */
 	int nested;          /* inside an alternative of best_split: primary split only */
 	int *perm;           /* ranks, each tree node owns a contiguous segment */
-	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
+	int *leaf_of_rank;
+	int maxar; /* the largest arity */
+	/* scratch (scratch_alloc) */
+	int *loc; /* rank -> local index in the current subgraph, -1 outside */
 	int *part, *tmp;
 	idx_t *xadj, *adj, *adjw;
 	double *conn; /* per part, for the balance repair */
 	int *touched;
-	int *leaf_of_rank;
 	/* large inputs (VAST_RANKS): each rank's node at depth guide_depth as
 	   the coarse graph's partition placed it (NULL: no guide), and small
 	   segments split by small_split instead of METIS */
@@ -1246,6 +1248,50 @@ out:
 	return rc;
 }
 
+static void scratch_free(struct bisector *b)
+{
+	free(b->loc);
+	free(b->part);
+	free(b->tmp);
+	free(b->xadj);
+	free(b->adj);
+	free(b->adjw);
+	free(b->conn);
+	free(b->touched);
+	b->loc = b->part = b->tmp = b->touched = NULL;
+	b->xadj = b->adj = b->adjw = NULL;
+	b->conn = NULL;
+}
+
+/*
+ * Scratch for segments of up to m ranks whose rows hold up to nnz matrix
+ * entries: b's loc (over every rank, all -1), part, tmp, the subgraph's
+ * arrays and the per-part conn and touched. -1 (ENOMEM) with b's scratch
+ * freed.
+ */
+static int scratch_alloc(struct bisector *b, int m, size_t nnz)
+{
+	int n = b->c->n;
+
+	b->loc = malloc(sizeof(int) * (size_t)n);
+	b->part = malloc(sizeof(int) * (size_t)(m ? m : 1));
+	b->tmp = malloc(sizeof(int) * (size_t)(m ? m : 1));
+	b->xadj = malloc(sizeof(idx_t) * ((size_t)m + 1));
+	b->adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b->adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b->conn = calloc((size_t)b->maxar, sizeof(double));
+	b->touched = malloc(sizeof(int) * (size_t)b->maxar);
+	if (!b->loc || !b->part || !b->tmp || !b->xadj || !b->adj || !b->adjw || !b->conn ||
+	    !b->touched) {
+		scratch_free(b);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int q = 0; q < n; q++)
+		b->loc[q] = -1;
+	return 0;
+}
+
 /* Place perm[lo..lo+m) under node `node` at depth l. */
 static int place(struct bisector *b, int l, int node, int lo, int m)
 {
@@ -1346,6 +1392,9 @@ static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.leaf_of_rank = leaf_of_rank;
 	b.fast_small = n > VAST_RANKS;
 	b.spread_top = spread_top;
+	b.maxar = 1;
+	for (int l = 0; l < topo->depth; l++)
+		b.maxar = topo->arity[l] > b.maxar ? topo->arity[l] : b.maxar;
 	b.allowed_prefix = malloc(sizeof(int) * ((size_t)nl + 1));
 	if (!b.allowed_prefix) {
 		errno = ENOMEM;
@@ -1358,45 +1407,21 @@ static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* before the ranks' arrays: the coarse graphs never sit beside them */
 	if (b.fast_small && make_guide(&b) != 0)
 		goto out;
-	b.perm = calloc((size_t)n, sizeof(int));
-	b.loc = malloc(sizeof(int) * (size_t)n);
-	b.tmp = malloc(sizeof(int) * (size_t)n);
-	b.part = malloc(sizeof(int) * (size_t)n);
-	b.xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
-	b.adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
-	b.adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
-	{
-		int maxar = 1;
-		for (int l = 0; l < topo->depth; l++)
-			if (topo->arity[l] > maxar)
-				maxar = topo->arity[l];
-		b.conn = calloc((size_t)maxar, sizeof(double));
-		b.touched = malloc(sizeof(int) * (size_t)maxar);
-	}
-	if (!b.conn || !b.touched || !b.perm || !b.loc || !b.tmp || !b.part || !b.xadj || !b.adj ||
-	    !b.adjw || !b.allowed_prefix) {
+	b.perm = malloc(sizeof(int) * (size_t)n);
+	if (!b.perm || scratch_alloc(&b, n, nnz) != 0) {
 		errno = ENOMEM;
 		goto out;
 	}
-	for (int q = 0; q < n; q++) {
+	for (int q = 0; q < n; q++)
 		b.perm[q] = q;
-		b.loc[q] = -1;
-	}
 	rc = place(&b, 0, 0, 0, n);
 out:
 	if (rc != 0)
 		tmatch_error_set(err, 0, NULL, 0, 0, "bisect: %s",
 		                 errno == ENOMEM ? "out of memory" : "partitioning failed");
 	free(b.perm);
-	free(b.loc);
-	free(b.tmp);
-	free(b.part);
-	free(b.xadj);
-	free(b.adj);
-	free(b.adjw);
+	scratch_free(&b);
 	free(b.allowed_prefix);
-	free(b.conn);
-	free(b.touched);
 	free(b.guide);
 	return rc;
 }
