@@ -46,8 +46,9 @@ struct bisector {
 	int *perm;           /* ranks, each tree node owns a contiguous segment */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
 	int *leaf_of_rank;
-	int maxar; /* the largest arity */
-	/* scratch (scratch_alloc) */
+	int maxar;   /* the largest arity */
+	int threads; /* place()'s crew (children_crew); 1 inside one of its pieces */
+	/* scratch (scratch_alloc), one set per thread */
 	int *loc; /* rank -> local index in the current subgraph, -1 outside */
 	int *part, *tmp;
 	idx_t *xadj, *adj, *adjw;
@@ -711,7 +712,7 @@ static void build_subgraph(struct bisector *b, int lo, int m)
 			e++;
 		}
 	}
-	// xadj has n + 1 entries, m <= n
+	// xadj has room for the largest segment this scratch serves
 	// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 	b->xadj[m] = e;
 	for (int v = 0; v < m; v++)
@@ -1292,6 +1293,124 @@ static int scratch_alloc(struct bisector *b, int m, size_t nnz)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The children of a large segment on several threads                      */
+
+/*
+ * Once a segment is split, its children are independent subproblems: each
+ * is split further from its own ranks alone (the seed is the call's, METIS
+ * is seeded at every call), writes its own range of perm and its own
+ * ranks' leaves, and reads only what no one writes (the matrix, the tree,
+ * the guide). So the children of a segment of at least CREW_MIN_RANKS
+ * ranks are placed by a crew (crew.c), each thread with its own scratch:
+ * loc above all, which build_subgraph reads for every neighbour of the
+ * segment, in or out of it. The placement is the one a single thread
+ * makes, whatever the threads and the order the children finish in. Only
+ * the first such split fans out (its pieces run with threads = 1): on a
+ * 1,048,576-rank input it gives 256 pieces of 4096 ranks, plenty for the
+ * CPUs. METIS calls still take metis_lock, one at a time: the other threads
+ * meanwhile split small segments, build subgraphs and repair balances.
+ * Smaller segments stay on one thread: below it a whole bisection takes
+ * a few tenths of a second at most (8192 random ranks: 0.2 s), and auto
+ * already runs its node-size candidates on a crew of its own. The other
+ * threads' scratch is sized by the largest child, but for loc (every
+ * rank): 4 MiB each on 1,048,576 ranks.
+ */
+#define CREW_MIN_RANKS 16384
+
+static int place(struct bisector *b, int l, int node, int lo, int m);
+
+struct fanout {
+	int l;
+	const int *order, *target, *off; /* the children: node, ranks, first in perm */
+	pthread_mutex_t mu;
+	struct bisector *idle[TMATCH__CREW_MAX]; /* the scratch sets not in use */
+	int nidle;
+	int err; /* errno of a piece that failed, 0: none */
+};
+
+static void fanout_work(void *arg, int q)
+{
+	struct fanout *f = arg;
+	struct bisector *w = NULL;
+	int rc = 0, e = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (!f->err) /* at most threads pieces run at once: never empty */
+		w = f->idle[--f->nidle];
+	pthread_mutex_unlock(&f->mu);
+	if (!w)
+		return;
+	if (place(w, f->l + 1, f->order[q], f->off[q], f->target[q]) != 0) {
+		rc = -1;
+		e = errno ? errno : ENOMEM;
+	}
+	pthread_mutex_lock(&f->mu);
+	if (rc && !f->err)
+		f->err = e;
+	f->idle[f->nidle++] = w;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* place() of the k children of a segment (perm[lo..) already sorted by
+   child) by a crew of up to b->threads threads. */
+static int children_crew(struct bisector *b, int l, int k, const int *order, const int *target,
+                         int lo)
+{
+	static const struct tmatch__crew_ops ops = {NULL, NULL, fanout_work, NULL};
+	const struct tmatch_comm *c = b->c;
+	struct bisector w[TMATCH__CREW_MAX];
+	struct fanout f = {.l = l, .order = order, .target = target};
+	int *off = malloc(sizeof(int) * (size_t)k), *seq = malloc(sizeof(int) * (size_t)k);
+	int threads = b->threads < k ? b->threads : k, mmax = 0, rc = -1;
+	size_t emax = 0;
+
+	if (!off || !seq) {
+		errno = ENOMEM;
+		goto out;
+	}
+	/* the largest child and the most matrix entries a child's rows hold:
+	   what the other threads' scratch must take */
+	for (int q = 0, at = lo; q < k; q++) {
+		size_t e = 0;
+
+		for (int v = at; v < at + target[q]; v++)
+			e += c->row_ptr[b->perm[v] + 1] - c->row_ptr[b->perm[v]];
+		off[q] = at;
+		seq[q] = q;
+		at += target[q];
+		mmax = target[q] > mmax ? target[q] : mmax;
+		emax = e > emax ? e : emax;
+	}
+	f.off = off;
+	/* the first thread has b's scratch (this segment's caller is done with
+	   it); a thread whose scratch cannot be had is not started */
+	for (int i = 0; i < threads; i++) {
+		w[i] = *b;
+		w[i].threads = 1;
+		if (i > 0 && scratch_alloc(&w[i], mmax, emax) != 0)
+			break;
+		f.idle[f.nidle++] = &w[i];
+	}
+	pthread_mutex_init(&f.mu, NULL);
+	if (tmatch__crew_run(k, seq, &ops, &f, f.nidle) != 0) {
+		errno = ENOMEM;
+	} else if (f.err) {
+		errno = f.err;
+	} else {
+		rc = 0;
+	}
+	pthread_mutex_destroy(&f.mu);
+	for (int i = 1; i < f.nidle; i++) /* w[0]'s is b's */
+		scratch_free(&w[i]);
+out:
+	free(off);
+	free(seq);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+
 /* Place perm[lo..lo+m) under node `node` at depth l. */
 static int place(struct bisector *b, int l, int node, int lo, int m)
 {
@@ -1336,6 +1455,10 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 	for (int v = 0; v < m; v++)
 		b->tmp[cnt[b->part[v]]++] = b->perm[lo + v];
 	memcpy(b->perm + lo, b->tmp, sizeof(int) * (size_t)m);
+	if (b->threads > 1 && m >= CREW_MIN_RANKS) {
+		rc = children_crew(b, l, k, order, target, lo);
+		goto out;
+	}
 	for (int q = 0, off = lo; q < k; q++) {
 		if (place(b, l + 1, order[q], off, target[q]) != 0)
 			goto out;
@@ -1395,6 +1518,7 @@ static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.maxar = 1;
 	for (int l = 0; l < topo->depth; l++)
 		b.maxar = topo->arity[l] > b.maxar ? topo->arity[l] : b.maxar;
+	b.threads = n >= CREW_MIN_RANKS ? tmatch__crew_threads(TMATCH__CREW_MAX) : 1;
 	b.allowed_prefix = malloc(sizeof(int) * ((size_t)nl + 1));
 	if (!b.allowed_prefix) {
 		errno = ENOMEM;
