@@ -382,7 +382,7 @@ static double fm_passes(const struct graph *g, int size0, int *side, double *gai
 static int small_bisect(const struct graph *g, int size0, int *side)
 {
 	int m = g->m, rc = -1, *work = malloc(sizeof(int) * 6 * (size_t)(m ? m : 1));
-	double *gain = malloc(sizeof(double) * (size_t)(m ? m : 1)), best = -1;
+	double *gain = calloc((size_t)(m ? m : 1), sizeof(double)), best = -1;
 	int *queue, *seen, *trial, *moved, seeds[2];
 
 	if (!work || !gain)
@@ -1362,7 +1362,7 @@ static int children_crew(struct bisector *b, int l, int k, const int *order, con
 	struct bisector w[TMATCH__CREW_MAX];
 	struct fanout f = {.l = l, .order = order, .target = target};
 	int *off = malloc(sizeof(int) * (size_t)k), *seq = malloc(sizeof(int) * (size_t)k);
-	int threads = b->threads < k ? b->threads : k, mmax = 0, rc = -1;
+	int threads = b->threads < k ? b->threads : k, sets = 0, mmax = 0, rc = -1;
 	size_t emax = 0;
 
 	if (!off || !seq) {
@@ -1385,12 +1385,12 @@ static int children_crew(struct bisector *b, int l, int k, const int *order, con
 	f.off = off;
 	/* the first thread has b's scratch (this segment's caller is done with
 	   it); a thread whose scratch cannot be had is not started */
-	for (int i = 0; i < threads; i++) {
-		w[i] = *b;
-		w[i].threads = 1;
-		if (i > 0 && scratch_alloc(&w[i], mmax, emax) != 0)
+	for (; sets < threads; sets++) {
+		w[sets] = *b;
+		w[sets].threads = 1;
+		if (sets > 0 && scratch_alloc(&w[sets], mmax, emax) != 0)
 			break;
-		f.idle[f.nidle++] = &w[i];
+		f.idle[f.nidle++] = &w[sets];
 	}
 	pthread_mutex_init(&f.mu, NULL);
 	if (tmatch__crew_run(k, seq, &ops, &f, f.nidle) != 0) {
@@ -1401,7 +1401,7 @@ static int children_crew(struct bisector *b, int l, int k, const int *order, con
 		rc = 0;
 	}
 	pthread_mutex_destroy(&f.mu);
-	for (int i = 1; i < f.nidle; i++) /* w[0]'s is b's */
+	for (int i = 1; i < sets; i++) /* w[0]'s is b's */
 		scratch_free(&w[i]);
 out:
 	free(off);
@@ -1427,7 +1427,7 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 	ar = t->arity[l];
 	order = malloc(sizeof(*order) * (size_t)ar);
 	target = malloc(sizeof(*target) * (size_t)ar);
-	cnt = malloc(sizeof(*cnt) * ((size_t)ar + 1));
+	cnt = calloc((size_t)ar + 1, sizeof(*cnt)); /* the counting sort's, zero */
 	if (!order || !target || !cnt) {
 		errno = ENOMEM;
 		goto out;
@@ -1446,8 +1446,6 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 			goto out;
 	}
 	/* Counting sort of the segment by part. */
-	for (int q = 0; q <= k; q++)
-		cnt[q] = 0;
 	for (int v = 0; v < m; v++)
 		cnt[b->part[v] + 1]++;
 	for (int q = 0; q < k; q++)
