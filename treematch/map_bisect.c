@@ -44,13 +44,16 @@ struct bisector {
 	int ncuts;           /* METIS tries this many bisections and keeps the best */
 	int nested;          /* inside an alternative of best_split: primary split only */
 	int *perm;           /* ranks, each tree node owns a contiguous segment */
-	int *loc;            /* rank -> local index in the current subgraph, -1 outside */
 	int *allowed_prefix; /* allowed leaves in [0, i) */
+	int *leaf_of_rank;
+	int maxar;   /* the largest arity */
+	int threads; /* place()'s crew (children_crew); 1 inside one of its pieces */
+	/* scratch (scratch_alloc), one set per thread */
+	int *loc; /* rank -> local index in the current subgraph, -1 outside */
 	int *part, *tmp;
 	idx_t *xadj, *adj, *adjw;
 	double *conn; /* per part, for the balance repair */
 	int *touched;
-	int *leaf_of_rank;
 	/* large inputs (VAST_RANKS): each rank's node at depth guide_depth as
 	   the coarse graph's partition placed it (NULL: no guide), and small
 	   segments split by small_split instead of METIS */
@@ -379,7 +382,7 @@ static double fm_passes(const struct graph *g, int size0, int *side, double *gai
 static int small_bisect(const struct graph *g, int size0, int *side)
 {
 	int m = g->m, rc = -1, *work = malloc(sizeof(int) * 6 * (size_t)(m ? m : 1));
-	double *gain = malloc(sizeof(double) * (size_t)(m ? m : 1)), best = -1;
+	double *gain = calloc((size_t)(m ? m : 1), sizeof(double)), best = -1;
 	int *queue, *seen, *trial, *moved, seeds[2];
 
 	if (!work || !gain)
@@ -709,7 +712,7 @@ static void build_subgraph(struct bisector *b, int lo, int m)
 			e++;
 		}
 	}
-	// xadj has n + 1 entries, m <= n
+	// xadj has room for the largest segment this scratch serves
 	// NOLINTNEXTLINE(clang-analyzer-security.ArrayBound)
 	b->xadj[m] = e;
 	for (int v = 0; v < m; v++)
@@ -1246,6 +1249,168 @@ out:
 	return rc;
 }
 
+static void scratch_free(struct bisector *b)
+{
+	free(b->loc);
+	free(b->part);
+	free(b->tmp);
+	free(b->xadj);
+	free(b->adj);
+	free(b->adjw);
+	free(b->conn);
+	free(b->touched);
+	b->loc = b->part = b->tmp = b->touched = NULL;
+	b->xadj = b->adj = b->adjw = NULL;
+	b->conn = NULL;
+}
+
+/*
+ * Scratch for segments of up to m ranks whose rows hold up to nnz matrix
+ * entries: b's loc (over every rank, all -1), part, tmp, the subgraph's
+ * arrays and the per-part conn and touched. -1 (ENOMEM) with b's scratch
+ * freed.
+ */
+static int scratch_alloc(struct bisector *b, int m, size_t nnz)
+{
+	int n = b->c->n;
+
+	b->loc = malloc(sizeof(int) * (size_t)n);
+	b->part = malloc(sizeof(int) * (size_t)(m ? m : 1));
+	b->tmp = malloc(sizeof(int) * (size_t)(m ? m : 1));
+	b->xadj = malloc(sizeof(idx_t) * ((size_t)m + 1));
+	b->adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b->adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
+	b->conn = calloc((size_t)b->maxar, sizeof(double));
+	b->touched = malloc(sizeof(int) * (size_t)b->maxar);
+	if (!b->loc || !b->part || !b->tmp || !b->xadj || !b->adj || !b->adjw || !b->conn ||
+	    !b->touched) {
+		scratch_free(b);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int q = 0; q < n; q++)
+		b->loc[q] = -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The children of a large segment on several threads                      */
+
+/*
+ * Once a segment is split, its children are independent subproblems: each
+ * is split further from its own ranks alone (the seed is the call's, METIS
+ * is seeded at every call), writes its own range of perm and its own
+ * ranks' leaves, and reads only what no one writes (the matrix, the tree,
+ * the guide). So the children of a segment of at least CREW_MIN_RANKS
+ * ranks are placed by a crew (crew.c), each thread with its own scratch:
+ * loc above all, which build_subgraph reads for every neighbour of the
+ * segment, in or out of it. The placement is the one a single thread
+ * makes, whatever the threads and the order the children finish in. Only
+ * the first such split fans out (its pieces run with threads = 1): on a
+ * 1,048,576-rank input it gives 256 pieces of 4096 ranks, plenty for the
+ * CPUs. METIS calls still take metis_lock, one at a time: the other threads
+ * meanwhile split small segments, build subgraphs and repair balances.
+ * Smaller segments stay on one thread: below it a whole bisection takes
+ * a few tenths of a second at most (8192 random ranks: 0.2 s), and auto
+ * already runs its node-size candidates on a crew of its own. The other
+ * threads' scratch is sized by the largest child, but for loc (every
+ * rank): 4 MiB each on 1,048,576 ranks.
+ */
+#define CREW_MIN_RANKS 16384
+
+static int place(struct bisector *b, int l, int node, int lo, int m);
+
+struct fanout {
+	int l;
+	const int *order, *target, *off; /* the children: node, ranks, first in perm */
+	pthread_mutex_t mu;
+	struct bisector *idle[TMATCH__CREW_MAX]; /* the scratch sets not in use */
+	int nidle;
+	int err; /* errno of a piece that failed, 0: none */
+};
+
+static void fanout_work(void *arg, int q)
+{
+	struct fanout *f = arg;
+	struct bisector *w = NULL;
+	int rc = 0, e = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (!f->err) /* at most threads pieces run at once: never empty */
+		w = f->idle[--f->nidle];
+	pthread_mutex_unlock(&f->mu);
+	if (!w)
+		return;
+	if (place(w, f->l + 1, f->order[q], f->off[q], f->target[q]) != 0) {
+		rc = -1;
+		e = errno ? errno : ENOMEM;
+	}
+	pthread_mutex_lock(&f->mu);
+	if (rc && !f->err)
+		f->err = e;
+	f->idle[f->nidle++] = w;
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* place() of the k children of a segment (perm[lo..) already sorted by
+   child) by a crew of up to b->threads threads. */
+static int children_crew(struct bisector *b, int l, int k, const int *order, const int *target,
+                         int lo)
+{
+	static const struct tmatch__crew_ops ops = {NULL, NULL, fanout_work, NULL};
+	const struct tmatch_comm *c = b->c;
+	struct bisector w[TMATCH__CREW_MAX];
+	struct fanout f = {.l = l, .order = order, .target = target};
+	int *off = malloc(sizeof(int) * (size_t)k), *seq = malloc(sizeof(int) * (size_t)k);
+	int threads = b->threads < k ? b->threads : k, sets = 0, mmax = 0, rc = -1;
+	size_t emax = 0;
+
+	if (!off || !seq) {
+		errno = ENOMEM;
+		goto out;
+	}
+	/* the largest child and the most matrix entries a child's rows hold:
+	   what the other threads' scratch must take */
+	for (int q = 0, at = lo; q < k; q++) {
+		size_t e = 0;
+
+		for (int v = at; v < at + target[q]; v++)
+			e += c->row_ptr[b->perm[v] + 1] - c->row_ptr[b->perm[v]];
+		off[q] = at;
+		seq[q] = q;
+		at += target[q];
+		mmax = target[q] > mmax ? target[q] : mmax;
+		emax = e > emax ? e : emax;
+	}
+	f.off = off;
+	/* the first thread has b's scratch (this segment's caller is done with
+	   it); a thread whose scratch cannot be had is not started */
+	for (; sets < threads; sets++) {
+		w[sets] = *b;
+		w[sets].threads = 1;
+		if (sets > 0 && scratch_alloc(&w[sets], mmax, emax) != 0)
+			break;
+		f.idle[f.nidle++] = &w[sets];
+	}
+	pthread_mutex_init(&f.mu, NULL);
+	if (tmatch__crew_run(k, seq, &ops, &f, f.nidle) != 0) {
+		errno = ENOMEM;
+	} else if (f.err) {
+		errno = f.err;
+	} else {
+		rc = 0;
+	}
+	pthread_mutex_destroy(&f.mu);
+	for (int i = 1; i < sets; i++) /* w[0]'s is b's */
+		scratch_free(&w[i]);
+out:
+	free(off);
+	free(seq);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+
 /* Place perm[lo..lo+m) under node `node` at depth l. */
 static int place(struct bisector *b, int l, int node, int lo, int m)
 {
@@ -1262,7 +1427,7 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 	ar = t->arity[l];
 	order = malloc(sizeof(*order) * (size_t)ar);
 	target = malloc(sizeof(*target) * (size_t)ar);
-	cnt = malloc(sizeof(*cnt) * ((size_t)ar + 1));
+	cnt = calloc((size_t)ar + 1, sizeof(*cnt)); /* the counting sort's, zero */
 	if (!order || !target || !cnt) {
 		errno = ENOMEM;
 		goto out;
@@ -1281,8 +1446,6 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 			goto out;
 	}
 	/* Counting sort of the segment by part. */
-	for (int q = 0; q <= k; q++)
-		cnt[q] = 0;
 	for (int v = 0; v < m; v++)
 		cnt[b->part[v] + 1]++;
 	for (int q = 0; q < k; q++)
@@ -1290,6 +1453,10 @@ static int place(struct bisector *b, int l, int node, int lo, int m)
 	for (int v = 0; v < m; v++)
 		b->tmp[cnt[b->part[v]]++] = b->perm[lo + v];
 	memcpy(b->perm + lo, b->tmp, sizeof(int) * (size_t)m);
+	if (b->threads > 1 && m >= CREW_MIN_RANKS) {
+		rc = children_crew(b, l, k, order, target, lo);
+		goto out;
+	}
 	for (int q = 0, off = lo; q < k; q++) {
 		if (place(b, l + 1, order[q], off, target[q]) != 0)
 			goto out;
@@ -1346,6 +1513,10 @@ static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	b.leaf_of_rank = leaf_of_rank;
 	b.fast_small = n > VAST_RANKS;
 	b.spread_top = spread_top;
+	b.maxar = 1;
+	for (int l = 0; l < topo->depth; l++)
+		b.maxar = topo->arity[l] > b.maxar ? topo->arity[l] : b.maxar;
+	b.threads = n >= CREW_MIN_RANKS ? tmatch__crew_threads(TMATCH__CREW_MAX) : 1;
 	b.allowed_prefix = malloc(sizeof(int) * ((size_t)nl + 1));
 	if (!b.allowed_prefix) {
 		errno = ENOMEM;
@@ -1358,45 +1529,21 @@ static int map_bisect(const tmatch_comm_t *comm, const tmatch_topo_t *topo,
 	/* before the ranks' arrays: the coarse graphs never sit beside them */
 	if (b.fast_small && make_guide(&b) != 0)
 		goto out;
-	b.perm = calloc((size_t)n, sizeof(int));
-	b.loc = malloc(sizeof(int) * (size_t)n);
-	b.tmp = malloc(sizeof(int) * (size_t)n);
-	b.part = malloc(sizeof(int) * (size_t)n);
-	b.xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
-	b.adj = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
-	b.adjw = malloc(sizeof(idx_t) * (nnz ? nnz : 1));
-	{
-		int maxar = 1;
-		for (int l = 0; l < topo->depth; l++)
-			if (topo->arity[l] > maxar)
-				maxar = topo->arity[l];
-		b.conn = calloc((size_t)maxar, sizeof(double));
-		b.touched = malloc(sizeof(int) * (size_t)maxar);
-	}
-	if (!b.conn || !b.touched || !b.perm || !b.loc || !b.tmp || !b.part || !b.xadj || !b.adj ||
-	    !b.adjw || !b.allowed_prefix) {
+	b.perm = malloc(sizeof(int) * (size_t)n);
+	if (!b.perm || scratch_alloc(&b, n, nnz) != 0) {
 		errno = ENOMEM;
 		goto out;
 	}
-	for (int q = 0; q < n; q++) {
+	for (int q = 0; q < n; q++)
 		b.perm[q] = q;
-		b.loc[q] = -1;
-	}
 	rc = place(&b, 0, 0, 0, n);
 out:
 	if (rc != 0)
 		tmatch_error_set(err, 0, NULL, 0, 0, "bisect: %s",
 		                 errno == ENOMEM ? "out of memory" : "partitioning failed");
 	free(b.perm);
-	free(b.loc);
-	free(b.tmp);
-	free(b.part);
-	free(b.xadj);
-	free(b.adj);
-	free(b.adjw);
+	scratch_free(&b);
 	free(b.allowed_prefix);
-	free(b.conn);
-	free(b.touched);
 	free(b.guide);
 	return rc;
 }

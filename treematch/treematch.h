@@ -324,7 +324,8 @@ typedef struct tmatch_map_opts {
 } tmatch_map_opts_t;
 
 /* The most threads a mapping uses (auto's candidates on inputs of at most
-   1024 ranks; every other mapper uses one). */
+   1024 ranks, the bisection's subtrees on inputs of at least 16384; every
+   other mapper uses one). */
 #define TMATCH_MAP_MAX_THREADS 4
 
 /* The steps of search one second of search_time buys (a conservative rate). */

@@ -410,9 +410,12 @@ Test(mappers, same_seed_same_mapping)
 /* auto's node-size candidates run on a crew: the placement is the one
    one thread finds, on sparse (every candidate refined) and dense inputs,
    whole and partial trees. */
-Test(mappers, auto_places_the_same_on_one_thread_or_several)
+/* The placement of `mapper` on every CPU this process may use and on one
+   of them (the crew's threads then come to 1) are the same. */
+static void same_on_one_thread(const tmatch_comm_t *c, const tmatch_topo_t *t, const char *mapper,
+                               uint64_t seed)
 {
-	static const char *const specs[] = {"tleaf 3 2 1 4 1 16 1", "tleaf 4 2 1 2 1 4 1 4 1"};
+	int n = tmatch_comm_order(c), *many, *single;
 	cpu_set_t all, one;
 
 	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
@@ -422,21 +425,43 @@ Test(mappers, auto_places_the_same_on_one_thread_or_several)
 			CPU_SET(cpu, &one);
 			break;
 		}
+	many = map_with(c, t, mapper, seed);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cr_assert_eq(tmatch__crew_threads(TMATCH__CREW_MAX), 1);
+	single = map_with(c, t, mapper, seed);
+	cr_assert_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+	cr_assert_arr_eq(many, single, sizeof(int) * (size_t)n, "%s, seed %llu", mapper,
+	                 (unsigned long long)seed);
+	free(many);
+	free(single);
+}
+
+Test(mappers, auto_places_the_same_on_one_thread_or_several)
+{
+	static const char *const specs[] = {"tleaf 3 2 1 4 1 16 1", "tleaf 4 2 1 2 1 4 1 4 1"};
+
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		tmatch_topo_t *t = tree(specs[seed % 2]);
 		int nl = tmatch_topo_nb_leaves(t), n = seed <= 2 ? nl : nl * 3 / 4;
 		tmatch_comm_t *c = random_comm(n, seed % 2 ? 3 : n, seed);
-		int *many, *single;
 
-		many = map_with(c, t, "auto", seed);
-		cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
-		cr_assert_eq(tmatch__crew_threads(TMATCH__CREW_MAX), 1);
-		single = map_with(c, t, "auto", seed);
-		cr_assert_eq(sched_setaffinity(0, sizeof(all), &all), 0);
-		cr_assert_arr_eq(many, single, sizeof(int) * (size_t)n, "seed %llu",
-		                 (unsigned long long)seed);
-		free(many);
-		free(single);
+		same_on_one_thread(c, t, "auto", seed);
+		tmatch_comm_destroy(c);
+		tmatch_topo_destroy(t);
+	}
+}
+
+/* Large enough that the bisection places the children of its first split
+   on several threads; all the leaves, then part of them (uneven children). */
+Test(mappers, bisect_places_the_same_on_one_thread_or_several)
+{
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		tmatch_topo_t *t =
+		    tree(seed == 1 ? "tleaf 4 16 1 16 1 8 1 8 1" : "tleaf 4 20 1 16 1 8 1 8 1");
+		int n = seed == 1 ? 16384 : 17000;
+		tmatch_comm_t *c = random_comm(n, 3, seed);
+
+		same_on_one_thread(c, t, "bisect", seed);
 		tmatch_comm_destroy(c);
 		tmatch_topo_destroy(t);
 	}
