@@ -65,6 +65,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1157,7 +1158,7 @@ static void sandbox_of(const tmatch_place_helper_in_t *in, tmatch__sandbox_t *sb
 struct tmatch_place_helper_started {
 	tmatch__child_t child;
 	int input_fd; /* the memfd, the helper's fd 4 */
-	int go_fd;    /* the pipe's write end; the helper reads fd 5 */
+	int go_fd;    /* our end of the socket pair; the helper reads fd 5 */
 };
 
 tmatch_place_helper_started_t *tmatch_place_helper_start(int helper_fd, tmatch_error_t *err)
@@ -1171,10 +1172,12 @@ tmatch_place_helper_started_t *tmatch_place_helper_start(int helper_fd, tmatch_e
 		                 strerror(ENOMEM));
 		return NULL;
 	}
+	/* the word goes over a socket, not a pipe: sent with MSG_NOSIGNAL, to
+	   a helper already gone it is EPIPE, not slurmstepd's SIGPIPE */
 	h->input_fd = memfd_create("treematch-helper-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (h->input_fd < 0 || pipe2(go, O_CLOEXEC) < 0) {
+	if (h->input_fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
 		tmatch_error_set(err, errno, NULL, 0, 0, "cannot start the mapping process: %s: %s",
-		                 h->input_fd < 0 ? "memfd" : "pipe", strerror(errno));
+		                 h->input_fd < 0 ? "memfd" : "socketpair", strerror(errno));
 		goto fail;
 	}
 	memset(&sb, 0, sizeof(sb));
@@ -1217,7 +1220,7 @@ pid_t tmatch_place_helper_abandon(tmatch_place_helper_started_t *h)
 	return pending;
 }
 
-/* The helper's input written, its word given (and the pipe closed: the
+/* The helper's input written, its word given (and the socket closed: the
    helper sees no second one), then watched to its end by sb (the deadline
    counts from now). h is spent. */
 static int give(tmatch_place_helper_started_t *h, const tmatch_place_helper_in_t *in, int probe,
@@ -1225,7 +1228,7 @@ static int give(tmatch_place_helper_started_t *h, const tmatch_place_helper_in_t
 {
 	int rc = input_write(h->input_fd, in, probe, err);
 
-	if (rc == 0 && tmatch__write_all(h->go_fd, "g", 1) < 0)
+	if (rc == 0 && send(h->go_fd, "g", 1, MSG_NOSIGNAL) != 1)
 		rc = tmatch_error_set(err, errno, NULL, 0, 0,
 		                      "cannot start the mapping process: its input: %s",
 		                      strerror(errno));

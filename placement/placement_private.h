@@ -177,7 +177,7 @@ double tmatch__place_now(void);
  *
  * Root side to helper: one sealed memfd, the helper's fd 4: struct
  * tmatch__helper_input, the groups, the ranks, then tagged strings; then
- * one byte on fd 5 (a pipe) once fd 4 is written and sealed.
+ * one byte on fd 5 (a Unix socket) once fd 4 is written and sealed.
  */
 #define TMATCH__HELPER_INPUT_MAGIC  0x314a4d54u /* "TMJ1" */
 #define TMATCH__HELPER_HELLO_MAGIC  0x31484d54u /* "TMH1" */

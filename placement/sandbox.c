@@ -886,9 +886,11 @@ int tmatch__sandbox_exec_start(const tmatch__sandbox_t *sb, tmatch__child_t *c, 
 int tmatch__sandbox_exec_finish(const tmatch__sandbox_t *sb, tmatch__child_t *c,
                                 tmatch_error_t *err)
 {
-	if (bad_sandbox(sb) || !sb->feed || !c || c->pid <= 0 || c->rfd < 0)
+	if (bad_sandbox(sb) || !sb->feed || !c || c->pid <= 0 || c->rfd < 0) {
+		tmatch__sandbox_abandon(c); /* spent either way */
 		return tmatch_error_set(err, EINVAL, NULL, 0, 0,
 		                        "tmatch__sandbox_exec_finish: invalid argument");
+	}
 	return finish(sb, c, err);
 }
 

@@ -1049,6 +1049,28 @@ Test(placement_helper, started_ahead_reads_from_the_jobs_directory)
 	node_teardown(&n);
 }
 
+/* A helper gone before its word (its program ends at once, as a broken
+   install would): the run fails with a line, and the root side lives on
+   (the word to a closed socket is EPIPE; to a pipe it was SIGPIPE, which
+   kills a process that does not ignore it). */
+Test(placement_helper, helper_gone_before_its_word_fails_without_a_signal)
+{
+	struct node n;
+	struct timespec wait = {0, 300 * 1000 * 1000};
+
+	node_setup(&n, NULL);
+	close(n.in.helper_fd);
+	n.in.helper_fd = tmatch_place_helper_open("/usr/bin/true", &n.err);
+	cr_assert_geq(n.in.helper_fd, 0, "%s", n.err.msg);
+	n.in.started = tmatch_place_helper_start(n.in.helper_fd, &n.err);
+	cr_assert_not_null(n.in.started, "%s", n.err.msg);
+	nanosleep(&wait, NULL); /* it has ended by now */
+	cr_assert_eq(node_run(&n), -1);
+	cr_expect_neq(n.err.msg[0], '\0');
+	cr_expect_eq(child_of(getpid()), 0, "reaped");
+	node_teardown(&n);
+}
+
 /* A step that ends before user_init: the helper started ahead is killed
    and reaped, and nothing of it is left. */
 Test(placement_helper, started_ahead_and_abandoned_leaves_nothing)
